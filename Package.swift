@@ -1,0 +1,30 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// LiveBridge: Home Assistant entities → iOS Live Activities.
+// One module per stage of the flow; C libraries come from Debian's -dev packages, no SwiftPM dependencies.
+let package = Package(
+    name: "LiveBridge",
+    products: [
+        .executable(name: "livebridge", targets: ["livebridge"]),
+        .library(name: "HomeAssistant", targets: ["HomeAssistant"]),
+        .library(name: "HomeAssistantSimulator", targets: ["HomeAssistantSimulator"]),
+    ],
+    targets: [
+        .systemLibrary(name: "CLibWebSockets", pkgConfig: "libwebsockets", providers: [.apt(["libwebsockets-dev"])]),
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(name: "CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
+        // libwebsockets on a thread of its own: client and server sockets, timers, frame reassembly.
+        .target(name: "WebSocketTransport", dependencies: ["CLibWebSockets"]),
+        // JSON values, a strict parser and a deterministic encoder.
+        .target(name: "JSON"),
+        // The Home Assistant WebSocket API: protocol, entity store, reconnect.
+        .target(name: "HomeAssistant", dependencies: ["JSON", "WebSocketTransport"]),
+        // A fake Home Assistant for tests, the demo and the benchmark.
+        .target(name: "HomeAssistantSimulator", dependencies: ["HomeAssistant", "WebSocketTransport"]),
+        .executableTarget(name: "livebridge", dependencies: ["HomeAssistant", "HomeAssistantSimulator"]),
+        .testTarget(name: "HomeAssistantTests", dependencies: ["HomeAssistant", "HomeAssistantSimulator", "WebSocketTransport", "JSON"]),
+        .testTarget(name: "SystemLibraryTests", dependencies: ["CCurl", "CYAML", "CLibWebSockets"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,51 @@
+import Foundation
+/// What the connection reports about itself, for logs and health. Never carries the token.
+public enum ConnectionEvent: Sendable, Equatable, CustomStringConvertible {
+    case connecting(url: String, attempt: Int)
+    case connected
+    case authenticated(haVersion: String?)
+    /// Home Assistant is up but not RUNNING yet; the snapshot waits.
+    case waitingForStartup(coreState: String)
+    case ready(entities: Int)
+    case disconnected(reason: String)
+    case reconnecting(after: Duration)
+    /// auth_invalid: final, nothing more is attempted.
+    case rejected(message: String)
+    case warning(String)
+    case stopped
+
+    public var description: String {
+        switch self {
+        case .connecting(let url, let attempt): return "connecting to \(url)" + (attempt > 0 ? " (attempt \(attempt + 1))" : "")
+        case .connected: return "connected; authenticating"
+        case .authenticated(let version): return "authenticated" + (version.map { " to Home Assistant \($0)" } ?? "")
+        case .waitingForStartup(let state): return "Home Assistant is \(state); waiting for RUNNING before trusting its states"
+        case .ready(let count): return "ready: \(count) entities in the snapshot"
+        case .disconnected(let reason): return "disconnected: \(reason)"
+        case .reconnecting(let delay): return "reconnecting in \(Self.seconds(delay))"
+        case .rejected(let message):
+            return "Home Assistant rejected the access token (\(message)); not retrying. Create a new long-lived token and restart."
+        case .warning(let text): return text
+        case .stopped: return "stopped"
+        }
+    }
+
+    public var isError: Bool {
+        switch self {
+        case .rejected, .warning: return true
+        default: return false
+        }
+    }
+
+    static func seconds(_ d: Duration) -> String {
+        let (s, atto) = d.components
+        let ms = s * 1000 + atto / 1_000_000_000_000_000
+        return ms % 1000 == 0 ? "\(ms / 1000)s" : String(format: "%.3fs", Double(ms) / 1000)
+    }
+}
+
+/// Where the connection stands.
+public enum ConnectionPhase: String, Sendable, Equatable {
+    case idle, connecting, authenticating, waitingForStartup, subscribing, ready, disconnected, rejected, stopped
+}
+

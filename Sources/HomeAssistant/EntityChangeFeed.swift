@@ -1,0 +1,74 @@
+import Synchronization
+
+/// Entity changes handed from the connection's thread to one consumer, coalesced per entity.
+///
+/// The reader of the socket never waits for the consumer: a consumer slower than the stream
+/// gets the latest state of each entity that changed, in first-changed order, and memory is
+/// bounded by the number of entities, not by how far behind it is.
+public final class EntityChangeFeed: Sendable {
+    private struct State {
+        var latest: [String: EntityChange] = [:]
+        var order: [String] = []
+        var waiter: CheckedContinuation<[EntityChange]?, Never>?
+        var finished = false
+        var coalesced = 0
+    }
+
+    private let state = Mutex(State())
+
+    public init() {}
+
+    /// Adds changes; never blocks.
+    public func publish(_ changes: [EntityChange]) {
+        guard !changes.isEmpty else { return }
+        let resume: (CheckedContinuation<[EntityChange]?, Never>, [EntityChange])? = state.withLock { s in
+            guard !s.finished else { return nil }
+            for change in changes {
+                if s.latest.updateValue(change, forKey: change.entityID) == nil {
+                    s.order.append(change.entityID)
+                } else {
+                    s.coalesced += 1
+                }
+            }
+            guard let waiter = s.waiter else { return nil }
+            s.waiter = nil
+            return (waiter, Self.drain(&s))
+        }
+        if let (waiter, batch) = resume { waiter.resume(returning: batch) }
+    }
+
+    /// The changes since the last call, waiting for at least one; nil once the feed is finished.
+    /// One consumer at a time.
+    public func next() async -> [EntityChange]? {
+        await withCheckedContinuation { continuation in
+            let ready: [EntityChange]?? = state.withLock { s in
+                if !s.order.isEmpty { return .some(Self.drain(&s)) }
+                if s.finished { return .some(nil) }
+                precondition(s.waiter == nil, "EntityChangeFeed has one consumer")
+                s.waiter = continuation
+                return .none
+            }
+            if let ready { continuation.resume(returning: ready) }
+        }
+    }
+
+    /// Ends the feed: a waiting consumer gets nil.
+    public func finish() {
+        let waiter = state.withLock { s -> CheckedContinuation<[EntityChange]?, Never>? in
+            s.finished = true
+            defer { s.waiter = nil }
+            return s.order.isEmpty ? s.waiter : nil
+        }
+        waiter?.resume(returning: nil)
+    }
+
+    /// Changes replaced by a newer one for the same entity before the consumer saw them.
+    public var coalescedCount: Int { state.withLock { $0.coalesced } }
+
+    private static func drain(_ s: inout State) -> [EntityChange] {
+        let batch = s.order.map { s.latest[$0]! }
+        s.order.removeAll(keepingCapacity: true)
+        s.latest.removeAll(keepingCapacity: true)
+        return batch
+    }
+}

@@ -1,0 +1,478 @@
+import Foundation
+import JSON
+import Synchronization
+import WebSocketTransport
+
+/// A long-lived client of Home Assistant's WebSocket API.
+///
+/// It authenticates, waits for Home Assistant to be RUNNING, subscribes to the entities and events
+/// asked for, keeps an `EntityStore` of them, pings to notice a dead link, and reconnects with
+/// back-off, re-subscribing everything, until stopped or until the token is rejected.
+///
+/// All protocol work runs on the thread of its own `WebSocketEventLoop`; the public methods are
+/// safe from any thread and hand their work to that loop.
+public final class HomeAssistantConnection: @unchecked Sendable {
+    public let configuration: ConnectionConfiguration
+    /// Entity changes, latest per entity, starting with each entity's state in the first snapshot.
+    public let changes = EntityChangeFeed()
+
+    private let loop: WebSocketEventLoop
+    private let onEvent: @Sendable (ConnectionEvent) -> Void
+    private let sharedPhase = Mutex(ConnectionPhase.idle)
+
+    // Everything below is confined to the loop thread.
+    private var socket: WebSocketConnection?
+    private var phase = ConnectionPhase.idle {
+        didSet { let value = phase; sharedPhase.withLock { $0 = value } }
+    }
+    private var nextID = 1
+    private var attempt = 0
+    private var generation = 0
+    private var closeReason: String?
+    private var inFlight: [Int: Request] = [:]
+    private var queued: [Request] = []
+    private var store = EntityStore()
+    private var entityFilter: [String]?
+    private var entitySubscriptionID: Int?
+    private var awaitingSnapshot = false
+    private var reportedStartupWait = false
+    private var eventHandlers: [String: [UUID: AsyncStream<JSONValue>.Continuation]] = [:]
+    private var eventSubscriptionIDs: [Int: String] = [:]
+    private var connectionTimers: [WebSocketEventLoop.TimerToken] = []
+    private var pongTimer: WebSocketEventLoop.TimerToken?
+    private var reconnectTimer: WebSocketEventLoop.TimerToken?
+    private var stopWaiters: [CheckedContinuation<Void, Never>] = []
+
+    public init(configuration: ConnectionConfiguration, onEvent: @escaping @Sendable (ConnectionEvent) -> Void = { _ in }) throws {
+        self.configuration = configuration
+        self.onEvent = onEvent
+        var options = WebSocketEventLoop.Options()
+        options.maximumMessageSize = configuration.maximumMessageSize
+        options.name = "homeassistant"
+        if case .tls(let caFile, _) = configuration.endpoint.security { options.clientCAFile = caFile }
+        loop = try WebSocketEventLoop(options: options)
+    }
+
+    // MARK: Public API
+
+    /// Where the connection stands now.
+    public var currentPhase: ConnectionPhase { sharedPhase.withLock { $0 } }
+
+    /// Starts connecting. `entityIDs` are the entities to keep (nil: none, only events and commands).
+    public func start(entityIDs: [String]?) {
+        loop.perform { [self] in
+            guard phase == .idle else { return }
+            entityFilter = entityIDs.map { Array(Set($0)).sorted() }
+            connect()
+        }
+    }
+
+    /// Changes the set of entities kept; re-subscribes if connected.
+    public func setEntities(_ entityIDs: [String]) {
+        loop.perform { [self] in
+            let filter = Array(Set(entityIDs)).sorted()
+            guard filter != entityFilter else { return }
+            entityFilter = filter
+            guard phase == .ready || phase == .subscribing else { return }
+            if let id = entitySubscriptionID {
+                sendNow(["type": "unsubscribe_events", "subscription": .int(id)]) { _ in }
+            }
+            subscribeEntities()
+        }
+    }
+
+    /// Events of one type (`state_changed`, a custom event…), subscribed now and after every reconnect.
+    /// A consumer more than 4096 events behind loses the oldest.
+    public func events(ofType type: String) -> AsyncStream<JSONValue> {
+        let (stream, continuation) = AsyncStream.makeStream(of: JSONValue.self, bufferingPolicy: .bufferingNewest(4096))
+        let key = UUID()
+        loop.perform { [self] in
+            let isNew = eventHandlers[type] == nil
+            eventHandlers[type, default: [:]][key] = continuation
+            if isNew && isAuthenticated { subscribeEvents(type) }
+        }
+        let loop = self.loop
+        continuation.onTermination = { [weak self] _ in
+            loop.perform { [weak self] in self?.eventHandlers[type]?[key] = nil }
+        }
+        return stream
+    }
+
+    /// Sends a command (without `id`) and returns its result. Waits for the connection if it is down;
+    /// fails with `timeout` after `requestTimeout`, `disconnected` if the link drops before the result.
+    public func send(_ command: [String: JSONValue]) async throws -> JSONValue {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<JSONValue, Error>) in
+            loop.perform { [self] in
+                let request = Request(command: command) { continuation.resume(with: $0.mapError { $0 as Error }) }
+                enqueue(request)
+            }
+        }
+    }
+
+    /// `call_service`: `domain.service` with data and an optional target.
+    public func callService(domain: String, service: String, data: [String: JSONValue] = [:],
+                            target: [String: JSONValue]? = nil) async throws -> JSONValue {
+        var command: [String: JSONValue] = ["type": "call_service", "domain": .string(domain), "service": .string(service)]
+        if !data.isEmpty { command["service_data"] = .object(data) }
+        if let target { command["target"] = .object(target) }
+        return try await send(command)
+    }
+
+    /// `get_config`: Home Assistant's configuration, including its `state` (RUNNING, STARTING…).
+    public func getConfig() async throws -> JSONValue {
+        try await send(["type": "get_config"])
+    }
+
+    /// The entities held now.
+    public func currentStates() async -> [EntityState] {
+        await withCheckedContinuation { continuation in
+            loop.perform { [self] in
+                continuation.resume(returning: store.states.values.sorted { $0.entityID < $1.entityID })
+            }
+        }
+    }
+
+    /// Closes the socket and stops the loop. Pending requests fail with `stopped`.
+    public func stop() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            loop.perform { [self] in
+                guard phase != .stopped else { continuation.resume(); return }
+                let wasOpen = socket != nil
+                enterFinalPhase(.stopped, failure: .stopped, closeReason: "LiveBridge is stopping")
+                emit(.stopped)
+                if wasOpen {
+                    stopWaiters.append(continuation)
+                    loop.schedule(after: .seconds(2)) { [self] in resumeStopWaiters() }
+                } else {
+                    continuation.resume()
+                }
+            }
+        }
+        let eventLoop = self.loop
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            Thread.detachNewThread {
+                eventLoop.shutdown()
+                done.resume()
+            }
+        }
+    }
+
+    // MARK: Connecting
+
+    private var isAuthenticated: Bool {
+        phase == .waitingForStartup || phase == .subscribing || phase == .ready
+    }
+
+    private func connect() {
+        generation += 1
+        closeReason = nil
+        reportedStartupWait = false
+        phase = .connecting
+        emit(.connecting(url: configuration.displayURL, attempt: attempt))
+        let socket = loop.connect(to: configuration.endpoint, delegate: self)
+        self.socket = socket
+        let timeout = configuration.handshakeTimeout
+        addTimer(after: timeout) { [self] in
+            guard phase == .connecting else { return }
+            abortSocket(reason: "no WebSocket handshake within \(ConnectionEvent.seconds(timeout))")
+        }
+    }
+
+    private func addTimer(after delay: Duration, _ work: @escaping () -> Void) {
+        let expected = generation
+        connectionTimers.append(loop.schedule(after: delay) { [self] in
+            guard generation == expected else { return }
+            work()
+        })
+    }
+
+    private func abortSocket(reason: String) {
+        closeReason = closeReason ?? reason
+        socket?.abort(reason: reason)
+    }
+
+    private func cancelConnectionTimers() {
+        for timer in connectionTimers { loop.cancel(timer) }
+        connectionTimers = []
+        if let pongTimer { loop.cancel(pongTimer) }
+        pongTimer = nil
+    }
+
+    private func scheduleReconnect() {
+        let delay = configuration.reconnect.delay(attempt: attempt, random: Double.random(in: 0..<1))
+        attempt += 1
+        phase = .disconnected
+        emit(.reconnecting(after: delay))
+        reconnectTimer = loop.schedule(after: delay) { [self] in
+            reconnectTimer = nil
+            guard phase == .disconnected else { return }
+            connect()
+        }
+    }
+
+    /// Rejected or stopped: nothing more will be attempted.
+    private func enterFinalPhase(_ final: ConnectionPhase, failure: HomeAssistantError, closeReason reason: String) {
+        phase = final
+        cancelConnectionTimers()
+        if let reconnectTimer { loop.cancel(reconnectTimer) }
+        reconnectTimer = nil
+        failAll(with: failure)
+        closeReason = closeReason ?? reason
+        socket?.close(reason: reason)
+        changes.finish()
+        for handlers in eventHandlers.values { for continuation in handlers.values { continuation.finish() } }
+        eventHandlers = [:]
+    }
+
+    private func resumeStopWaiters() {
+        let waiters = stopWaiters
+        stopWaiters = []
+        for waiter in waiters { waiter.resume() }
+    }
+
+    // MARK: Requests
+
+    /// A command waiting for its result.
+    private final class Request {
+        let command: [String: JSONValue]
+        let completion: (Result<JSONValue, HomeAssistantError>) -> Void
+        var isDone = false
+        var timer: WebSocketEventLoop.TimerToken?
+
+        init(command: [String: JSONValue], completion: @escaping (Result<JSONValue, HomeAssistantError>) -> Void) {
+            self.command = command
+            self.completion = completion
+        }
+
+        func finish(_ result: Result<JSONValue, HomeAssistantError>) {
+            guard !isDone else { return }
+            isDone = true
+            completion(result)
+        }
+
+        var type: String { command["type"]?.stringValue ?? "command" }
+    }
+
+    private func enqueue(_ request: Request) {
+        switch phase {
+        case .stopped: request.finish(.failure(.stopped)); return
+        case .rejected: request.finish(.failure(.rejected)); return
+        default: break
+        }
+        request.timer = loop.schedule(after: configuration.requestTimeout) { [self] in
+            request.finish(.failure(.timeout(request.type)))
+            queued.removeAll { $0 === request }
+        }
+        if isAuthenticated { write(request) } else { queued.append(request) }
+    }
+
+    private func flushQueued() {
+        let waiting = queued.filter { !$0.isDone }
+        queued = []
+        for request in waiting { write(request) }
+    }
+
+    /// Allocates the next id and writes the frame: on one thread, so ids go out strictly increasing.
+    @discardableResult
+    private func write(_ request: Request) -> Int {
+        let id = nextID
+        nextID += 1
+        var command = request.command
+        command["id"] = .int(id)
+        inFlight[id] = request
+        socket?.send(JSONValue.object(command).jsonText)
+        return id
+    }
+
+    @discardableResult
+    private func sendNow(_ command: [String: JSONValue], completion: @escaping (Result<JSONValue, HomeAssistantError>) -> Void) -> Int {
+        write(Request(command: command, completion: completion))
+    }
+
+    private func failAll(with error: HomeAssistantError) {
+        let requests = Array(inFlight.values) + queued
+        inFlight = [:]
+        queued = []
+        for request in requests {
+            if let timer = request.timer { loop.cancel(timer) }
+            request.finish(.failure(error))
+        }
+    }
+
+    // MARK: After authentication
+
+    private func authenticated(version: String?) {
+        cancelConnectionTimers()
+        phase = .waitingForStartup
+        emit(.authenticated(haVersion: version))
+        sendNow(["type": "supported_features", "features": ["coalesce_messages": 1]]) { _ in }
+        schedulePing()
+        for type in eventHandlers.keys.sorted() { subscribeEvents(type) }
+        flushQueued()
+        checkCoreState()
+    }
+
+    /// The snapshot is trusted only once Home Assistant says RUNNING: before that, integrations are still
+    /// loading and entities would seem to vanish.
+    private func checkCoreState() {
+        let expected = generation
+        sendNow(["type": "get_config"]) { [self] result in
+            guard generation == expected, phase == .waitingForStartup else { return }
+            let state = (try? result.get())?["state"]?.stringValue ?? "RUNNING"
+            if state == "RUNNING" {
+                subscribeEntities()
+                return
+            }
+            if !reportedStartupWait {
+                reportedStartupWait = true
+                emit(.waitingForStartup(coreState: state))
+            }
+            addTimer(after: configuration.startupPollInterval) { [self] in checkCoreState() }
+        }
+    }
+
+    private func subscribeEntities() {
+        guard let filter = entityFilter else {
+            phase = .ready
+            attempt = 0
+            emit(.ready(entities: 0))
+            return
+        }
+        phase = .subscribing
+        awaitingSnapshot = true
+        let expected = generation
+        // Registered before the command goes out: the result and the snapshot can arrive in one frame.
+        entitySubscriptionID = sendNow(["type": "subscribe_entities", "entity_ids": .array(filter.map(JSONValue.string))]) {
+            [self] result in
+            guard generation == expected, case .failure(let error) = result else { return }
+            emit(.warning("subscribe_entities failed: \(error)"))
+            abortSocket(reason: "could not subscribe to entities")
+        }
+    }
+
+    private func subscribeEvents(_ type: String) {
+        let id = sendNow(["type": "subscribe_events", "event_type": .string(type)]) { [self] result in
+            if case .failure(let error) = result {
+                emit(.warning("subscribe_events \(type) failed: \(error)"
+                    + (error.code == "unauthorized" ? " (custom events need an administrator's token)" : "")))
+            }
+        }
+        eventSubscriptionIDs[id] = type
+    }
+
+    private func schedulePing() {
+        addTimer(after: configuration.pingInterval) { [self] in
+            let id = sendNow(["type": "ping"]) { _ in }
+            let timeout = configuration.pongTimeout
+            let expected = generation
+            pongTimer = loop.schedule(after: timeout) { [self] in
+                guard generation == expected, inFlight[id] != nil else { return }
+                abortSocket(reason: "no pong within \(ConnectionEvent.seconds(timeout))")
+            }
+        }
+    }
+
+    // MARK: Incoming
+
+    private func handle(_ message: ServerMessage) {
+        switch message {
+        case .authRequired:
+            let auth: JSONValue = ["type": "auth", "access_token": .string(configuration.token.secret)]
+            socket?.send(auth.jsonText)
+        case .authOK(let version):
+            authenticated(version: version)
+        case .authInvalid(let message):
+            emit(.rejected(message: message))
+            enterFinalPhase(.rejected, failure: .rejected, closeReason: "access token rejected")
+        case .pong(let id):
+            guard inFlight.removeValue(forKey: id) != nil else { return }
+            if let pongTimer { loop.cancel(pongTimer) }
+            pongTimer = nil
+            schedulePing()
+        case .result(let id, let result):
+            guard let request = inFlight.removeValue(forKey: id) else { return }
+            if let timer = request.timer { loop.cancel(timer) }
+            request.finish(result)
+        case .event(let id, let event):
+            if id == entitySubscriptionID {
+                entityEvent(event)
+            } else if let type = eventSubscriptionIDs[id] {
+                for continuation in (eventHandlers[type] ?? [:]).values { continuation.yield(event) }
+            }
+        case .other:
+            break
+        }
+    }
+
+    private func entityEvent(_ event: JSONValue) {
+        if awaitingSnapshot {
+            awaitingSnapshot = false
+            changes.publish(store.replace(withSnapshot: event))
+            phase = .ready
+            attempt = 0
+            emit(.ready(entities: store.count))
+        } else {
+            changes.publish(store.apply(event))
+        }
+    }
+
+    private func emit(_ event: ConnectionEvent) {
+        onEvent(event)
+    }
+}
+
+extension HomeAssistantConnection: WebSocketConnectionDelegate {
+    public func connectionDidOpen(_ connection: WebSocketConnection) {
+        guard connection === socket else { return }
+        cancelConnectionTimers()
+        phase = .authenticating
+        emit(.connected)
+        let timeout = configuration.authTimeout
+        addTimer(after: timeout) { [self] in
+            guard phase == .authenticating else { return }
+            abortSocket(reason: "no auth_ok within \(ConnectionEvent.seconds(timeout))")
+        }
+    }
+
+    public func connection(_ connection: WebSocketConnection, didReceive message: [UInt8]) {
+        guard connection === socket else { return }
+        let messages: [ServerMessage]
+        do {
+            messages = try ServerMessage.decode(frame: message)
+        } catch {
+            emit(.warning("ignored a malformed message from Home Assistant (\(message.count) bytes): \(error)"))
+            return
+        }
+        for message in messages {
+            handle(message)
+            if socket !== connection { return }
+        }
+    }
+
+    public func connection(_ connection: WebSocketConnection, didCloseWith reason: CloseReason) {
+        guard connection === socket else { return }
+        socket = nil
+        generation += 1
+        cancelConnectionTimers()
+        awaitingSnapshot = false
+        entitySubscriptionID = nil
+        eventSubscriptionIDs = [:]
+        let failed = inFlight.values
+        inFlight = [:]
+        for request in failed {
+            if let timer = request.timer { loop.cancel(timer) }
+            request.finish(.failure(.disconnected))
+        }
+        if case .messageTooLarge = reason {
+            emit(.warning("Home Assistant sent a \(reason); raise the message size limit if this repeats"))
+        }
+        emit(.disconnected(reason: closeReason ?? reason.description))
+        closeReason = nil
+        switch phase {
+        case .stopped, .rejected:
+            resumeStopWaiters()
+        default:
+            scheduleReconnect()
+        }
+    }
+}

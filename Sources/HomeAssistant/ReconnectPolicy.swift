@@ -1,0 +1,27 @@
+/// How long to wait before the next connection attempt: exponential back-off with full jitter, capped.
+///
+/// Attempt 0 waits `initial` at most; each failed attempt doubles the ceiling up to `maximum`.
+/// The delay is drawn uniformly from the upper half of the ceiling, so clients restarted together spread out
+/// but never hammer a server that has just come back.
+public struct ReconnectPolicy: Sendable, Equatable {
+    public var initial: Duration
+    public var maximum: Duration
+
+    public init(initial: Duration = .seconds(1), maximum: Duration = .seconds(60)) {
+        self.initial = initial
+        self.maximum = maximum
+    }
+
+    /// The ceiling for `attempt` (0-based), before jitter.
+    public func ceiling(attempt: Int) -> Duration {
+        let factor = 1 << min(attempt, 20)
+        let grown = initial * factor
+        return grown > maximum ? maximum : grown
+    }
+
+    /// `random` is a number in [0, 1): tests pass fixed values, the connection passes a random one.
+    public func delay(attempt: Int, random: Double) -> Duration {
+        let ceiling = ceiling(attempt: attempt)
+        return ceiling / 2 + ceiling / 2 * min(max(random, 0), 1)
+    }
+}

@@ -1,0 +1,104 @@
+/// Epoch seconds ⇄ ISO 8601, the way Home Assistant writes them (`2026-11-22T12:00:00.123456+00:00`).
+public enum Timestamp {
+    /// UTC, microseconds shown only when there are any, as Python's isoformat does.
+    public static func iso8601(_ epoch: Double) -> String {
+        var micros = Int64((epoch * 1_000_000).rounded())
+        var seconds = micros >= 0 ? micros / 1_000_000 : (micros - 999_999) / 1_000_000
+        micros -= seconds * 1_000_000
+        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
+        seconds -= days * 86_400
+        let (year, month, day) = civilDate(daysSinceEpoch: days)
+        var out = pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2)
+        out += "T" + pad(seconds / 3600, 2) + ":" + pad(seconds % 3600 / 60, 2) + ":" + pad(seconds % 60, 2)
+        if micros != 0 { out += "." + pad(micros, 6) }
+        return out + "+00:00"
+    }
+
+    /// Parses `YYYY-MM-DDTHH:MM[:SS[.ffffff]]` with `Z`, `±HH:MM` or no offset (taken as UTC).
+    public static func epoch(fromISO8601 text: String) -> Double? {
+        let bytes = Array(text.utf8)
+        var index = 0
+        func number(_ width: Int) -> Int64? {
+            guard index + width <= bytes.count else { return nil }
+            var value: Int64 = 0
+            for _ in 0..<width {
+                let b = bytes[index]
+                guard b >= 48 && b <= 57 else { return nil }
+                value = value * 10 + Int64(b - 48)
+                index += 1
+            }
+            return value
+        }
+        func expect(_ char: UInt8) -> Bool {
+            guard index < bytes.count, bytes[index] == char else { return false }
+            index += 1
+            return true
+        }
+        guard let year = number(4), expect(45), let month = number(2), expect(45), let day = number(2),
+              (1...12).contains(month), (1...31).contains(day) else { return nil }
+        guard index < bytes.count, bytes[index] == 84 || bytes[index] == 116 || bytes[index] == 32 else { return nil }
+        index += 1
+        guard let hour = number(2), expect(58), let minute = number(2), hour < 24, minute < 60 else { return nil }
+        var second: Int64 = 0
+        var fraction = 0.0
+        if expect(58) {
+            guard let s = number(2), s < 61 else { return nil }
+            second = s
+            if expect(46) {
+                var scale = 0.1
+                let start = index
+                while index < bytes.count, bytes[index] >= 48 && bytes[index] <= 57 {
+                    fraction += Double(bytes[index] - 48) * scale
+                    scale /= 10
+                    index += 1
+                }
+                guard index > start else { return nil }
+            }
+        }
+        var offset: Int64 = 0
+        if index < bytes.count {
+            if bytes[index] == 90 || bytes[index] == 122 {
+                index += 1
+            } else if bytes[index] == 43 || bytes[index] == 45 {
+                let sign: Int64 = bytes[index] == 45 ? -1 : 1
+                index += 1
+                guard let h = number(2) else { return nil }
+                _ = expect(58)
+                guard let m = number(2) else { return nil }
+                offset = sign * (h * 3600 + m * 60)
+            } else {
+                return nil
+            }
+        }
+        guard index == bytes.count else { return nil }
+        let days = daysSinceEpoch(year: year, month: month, day: day)
+        return Double(days * 86_400 + hour * 3600 + minute * 60 + second - offset) + fraction
+    }
+
+    private static func pad(_ value: Int64, _ width: Int) -> String {
+        let text = String(value)
+        return text.count >= width ? text : String(repeating: "0", count: width - text.count) + text
+    }
+
+    // Howard Hinnant's civil-from-days and days-from-civil.
+    static func civilDate(daysSinceEpoch z0: Int64) -> (Int64, Int64, Int64) {
+        let z = z0 + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let day = doy - (153 * mp + 2) / 5 + 1
+        let month = mp < 10 ? mp + 3 : mp - 9
+        return (yoe + era * 400 + (month <= 2 ? 1 : 0), month, day)
+    }
+
+    static func daysSinceEpoch(year y0: Int64, month: Int64, day: Int64) -> Int64 {
+        let y = month <= 2 ? y0 - 1 : y0
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yoe = y - era * 400
+        let doy = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        return era * 146_097 + doe - 719_468
+    }
+}

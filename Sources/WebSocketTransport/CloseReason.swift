@@ -1,0 +1,21 @@
+/// Why a WebSocket connection ended.
+public enum CloseReason: Sendable, Equatable, CustomStringConvertible {
+    /// The TCP connection, the TLS handshake or the WebSocket upgrade failed.
+    case connectFailed(String)
+    /// The peer closed, or the socket was lost.
+    case closed
+    /// This side closed it, saying why.
+    case closedLocally(String)
+    /// A message grew past the size cap and was dropped.
+    case messageTooLarge(size: Int, limit: Int)
+
+    public var description: String {
+        switch self {
+        case .connectFailed(let why): return "connection failed: \(why)"
+        case .closed: return "connection closed by peer"
+        case .closedLocally(let why): return "closed: \(why)"
+        case .messageTooLarge(let size, let limit):
+            return "message of at least \(size) bytes is over the \(limit)-byte limit; dropped"
+        }
+    }
+}

@@ -1,0 +1,52 @@
+import CLibWebSockets
+
+/// The one callback libwebsockets calls, on the loop thread: routes each event to its loop and connection.
+func webSocketCallback(_ wsi: OpaquePointer?, _ reason: lws_callback_reasons, _ user: UnsafeMutableRawPointer?,
+                       _ input: UnsafeMutableRawPointer?, _ length: Int) -> Int32 {
+    guard let wsi else { return 0 }
+    let connection = lws_get_opaque_user_data(wsi).map {
+        Unmanaged<WebSocketConnection>.fromOpaque($0).takeUnretainedValue()
+    }
+    switch reason {
+    case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
+        if let context = lws_get_context(wsi), let owner = lws_context_user(context) {
+            Unmanaged<WebSocketEventLoop>.fromOpaque(owner).takeUnretainedValue().runPending()
+        }
+        return 0
+
+    case LWS_CALLBACK_CLIENT_ESTABLISHED:
+        connection?.established(wsi: wsi)
+        return 0
+
+    case LWS_CALLBACK_ESTABLISHED:
+        if let context = lws_get_context(wsi), let owner = lws_context_user(context) {
+            _ = Unmanaged<WebSocketEventLoop>.fromOpaque(owner).takeUnretainedValue().accepted(wsi: wsi)
+        }
+        return 0
+
+    case LWS_CALLBACK_CLIENT_RECEIVE, LWS_CALLBACK_RECEIVE:
+        guard let connection else { return 0 }
+        let chunk = UnsafeRawBufferPointer(start: input, count: input == nil ? 0 : length)
+        return connection.received(chunk, wsi: wsi) ? 0 : -1
+
+    case LWS_CALLBACK_CLIENT_WRITEABLE, LWS_CALLBACK_SERVER_WRITEABLE:
+        guard let connection else { return 0 }
+        return connection.writeable(wsi: wsi) ? 0 : -1
+
+    case LWS_CALLBACK_CLIENT_CONNECTION_ERROR:
+        let why = input.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) } ?? "unknown error"
+        connection?.finish(.connectFailed(why))
+        return 0
+
+    case LWS_CALLBACK_CLIENT_CLOSED, LWS_CALLBACK_CLOSED:
+        connection?.finish(.closed)
+        return 0
+
+    case LWS_CALLBACK_WSI_DESTROY:
+        connection?.finish(.closed)
+        return 0
+
+    default:
+        return lws_callback_http_dummy(wsi, reason, user, input, length)
+    }
+}
