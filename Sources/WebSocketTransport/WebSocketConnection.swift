@@ -51,11 +51,10 @@ public final class WebSocketConnection: @unchecked Sendable {
         lws_callback_on_writable(wsi)
     }
 
-    /// Closes the connection after nothing more is written; queued messages are discarded.
+    /// Closes the connection once the messages already queued are written.
     public func close(reason: String) {
         guard let wsi, !isFinished, closeRequest == nil else { return }
         closeRequest = reason
-        outgoing.removeAll()
         if isEstablished {
             lws_callback_on_writable(wsi)
         } else {
@@ -142,7 +141,7 @@ public final class WebSocketConnection: @unchecked Sendable {
     /// Writes one fragment. Returns false when the connection must be closed now.
     func writeable(wsi: OpaquePointer) -> Bool {
         if abortRequested { return false }
-        if let reason = closeRequest {
+        if let reason = closeRequest, outgoing.isEmpty {
             var text = Array(reason.utf8.prefix(120))
             text.withUnsafeMutableBufferPointer { buffer in
                 lws_close_reason(wsi, LWS_CLOSE_STATUS_NORMAL, buffer.baseAddress, buffer.count)
@@ -159,7 +158,7 @@ public final class WebSocketConnection: @unchecked Sendable {
             lws_write(wsi, buffer.baseAddress! + pre, fragment.bytes.count, lws_write_protocol(UInt32(flags)))
         }
         if written < fragment.bytes.count { return false }
-        if !outgoing.isEmpty { lws_callback_on_writable(wsi) }
+        if !outgoing.isEmpty || closeRequest != nil { lws_callback_on_writable(wsi) }
         return true
     }
 

@@ -1,0 +1,386 @@
+import Foundation
+import HomeAssistant
+import JSON
+import Synchronization
+import WebSocketTransport
+
+/// A fake Home Assistant on 127.0.0.1, speaking the WebSocket API over a real libwebsockets server.
+///
+/// It authenticates a token, answers `supported_features` (coalescing the subscribe result with its snapshot,
+/// as the real server does), `subscribe_entities` with snapshot and compressed diffs, `subscribe_events`,
+/// `call_service`, `get_config` (STARTING/RUNNING), `get_states` and `ping`. A script drives it: set and remove
+/// entities, fire events, restart, stop answering pings, drop sockets, send malformed frames.
+/// Used by the tests, the demo and the benchmark.
+public final class HomeAssistantSimulator: @unchecked Sendable {
+    public struct Options: Sendable {
+        public var token: String
+        public var haVersion = "2025.4.4"
+        public var fragmentSize = 256 << 10
+        public var maximumMessageSize = 64 << 20
+        public var port = 0
+        public init(token: String) { self.token = token }
+    }
+
+    public let options: Options
+    public let port: Int
+    public var url: String { "ws://127.0.0.1:\(port)/api/websocket" }
+
+    private let loop: WebSocketEventLoop
+    private let recorded = Mutex(SimulatorRecord())
+    private let waiters = Mutex<[UUID: (predicate: @Sendable (SimulatorRecord) -> Bool, continuation: CheckedContinuation<Bool, Never>)]>([:])
+
+    // Confined to the loop thread.
+    private var entities: [String: SimulatedEntity] = [:]
+    private var coreState = "RUNNING"
+    private var answersPings = true
+    private var clients: [ObjectIdentifier: Client] = [:]
+    private var contextCounter = 0
+    private var serviceErrors: [String: HomeAssistantError] = [:]
+
+    private final class Client {
+        let connection: WebSocketConnection
+        let number: Int
+        var authenticated = false
+        var coalesce = false
+        var lastID = 0
+        var entitySubscriptions: [Int: Set<String>?] = [:]
+        var eventSubscriptions: [Int: String] = [:]
+        init(connection: WebSocketConnection, number: Int) {
+            self.connection = connection
+            self.number = number
+        }
+    }
+
+    public init(options: Options) throws {
+        self.options = options
+        var loopOptions = WebSocketEventLoop.Options()
+        loopOptions.listen = ("127.0.0.1", options.port)
+        loopOptions.fragmentSize = options.fragmentSize
+        loopOptions.maximumMessageSize = options.maximumMessageSize
+        loopOptions.name = "ha-simulator"
+        loop = try WebSocketEventLoop(options: loopOptions)
+        port = loop.listenPort
+        loop.onAccept = { [weak self] connection in self?.accepted(connection) }
+    }
+
+    public convenience init(token: String) throws {
+        try self.init(options: Options(token: token))
+    }
+
+    /// Stops listening and drops every client.
+    public func stop() {
+        loop.shutdown()
+        let pending = waiters.withLock { w in defer { w = [:] }; return Array(w.values) }
+        for waiter in pending { waiter.continuation.resume(returning: false) }
+    }
+
+    // MARK: Script
+
+    /// Sets an entity's state and attributes (all of them), as an integration would. `lastChanged` moves only
+    /// when the state string changes.
+    public func setState(_ entityID: String, _ state: String, attributes: [String: JSONValue] = [:]) async {
+        await onLoop { sim in sim.applyState(entityID, state, attributes: attributes) }
+    }
+
+    public func remove(_ entityID: String) async {
+        await onLoop { sim in
+            guard let old = sim.entities.removeValue(forKey: entityID) else { return }
+            sim.broadcastEntity(entityID, old: old, new: nil)
+        }
+    }
+
+    /// Adds `count` entities `sensor.padding_N` whose attributes make the snapshot about `totalBytes` larger.
+    public func addPadding(totalBytes: Int, count: Int = 20) async {
+        let each = max(1, totalBytes / count)
+        let blob = String(repeating: "x", count: each)
+        await onLoop { sim in
+            for n in 0..<count { sim.applyState("sensor.padding_\(n)", "on", attributes: ["blob": .string(blob)]) }
+        }
+    }
+
+    public func fireEvent(_ type: String, data: JSONValue) async {
+        await onLoop { sim in sim.broadcastEvent(type, data: data) }
+    }
+
+    /// Drops every client and comes back in `coreState` (STARTING by default), as a restarting Home Assistant does.
+    /// `entitiesWhileStarting`, when given, are the only entities known until `setCoreState("RUNNING")`.
+    public func restart(coreState: String = "STARTING", entitiesWhileStarting: [String]? = nil) async {
+        await onLoop { sim in
+            sim.coreState = coreState
+            for client in sim.clients.values { client.connection.abort(reason: "restart") }
+            if let keep = entitiesWhileStarting {
+                sim.stashedEntities = sim.entities
+                sim.entities = sim.entities.filter { keep.contains($0.key) }
+            }
+        }
+    }
+
+    private var stashedEntities: [String: SimulatedEntity]?
+
+    /// Moves Home Assistant's core state; RUNNING brings back entities hidden by `restart(entitiesWhileStarting:)`.
+    public func setCoreState(_ state: String) async {
+        await onLoop { sim in
+            sim.coreState = state
+            if state == "RUNNING", let stashed = sim.stashedEntities {
+                sim.stashedEntities = nil
+                for (id, entity) in stashed.sorted(by: { $0.key < $1.key }) where sim.entities[id] == nil {
+                    sim.entities[id] = entity
+                    sim.broadcastEntity(id, old: nil, new: entity)
+                }
+            }
+        }
+    }
+
+    /// While false, `ping` gets no `pong`: the link looks alive but is dead.
+    public func setAnswersPings(_ answers: Bool) async {
+        await onLoop { sim in sim.answersPings = answers }
+    }
+
+    /// Drops every client's socket without a closing handshake.
+    public func dropConnections() async {
+        await onLoop { sim in for client in sim.clients.values { client.connection.abort(reason: "dropped") } }
+    }
+
+    /// Sends raw text to every authenticated client (malformed JSON, unknown messages…).
+    public func sendRaw(_ text: String) async {
+        await onLoop { sim in
+            for client in sim.clients.values where client.authenticated { client.connection.send(text) }
+        }
+    }
+
+    /// Makes `domain.service` answer with this error.
+    public func failService(_ service: String, with error: HomeAssistantError) async {
+        await onLoop { sim in sim.serviceErrors[service] = error }
+    }
+
+    public var record: SimulatorRecord { recorded.withLock { $0 } }
+
+    /// Waits until `predicate` holds for the record, or `timeout` passes. Returns whether it held.
+    public func wait(timeout: Duration = .seconds(10), until predicate: @escaping @Sendable (SimulatorRecord) -> Bool) async -> Bool {
+        let key = UUID()
+        let loop = self.loop
+        let timer = Task { [weak self] in
+            try? await Task.sleep(for: timeout)
+            self?.resolveWaiter(key, result: false)
+        }
+        defer { timer.cancel() }
+        _ = loop
+        return await withCheckedContinuation { continuation in
+            let holdsNow = recorded.withLock { record -> Bool in
+                if predicate(record) { return true }
+                waiters.withLock { $0[key] = (predicate, continuation) }
+                return false
+            }
+            if holdsNow { continuation.resume(returning: true) }
+        }
+    }
+
+    private func resolveWaiter(_ key: UUID, result: Bool) {
+        if let waiter = waiters.withLock({ $0.removeValue(forKey: key) }) { waiter.continuation.resume(returning: result) }
+    }
+
+    private func updateRecord(_ change: (inout SimulatorRecord) -> Void) {
+        let ready = recorded.withLock { record -> [CheckedContinuation<Bool, Never>] in
+            change(&record)
+            return waiters.withLock { waiters in
+                let done = waiters.filter { $0.value.predicate(record) }
+                for key in done.keys { waiters[key] = nil }
+                return done.values.map(\.continuation)
+            }
+        }
+        for continuation in ready { continuation.resume(returning: true) }
+    }
+
+    private func onLoop(_ work: @escaping @Sendable (HomeAssistantSimulator) -> Void) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            loop.perform { [self] in
+                work(self)
+                continuation.resume()
+            }
+        }
+    }
+
+    // MARK: Entities (loop thread)
+
+    private var now: Double { Date().timeIntervalSince1970 }
+
+    private func nextContext() -> String {
+        contextCounter += 1
+        return "01SIM" + String(contextCounter)
+    }
+
+    private func applyState(_ entityID: String, _ state: String, attributes: [String: JSONValue]) {
+        let time = now
+        let old = entities[entityID]
+        var entity = old ?? SimulatedEntity(state: state, attributes: attributes, lastChanged: time, lastUpdated: time,
+                                            contextID: "")
+        if let old, old.state != state { entity.lastChanged = time }
+        entity.state = state
+        entity.attributes = attributes
+        entity.lastUpdated = time
+        entity.contextID = nextContext()
+        if let old, old.state == entity.state, old.attributes == entity.attributes { return }
+        entities[entityID] = entity
+        broadcastEntity(entityID, old: old, new: entity)
+    }
+
+    private func broadcastEntity(_ entityID: String, old: SimulatedEntity?, new: SimulatedEntity?) {
+        let compressed: JSONValue
+        switch (old, new) {
+        case (nil, let new?): compressed = ["a": .object([entityID: new.compressed])]
+        case (let old?, let new?): compressed = ["c": .object([entityID: new.diff(from: old)])]
+        case (_?, nil): compressed = ["r": [.string(entityID)]]
+        case (nil, nil): return
+        }
+        for client in clients.values where client.authenticated {
+            for (id, filter) in client.entitySubscriptions.sorted(by: { $0.key < $1.key }) {
+                if let filter, !filter.contains(entityID) { continue }
+                send(["id": .int(id), "type": "event", "event": compressed], to: client)
+            }
+        }
+        let data: JSONValue = [
+            "entity_id": .string(entityID), "old_state": old.map { $0.full(entityID: entityID) } ?? .null,
+            "new_state": new.map { $0.full(entityID: entityID) } ?? .null,
+        ]
+        broadcastEvent("state_changed", data: data)
+    }
+
+    private func broadcastEvent(_ type: String, data: JSONValue) {
+        let event: JSONValue = [
+            "event_type": .string(type), "data": data, "origin": "LOCAL",
+            "time_fired": .string(Timestamp.iso8601(now)), "context": ["id": .string(nextContext())],
+        ]
+        for client in clients.values where client.authenticated {
+            for (id, subscribed) in client.eventSubscriptions where subscribed == type || subscribed == "*" {
+                send(["id": .int(id), "type": "event", "event": event], to: client)
+            }
+        }
+    }
+
+    // MARK: Protocol (loop thread)
+
+    private func accepted(_ connection: WebSocketConnection) {
+        var number = 0
+        updateRecord { record in
+            record.connectionsAccepted += 1
+            record.openConnections += 1
+            number = record.connectionsAccepted
+        }
+        let client = Client(connection: connection, number: number)
+        clients[ObjectIdentifier(connection)] = client
+        connection.delegate = self
+        send(["type": "auth_required", "ha_version": .string(options.haVersion)], to: client)
+    }
+
+    private func send(_ message: JSONValue, to client: Client) {
+        client.connection.send(message.jsonText)
+    }
+
+    /// Several messages in one frame when the client asked for coalescing, as the real server does.
+    private func sendTogether(_ messages: [JSONValue], to client: Client) {
+        if client.coalesce {
+            client.connection.send(JSONValue.array(messages).jsonText)
+        } else {
+            for message in messages { send(message, to: client) }
+        }
+    }
+
+    private func handle(_ message: JSONValue, from client: Client) {
+        guard let type = message["type"]?.stringValue else { return }
+        if !client.authenticated {
+            guard type == "auth" else { return }
+            let accepted = message["access_token"]?.stringValue == options.token
+            updateRecord { record in
+                record.authAttempts += 1
+                if !accepted { record.authRejections += 1 }
+            }
+            if accepted {
+                client.authenticated = true
+                send(["type": "auth_ok", "ha_version": .string(options.haVersion)], to: client)
+            } else {
+                send(["type": "auth_invalid", "message": "Invalid access token or password"], to: client)
+                client.connection.close(reason: "auth_invalid")
+            }
+            return
+        }
+        guard let id = message["id"]?.intValue else {
+            send(["type": "result", "success": false, "error": ["code": "invalid_format", "message": "Message incorrectly formatted."]], to: client)
+            return
+        }
+        updateRecord { $0.commands.append(.init(connection: client.number, id: id, type: type, message: message)) }
+        guard id > client.lastID else {
+            send(error(id, "id_reuse", "Identifier values have to increase."), to: client)
+            return
+        }
+        client.lastID = id
+        switch type {
+        case "supported_features":
+            client.coalesce = message["features"]?["coalesce_messages"]?.intValue == 1
+            send(success(id, .null), to: client)
+        case "ping":
+            if answersPings { send(["id": .int(id), "type": "pong"], to: client) }
+        case "get_config":
+            send(success(id, ["state": .string(coreState), "version": .string(options.haVersion),
+                              "location_name": "Simulated home", "time_zone": "UTC", "unit_system": ["temperature": "°C"]]), to: client)
+        case "get_states":
+            let states = entities.keys.sorted().map { entities[$0]!.full(entityID: $0) }
+            send(success(id, .array(states)), to: client)
+        case "subscribe_entities":
+            let filter = message["entity_ids"]?.arrayValue.map { Set($0.compactMap(\.stringValue)) }
+            client.entitySubscriptions[id] = .some(filter)
+            var snapshot: [String: JSONValue] = [:]
+            for (entityID, entity) in entities where filter?.contains(entityID) ?? true {
+                snapshot[entityID] = entity.compressed
+            }
+            sendTogether([success(id, .null), ["id": .int(id), "type": "event", "event": ["a": .object(snapshot)]]], to: client)
+        case "subscribe_events":
+            client.eventSubscriptions[id] = message["event_type"]?.stringValue ?? "*"
+            send(success(id, .null), to: client)
+        case "unsubscribe_events":
+            guard let subscription = message["subscription"]?.intValue,
+                  client.eventSubscriptions.removeValue(forKey: subscription) != nil
+                    || client.entitySubscriptions.removeValue(forKey: subscription) != nil
+            else {
+                send(error(id, "not_found", "Subscription not found."), to: client)
+                return
+            }
+            send(success(id, .null), to: client)
+        case "call_service":
+            updateRecord { $0.serviceCalls.append(message) }
+            let name = (message["domain"]?.stringValue ?? "") + "." + (message["service"]?.stringValue ?? "")
+            if let failure = serviceErrors[name] {
+                send(error(id, failure.code, failure.message), to: client)
+            } else {
+                send(success(id, ["context": ["id": .string(nextContext()), "parent_id": nil, "user_id": nil]]), to: client)
+            }
+        default:
+            send(error(id, "unknown_command", "Unknown command."), to: client)
+        }
+    }
+
+    private func success(_ id: Int, _ result: JSONValue) -> JSONValue {
+        ["id": .int(id), "type": "result", "success": true, "result": result]
+    }
+
+    private func error(_ id: Int, _ code: String, _ message: String) -> JSONValue {
+        ["id": .int(id), "type": "result", "success": false, "error": ["code": .string(code), "message": .string(message)]]
+    }
+}
+
+extension HomeAssistantSimulator: WebSocketConnectionDelegate {
+    public func connectionDidOpen(_ connection: WebSocketConnection) {}
+
+    public func connection(_ connection: WebSocketConnection, didReceive message: [UInt8]) {
+        guard let client = clients[ObjectIdentifier(connection)] else { return }
+        guard let value = try? JSONParser.parse(message) else {
+            send(["type": "result", "success": false, "error": ["code": "invalid_format", "message": "Message incorrectly formatted."]], to: client)
+            return
+        }
+        handle(value, from: client)
+    }
+
+    public func connection(_ connection: WebSocketConnection, didCloseWith reason: CloseReason) {
+        guard clients.removeValue(forKey: ObjectIdentifier(connection)) != nil else { return }
+        updateRecord { $0.openConnections -= 1 }
+    }
+}

@@ -1,0 +1,336 @@
+import Foundation
+import HomeAssistant
+import HomeAssistantSimulator
+import JSON
+import Testing
+
+/// The connection against the simulator over a real WebSocket on 127.0.0.1.
+@Suite(.timeLimit(.minutes(1)))
+struct ConnectionTests {
+    @Test func deliversEachWatchedEntitysStateThenItsChanges() async throws {
+        let simulator = try HomeAssistantSimulator(token: simulatorToken)
+        defer { simulator.stop() }
+        await simulator.setState("sensor.washer_progress", "10", attributes: ["unit_of_measurement": "%"])
+        await simulator.setState("sensor.other", "x")
+        let log = EventLog()
+        let connection = try makeConnection(to: simulator, log: log)
+        connection.start(entityIDs: ["sensor.washer_progress", "timer.laundry"])
+
+        let first = await collect(from: connection.changes) { $0["sensor.washer_progress"] != nil }
+        #expect(first?.state("sensor.washer_progress") == "10")
+        #expect(first?["sensor.other"] == nil)
+
+        await simulator.setState("sensor.washer_progress", "55", attributes: ["unit_of_measurement": "%"])
+        await simulator.setState("timer.laundry", "active", attributes: ["finishes_at": "2026-11-22T13:00:00+00:00"])
+        let next = await collect(from: connection.changes) { $0["timer.laundry"] != nil && $0.state("sensor.washer_progress") == "55" }
+        guard case .updated(let timer)? = next?["timer.laundry"] else { Issue.record("no timer state"); return }
+        #expect(timer.attributes["finishes_at"] == "2026-11-22T13:00:00+00:00")
+        await connection.stop()
+    }
+
+    @Test func subscribesWithTheEntityFilterAndAsksForCoalescedMessages() async throws {
+        let simulator = try HomeAssistantSimulator(token: simulatorToken)
+        defer { simulator.stop() }
+        let log = EventLog()
+        let connection = try makeConnection(to: simulator, log: log)
+        connection.start(entityIDs: ["b.two", "a.one"])
+        #expect(await log.wait { $0.contains { $0.isReady } })
+        let record = simulator.record
+        #expect(record.commands(ofType: "supported_features").first?.message["features"] == ["coalesce_messages": 1])
+        #expect(record.commands(ofType: "subscribe_entities").first?.message["entity_ids"] == ["a.one", "b.two"])
+        await connection.stop()
+    }
+
+    @Test func authInvalidIsFinalAndNeverRetried() async throws {
+        let simulator = try HomeAssistantSimulator(token: simulatorToken)
+        defer { simulator.stop() }
+        let log = EventLog()
+        let connection = try makeConnection(to: simulator, token: "wrong-token-5b1d", log: log)
+        connection.start(entityIDs: ["sensor.x"])
+        #expect(await log.wait { $0.contains { $0.isRejected } })
+        #expect(await connection.changes.next() == nil)
+        #expect(connection.currentPhase == .rejected)
+        // Ten reconnect periods (initial 20 ms) pass: a retry would have shown by now.
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(simulator.record.authAttempts == 1)
+        #expect(log.count { $0.isConnecting } == 1)
+        #expect(log.lines.contains { $0.contains("rejected the access token") })
+        do {
+            _ = try await connection.getConfig()
+            Issue.record("a request after rejection must fail")
+        } catch let error as HomeAssistantError {
+            #expect(error.code == "rejected")
+        }
+        await connection.stop()
+    }
+
+    @Test func theTokenNeverAppearsInEventsOrErrors() async throws {
+        let simulator = try HomeAssistantSimulator(token: simulatorToken)
+        defer { simulator.stop() }
+        let log = EventLog()
+        let connection = try makeConnection(to: simulator, log: log)
+        connection.start(entityIDs: ["sensor.x"])
+        #expect(await log.wait { $0.contains { $0.isReady } })
+        await simulator.dropConnections()
+        #expect(await log.wait { $0.filter { $0.isReady }.count == 2 })
+        let rejectedLog = EventLog()
+        let rejected = try makeConnection(to: simulator, token: "bad-secret-token-77", log: rejectedLog)
+        rejected.start(entityIDs: nil)
+        #expect(await rejectedLog.wait { $0.contains { $0.isRejected } })
+        let everything = (log.lines + rejectedLog.lines).joined(separator: "\n")
+            + "\(connection.configuration)" + "\(rejected.configuration.token)"
+        #expect(!everything.contains(simulatorToken))
+        #expect(!everything.contains("bad-secret-token-77"))
+        await connection.stop()
+        await rejected.stop()
+    }
+
+    @Test func callServiceReturnsTheResultOrTheErrorCodeAndMessage() async throws {
+        let simulator = try HomeAssistantSimulator(token: simulatorToken)
+        defer { simulator.stop() }
+        let log = EventLog()
+        let connection = try makeConnection(to: simulator, log: log)
+        connection.start(entityIDs: nil)
+        let result = try await connection.callService(domain: "light", service: "turn_on", data: ["brightness": 200],
+                                                      target: ["entity_id": "light.kitchen"])
+        #expect(result["context"]?["id"]?.stringValue?.hasPrefix("01SIM") == true)
+        let call = simulator.record.serviceCalls.first
+        #expect(call?["service_data"] == ["brightness": 200])
+        #expect(call?["target"] == ["entity_id": "light.kitchen"])
+
+        await simulator.failService("notify.mobile_app_phone", with: HomeAssistantError(code: "service_validation_error", message: "bad data"))
+        await #expect(throws: HomeAssistantError(code: "service_validation_error", message: "bad data")) {
+            try await connection.callService(domain: "notify", service: "mobile_app_phone")
+        }
+        await #expect(throws: HomeAssistantError(code: "unknown_command", message: "Unknown command.")) {
+            try await connection.send(["type": "no_such_command"])
+        }
+        await connection.stop()
+    }
+
+    @Test func getConfigReportsTheCoreState() async throws {
+        let simulator = try HomeAssistantSimulator(token: simulatorToken)
+        defer { simulator.stop() }
+        let connection = try makeConnection(to: simulator, log: EventLog())
+        connection.start(entityIDs: nil)
+        #expect(try await connection.getConfig()["state"] == "RUNNING")
+        await connection.stop()
+    }
+
+    @Test func subscribedEventsArriveAndAreResubscribedAfterAReconnect() async throws {
+        let simulator = try HomeAssistantSimulator(token: simulatorToken)
+        defer { simulator.stop() }
+        let log = EventLog()
+        let connection = try makeConnection(to: simulator, log: log)
+        let events = connection.events(ofType: "livebridge_activity")
+        connection.start(entityIDs: nil)
+        #expect(await simulator.wait { $0.commands(ofType: "subscribe_events").count == 1 })
+        await simulator.fireEvent("livebridge_activity", data: ["activity": "washer"])
+        await simulator.fireEvent("other_event", data: ["ignored": true])
+        await simulator.dropConnections()
+        #expect(await simulator.wait { $0.commands(ofType: "subscribe_events").count == 2 })
+        await simulator.fireEvent("livebridge_activity", data: ["activity": "dryer"])
+        var iterator = events.makeAsyncIterator()
+        #expect(await iterator.next()?["data"] == ["activity": "washer"])
+        #expect(await iterator.next()?["data"] == ["activity": "dryer"])
+        let subscriptions = simulator.record.commands(ofType: "subscribe_events")
+        #expect(subscriptions.map(\.connection) == [1, 2])
+        #expect(subscriptions.allSatisfy { $0.message["event_type"] == "livebridge_activity" })
+        await connection.stop()
+    }
+
+    @Test func anEntityRemovedWhileDisconnectedDisappears() async throws {
+        let simulator = try HomeAssistantSimulator(token: simulatorToken)
+        defer { simulator.stop() }
+        await simulator.setState("sensor.a", "1")
+        await simulator.setState("sensor.b", "2")
+        let log = EventLog()
+        let connection = try makeConnection(to: simulator, log: log) { $0.reconnect = ReconnectPolicy(initial: .milliseconds(300), maximum: .milliseconds(300)) }
+        connection.start(entityIDs: ["sensor.a", "sensor.b"])
+        _ = await collect(from: connection.changes) { $0.count == 2 }
+        await simulator.dropConnections()
+        #expect(await log.wait { $0.contains { $0.isDisconnected } })
+        await simulator.remove("sensor.b")
+        await simulator.setState("sensor.a", "changed offline")
+        let after = await collect(from: connection.changes) { $0["sensor.b"] != nil && $0["sensor.a"] != nil }
+        #expect(after?["sensor.b"] == .removed(entityID: "sensor.b"))
+        #expect(after?.state("sensor.a") == "changed offline")
+        #expect(await connection.currentStates().map(\.entityID) == ["sensor.a"])
+        await connection.stop()
+    }
+
+    @Test func afterARestartTheSnapshotIsTrustedOnlyOnceRunning() async throws {
+        let simulator = try HomeAssistantSimulator(token: simulatorToken)
+        defer { simulator.stop() }
+        await simulator.setState("sensor.a", "1")
+        await simulator.setState("sensor.late", "loaded")
+        let log = EventLog()
+        let connection = try makeConnection(to: simulator, log: log)
+        connection.start(entityIDs: ["sensor.a", "sensor.late"])
+        _ = await collect(from: connection.changes) { $0.count == 2 }
+
+        // Restarting: only sensor.a is known until RUNNING; the client must not drop sensor.late.
+        await simulator.restart(coreState: "STARTING", entitiesWhileStarting: ["sensor.a"])
+        #expect(await log.wait { $0.contains { $0 == .waitingForStartup(coreState: "STARTING") } })
+        #expect(await simulator.wait { $0.commands(ofType: "get_config").filter { $0.connection == 2 }.count >= 3 })
+        #expect(simulator.record.commands(ofType: "subscribe_entities").filter { $0.connection == 2 }.isEmpty)
+        #expect(await connection.currentStates().map(\.entityID) == ["sensor.a", "sensor.late"])
+
+        await simulator.setCoreState("RUNNING")
+        #expect(await log.wait { $0.filter { $0.isReady }.count == 2 })
+        #expect(await connection.currentStates().map(\.entityID) == ["sensor.a", "sensor.late"])
+        await connection.stop()
+    }
+
+    @Test func noPongInTimeMeansDeadAndReconnects() async throws {
+        let simulator = try HomeAssistantSimulator(token: simulatorToken)
+        defer { simulator.stop() }
+        let log = EventLog()
+        let connection = try makeConnection(to: simulator, log: log) {
+            $0.pingInterval = .milliseconds(50)
+            $0.pongTimeout = .milliseconds(100)
+        }
+        connection.start(entityIDs: nil)
+        #expect(await simulator.wait { $0.commands(ofType: "ping").count >= 2 })
+        #expect(log.count { $0.isDisconnected } == 0)
+        await simulator.setAnswersPings(false)
+        #expect(await log.wait { $0.contains { $0 == .disconnected(reason: "no pong within 0.100s") } })
+        await simulator.setAnswersPings(true)
+        #expect(await log.wait { $0.filter { $0.isReady }.count >= 2 && $0.last?.isReady == true }, "\(log.lines)")
+        await connection.stop()
+    }
+
+    @Test func idsStrictlyIncreaseWithinAndAcrossReconnects() async throws {
+        let simulator = try HomeAssistantSimulator(token: simulatorToken)
+        defer { simulator.stop() }
+        let log = EventLog()
+        let connection = try makeConnection(to: simulator, log: log)
+        connection.start(entityIDs: ["sensor.a"])
+        #expect(await log.wait { $0.contains { $0.isReady } })
+        _ = try await connection.getConfig()
+        await simulator.dropConnections()
+        #expect(await log.wait { $0.filter { $0.isReady }.count == 2 })
+        _ = try await connection.getConfig()
+        let ids = simulator.record.commands.map(\.id)
+        #expect(ids.count >= 8)
+        #expect(ids == ids.sorted() && Set(ids).count == ids.count)
+        #expect(Set(simulator.record.commands.map(\.connection)) == [1, 2])
+        await connection.stop()
+    }
+
+    @Test func aTwentyMebibyteSnapshotArrivesWhole() async throws {
+        let simulator = try HomeAssistantSimulator(token: simulatorToken)
+        defer { simulator.stop() }
+        await simulator.addPadding(totalBytes: 20 << 20, count: 20)
+        let ids = (0..<20).map { "sensor.padding_\($0)" }
+        let connection = try makeConnection(to: simulator, log: EventLog())
+        connection.start(entityIDs: ids)
+        let states = await collect(from: connection.changes, timeout: .seconds(30)) { $0.count == 20 }
+        guard case .updated(let padding)? = states?["sensor.padding_7"] else { Issue.record("padding missing"); return }
+        #expect(padding.attributes["blob"]?.stringValue?.count == (20 << 20) / 20)
+        await connection.stop()
+    }
+
+    @Test func aMessageOverTheCapIsDroppedWithAClearErrorAndTheConnectionRecovers() async throws {
+        let simulator = try HomeAssistantSimulator(token: simulatorToken)
+        defer { simulator.stop() }
+        await simulator.setState("sensor.small", "1")
+        let log = EventLog()
+        let connection = try makeConnection(to: simulator, log: log) { $0.maximumMessageSize = 1 << 20 }
+        connection.start(entityIDs: ["sensor.small", "sensor.huge"])
+        #expect(await log.wait { $0.contains { $0.isReady } })
+        await simulator.setState("sensor.huge", "on", attributes: ["blob": .string(String(repeating: "y", count: 2 << 20))])
+        #expect(await log.wait { events in
+            events.contains { $0.description.contains("over the 1048576-byte limit") && $0.isError }
+        })
+        #expect(await log.wait { $0.contains { $0.isDisconnected } })
+        await simulator.remove("sensor.huge")
+        await simulator.setState("sensor.small", "2")
+        let recovered = await collect(from: connection.changes) { $0.state("sensor.small") == "2" }
+        #expect(recovered != nil)
+        await connection.stop()
+    }
+
+    @Test func aMalformedFrameIsIgnoredAndTheStreamGoesOn() async throws {
+        let simulator = try HomeAssistantSimulator(token: simulatorToken)
+        defer { simulator.stop() }
+        await simulator.setState("sensor.a", "1")
+        let log = EventLog()
+        let connection = try makeConnection(to: simulator, log: log)
+        connection.start(entityIDs: ["sensor.a"])
+        _ = await collect(from: connection.changes) { $0["sensor.a"] != nil }
+        await simulator.sendRaw("{\"id\": 3, \"type\": \"event\", \"event\": {\"c\": ")
+        await simulator.sendRaw("[1, 2")
+        await simulator.setState("sensor.a", "2")
+        let next = await collect(from: connection.changes) { $0.state("sensor.a") == "2" }
+        #expect(next != nil)
+        #expect(log.count { $0.description.hasPrefix("ignored a malformed message") } == 2)
+        #expect(log.count { $0.isDisconnected } == 0)
+        await connection.stop()
+    }
+
+    @Test func aSlowConsumerGetsTheLatestStatePerEntity() async throws {
+        let simulator = try HomeAssistantSimulator(token: simulatorToken)
+        defer { simulator.stop() }
+        await simulator.setState("sensor.counter", "0")
+        let connection = try makeConnection(to: simulator, log: EventLog())
+        connection.start(entityIDs: ["sensor.counter", "sensor.last"])
+        _ = await collect(from: connection.changes) { $0["sensor.counter"] != nil }
+        for n in 1...500 { await simulator.setState("sensor.counter", String(n)) }
+        await simulator.setState("sensor.last", "done")
+        // Nothing was read meanwhile: the feed holds one change per entity, the newest.
+        let batch = await collect(from: connection.changes) { $0["sensor.last"] != nil }
+        #expect(batch?.state("sensor.counter") == "500")
+        #expect(connection.changes.coalescedCount >= 400)
+        await connection.stop()
+    }
+
+    @Test func aHalfOpenSocketTimesOutTheHandshakeAndIsRetried() async throws {
+        let listener = try SilentListener()
+        defer { listener.close() }
+        let log = EventLog()
+        var configuration = try ConnectionConfiguration(url: "ws://127.0.0.1:\(listener.port)", token: AccessToken(simulatorToken))
+        configuration.handshakeTimeout = .milliseconds(200)
+        configuration.reconnect = ReconnectPolicy(initial: .milliseconds(20), maximum: .milliseconds(40))
+        let connection = try HomeAssistantConnection(configuration: configuration) { log.record($0) }
+        connection.start(entityIDs: nil)
+        #expect(await log.wait { $0.filter { $0 == .disconnected(reason: "no WebSocket handshake within 0.200s") }.count >= 2 })
+        await connection.stop()
+    }
+
+    @Test func requestsMadeWhileDisconnectedWaitForTheConnection() async throws {
+        let simulator = try HomeAssistantSimulator(token: simulatorToken)
+        defer { simulator.stop() }
+        let connection = try makeConnection(to: simulator, log: EventLog())
+        async let config = connection.getConfig()
+        connection.start(entityIDs: nil)
+        #expect(try await config["state"] == "RUNNING")
+        await connection.stop()
+    }
+}
+
+/// A TCP listener that never speaks: the socket connects, the WebSocket handshake never completes.
+final class SilentListener: @unchecked Sendable {
+    let fd: Int32
+    let port: Int
+
+    init() throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0, listen(fd, 8) == 0 else { throw POSIXError(.EADDRINUSE) }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        self.fd = fd
+        port = Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    func close() { _ = Glibc.close(fd) }
+}
