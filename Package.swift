@@ -22,7 +22,7 @@ let package = Package(
         .target(name: "HomeAssistant", dependencies: ["JSON", "WebSocketTransport"]),
         // A fake Home Assistant for tests, the demo and the benchmark.
         .target(name: "HomeAssistantSimulator", dependencies: ["HomeAssistant", "WebSocketTransport"]),
-        .executableTarget(name: "livebridge", dependencies: ["HomeAssistant", "HomeAssistantSimulator"]),
+        .executableTarget(name: "livebridge", dependencies: ["HomeAssistant", "HomeAssistantSimulator", "JSON"]),
         .testTarget(name: "HomeAssistantTests", dependencies: ["HomeAssistant", "HomeAssistantSimulator", "WebSocketTransport", "JSON"]),
         .testTarget(name: "SystemLibraryTests", dependencies: ["CCurl", "CYAML", "CLibWebSockets"]),
     ],

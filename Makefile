@@ -1,0 +1,45 @@
+# LiveBridge. `make demo` and `make test` do all set-up on a fresh Debian/Ubuntu with a Swift 6 toolchain.
+SWIFT ?= swift
+PACKAGES := libwebsockets-dev libcurl4-openssl-dev libyaml-dev pkg-config
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+DEMO_PORT ?= 8124
+
+.PHONY: all deps build release test e2e demo clean
+
+all: build
+
+## deps: install the C libraries' -dev packages when missing
+deps:
+	@missing=""; for p in $(PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+		echo "installing:$$missing"; \
+		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
+	fi
+
+build: deps
+	$(SWIFT) build
+
+release: deps
+	$(SWIFT) build -c release
+
+## test: every unit and loopback test
+test: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+
+## e2e: against a real Home Assistant (venv cached in ~/.cache/livebridge-e2e)
+e2e: build
+	Tests/e2e/run.sh
+
+## demo: a simulated Home Assistant with a washer running cycles, and `livebridge watch` printing it
+demo: build
+	@echo "demo-token" > .build/demo-token
+	@echo "Simulated Home Assistant on ws://127.0.0.1:$(DEMO_PORT)/api/websocket; watch prints its washer below. Ctrl-C stops."
+	@.build/debug/livebridge simulator --port $(DEMO_PORT) --cycle 30 --token-file .build/demo-token & sim=$$!; \
+	trap "kill $$sim 2>/dev/null" EXIT INT TERM; \
+	sleep 1; \
+	.build/debug/livebridge watch --url http://127.0.0.1:$(DEMO_PORT) --token-file .build/demo-token \
+		sensor.washer_status sensor.washer_progress timer.laundry
+
+clean:
+	rm -rf .build

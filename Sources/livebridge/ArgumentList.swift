@@ -1,0 +1,45 @@
+/// A small parser for `--flag value`, `--flag=value`, `--switch` and positional arguments.
+struct ArgumentList {
+    private(set) var options: [String: String] = [:]
+    private(set) var switches: Set<String> = []
+    private(set) var positional: [String] = []
+
+    /// `valued` names the options that take a value; `flags` the switches. Anything else is an error.
+    init(_ arguments: [String], valued: Set<String>, flags: Set<String> = []) throws {
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            index += 1
+            if argument == "--" {
+                positional += arguments[index...]
+                break
+            }
+            guard argument.hasPrefix("--") else {
+                positional.append(argument)
+                continue
+            }
+            var name = String(argument.dropFirst(2))
+            var value: String?
+            if let equals = name.firstIndex(of: "=") {
+                value = String(name[name.index(after: equals)...])
+                name = String(name[..<equals])
+            }
+            if flags.contains(name) {
+                guard value == nil else { throw UsageError("--\(name) takes no value") }
+                switches.insert(name)
+            } else if valued.contains(name) {
+                if value == nil {
+                    guard index < arguments.count else { throw UsageError("--\(name) needs a value") }
+                    value = arguments[index]
+                    index += 1
+                }
+                options[name] = value
+            } else {
+                throw UsageError("unknown option --\(name)")
+            }
+        }
+    }
+
+    subscript(option: String) -> String? { options[option] }
+    func has(_ flag: String) -> Bool { switches.contains(flag) }
+}

@@ -1,0 +1,51 @@
+import Foundation
+
+/// Dispatches `livebridge SUBCOMMAND …` to its command.
+enum LiveBridgeCommand {
+    static let usage = """
+        usage: livebridge <command> [options]
+
+        commands:
+          watch      print the state of Home Assistant entities as JSON lines, live
+          simulator  run the Home Assistant simulator (for trying watch without a Home Assistant)
+          help       show this help
+
+        Run `livebridge <command> --help` for a command's options.
+        """
+
+    static func run(_ arguments: [String]) async -> Int32 {
+        guard let command = arguments.first else {
+            standardError(usage)
+            return 2
+        }
+        let rest = Array(arguments.dropFirst())
+        do {
+            switch command {
+            case "watch": return try await WatchCommand.run(rest)
+            case "simulator": return try await SimulatorCommand.run(rest)
+            case "help", "--help", "-h":
+                print(usage)
+                return 0
+            default:
+                standardError("livebridge: unknown command \"\(command)\"\n\n\(usage)")
+                return 2
+            }
+        } catch let error as UsageError {
+            standardError("livebridge \(command): \(error.message)")
+            return 2
+        } catch {
+            standardError("livebridge \(command): \(error)")
+            return 1
+        }
+    }
+}
+
+/// A mistake in the command line, told to the user with exit status 2.
+struct UsageError: Error {
+    let message: String
+    init(_ message: String) { self.message = message }
+}
+
+func standardError(_ text: String) {
+    FileHandle.standardError.write(Data((text + "\n").utf8))
+}

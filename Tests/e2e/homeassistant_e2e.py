@@ -1,0 +1,257 @@
+"""LiveBridge against a real Home Assistant.
+
+Starts Home Assistant (from the cached venv this runs in) with Tests/e2e/configuration.yaml, onboards an
+owner through the onboarding API, gets a long-lived token over the WebSocket API, runs `livebridge watch`,
+changes entities through the REST API, restarts Home Assistant, and asserts what watch printed.
+Everything started here is stopped here. The token is never printed.
+"""
+import asyncio
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+import aiohttp
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+LIVEBRIDGE = os.environ.get("LIVEBRIDGE_BIN", os.path.join(ROOT, ".build", "debug", "livebridge"))
+HASS = os.path.join(os.path.dirname(sys.executable), "hass")
+ENTITIES = ["input_number.washer_progress", "input_boolean.washer_running", "timer.laundry", "sensor.washer_status"]
+CLIENT_ID = "http://127.0.0.1/"
+
+
+def log(message):
+    print(f"e2e: {message}", flush=True)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class HomeAssistant:
+    def __init__(self, config_dir, port):
+        self.config_dir, self.port, self.process = config_dir, port, None
+        self.base = f"http://127.0.0.1:{port}"
+
+    def start(self):
+        self.log_file = open(os.path.join(self.config_dir, "hass.stdout"), "ab")
+        self.process = subprocess.Popen([HASS, "-c", self.config_dir, "--skip-pip-packages", "turbojpeg"],
+                                        stdout=self.log_file, stderr=subprocess.STDOUT)
+
+    async def wait_running(self, session, timeout=180):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise SystemExit(f"Home Assistant exited with {self.process.returncode}; see {self.config_dir}/hass.stdout")
+            try:
+                async with session.get(f"{self.base}/api/onboarding") as response:
+                    if response.status in (200, 401):
+                        return
+            except aiohttp.ClientError:
+                pass
+            await asyncio.sleep(0.5)
+        raise SystemExit("Home Assistant did not answer within 180 s")
+
+    def stop(self):
+        if self.process and self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(60)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+
+async def onboard(session, ha):
+    """Creates the owner and returns a long-lived access token."""
+    async with session.post(f"{ha.base}/api/onboarding/users", json={
+        "client_id": CLIENT_ID, "name": "LiveBridge", "username": "livebridge",
+        "password": "livebridge-e2e-password", "language": "en"}) as response:
+        if response.status != 200:
+            raise SystemExit(f"onboarding failed: HTTP {response.status}: {await response.text()}")
+        auth_code = (await response.json())["auth_code"]
+    async with session.post(f"{ha.base}/auth/token", data={
+        "grant_type": "authorization_code", "code": auth_code, "client_id": CLIENT_ID}) as response:
+        access_token = (await response.json())["access_token"]
+    async with session.ws_connect(f"{ha.base}/api/websocket") as ws:
+        await ws.receive_json()
+        await ws.send_json({"type": "auth", "access_token": access_token})
+        if (await ws.receive_json())["type"] != "auth_ok":
+            raise SystemExit("the onboarding access token was not accepted")
+        await ws.send_json({"id": 1, "type": "auth/long_lived_access_token", "client_name": "livebridge-e2e", "lifespan": 30})
+        result = await ws.receive_json()
+        if not result.get("success"):
+            raise SystemExit(f"could not create a long-lived token: {result.get('error')}")
+        return result["result"]
+
+
+async def call(session, ha, token, domain, service, data):
+    async with session.post(f"{ha.base}/api/services/{domain}/{service}", json=data,
+                            headers={"Authorization": f"Bearer {token}"}) as response:
+        if response.status != 200:
+            raise SystemExit(f"{domain}.{service} failed: HTTP {response.status}")
+
+
+class Watch:
+    """`livebridge watch` as a subprocess; its stdout lines parsed as they come."""
+
+    @classmethod
+    async def start(cls, url, token_file, entities):
+        watch = cls()
+        watch.process = await asyncio.create_subprocess_exec(
+            LIVEBRIDGE, "watch", "--url", url, "--token-file", token_file, *entities,
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+        watch.lines, watch.stderr = [], []
+        watch.readers = [asyncio.create_task(watch._read(watch.process.stdout, True)),
+                         asyncio.create_task(watch._read(watch.process.stderr, False))]
+        return watch
+
+    async def _read(self, stream, is_stdout):
+        while line := await stream.readline():
+            text = line.decode().rstrip("\n")
+            if is_stdout:
+                self.lines.append(json.loads(text))
+            else:
+                self.stderr.append(text)
+
+    def latest(self, entity_id):
+        for line in reversed(self.lines):
+            if line["entity_id"] == entity_id:
+                return line
+        return None
+
+    async def wait_for(self, description, predicate, timeout=60):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if predicate():
+                log(f"ok: {description}")
+                return
+            if self.process.returncode is not None:
+                break
+            await asyncio.sleep(0.1)
+        raise SystemExit(f"FAILED: {description}\nwatch printed:\n" + "\n".join(map(json.dumps, self.lines))
+                         + "\nwatch logged:\n" + "\n".join(self.stderr))
+
+    async def stop(self):
+        if self.process.returncode is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                await asyncio.wait_for(self.process.wait(), 10)
+            except asyncio.TimeoutError:
+                self.process.kill()
+                raise SystemExit("FAILED: watch did not exit within 10 s of SIGTERM")
+        await asyncio.gather(*self.readers)
+        return self.process.returncode
+
+
+def state(watch, entity_id):
+    line = watch.latest(entity_id)
+    return line and line["state"]
+
+
+async def main():
+    work = tempfile.mkdtemp(prefix="livebridge-e2e-")
+    port = free_port()
+    with open(os.path.join(ROOT, "Tests", "e2e", "configuration.yaml")) as source:
+        config = source.read().replace("__PORT__", str(port))
+    with open(os.path.join(work, "configuration.yaml"), "w") as target:
+        target.write(config)
+    ha = HomeAssistant(work, port)
+    watch = None
+    ok = False
+    try:
+        async with aiohttp.ClientSession() as session:
+            log(f"starting Home Assistant in {work} on port {port}")
+            started = time.monotonic()
+            ha.start()
+            await ha.wait_running(session)
+            log(f"Home Assistant answered after {time.monotonic() - started:.1f} s")
+            token = await onboard(session, ha)
+            token_file = os.path.join(work, "token")
+            with open(token_file, "w") as f:
+                f.write(token)
+            os.chmod(token_file, 0o600)
+            log("onboarded an owner and created a long-lived token")
+
+            watch = await Watch.start(ha.base, token_file, ENTITIES)
+            await watch.wait_for("watch prints each entity's current state first",
+                                 lambda: all(watch.latest(e) for e in ENTITIES))
+            first = {line["entity_id"]: line for line in watch.lines[:4]}
+            assert set(first) == set(ENTITIES), f"the first four lines were not the four entities: {list(first)}"
+            assert first["input_number.washer_progress"]["state"] == "0.0", first["input_number.washer_progress"]
+            assert first["input_number.washer_progress"]["attributes"]["max"] == 100.0
+            assert first["input_number.washer_progress"]["attributes"]["icon"] == "mdi:washing-machine"
+            assert first["input_boolean.washer_running"]["state"] == "off"
+            assert first["timer.laundry"]["state"] == "idle"
+            assert first["sensor.washer_status"]["state"] == "idle"
+            for line in first.values():
+                assert line["last_changed"].endswith("+00:00") and line["last_updated"].endswith("+00:00"), line
+
+            await call(session, ha, token, "input_number", "set_value", {"entity_id": "input_number.washer_progress", "value": 42})
+            await watch.wait_for("a progress change arrives", lambda: state(watch, "input_number.washer_progress") == "42.0")
+            await call(session, ha, token, "input_boolean", "turn_on", {"entity_id": "input_boolean.washer_running"})
+            await watch.wait_for("the template sensor follows the boolean",
+                                 lambda: state(watch, "input_boolean.washer_running") == "on"
+                                 and state(watch, "sensor.washer_status") == "running")
+            await call(session, ha, token, "timer", "start", {"entity_id": "timer.laundry"})
+            await watch.wait_for("the timer is active with finishes_at",
+                                 lambda: state(watch, "timer.laundry") == "active"
+                                 and "finishes_at" in watch.latest("timer.laundry")["attributes"])
+            await call(session, ha, token, "timer", "pause", {"entity_id": "timer.laundry"})
+            await watch.wait_for("pausing removes finishes_at (a '-' diff)",
+                                 lambda: state(watch, "timer.laundry") == "paused"
+                                 and "finishes_at" not in watch.latest("timer.laundry")["attributes"])
+
+            log("restarting Home Assistant")
+            ha.stop()
+            await watch.wait_for("watch notices the disconnect", lambda: any("disconnected" in l for l in watch.stderr))
+            lines_before = len(watch.lines)
+            ha.start()
+            await ha.wait_running(session)
+            # input_number and input_boolean have `initial`, the timer no restore: all reset on restart.
+            await watch.wait_for("after the restart watch reconnects and prints the reset states",
+                                 lambda: state(watch, "input_number.washer_progress") == "0.0"
+                                 and state(watch, "input_boolean.washer_running") == "off"
+                                 and state(watch, "sensor.washer_status") == "idle"
+                                 and state(watch, "timer.laundry") == "idle", timeout=120)
+            assert sum("ready:" in l for l in watch.stderr) == 2, watch.stderr
+            await call(session, ha, token, "input_number", "set_value", {"entity_id": "input_number.washer_progress", "value": 7})
+            await watch.wait_for("changes flow again after the restart", lambda: state(watch, "input_number.washer_progress") == "7.0")
+            assert len(watch.lines) > lines_before
+
+            code = await watch.stop()
+            assert code == 0, f"watch exited {code} on SIGTERM"
+            everything = json.dumps(watch.lines) + "\n".join(watch.stderr)
+            assert token not in everything, "the token appeared in watch's output"
+            log(f"watch printed {len(watch.lines)} lines and exited 0; the token never appeared")
+
+            bad_file = os.path.join(work, "bad-token")
+            with open(bad_file, "w") as f:
+                f.write("not-a-valid-token")
+            rejected = subprocess.run([LIVEBRIDGE, "watch", "--url", ha.base, "--token-file", bad_file, ENTITIES[0]],
+                                      capture_output=True, text=True, timeout=30)
+            assert rejected.returncode == 1, f"watch with a bad token exited {rejected.returncode}"
+            assert "rejected the access token" in rejected.stderr, rejected.stderr
+            assert rejected.stderr.count("connecting to") == 1, "watch retried after auth_invalid"
+            log("a bad token is rejected once, plainly, with exit status 1")
+            ok = True
+    finally:
+        if watch and watch.process.returncode is None:
+            watch.process.kill()
+        ha.stop()
+        if ok:
+            shutil.rmtree(work, ignore_errors=True)
+        else:
+            log(f"kept {work} for inspection")
+    log("PASSED")
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
