@@ -37,7 +37,6 @@ demo: build
 	@echo "Simulated Home Assistant on ws://127.0.0.1:$(DEMO_PORT)/api/websocket; watch prints its washer below. Ctrl-C stops."
 	@.build/debug/livebridge simulator --port $(DEMO_PORT) --cycle 30 --token-file .build/demo-token & sim=$$!; \
 	trap "kill $$sim 2>/dev/null" EXIT INT TERM; \
-	sleep 1; \
 	.build/debug/livebridge watch --url http://127.0.0.1:$(DEMO_PORT) --token-file .build/demo-token \
 		sensor.washer_status sensor.washer_progress timer.laundry
 

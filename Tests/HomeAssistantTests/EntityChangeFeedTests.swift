@@ -1,0 +1,32 @@
+import HomeAssistant
+import Testing
+
+struct EntityChangeFeedTests {
+    func state(_ id: String, _ value: String) -> EntityChange {
+        .updated(EntityState(entityID: id, state: value, lastChanged: 0))
+    }
+
+    @Test func changesNotYetReadAreCoalescedToTheLatestPerEntityInFirstChangedOrder() async {
+        let feed = EntityChangeFeed()
+        feed.publish([state("b", "1"), state("a", "1")])
+        feed.publish([state("b", "2"), .removed(entityID: "a"), state("c", "1")])
+        #expect(await feed.next() == [state("b", "2"), .removed(entityID: "a"), state("c", "1")])
+        #expect(feed.coalescedCount == 2)
+    }
+
+    @Test func aWaitingConsumerIsWokenByPublish() async {
+        let feed = EntityChangeFeed()
+        async let batch = feed.next()
+        // Either order works: published before the wait, or while waiting.
+        feed.publish([state("a", "1")])
+        #expect(await batch == [state("a", "1")])
+    }
+
+    @Test func finishEndsTheFeedAfterWhatIsPending() async {
+        let feed = EntityChangeFeed()
+        feed.publish([state("a", "1")])
+        feed.finish()
+        #expect(await feed.next() == [state("a", "1")])
+        #expect(await feed.next() == nil)
+    }
+}

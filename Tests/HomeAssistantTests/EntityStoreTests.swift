@@ -1,0 +1,87 @@
+import HomeAssistant
+import JSON
+import Testing
+
+/// The compressed `subscribe_entities` format → full states, with fixtures shaped like Home Assistant 2025.4.4's.
+struct EntityStoreTests {
+    let snapshot: JSONValue = try! JSONParser.parse("""
+        {"a":{"input_number.washer_progress":{"s":"0.0","a":{"min":0.0,"max":100.0,"step":1.0,"mode":"slider","icon":"mdi:washing-machine","friendly_name":"Washer progress"},"c":"01M8ABC","lc":1795343668.42},
+              "timer.laundry":{"s":"active","a":{"duration":"1:30:00","finishes_at":"2026-11-22T13:30:00+00:00"},"c":{"id":"01CTX","parent_id":null},"lc":1795343000.0,"lu":1795343600.5}}}
+        """)
+
+    @Test func aSnapshotBecomesFullStates() throws {
+        var store = EntityStore()
+        let changes = store.replace(withSnapshot: snapshot)
+        #expect(changes.map(\.entityID) == ["input_number.washer_progress", "timer.laundry"])
+        let washer = try #require(store["input_number.washer_progress"])
+        #expect(washer.state == "0.0")
+        #expect(washer.attributes["max"] == .double(100.0))
+        #expect(washer.lastChanged == 1795343668.42)
+        #expect(washer.lastUpdated == 1795343668.42, "lu omitted means equal to lc")
+        #expect(washer.contextID == "01M8ABC")
+        let timer = try #require(store["timer.laundry"])
+        #expect(timer.lastUpdated == 1795343600.5)
+        #expect(timer.contextID == "01CTX")
+    }
+
+    @Test func aDiffSetsStateAddsAndRemovesAttributes() throws {
+        var store = EntityStore()
+        _ = store.replace(withSnapshot: snapshot)
+        let changes = store.apply(try JSONParser.parse("""
+            {"c":{"timer.laundry":{"+":{"s":"paused","lc":1795344100.5,"c":"01J","a":{"remaining":"1:25:00"}},"-":{"a":["finishes_at"]}}}}
+            """))
+        let timer = try #require(store["timer.laundry"])
+        #expect(changes == [.updated(timer)])
+        #expect(timer.state == "paused")
+        #expect(timer.attributes == ["duration": "1:30:00", "remaining": "1:25:00"])
+        #expect(timer.lastChanged == 1795344100.5)
+        #expect(timer.lastUpdated == 1795344100.5, "lc present means last_updated moves too")
+        #expect(timer.contextID == "01J")
+    }
+
+    @Test func aDiffWithOnlyLastUpdatedKeepsLastChanged() throws {
+        var store = EntityStore()
+        _ = store.replace(withSnapshot: snapshot)
+        _ = store.apply(["c": ["input_number.washer_progress": ["+": ["a": ["step": 5.0], "lu": 1795343700.0]]]])
+        let washer = try #require(store["input_number.washer_progress"])
+        #expect(washer.state == "0.0")
+        #expect(washer.attributes["step"] == .double(5.0))
+        #expect(washer.lastChanged == 1795343668.42)
+        #expect(washer.lastUpdated == 1795343700.0)
+    }
+
+    @Test func addedAndRemovedEntities() {
+        var store = EntityStore()
+        _ = store.replace(withSnapshot: snapshot)
+        let added = store.apply(["a": ["sensor.new": ["s": "on", "a": [:], "c": "x", "lc": 1.5]]])
+        #expect(added.map(\.entityID) == ["sensor.new"])
+        let removed = store.apply(["r": ["timer.laundry", "sensor.unknown"]])
+        #expect(removed == [.removed(entityID: "timer.laundry")])
+        #expect(store.states.keys.sorted() == ["input_number.washer_progress", "sensor.new"])
+    }
+
+    @Test func aDiffForAnUnknownEntityIsIgnored() {
+        var store = EntityStore()
+        #expect(store.apply(["c": ["sensor.ghost": ["+": ["s": "on"]]]]).isEmpty)
+        #expect(store.count == 0)
+    }
+
+    @Test func aNewSnapshotReplacesTheStoreAndReportsOnlyDifferences() {
+        var store = EntityStore()
+        _ = store.replace(withSnapshot: snapshot)
+        let next: JSONValue = ["a": [
+            "input_number.washer_progress": snapshot["a"]!["input_number.washer_progress"]!,
+            "sensor.fresh": ["s": "1", "lc": 2.0],
+        ]]
+        let changes = store.replace(withSnapshot: next)
+        #expect(changes.map(\.entityID) == ["timer.laundry", "sensor.fresh"])
+        #expect(changes.first == .removed(entityID: "timer.laundry"))
+        #expect(store.states.keys.sorted() == ["input_number.washer_progress", "sensor.fresh"])
+    }
+
+    @Test func theWatchLineHasTheDocumentedKeysAndISOTimes() {
+        let state = EntityState(entityID: "sensor.x", state: "on", attributes: ["a": 1], lastChanged: 1795343668.42,
+                                lastUpdated: 1795343669)
+        #expect(state.jsonLine == #"{"entity_id":"sensor.x","state":"on","attributes":{"a":1},"last_changed":"2026-11-22T10:34:28.420000+00:00","last_updated":"2026-11-22T10:34:29+00:00"}"#)
+    }
+}

@@ -1,0 +1,29 @@
+import HomeAssistant
+import Testing
+
+struct TimestampTests {
+    @Test func formatsLikePythonsIsoformatInUTC() {
+        #expect(Timestamp.iso8601(0) == "1970-01-01T00:00:00+00:00")
+        #expect(Timestamp.iso8601(1795343668.42) == "2026-11-22T10:34:28.420000+00:00")
+        #expect(Timestamp.iso8601(951_782_400) == "2000-02-29T00:00:00+00:00")
+    }
+
+    @Test func parsesOffsetsFractionsAndZ() {
+        #expect(Timestamp.epoch(fromISO8601: "2026-11-22T10:34:28.42+00:00") == 1795343668.42)
+        #expect(Timestamp.epoch(fromISO8601: "2026-11-22T11:34:28+01:00") == 1795343668)
+        #expect(Timestamp.epoch(fromISO8601: "2026-11-22T10:34:28Z") == 1795343668)
+        #expect(Timestamp.epoch(fromISO8601: "2026-11-22T10:34") == 1795343640)
+    }
+
+    @Test func rejectsWhatIsNotATimestamp() {
+        for text in ["", "unknown", "2026-13-01T00:00:00", "2026-11-22", "2026-11-22T10:34:28+0", "2026-11-22T25:00:00"] {
+            #expect(Timestamp.epoch(fromISO8601: text) == nil, "\(text)")
+        }
+    }
+
+    @Test func roundTrips() {
+        for epoch in [1.0, 1_700_000_000.123456, 4_102_444_800.5] {
+            #expect(Timestamp.epoch(fromISO8601: Timestamp.iso8601(epoch)) == epoch)
+        }
+    }
+}
