@@ -25,6 +25,8 @@ let package = Package(
         .executableTarget(name: "livebridge", dependencies: ["HomeAssistant", "HomeAssistantSimulator", "JSON"]),
         .testTarget(name: "HomeAssistantTests", dependencies: ["HomeAssistant", "HomeAssistantSimulator", "WebSocketTransport", "JSON"]),
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
+        // The real binary as a subprocess.
+        .testTarget(name: "LiveBridgeCLITests", dependencies: ["HomeAssistantSimulator", "JSON"]),
         .testTarget(name: "SystemLibraryTests", dependencies: ["CCurl", "CYAML", "CLibWebSockets"]),
     ],
     swiftLanguageModes: [.v6]

@@ -18,12 +18,14 @@ public final class HomeAssistantSimulator: @unchecked Sendable {
         public var fragmentSize = 256 << 10
         public var maximumMessageSize = 64 << 20
         public var port = 0
+        /// PEM certificate and key: serve wss:// instead of ws://.
+        public var tlsCertificate: (certificate: String, key: String)?
         public init(token: String) { self.token = token }
     }
 
     public let options: Options
     public let port: Int
-    public var url: String { "ws://127.0.0.1:\(port)/api/websocket" }
+    public var url: String { "\(options.tlsCertificate == nil ? "ws" : "wss")://127.0.0.1:\(port)/api/websocket" }
 
     private let loop: WebSocketEventLoop
     private let recorded = Mutex(SimulatorRecord())
@@ -33,6 +35,7 @@ public final class HomeAssistantSimulator: @unchecked Sendable {
     private var entities: [String: SimulatedEntity] = [:]
     private var coreState = "RUNNING"
     private var answersPings = true
+    private var unresponsive = false
     private var clients: [ObjectIdentifier: Client] = [:]
     private var contextCounter = 0
     private var serviceErrors: [String: HomeAssistantError] = [:]
@@ -57,6 +60,7 @@ public final class HomeAssistantSimulator: @unchecked Sendable {
         loopOptions.listen = ("127.0.0.1", options.port)
         loopOptions.fragmentSize = options.fragmentSize
         loopOptions.maximumMessageSize = options.maximumMessageSize
+        loopOptions.serverCertificate = options.tlsCertificate
         loopOptions.name = "ha-simulator"
         loop = try WebSocketEventLoop(options: loopOptions)
         port = loop.listenPort
@@ -134,6 +138,11 @@ public final class HomeAssistantSimulator: @unchecked Sendable {
     /// While false, `ping` gets no `pong`: the link looks alive but is dead.
     public func setAnswersPings(_ answers: Bool) async {
         await onLoop { sim in sim.answersPings = answers }
+    }
+
+    /// While true the server accepts sockets but says nothing and answers nothing: not even auth_required.
+    public func setUnresponsive(_ silent: Bool) async {
+        await onLoop { sim in sim.unresponsive = silent }
     }
 
     /// Drops every client's socket without a closing handshake.
@@ -269,6 +278,7 @@ public final class HomeAssistantSimulator: @unchecked Sendable {
         let client = Client(connection: connection, number: number)
         clients[ObjectIdentifier(connection)] = client
         connection.delegate = self
+        guard !unresponsive else { return }
         send(["type": "auth_required", "ha_version": .string(options.haVersion)], to: client)
     }
 
@@ -371,7 +381,7 @@ extension HomeAssistantSimulator: WebSocketConnectionDelegate {
     public func connectionDidOpen(_ connection: WebSocketConnection) {}
 
     public func connection(_ connection: WebSocketConnection, didReceive message: [UInt8]) {
-        guard let client = clients[ObjectIdentifier(connection)] else { return }
+        guard let client = clients[ObjectIdentifier(connection)], !unresponsive else { return }
         guard let value = try? JSONParser.parse(message) else {
             send(["type": "result", "success": false, "error": ["code": "invalid_format", "message": "Message incorrectly formatted."]], to: client)
             return

@@ -298,6 +298,19 @@ struct ConnectionTests {
         await connection.stop()
     }
 
+    @Test func aServerThatNeverAuthenticatesTimesOutAndIsRetried() async throws {
+        let simulator = try HomeAssistantSimulator(token: simulatorToken)
+        defer { simulator.stop() }
+        await simulator.setUnresponsive(true)
+        let log = EventLog()
+        let connection = try makeConnection(to: simulator, log: log) { $0.authTimeout = .milliseconds(150) }
+        connection.start(entityIDs: nil)
+        #expect(await log.wait { $0.filter { $0 == .disconnected(reason: "no auth_ok within 0.150s") }.count >= 2 })
+        await simulator.setUnresponsive(false)
+        #expect(await log.wait { $0.contains { $0.isReady } })
+        await connection.stop()
+    }
+
     @Test func requestsMadeWhileDisconnectedWaitForTheConnection() async throws {
         let simulator = try HomeAssistantSimulator(token: simulatorToken)
         defer { simulator.stop() }

@@ -1,0 +1,200 @@
+import Foundation
+import HomeAssistantSimulator
+import JSON
+import Synchronization
+import Testing
+
+/// The real `livebridge` binary as a subprocess against the simulator.
+@Suite(.timeLimit(.minutes(1)))
+struct WatchCommandTests {
+    static let token = "llat-cli-test-4e8a1f"
+
+    @Test func printsCurrentStatesThenChangesAsJSONLinesAndExitsZeroOnSIGTERM() async throws {
+        let simulator = try HomeAssistantSimulator(token: Self.token)
+        defer { simulator.stop() }
+        await simulator.setState("sensor.washer_progress", "10", attributes: ["unit_of_measurement": "%"])
+        await simulator.setState("timer.laundry", "idle")
+        let tokenFile = try temporaryFile(Self.token + "\n")
+        let watch = try Subprocess(["watch", "--url", simulator.url, "--token-file", tokenFile,
+                                    "sensor.washer_progress", "timer.laundry"])
+        #expect(await watch.stdout.wait { $0.count == 2 })
+        let first = try watch.stdout.lines.map { try JSONParser.parse($0) }
+        #expect(Set(first.compactMap { $0["entity_id"]?.stringValue }) == ["sensor.washer_progress", "timer.laundry"])
+        let washer = try #require(first.first { $0["entity_id"] == "sensor.washer_progress" })
+        #expect(washer["state"] == "10")
+        #expect(washer["attributes"] == ["unit_of_measurement": "%"])
+        #expect(washer["last_changed"]?.stringValue?.hasSuffix("+00:00") == true)
+        #expect(washer.objectValue?.keys.sorted() == ["attributes", "entity_id", "last_changed", "last_updated", "state"])
+
+        await simulator.setState("sensor.washer_progress", "20", attributes: ["unit_of_measurement": "%"])
+        await simulator.remove("timer.laundry")
+        #expect(await watch.stdout.wait { $0.count == 4 }, "\(watch.stdout.lines)")
+        #expect(watch.stdout.lines[2].contains(#""state":"20""#))
+        #expect(watch.stdout.lines[3] == #"{"entity_id":"timer.laundry","state":null}"#)
+
+        watch.signal(SIGTERM)
+        #expect(await watch.exitStatus() == 0)
+        let everything = watch.stdout.lines.joined() + watch.stderr.lines.joined()
+        #expect(watch.stderr.lines.contains { $0.contains("ready: 2 entities") })
+        #expect(!everything.contains(Self.token))
+    }
+
+    @Test func reconnectsByItselfAfterTheSocketDrops() async throws {
+        let simulator = try HomeAssistantSimulator(token: Self.token)
+        defer { simulator.stop() }
+        await simulator.setState("sensor.a", "1")
+        let watch = try Subprocess(["watch", "--url", simulator.url, "sensor.a"], environment: ["LIVEBRIDGE_HA_TOKEN": Self.token])
+        #expect(await watch.stdout.wait { $0.count == 1 })
+        await simulator.dropConnections()
+        #expect(await watch.stderr.wait { $0.filter { $0.contains("ready:") }.count == 2 })
+        await simulator.setState("sensor.a", "2")
+        #expect(await watch.stdout.wait { $0.last?.contains(#""state":"2""#) == true })
+        watch.signal(SIGINT)
+        #expect(await watch.exitStatus() == 0)
+    }
+
+    @Test func aRejectedTokenExitsOneAfterASingleAttempt() async throws {
+        let simulator = try HomeAssistantSimulator(token: Self.token)
+        defer { simulator.stop() }
+        let watch = try Subprocess(["watch", "--url", simulator.url, "sensor.a"], environment: ["LIVEBRIDGE_HA_TOKEN": "wrong-9c2d"])
+        #expect(await watch.exitStatus() == 1)
+        #expect(watch.stderr.lines.contains { $0.contains("Home Assistant rejected the access token") })
+        #expect(!watch.stderr.lines.joined().contains("wrong-9c2d"))
+        #expect(simulator.record.authAttempts == 1)
+    }
+
+    @Test(arguments: [
+        (["watch", "sensor.a"], "--url is required"),
+        (["watch", "--url", "ws://127.0.0.1:1", "--token-file", "/nonexistent/token", "sensor.a"], "cannot read the token file /nonexistent/token"),
+        (["watch", "--url", "ws://127.0.0.1:1", "--token-file", emptyFile, "sensor.a"], "the token file \(emptyFile) is empty"),
+        (["watch", "--url", "ws://127.0.0.1:1", "Sensor A"], "\"Sensor A\" is not an entity id"),
+        (["watch", "--url", "ws://127.0.0.1:1", "--bogus", "sensor.a"], "unknown option --bogus"),
+        (["frobnicate"], "unknown command \"frobnicate\""),
+    ])
+    func badCommandLinesSayWhatIsWrongAndExitTwo(arguments: [String], message: String) async throws {
+        let watch = try Subprocess(arguments, environment: ["LIVEBRIDGE_HA_TOKEN": ""])
+        #expect(await watch.exitStatus() == 2)
+        #expect(watch.stderr.lines.joined(separator: "\n").contains(message), "\(watch.stderr.lines)")
+    }
+
+    @Test func aBadURLIsReportedPlainly() async throws {
+        let watch = try Subprocess(["watch", "--url", "ftp://x", "sensor.a"], environment: ["LIVEBRIDGE_HA_TOKEN": "t"])
+        #expect(await watch.exitStatus() == 1)
+        #expect(watch.stderr.lines.first == "livebridge watch: invalid Home Assistant URL \"ftp://x\": unsupported scheme \"ftp\"; expected ws, wss, http or https")
+    }
+}
+
+let emptyFile = try! temporaryFile("")
+
+func temporaryFile(_ contents: String) throws -> String {
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent("livebridge-\(UUID().uuidString)").path
+    try contents.write(toFile: path, atomically: true, encoding: .utf8)
+    return path
+}
+
+/// Lines a subprocess wrote, with a way to wait for them.
+final class LineCollector: Sendable {
+    private struct Waiter {
+        let predicate: @Sendable ([String]) -> Bool
+        let continuation: CheckedContinuation<Void, Never>
+    }
+
+    private struct State {
+        var lines: [String] = []
+        var partial: [UInt8] = []
+        var closed = false
+        var waiters: [UUID: Waiter] = [:]
+    }
+
+    private let state = Mutex(State())
+
+    var lines: [String] { state.withLock { $0.lines } }
+
+    /// Adds output; empty data means the stream closed.
+    func append(_ data: Data) {
+        let ready = state.withLock { s -> [CheckedContinuation<Void, Never>] in
+            if data.isEmpty { s.closed = true }
+            for byte in data {
+                if byte == 10 {
+                    s.lines.append(String(decoding: s.partial, as: UTF8.self))
+                    s.partial = []
+                } else {
+                    s.partial.append(byte)
+                }
+            }
+            let lines = s.lines, closed = s.closed
+            let done = s.waiters.filter { closed || $0.value.predicate(lines) }
+            for key in done.keys { s.waiters[key] = nil }
+            return done.values.map(\.continuation)
+        }
+        for continuation in ready { continuation.resume() }
+    }
+
+    /// Waits until `predicate` holds for the lines so far, the stream closes, or `timeout` passes;
+    /// returns whether the predicate holds.
+    func wait(timeout: Duration = .seconds(10), until predicate: @escaping @Sendable ([String]) -> Bool) async -> Bool {
+        let key = UUID()
+        let timer = Task {
+            guard (try? await Task.sleep(for: timeout)) != nil else { return }
+            self.state.withLock { $0.waiters.removeValue(forKey: key) }?.continuation.resume()
+        }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let now = state.withLock { s -> Bool in
+                if s.closed || predicate(s.lines) { return true }
+                s.waiters[key] = Waiter(predicate: predicate, continuation: continuation)
+                return false
+            }
+            if now { continuation.resume() }
+        }
+        timer.cancel()
+        return predicate(lines)
+    }
+
+    /// Waits for the stream to close; false on timeout.
+    func waitForClose(timeout: Duration) async -> Bool {
+        _ = await wait(timeout: timeout) { _ in false }
+        return state.withLock { $0.closed }
+    }
+}
+
+/// `livebridge` run from the build folder, its stdout and stderr collected line by line.
+final class Subprocess: @unchecked Sendable {
+    let process = Process()
+    let stdout = LineCollector()
+    let stderr = LineCollector()
+
+    init(_ arguments: [String], environment: [String: String] = [:]) throws {
+        let executable = URL(fileURLWithPath: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+            .deletingLastPathComponent().appendingPathComponent("livebridge")
+        process.executableURL = executable
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        let stdout = self.stdout, stderr = self.stderr
+        out.fileHandleForReading.readabilityHandler = { handle in
+            let data = handle.availableData
+            stdout.append(data)
+            if data.isEmpty { handle.readabilityHandler = nil }
+        }
+        err.fileHandleForReading.readabilityHandler = { handle in
+            let data = handle.availableData
+            stderr.append(data)
+            if data.isEmpty { handle.readabilityHandler = nil }
+        }
+        try process.run()
+    }
+
+    func signal(_ number: Int32) { kill(process.processIdentifier, number) }
+
+    /// The exit status once the process has exited and its output is read; nil if it is still running after 15 s.
+    func exitStatus() async -> Int32? {
+        guard await stderr.waitForClose(timeout: .seconds(15)), await stdout.waitForClose(timeout: .seconds(5)) else {
+            process.terminate()
+            return nil
+        }
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+}
