@@ -75,6 +75,26 @@ public enum Timestamp {
         return Double(days * 86_400 + hour * 3600 + minute * 60 + second - offset) + fraction
     }
 
+    /// Calendar fields of a UTC instant; weekday 0 is Monday, as Python counts.
+    public struct Components: Equatable, Sendable {
+        public let year, month, day, hour, minute, second, weekday, dayOfYear: Int
+        public let microsecond: Int
+    }
+
+    public static func components(_ epoch: Double) -> Components {
+        var micros = Int64((epoch * 1_000_000).rounded())
+        var seconds = micros >= 0 ? micros / 1_000_000 : (micros - 999_999) / 1_000_000
+        micros -= seconds * 1_000_000
+        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
+        seconds -= days * 86_400
+        let (year, month, day) = civilDate(daysSinceEpoch: days)
+        let weekday = Int(((days % 7) + 7 + 3) % 7)  // 1970-01-01 was a Thursday (3)
+        let dayOfYear = Int(days - daysSinceEpoch(year: year, month: 1, day: 1)) + 1
+        return Components(year: Int(year), month: Int(month), day: Int(day), hour: Int(seconds / 3600),
+                          minute: Int(seconds % 3600 / 60), second: Int(seconds % 60), weekday: weekday,
+                          dayOfYear: dayOfYear, microsecond: Int(micros))
+    }
+
     private static func pad(_ value: Int64, _ width: Int) -> String {
         let text = String(value)
         return text.count >= width ? text : String(repeating: "0", count: width - text.count) + text

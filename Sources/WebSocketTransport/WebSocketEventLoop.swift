@@ -91,7 +91,8 @@ public final class WebSocketEventLoop: @unchecked Sendable {
         if options.listen != nil, let vhost = lws_get_vhost_by_name(context, "default") {
             listenPort = Int(lws_get_vhost_listen_port(vhost))
         }
-        let thread = Thread { [unowned self] in self.run() }
+        // The thread holds the loop until shutdown: a loop lives as long as it runs.
+        let thread = Thread { self.run() }
         thread.name = options.name
         thread.stackSize = 8 << 20
         self.thread = thread

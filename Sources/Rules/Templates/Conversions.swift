@@ -1,0 +1,83 @@
+import HomeAssistant
+
+/// Turning what entities hold (strings, mostly) into numbers, times and durations, as Home Assistant's helpers do.
+enum Conversions {
+    static func float(_ value: TemplateValue) -> Double? {
+        switch value {
+        case .int, .double, .bool: return value.number
+        case .string(let s):
+            let t = s.trimmingCharacters(in: .whitespaces)
+            guard !t.isEmpty, let d = Double(t) else { return nil }
+            return d
+        default: return nil
+        }
+    }
+
+    /// Seconds since 1970 from a datetime, an ISO 8601 string or a number.
+    static func epoch(_ value: TemplateValue) -> Double? {
+        switch value {
+        case .datetime(let t): return t
+        case .int, .double: return value.number
+        case .string(let s):
+            if let t = Timestamp.epoch(fromISO8601: s.trimmingCharacters(in: .whitespaces)) { return t }
+            return Double(s)
+        default: return nil
+        }
+    }
+
+    /// Seconds from `H:MM:SS`, `MM:SS`, `D days, H:MM:SS`, ISO 8601 `PT1H30M`, or a number of seconds.
+    static func duration(_ value: TemplateValue) -> Double? {
+        switch value {
+        case .timedelta(let s): return s
+        case .int, .double: return value.number
+        case .string(let raw):
+            let s = raw.trimmingCharacters(in: .whitespaces)
+            if s.hasPrefix("P") || s.hasPrefix("-P") { return isoDuration(s) }
+            var days = 0.0
+            var clock = Substring(s)
+            if let comma = s.firstIndex(of: ",") {
+                let dayPart = s[..<comma].split(separator: " ")
+                guard dayPart.count == 2, let d = Double(dayPart[0]), dayPart[1].hasPrefix("day") else { return nil }
+                days = d
+                clock = s[s.index(after: comma)...].drop { $0 == " " }
+            }
+            let parts = clock.split(separator: ":", omittingEmptySubsequences: false)
+            guard (2...3).contains(parts.count) else { return nil }
+            var total = 0.0
+            for part in parts {
+                guard let n = Double(part), n >= 0 else { return nil }
+                total = total * 60 + n
+            }
+            if parts.count == 2 { total *= 60 }  // HH:MM
+            return days * 86_400 + total
+        default: return nil
+        }
+    }
+
+    private static func isoDuration(_ s: String) -> Double? {
+        var negative = false
+        var chars = Substring(s)
+        if chars.hasPrefix("-") { negative = true; chars = chars.dropFirst() }
+        guard chars.hasPrefix("P") else { return nil }
+        chars = chars.dropFirst()
+        var total = 0.0
+        var number = ""
+        var inTime = false
+        for c in chars {
+            if c == "T" { inTime = true; continue }
+            if c.isNumber || c == "." { number.append(c); continue }
+            guard let n = Double(number) else { return nil }
+            number = ""
+            switch (c, inTime) {
+            case ("D", false): total += n * 86_400
+            case ("W", false): total += n * 604_800
+            case ("H", true): total += n * 3600
+            case ("M", true): total += n * 60
+            case ("S", true): total += n
+            default: return nil
+            }
+        }
+        guard number.isEmpty else { return nil }
+        return negative ? -total : total
+    }
+}

@@ -1,0 +1,161 @@
+import Foundation
+import HomeAssistant
+
+/// The filters of the template language (`value | filter(args)`), with Home Assistant's semantics:
+/// `float` and `int` of a non-number fail unless given a default.
+enum Filters {
+    static func apply(_ filter: Filter, _ value: TemplateValue, _ args: [TemplateValue], _ keywords: [String: TemplateValue],
+                      context: EvaluationContext) throws(EvaluationError) -> TemplateValue {
+        let fallback = args.first ?? keywords["default"]
+        switch filter {
+        case .float:
+            if let d = Conversions.float(value) { return .double(d) }
+            if let fallback { return fallback }
+            throw EvaluationError("float got \(value.typeName) \(value.repr), which is not a number, and no default")
+        case .int:
+            if case .int = value { return value }
+            if let d = Conversions.float(value), d.isFinite, abs(d) < 9.2e18 { return .int(Int(d.rounded(.towardZero))) }
+            if let fallback = args.first ?? keywords["default"] { return fallback }
+            throw EvaluationError("int got \(value.typeName) \(value.repr), which is not a number, and no default")
+        case .round:
+            guard let d = Conversions.float(value) else {
+                if let fallback = keywords["default"] { return fallback }
+                throw EvaluationError("round got \(value.typeName) \(value.repr), which is not a number")
+            }
+            let precision = args.first?.number.map(Int.init) ?? keywords["precision"]?.number.map(Int.init) ?? 0
+            let method = (args.count > 1 ? args[1] : keywords["method"])?.text ?? "common"
+            let scale = Foundation.pow(10.0, Double(precision))
+            let scaled = d * scale
+            let rounded: Double = switch method {
+            case "ceil": scaled.rounded(.up)
+            case "floor": scaled.rounded(.down)
+            case "half": (scaled * 2).rounded() / 2
+            default: scaled.rounded(.toNearestOrEven)
+            }
+            return precision == 0 ? .int(Int(rounded)) : .double(rounded / scale)
+        case .default, .d:
+            let boolean = (args.count > 1 ? args[1] : keywords["boolean"])?.isTruthy ?? false
+            if value == .none || (boolean && !value.isTruthy) { return fallback ?? .string("") }
+            return value
+        case .upper: return .string(value.text.uppercased())
+        case .lower: return .string(value.text.lowercased())
+        case .title: return .string(value.text.capitalized)
+        case .capitalize:
+            let s = value.text.lowercased()
+            return .string(s.prefix(1).uppercased() + s.dropFirst())
+        case .trim: return .string(value.text.trimmingCharacters(in: .whitespacesAndNewlines))
+        case .replace:
+            guard args.count >= 2 else { throw EvaluationError("replace needs two arguments: old and new") }
+            return .string(value.text.replacingOccurrences(of: args[0].text, with: args[1].text))
+        case .abs:
+            switch value {
+            case .int(let i): return .int(Swift.abs(i))
+            case .double(let d): return .double(Swift.abs(d))
+            case .timedelta(let s): return .timedelta(Swift.abs(s))
+            default:
+                if let d = Conversions.float(value) { return .double(Swift.abs(d)) }
+                throw EvaluationError("abs got \(value.typeName) \(value.repr)")
+            }
+        case .min, .max:
+            guard case .list(let items) = value, var best = items.first else {
+                throw EvaluationError("\(filter.rawValue) needs a non-empty list")
+            }
+            for item in items.dropFirst() {
+                let order = try Arithmetic.compare(item, best)
+                if (filter == .min && order < 0) || (filter == .max && order > 0) { best = item }
+            }
+            return best
+        case .timestampCustom:
+            guard let epoch = Conversions.epoch(value) else {
+                if let fallback = keywords["default"] ?? (args.count > 2 ? args[2] : nil) { return fallback }
+                throw EvaluationError("timestamp_custom got \(value.typeName) \(value.repr), which is not a timestamp")
+            }
+            let format = args.first?.text ?? keywords["format_string"]?.text ?? "%Y-%m-%d %H:%M:%S"
+            let local = (args.count > 1 ? args[1] : keywords["local"])?.isTruthy ?? true
+            let offset = local ? Double(context.timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: epoch))) : 0
+            return .string(StrftimeFormat.format(format, epoch: epoch + offset, utcOffset: Int(offset)))
+        case .asTimestamp:
+            if let epoch = Conversions.epoch(value) { return .double(epoch) }
+            if let fallback { return fallback }
+            throw EvaluationError("as_timestamp got \(value.typeName) \(value.repr), which is not a date or time")
+        case .asDatetime:
+            if let epoch = Conversions.epoch(value) { return .datetime(epoch) }
+            if let fallback { return fallback }
+            throw EvaluationError("as_datetime got \(value.typeName) \(value.repr), which is not a date or time")
+        case .asTimedelta:
+            if let seconds = Conversions.duration(value) { return .timedelta(seconds) }
+            if let fallback { return fallback }
+            throw EvaluationError("as_timedelta got \(value.typeName) \(value.repr), which is not a duration like 1:25:00")
+        case .string: return .string(value.text)
+        case .length, .count:
+            switch value {
+            case .string(let s): return .int(s.count)
+            case .list(let l): return .int(l.count)
+            case .mapping(let m): return .int(m.count)
+            default: throw EvaluationError("\(filter.rawValue) of \(value.typeName)")
+            }
+        case .join:
+            guard case .list(let items) = value else { throw EvaluationError("join needs a list") }
+            return .string(items.map(\.text).joined(separator: args.first?.text ?? ""))
+        case .first, .last:
+            guard case .list(let items) = value, let item = filter == .first ? items.first : items.last else {
+                throw EvaluationError("\(filter.rawValue) needs a non-empty list")
+            }
+            return item
+        case .bool:
+            switch value {
+            case .bool: return value
+            case .string(let s):
+                switch s.lowercased() {
+                case "true", "on", "yes", "1", "enable": return .bool(true)
+                case "false", "off", "no", "0", "disable", "none": return .bool(false)
+                default:
+                    if let fallback { return fallback }
+                    throw EvaluationError("bool got string \(value.repr)")
+                }
+            default: return .bool(value.isTruthy)
+            }
+        }
+    }
+}
+
+/// Python's strftime for the directives people use in `timestamp_custom`.
+enum StrftimeFormat {
+    static let months = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"]
+    static let weekdays = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
+
+    static func format(_ format: String, epoch: Double, utcOffset: Int) -> String {
+        let c = Timestamp.components(epoch)
+        func pad(_ n: Int, _ w: Int = 2) -> String { let s = String(n); return String(repeating: "0", count: max(0, w - s.count)) + s }
+        var out = ""
+        var chars = format.makeIterator()
+        while let ch = chars.next() {
+            guard ch == "%" else { out.append(ch); continue }
+            guard let directive = chars.next() else { out.append("%"); break }
+            switch directive {
+            case "Y": out += String(c.year)
+            case "y": out += pad(c.year % 100)
+            case "m": out += pad(c.month)
+            case "d": out += pad(c.day)
+            case "H": out += pad(c.hour)
+            case "I": out += pad(c.hour % 12 == 0 ? 12 : c.hour % 12)
+            case "M": out += pad(c.minute)
+            case "S": out += pad(c.second)
+            case "f": out += pad(c.microsecond, 6)
+            case "p": out += c.hour < 12 ? "AM" : "PM"
+            case "b": out += String(months[c.month - 1].prefix(3))
+            case "B": out += months[c.month - 1]
+            case "a": out += String(weekdays[c.weekday].prefix(3))
+            case "A": out += weekdays[c.weekday]
+            case "j": out += pad(c.dayOfYear, 3)
+            case "w": out += String((c.weekday + 1) % 7)
+            case "z":
+                let sign = utcOffset < 0 ? "-" : "+"
+                out += sign + pad(Swift.abs(utcOffset) / 3600) + pad(Swift.abs(utcOffset) % 3600 / 60)
+            case "%": out += "%"
+            default: out += "%" + String(directive)
+            }
+        }
+        return out
+    }
+}

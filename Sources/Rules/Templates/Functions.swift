@@ -1,0 +1,86 @@
+import Foundation
+import HomeAssistant
+
+/// The global functions of the template language.
+enum Functions {
+    static func call(_ function: Function, _ args: [TemplateValue], _ keywords: [String: TemplateValue],
+                     context: EvaluationContext) throws(EvaluationError) -> TemplateValue {
+        func argument(_ i: Int) throws(EvaluationError) -> TemplateValue {
+            guard i < args.count else { throw EvaluationError("\(function.rawValue)() needs \(i + 1) argument\(i == 0 ? "" : "s")") }
+            return args[i]
+        }
+        func entity() throws(EvaluationError) -> (String, EntityState?) {
+            guard case .string(let id) = try argument(0) else { throw EvaluationError("\(function.rawValue)() needs an entity id") }
+            return (id, context.states[id])
+        }
+        switch function {
+        case .states:
+            let (_, state) = try entity()
+            return .string(state?.state ?? "unknown")
+        case .stateAttr:
+            let (_, state) = try entity()
+            guard case .string(let name) = try argument(1) else { throw EvaluationError("state_attr() needs an attribute name") }
+            return state?.attributes[name].map(TemplateValue.init) ?? .none
+        case .isState:
+            let (_, state) = try entity()
+            guard let state else { return .bool(false) }
+            switch try argument(1) {
+            case .list(let options): return .bool(options.contains(.string(state.state)))
+            case let value: return .bool(value.text == state.state)
+            }
+        case .isStateAttr:
+            let (_, state) = try entity()
+            guard case .string(let name) = try argument(1) else { throw EvaluationError("is_state_attr() needs an attribute name") }
+            let expected = try argument(2)
+            guard let actual = state?.attributes[name] else { return .bool(false) }
+            return .bool(Arithmetic.equal(TemplateValue(actual), expected))
+        case .hasValue:
+            let (_, state) = try entity()
+            guard let state else { return .bool(false) }
+            return .bool(state.state != "unknown" && state.state != "unavailable")
+        case .now, .utcnow:
+            return .datetime(context.now)
+        case .asTimestamp:
+            return try Filters.apply(.asTimestamp, try argument(0), Array(args.dropFirst()), keywords, context: context)
+        case .asDatetime:
+            return try Filters.apply(.asDatetime, try argument(0), Array(args.dropFirst()), keywords, context: context)
+        case .asTimedelta:
+            return try Filters.apply(.asTimedelta, try argument(0), Array(args.dropFirst()), keywords, context: context)
+        case .timedelta:
+            var seconds = 0.0
+            let units: [(String, Double)] = [("weeks", 604_800), ("days", 86_400), ("hours", 3600), ("minutes", 60), ("seconds", 1), ("milliseconds", 0.001)]
+            for (name, value) in keywords {
+                guard let scale = units.first(where: { $0.0 == name })?.1 else {
+                    throw EvaluationError("timedelta() has no argument \"\(name)\"; use weeks, days, hours, minutes, seconds, milliseconds")
+                }
+                guard let n = value.number else { throw EvaluationError("timedelta(\(name)=…) needs a number, got \(value.typeName) \(value.repr)") }
+                seconds += n * scale
+            }
+            for (i, value) in args.enumerated() {
+                // Positional order as Python's: days, seconds.
+                guard i < 2, let n = value.number else { throw EvaluationError("timedelta() takes days and seconds positionally; use keywords") }
+                seconds += n * (i == 0 ? 86_400 : 1)
+            }
+            return .timedelta(seconds)
+        case .float, .int, .round, .abs, .bool:
+            let filter: Filter = switch function {
+            case .float: .float
+            case .int: .int
+            case .round: .round
+            case .bool: .bool
+            default: .abs
+            }
+            return try Filters.apply(filter, try argument(0), Array(args.dropFirst()), keywords, context: context)
+        case .min, .max:
+            let items = args.count == 1 ? (args[0].listItems ?? args) : args
+            return try Filters.apply(function == .min ? .min : .max, .list(items), [], [:], context: context)
+        }
+    }
+}
+
+extension TemplateValue {
+    var listItems: [TemplateValue]? {
+        if case .list(let items) = self { return items }
+        return nil
+    }
+}

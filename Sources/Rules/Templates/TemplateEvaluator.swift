@@ -1,0 +1,116 @@
+import Foundation
+import HomeAssistant
+
+/// Evaluates a compiled `Expression`. Never crashes: everything that cannot be computed is an `EvaluationError`.
+struct TemplateEvaluator {
+    let context: EvaluationContext
+
+    func evaluate(_ expression: Expression) throws(EvaluationError) -> TemplateValue {
+        switch expression {
+        case .literal(let value):
+            return value
+        case .list(let items):
+            var values: [TemplateValue] = []
+            for item in items { values.append(try evaluate(item)) }
+            return .list(values)
+        case .entity(let id):
+            guard let state = context.states[id] else { return .none }
+            return entityObject(state)
+        case .unary(let op, let operand):
+            let value = try evaluate(operand)
+            switch op {
+            case .not: return .bool(!value.isTruthy)
+            case .plus:
+                guard value.number != nil else { throw EvaluationError("cannot apply unary + to \(value.typeName)") }
+                return value
+            case .negate:
+                switch value {
+                case .int(let i): return .int(-i)
+                case .double(let d): return .double(-d)
+                case .timedelta(let s): return .timedelta(-s)
+                default: throw EvaluationError("cannot negate \(value.typeName) \(value.repr)")
+                }
+            }
+        case .binary(let op, let left, let right):
+            return try Arithmetic.apply(op, try evaluate(left), try evaluate(right))
+        case .and(let left, let right):
+            let l = try evaluate(left)
+            return l.isTruthy ? try evaluate(right) : l
+        case .or(let left, let right):
+            let l = try evaluate(left)
+            return l.isTruthy ? l : try evaluate(right)
+        case .conditional(let condition, let then, let otherwise):
+            if try evaluate(condition).isTruthy { return try evaluate(then) }
+            return try otherwise.map { e throws(EvaluationError) in try evaluate(e) } ?? .string("")
+        case .call(let function, let arguments, let keywords):
+            var values: [TemplateValue] = []
+            for argument in arguments { values.append(try evaluate(argument)) }
+            var named: [String: TemplateValue] = [:]
+            for (name, e) in keywords { named[name] = try evaluate(e) }
+            return try Functions.call(function, values, named, context: context)
+        case .filter(let filter, let input, let arguments, let keywords):
+            let value: TemplateValue
+            do {
+                value = try evaluate(input)
+            } catch {
+                // `default` is the way out of a failed lookup.
+                if filter == .default || filter == .d, let fallback = arguments.first { return try evaluate(fallback) }
+                throw error
+            }
+            var values: [TemplateValue] = []
+            for argument in arguments { values.append(try evaluate(argument)) }
+            var named: [String: TemplateValue] = [:]
+            for (name, e) in keywords { named[name] = try evaluate(e) }
+            return try Filters.apply(filter, value, values, named, context: context)
+        case .attribute(let base, let name):
+            let value = try evaluate(base)
+            guard case .mapping(let members) = value else {
+                throw EvaluationError("\(value.typeName) \(value.repr) has no attribute \"\(name)\"")
+            }
+            guard let member = members[name] else { throw EvaluationError("no attribute \"\(name)\"") }
+            return member
+        case .item(let base, let key):
+            let container = try evaluate(base)
+            let index = try evaluate(key)
+            switch (container, index) {
+            case (.mapping(let m), .string(let k)):
+                guard let v = m[k] else { throw EvaluationError("no key \"\(k)\"") }
+                return v
+            case (.list(let l), .int(let i)):
+                let position = i < 0 ? l.count + i : i
+                guard l.indices.contains(position) else { throw EvaluationError("index \(i) out of range") }
+                return l[position]
+            default:
+                throw EvaluationError("cannot index \(container.typeName) with \(index.typeName)")
+            }
+        case .test(let operand, let test, let negated):
+            let result: Bool
+            switch test {
+            case .defined, .undefined:
+                let defined: Bool
+                do { defined = try evaluate(operand) != .none } catch { defined = false }
+                result = test == .defined ? defined : !defined
+            case .none: result = (try? evaluate(operand)) == TemplateValue.none
+            case .number:
+                let value = try evaluate(operand)
+                if case .bool = value { result = false } else { result = value.number != nil }
+            case .string:
+                if case .string = try evaluate(operand) { result = true } else { result = false }
+            }
+            return .bool(negated ? !result : result)
+        }
+    }
+
+    func entityObject(_ state: EntityState) -> TemplateValue {
+        var attributes: [String: TemplateValue] = [:]
+        for (key, value) in state.attributes { attributes[key] = TemplateValue(value) }
+        let objectID = state.entityID.split(separator: ".").last.map(String.init) ?? state.entityID
+        let name = state.attributes["friendly_name"]?.stringValue ?? objectID.replacingOccurrences(of: "_", with: " ")
+        return .mapping([
+            "entity_id": .string(state.entityID), "state": .string(state.state), "attributes": .mapping(attributes),
+            "last_changed": .datetime(state.lastChanged), "last_updated": .datetime(state.lastUpdated),
+            "name": .string(name), "domain": .string(String(state.entityID.split(separator: ".").first ?? "")),
+            "object_id": .string(objectID),
+        ])
+    }
+}

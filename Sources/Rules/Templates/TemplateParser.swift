@@ -1,0 +1,340 @@
+/// Parses the Jinja expression subset Home Assistant users write into an `Expression`.
+///
+/// Precedence, loosest first: `x if c else y`, `or`, `and`, `not`, comparisons and `in`, `~`, `+ -`, `* / // %`,
+/// unary `- +`, `**`, then calls, filters (`|`), attributes and subscripts.
+struct TemplateParser {
+    struct SyntaxError: Error, Equatable {
+        /// Offset in the expression text, in characters.
+        let offset: Int
+        let message: String
+    }
+
+    enum Token: Equatable {
+        case number(TemplateValue)
+        case string(String)
+        case name(String)
+        case symbol(String)
+        case end
+    }
+
+    private var tokens: [(token: Token, offset: Int)] = []
+    private var index = 0
+    /// Entity ids read by the expression, found while parsing.
+    private(set) var entityIDs: Set<String> = []
+
+    static func parse(_ text: String) throws(SyntaxError) -> (Expression, Set<String>) {
+        var parser = TemplateParser()
+        parser.tokens = try Self.tokenize(text)
+        let expression = try parser.conditional()
+        guard parser.current == .end else { throw parser.error("unexpected \(parser.describe(parser.current))") }
+        return (expression, parser.entityIDs)
+    }
+
+    // MARK: Tokens
+
+    static func tokenize(_ text: String) throws(SyntaxError) -> [(Token, Int)] {
+        let chars = Array(text)
+        var tokens: [(Token, Int)] = []
+        var i = 0
+        let symbols = ["**", "//", "==", "!=", "<=", ">=", "+", "-", "*", "/", "%", "~", "<", ">", "(", ")", "[", "]", ",", "|", ".", "=", ":"]
+        while i < chars.count {
+            let c = chars[i]
+            if c.isWhitespace { i += 1; continue }
+            let start = i
+            if c.isNumber {
+                while i < chars.count, chars[i].isNumber || chars[i] == "_" { i += 1 }
+                var isFloat = false
+                if i + 1 < chars.count, chars[i] == ".", chars[i + 1].isNumber {
+                    isFloat = true
+                    i += 1
+                    while i < chars.count, chars[i].isNumber { i += 1 }
+                }
+                if i < chars.count, chars[i] == "e" || chars[i] == "E" {
+                    var j = i + 1
+                    if j < chars.count, chars[j] == "+" || chars[j] == "-" { j += 1 }
+                    if j < chars.count, chars[j].isNumber {
+                        isFloat = true
+                        i = j
+                        while i < chars.count, chars[i].isNumber { i += 1 }
+                    }
+                }
+                let literal = String(chars[start..<i]).replacingOccurrences(of: "_", with: "")
+                if !isFloat, let value = Int(literal) {
+                    tokens.append((.number(.int(value)), start))
+                } else if let value = Double(literal) {
+                    tokens.append((.number(.double(value)), start))
+                } else {
+                    throw SyntaxError(offset: start, message: "invalid number \(literal)")
+                }
+                continue
+            }
+            if c == "'" || c == "\"" {
+                i += 1
+                var value = ""
+                var closed = false
+                while i < chars.count {
+                    let d = chars[i]
+                    if d == c { closed = true; i += 1; break }
+                    if d == "\\", i + 1 < chars.count {
+                        let e = chars[i + 1]
+                        switch e {
+                        case "n": value.append("\n")
+                        case "t": value.append("\t")
+                        default: value.append(e)
+                        }
+                        i += 2
+                        continue
+                    }
+                    value.append(d)
+                    i += 1
+                }
+                guard closed else { throw SyntaxError(offset: start, message: "unterminated string") }
+                tokens.append((.string(value), start))
+                continue
+            }
+            if c.isLetter || c == "_" {
+                while i < chars.count, chars[i].isLetter || chars[i].isNumber || chars[i] == "_" { i += 1 }
+                tokens.append((.name(String(chars[start..<i])), start))
+                continue
+            }
+            if let symbol = symbols.first(where: { s in
+                s.count <= chars.count - i && String(chars[i..<(i + s.count)]) == s
+            }) {
+                tokens.append((.symbol(symbol), start))
+                i += symbol.count
+                continue
+            }
+            throw SyntaxError(offset: start, message: "unexpected character \"\(c)\"")
+        }
+        tokens.append((.end, chars.count))
+        return tokens
+    }
+
+    // MARK: Grammar
+
+    private var current: Token { tokens[index].token }
+    private var offset: Int { tokens[index].offset }
+
+    private func error(_ message: String) -> SyntaxError { SyntaxError(offset: offset, message: message) }
+
+    private func describe(_ token: Token) -> String {
+        switch token {
+        case .number(let v): return "number \(v.text)"
+        case .string(let s): return "string '\(s)'"
+        case .name(let n): return "\"\(n)\""
+        case .symbol(let s): return "\"\(s)\""
+        case .end: return "end of expression"
+        }
+    }
+
+    private mutating func advance() { if index < tokens.count - 1 { index += 1 } }
+
+    private mutating func accept(_ symbol: String) -> Bool {
+        if current == .symbol(symbol) { advance(); return true }
+        return false
+    }
+
+    private mutating func acceptKeyword(_ word: String) -> Bool {
+        if current == .name(word) { advance(); return true }
+        return false
+    }
+
+    private mutating func expect(_ symbol: String) throws(SyntaxError) {
+        guard accept(symbol) else { throw error("expected \"\(symbol)\" but found \(describe(current))") }
+    }
+
+    private mutating func conditional() throws(SyntaxError) -> Expression {
+        let value = try or()
+        guard acceptKeyword("if") else { return value }
+        let condition = try or()
+        let otherwise: Expression? = acceptKeyword("else") ? try conditional() : nil
+        return .conditional(condition: condition, then: value, otherwise: otherwise)
+    }
+
+    private mutating func or() throws(SyntaxError) -> Expression {
+        var left = try and()
+        while acceptKeyword("or") { left = .or(left, try and()) }
+        return left
+    }
+
+    private mutating func and() throws(SyntaxError) -> Expression {
+        var left = try not()
+        while acceptKeyword("and") { left = .and(left, try not()) }
+        return left
+    }
+
+    private mutating func not() throws(SyntaxError) -> Expression {
+        if acceptKeyword("not") { return .unary(.not, try not()) }
+        return try comparison()
+    }
+
+    private mutating func comparison() throws(SyntaxError) -> Expression {
+        var left = try concat()
+        while true {
+            if case .symbol(let s) = current, let op = BinaryOperator(rawValue: s),
+               [.equal, .notEqual, .less, .lessOrEqual, .greater, .greaterOrEqual].contains(op) {
+                advance()
+                left = .binary(op, left, try concat())
+            } else if acceptKeyword("in") {
+                left = .binary(.contains, left, try concat())
+            } else if current == .name("not"), tokens[index + 1].token == .name("in") {
+                advance(); advance()
+                left = .binary(.notContains, left, try concat())
+            } else if acceptKeyword("is") {
+                let negated = acceptKeyword("not")
+                guard case .name(let name) = current, let test = TestKind(rawValue: name) else {
+                    throw error("unknown test \(describe(current)); supported: " + TestKind.allCases.map(\.rawValue).joined(separator: ", "))
+                }
+                advance()
+                left = .test(left, test, negated: negated)
+            } else {
+                return left
+            }
+        }
+    }
+
+    private mutating func concat() throws(SyntaxError) -> Expression {
+        var left = try additive()
+        while accept("~") { left = .binary(.concat, left, try additive()) }
+        return left
+    }
+
+    private mutating func additive() throws(SyntaxError) -> Expression {
+        var left = try multiplicative()
+        while true {
+            if accept("+") { left = .binary(.add, left, try multiplicative()) }
+            else if accept("-") { left = .binary(.subtract, left, try multiplicative()) }
+            else { return left }
+        }
+    }
+
+    private mutating func multiplicative() throws(SyntaxError) -> Expression {
+        var left = try unary()
+        while true {
+            if accept("*") { left = .binary(.multiply, left, try unary()) }
+            else if accept("//") { left = .binary(.floorDivide, left, try unary()) }
+            else if accept("/") { left = .binary(.divide, left, try unary()) }
+            else if accept("%") { left = .binary(.modulo, left, try unary()) }
+            else { return left }
+        }
+    }
+
+    private mutating func unary() throws(SyntaxError) -> Expression {
+        if accept("-") { return .unary(.negate, try unary()) }
+        if accept("+") { return .unary(.plus, try unary()) }
+        let base = try postfix()
+        if accept("**") { return .binary(.power, base, try unary()) }
+        return base
+    }
+
+    private mutating func postfix() throws(SyntaxError) -> Expression {
+        var value = try primary()
+        while true {
+            if accept("|") {
+                guard case .name(let name) = current else { throw error("expected a filter name after \"|\"") }
+                guard let filter = Filter(rawValue: name) else {
+                    throw error("unknown filter \"\(name)\"; supported: " + Filter.allCases.map(\.rawValue).joined(separator: ", "))
+                }
+                advance()
+                var arguments: [Expression] = []
+                var keywords: [(String, Expression)] = []
+                if accept("(") { (arguments, keywords) = try argumentList() }
+                value = .filter(filter, value, arguments, keywords: keywords)
+            } else if accept(".") {
+                guard case .name(let name) = current else { throw error("expected a name after \".\"") }
+                advance()
+                value = .attribute(value, name)
+            } else if accept("[") {
+                let key = try conditional()
+                try expect("]")
+                value = .item(value, key)
+            } else {
+                return value
+            }
+        }
+    }
+
+    private mutating func argumentList() throws(SyntaxError) -> ([Expression], [(String, Expression)]) {
+        var arguments: [Expression] = []
+        var keywords: [(String, Expression)] = []
+        if accept(")") { return (arguments, keywords) }
+        repeat {
+            if case .name(let name) = current, tokens[index + 1].token == .symbol("=") {
+                advance(); advance()
+                keywords.append((name, try conditional()))
+            } else {
+                guard keywords.isEmpty else { throw error("a positional argument cannot follow a keyword argument") }
+                arguments.append(try conditional())
+            }
+        } while accept(",")
+        try expect(")")
+        return (arguments, keywords)
+    }
+
+    private mutating func primary() throws(SyntaxError) -> Expression {
+        let token = current
+        let start = offset
+        switch token {
+        case .number(let value):
+            advance()
+            return .literal(value)
+        case .string(var value):
+            advance()
+            // Adjacent string literals join, as in Python.
+            while case .string(let more) = current { value += more; advance() }
+            return .literal(.string(value))
+        case .symbol("("):
+            advance()
+            let inner = try conditional()
+            try expect(")")
+            return inner
+        case .symbol("["):
+            advance()
+            var items: [Expression] = []
+            if !accept("]") {
+                repeat { items.append(try conditional()) } while accept(",")
+                try expect("]")
+            }
+            return .list(items)
+        case .name(let name):
+            advance()
+            switch name {
+            case "true", "True": return .literal(.bool(true))
+            case "false", "False": return .literal(.bool(false))
+            case "none", "None": return .literal(.none)
+            case "states" where current == .symbol("."):
+                return try entityObject(start: start)
+            default: break
+            }
+            guard let function = Function(rawValue: name) else {
+                throw SyntaxError(offset: start, message: "unknown name \"\(name)\"; templates read entities with states('…'), "
+                    + "state_attr('…', '…') or states.domain.object_id, and can call "
+                    + Function.allCases.map(\.rawValue).joined(separator: ", "))
+            }
+            guard accept("(") else { throw SyntaxError(offset: start, message: "\(name) is a function: call it as \(name)(…)") }
+            let (arguments, keywords) = try argumentList()
+            if function.readsEntity {
+                guard case .literal(.string(let id))? = arguments.first else {
+                    throw SyntaxError(offset: start, message: "\(name)() needs the entity id as a quoted literal, e.g. \(name)('sensor.washer')")
+                }
+                entityIDs.insert(id)
+            }
+            return .call(function, arguments, keywords: keywords)
+        default:
+            throw error("unexpected \(describe(token))")
+        }
+    }
+
+    /// `states.domain.object_id`.
+    private mutating func entityObject(start: Int) throws(SyntaxError) -> Expression {
+        try expect(".")
+        guard case .name(let domain) = current else { throw error("expected a domain after \"states.\"") }
+        advance()
+        try expect(".")
+        guard case .name(let object) = current else { throw error("expected an object id after \"states.\(domain).\"") }
+        advance()
+        let id = domain + "." + object
+        entityIDs.insert(id)
+        return .entity(id)
+    }
+}

@@ -1,0 +1,51 @@
+/// The compiled form of a template expression: parsed once at load, evaluated per state change.
+indirect enum Expression: Sendable {
+    case literal(TemplateValue)
+    case list([Expression])
+    /// `states.sensor.washer`: the entity as an object with state, attributes, last_changed…
+    case entity(String)
+    case unary(UnaryOperator, Expression)
+    case binary(BinaryOperator, Expression, Expression)
+    case and(Expression, Expression)
+    case or(Expression, Expression)
+    case conditional(condition: Expression, then: Expression, otherwise: Expression?)
+    case call(Function, [Expression], keywords: [(String, Expression)])
+    case filter(Filter, Expression, [Expression], keywords: [(String, Expression)])
+    case attribute(Expression, String)
+    case item(Expression, Expression)
+    case test(Expression, TestKind, negated: Bool)
+}
+
+enum UnaryOperator: Sendable { case negate, plus, not }
+
+enum BinaryOperator: String, Sendable {
+    case add = "+", subtract = "-", multiply = "*", divide = "/", floorDivide = "//", modulo = "%", power = "**"
+    case concat = "~"
+    case equal = "==", notEqual = "!=", less = "<", lessOrEqual = "<=", greater = ">", greaterOrEqual = ">="
+    case contains = "in", notContains = "not in"
+}
+
+enum TestKind: String, Sendable, CaseIterable {
+    case defined, undefined, none, number, string
+}
+
+/// Functions callable in templates. Those taking an entity id take it as a literal, so the entities a rule reads are known at load.
+enum Function: String, Sendable, CaseIterable {
+    case states, stateAttr = "state_attr", isState = "is_state", isStateAttr = "is_state_attr", hasValue = "has_value"
+    case now, utcnow
+    case asTimestamp = "as_timestamp", asDatetime = "as_datetime", asTimedelta = "as_timedelta", timedelta
+    case float, int, round, abs, min, max, bool
+
+    var readsEntity: Bool {
+        switch self {
+        case .states, .stateAttr, .isState, .isStateAttr, .hasValue: return true
+        default: return false
+        }
+    }
+}
+
+enum Filter: String, Sendable, CaseIterable {
+    case float, int, round, `default`, d, upper, lower, title, capitalize, trim, replace, abs, min, max
+    case timestampCustom = "timestamp_custom", asTimestamp = "as_timestamp", asDatetime = "as_datetime"
+    case asTimedelta = "as_timedelta", string, length, count, join, first, last, bool
+}

@@ -1,0 +1,129 @@
+import HomeAssistant
+import JSON
+
+/// A value inside a template expression: Jinja's types as Home Assistant templates use them.
+public enum TemplateValue: Sendable, Equatable {
+    case none
+    case bool(Bool)
+    case int(Int)
+    case double(Double)
+    case string(String)
+    /// A point in time, seconds since 1970 (UTC).
+    case datetime(Double)
+    /// A duration in seconds.
+    case timedelta(Double)
+    case list([TemplateValue])
+    case mapping([String: TemplateValue])
+
+    public init(_ json: JSONValue) {
+        switch json {
+        case .null: self = .none
+        case .bool(let b): self = .bool(b)
+        case .int(let i): self = .int(i)
+        case .double(let d): self = .double(d)
+        case .string(let s): self = .string(s)
+        case .array(let a): self = .list(a.map(TemplateValue.init))
+        case .object(let o): self = .mapping(o.mapValues(TemplateValue.init))
+        }
+    }
+
+    /// Jinja truthiness.
+    public var isTruthy: Bool {
+        switch self {
+        case .none: return false
+        case .bool(let b): return b
+        case .int(let i): return i != 0
+        case .double(let d): return d != 0
+        case .string(let s): return !s.isEmpty
+        case .datetime: return true
+        case .timedelta(let s): return s != 0
+        case .list(let l): return !l.isEmpty
+        case .mapping(let m): return !m.isEmpty
+        }
+    }
+
+    /// The number this value is, if it is one (booleans count, as in Python).
+    public var number: Double? {
+        switch self {
+        case .int(let i): return Double(i)
+        case .double(let d): return d
+        case .bool(let b): return b ? 1 : 0
+        default: return nil
+        }
+    }
+
+    /// What `{{ value }}` prints: Python's str(), except datetimes in ISO 8601 (what formatters expect).
+    public var text: String {
+        switch self {
+        case .none: return "None"
+        case .bool(let b): return b ? "True" : "False"
+        case .int(let i): return String(i)
+        case .double(let d): return TemplateValue.pythonFloat(d)
+        case .string(let s): return s
+        case .datetime(let epoch): return Timestamp.iso8601(epoch)
+        case .timedelta(let seconds): return TemplateValue.durationText(seconds)
+        case .list(let items): return "[" + items.map(\.repr).joined(separator: ", ") + "]"
+        case .mapping(let m): return "{" + m.keys.sorted().map { "'\($0)': \(m[$0]!.repr)" }.joined(separator: ", ") + "}"
+        }
+    }
+
+    var repr: String {
+        if case .string(let s) = self { return "'" + s + "'" }
+        return text
+    }
+
+    var typeName: String {
+        switch self {
+        case .none: return "none"
+        case .bool: return "boolean"
+        case .int: return "integer"
+        case .double: return "float"
+        case .string: return "string"
+        case .datetime: return "datetime"
+        case .timedelta: return "timedelta"
+        case .list: return "list"
+        case .mapping: return "mapping"
+        }
+    }
+
+    /// The JSON a payload field receives.
+    public var json: JSONValue {
+        switch self {
+        case .none: return .null
+        case .bool(let b): return .bool(b)
+        case .int(let i): return .int(i)
+        case .double(let d): return .double(d)
+        case .string(let s): return .string(s)
+        case .datetime, .timedelta: return .string(text)
+        case .list(let l): return .array(l.map(\.json))
+        case .mapping(let m): return .object(m.mapValues(\.json))
+        }
+    }
+
+    static func pythonFloat(_ d: Double) -> String {
+        if d.isNaN { return "nan" }
+        if d.isInfinite { return d < 0 ? "-inf" : "inf" }
+        return d.description
+    }
+
+    /// Python's str(timedelta): `1:25:00`, `2 days, 0:00:05`, `-1 day, 23:59:50`.
+    static func durationText(_ seconds: Double) -> String {
+        var micros = Int64((seconds * 1_000_000).rounded())
+        let days = micros >= 0 ? micros / 86_400_000_000 : (micros - 86_399_999_999) / 86_400_000_000
+        micros -= days * 86_400_000_000
+        let total = micros / 1_000_000
+        let fraction = micros % 1_000_000
+        var text = "\(total / 3600):" + two(total % 3600 / 60) + ":" + two(total % 60)
+        if fraction != 0 {
+            let f = String(fraction)
+            text += "." + String(repeating: "0", count: 6 - f.count) + f
+        }
+        if days != 0 {
+            text = "\(days) day\(abs(days) == 1 ? "" : "s"), " + text
+        }
+        return text
+    }
+
+    private static func two(_ n: Int64) -> String { n < 10 ? "0\(n)" : "\(n)" }
+}
+

@@ -1,0 +1,154 @@
+import Foundation
+
+/// Loads a YAML file the way Home Assistant users expect: `!secret NAME` from `secrets.yaml` beside the file,
+/// `!env_var NAME [default]`, `!include FILE` relative to the file. Reports every problem, not only the first.
+public struct YAMLLoader {
+    public var environment: [String: String]
+    private var secretsCache: [String: [String: YAMLNode]?] = [:]
+    private var errors: [ConfigError] = []
+    private var includeDepth = 0
+
+    public init(environment: [String: String] = ProcessInfo.processInfo.environment) {
+        self.environment = environment
+    }
+
+    /// The root node (nil when the file is empty or unreadable) and every error found.
+    public mutating func load(file path: String) -> (YAMLNode?, [ConfigError]) {
+        errors = []
+        let node = loadFile(path, from: nil)
+        return (node, errors)
+    }
+
+    /// Loads from text, as if it were the file `path` (includes and secrets resolve beside it).
+    public mutating func load(text: String, file path: String) -> (YAMLNode?, [ConfigError]) {
+        errors = []
+        let node = parse(text, file: path)
+        return (node, errors)
+    }
+
+    private mutating func loadFile(_ path: String, from: SourceLocation?) -> YAMLNode? {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            errors.append(ConfigError(from ?? SourceLocation(file: path, line: 1, column: 1), path: "",
+                                      "cannot read \(path)"))
+            return nil
+        }
+        guard let text = String(data: data, encoding: .utf8) else {
+            errors.append(ConfigError(SourceLocation(file: path, line: 1, column: 1), path: "", "\(path) is not UTF-8 text"))
+            return nil
+        }
+        return parse(text, file: path)
+    }
+
+    private mutating func parse(_ text: String, file: String) -> YAMLNode? {
+        do {
+            guard let raw = try YAMLParser.parse(text, file: file) else { return nil }
+            return resolve(raw, directory: (file as NSString).deletingLastPathComponent)
+        } catch {
+            errors.append(error)
+            return nil
+        }
+    }
+
+    private mutating func resolve(_ raw: YAMLParser.Raw, directory: String) -> YAMLNode? {
+        switch raw {
+        case .scalar(let text, let tag, let plain, let location):
+            switch tag {
+            case nil, "tag:yaml.org,2002:str":
+                return YAMLNode(.scalar(text), at: location, isPlain: plain && tag == nil)
+            case "!secret":
+                return secret(text, at: location, directory: directory)
+            case "!env_var":
+                return environmentVariable(text, at: location)
+            case "!include":
+                return include(text, at: location, directory: directory)
+            default:
+                errors.append(ConfigError(location, path: "", "unknown tag \(tag!); supported: !secret, !env_var, !include"))
+                return nil
+            }
+        case .sequence(let items, let tag, let location):
+            if let tag { errors.append(ConfigError(location, path: "", "tag \(tag) cannot be used on a list")) }
+            return YAMLNode(.sequence(items.compactMap { resolve($0, directory: directory) }), at: location)
+        case .mapping(let pairs, let tag, let location):
+            if let tag { errors.append(ConfigError(location, path: "", "tag \(tag) cannot be used on a mapping")) }
+            var entries: [(key: YAMLNode, value: YAMLNode)] = []
+            var seen: [String: SourceLocation] = [:]
+            for (rawKey, rawValue) in pairs {
+                guard let key = resolve(rawKey, directory: directory) else { continue }
+                guard let name = key.scalar else {
+                    errors.append(ConfigError(key.location, path: "", "a key must be a plain name, not \(key.kindName)"))
+                    continue
+                }
+                if let first = seen[name] {
+                    errors.append(ConfigError(key.location, path: "", "duplicate key \"\(name)\" (first at line \(first.line))"))
+                    continue
+                }
+                seen[name] = key.location
+                let value = resolve(rawValue, directory: directory)
+                    ?? YAMLNode(.scalar(""), at: rawValue.location, isPlain: true)
+                entries.append((key, value))
+            }
+            return YAMLNode(.mapping(entries), at: location)
+        }
+    }
+
+    private mutating func secret(_ name: String, at location: SourceLocation, directory: String) -> YAMLNode? {
+        let path = (directory as NSString).appendingPathComponent("secrets.yaml")
+        if secretsCache[path] == nil {
+            secretsCache[path] = .some(loadSecrets(path))
+        }
+        guard let secrets = secretsCache[path]! else {
+            errors.append(ConfigError(location, path: "", "!secret \(name): no secrets file at \(path)"))
+            return nil
+        }
+        guard var value = secrets[name], value.scalar != nil else {
+            errors.append(ConfigError(location, path: "", "!secret \(name) is not defined in \(path)"))
+            return nil
+        }
+        value.location = location
+        value.isSecret = true
+        value.isPlain = false
+        return value
+    }
+
+    private mutating func loadSecrets(_ path: String) -> [String: YAMLNode]? {
+        guard FileManager.default.fileExists(atPath: path) else { return nil }
+        var nested = YAMLLoader(environment: environment)
+        let (node, problems) = nested.load(file: path)
+        // Errors in secrets.yaml name positions only: the loader never prints scalar values.
+        errors += problems
+        guard case .mapping(let entries)? = node?.kind else {
+            if node != nil { errors.append(ConfigError(node!.location, path: "", "secrets.yaml must be a mapping of names to values")) }
+            return [:]
+        }
+        var secrets: [String: YAMLNode] = [:]
+        for (key, value) in entries { if let name = key.scalar { secrets[name] = value } }
+        return secrets
+    }
+
+    private mutating func environmentVariable(_ text: String, at location: SourceLocation) -> YAMLNode? {
+        let parts = text.split(separator: " ", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+        guard let name = parts.first, !name.isEmpty else {
+            errors.append(ConfigError(location, path: "", "!env_var needs a variable name"))
+            return nil
+        }
+        if let value = environment[name] {
+            return YAMLNode(.scalar(value), at: location, isSecret: true)
+        }
+        if parts.count == 2 {
+            return YAMLNode(.scalar(parts[1]), at: location, isPlain: true)
+        }
+        errors.append(ConfigError(location, path: "", "environment variable \(name) is not set and no default is given"))
+        return nil
+    }
+
+    private mutating func include(_ file: String, at location: SourceLocation, directory: String) -> YAMLNode? {
+        guard includeDepth < 16 else {
+            errors.append(ConfigError(location, path: "", "!include nested more than 16 deep (a cycle?)"))
+            return nil
+        }
+        let path = file.hasPrefix("/") ? file : (directory as NSString).appendingPathComponent(file)
+        includeDepth += 1
+        defer { includeDepth -= 1 }
+        return loadFile(path, from: location)
+    }
+}

@@ -1,0 +1,118 @@
+import CYAML
+
+/// Parses YAML text with libyaml into `YAMLNode`s with line and column, keeping custom tags for the loader.
+struct YAMLParser {
+    struct Tagged {
+        var node: YAMLNode
+        var tag: String?
+    }
+
+    /// A node still being built: a tag waiting on the loader, or the finished tree.
+    indirect enum Raw {
+        case scalar(String, tag: String?, plain: Bool, SourceLocation)
+        case sequence([Raw], tag: String?, SourceLocation)
+        case mapping([(Raw, Raw)], tag: String?, SourceLocation)
+
+        var location: SourceLocation {
+            switch self {
+            case .scalar(_, _, _, let l), .sequence(_, _, let l), .mapping(_, _, let l): return l
+            }
+        }
+    }
+
+    /// The first document of `text`; nil for an empty file.
+    static func parse(_ text: String, file: String) throws(ConfigError) -> Raw? {
+        var parser = yaml_parser_t()
+        guard yaml_parser_initialize(&parser) == 1 else {
+            throw ConfigError(SourceLocation(file: file, line: 1, column: 1), path: "", "cannot initialise the YAML parser")
+        }
+        defer { yaml_parser_delete(&parser) }
+        let bytes = Array(text.utf8)
+        return try bytes.withUnsafeBufferPointer { buffer throws(ConfigError) -> Raw? in
+            yaml_parser_set_input_string(&parser, buffer.baseAddress, buffer.count)
+            var builder = Builder(file: file)
+            while true {
+                var event = yaml_event_t()
+                guard yaml_parser_parse(&parser, &event) == 1 else {
+                    let mark = parser.problem_mark
+                    let problem = parser.problem.map { String(cString: $0) } ?? "invalid YAML"
+                    let context = parser.context.map { String(cString: $0) + ": " } ?? ""
+                    throw ConfigError(SourceLocation(file: file, line: mark.line + 1, column: mark.column + 1), path: "",
+                                      "YAML syntax error: \(context)\(problem)")
+                }
+                defer { yaml_event_delete(&event) }
+                if event.type == YAML_STREAM_END_EVENT { break }
+                if let done = try builder.handle(&event) { return done }
+            }
+            return builder.root
+        }
+    }
+
+    private struct Builder {
+        let file: String
+        var stack: [(kind: Int, items: [Raw], tag: String?, location: SourceLocation, anchor: String?)] = []
+        var anchors: [String: Raw] = [:]
+        var root: Raw?
+
+        init(file: String) { self.file = file }
+
+        func location(_ mark: yaml_mark_t) -> SourceLocation {
+            SourceLocation(file: file, line: Int(mark.line) + 1, column: Int(mark.column) + 1)
+        }
+
+        static func string(_ pointer: UnsafeMutablePointer<yaml_char_t>?) -> String? {
+            pointer.map { String(cString: UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self)) }
+        }
+
+        /// Returns the root when the first document ends.
+        mutating func handle(_ event: inout yaml_event_t) throws(ConfigError) -> Raw? {
+            let here = location(event.start_mark)
+            switch event.type {
+            case YAML_SCALAR_EVENT:
+                let scalar = event.data.scalar
+                let text = String(decoding: UnsafeBufferPointer(start: scalar.value, count: scalar.length), as: UTF8.self)
+                let node = Raw.scalar(text, tag: Self.string(scalar.tag), plain: scalar.style == YAML_PLAIN_SCALAR_STYLE, here)
+                if let anchor = Self.string(scalar.anchor) { anchors[anchor] = node }
+                return add(node)
+            case YAML_ALIAS_EVENT:
+                let name = Self.string(event.data.alias.anchor) ?? ""
+                guard let node = anchors[name] else { throw ConfigError(here, path: "", "unknown alias *\(name)") }
+                return add(node)
+            case YAML_SEQUENCE_START_EVENT:
+                stack.append((0, [], Self.string(event.data.sequence_start.tag), here, Self.string(event.data.sequence_start.anchor)))
+            case YAML_MAPPING_START_EVENT:
+                stack.append((1, [], Self.string(event.data.mapping_start.tag), here, Self.string(event.data.mapping_start.anchor)))
+            case YAML_SEQUENCE_END_EVENT, YAML_MAPPING_END_EVENT:
+                let open = stack.removeLast()
+                let node: Raw
+                if open.kind == 0 {
+                    node = .sequence(open.items, tag: open.tag, open.location)
+                } else {
+                    var pairs: [(Raw, Raw)] = []
+                    var index = 0
+                    while index + 1 < open.items.count {
+                        pairs.append((open.items[index], open.items[index + 1]))
+                        index += 2
+                    }
+                    node = .mapping(pairs, tag: open.tag, open.location)
+                }
+                if let anchor = open.anchor { anchors[anchor] = node }
+                return add(node)
+            case YAML_DOCUMENT_END_EVENT:
+                return root
+            default:
+                break
+            }
+            return nil
+        }
+
+        private mutating func add(_ node: Raw) -> Raw? {
+            if stack.isEmpty {
+                root = node
+                return nil
+            }
+            stack[stack.count - 1].items.append(node)
+            return nil
+        }
+    }
+}
