@@ -209,38 +209,56 @@ struct TemplateParser {
     }
 
     private mutating func multiplicative() throws(SyntaxError) -> Expression {
-        var left = try unary()
+        var left = try power()
         while true {
-            if accept("*") { left = .binary(.multiply, left, try unary()) }
-            else if accept("//") { left = .binary(.floorDivide, left, try unary()) }
-            else if accept("/") { left = .binary(.divide, left, try unary()) }
-            else if accept("%") { left = .binary(.modulo, left, try unary()) }
+            if accept("*") { left = .binary(.multiply, left, try power()) }
+            else if accept("//") { left = .binary(.floorDivide, left, try power()) }
+            else if accept("/") { left = .binary(.divide, left, try power()) }
+            else if accept("%") { left = .binary(.modulo, left, try power()) }
             else { return left }
         }
     }
 
-    private mutating func unary() throws(SyntaxError) -> Expression {
-        if accept("-") { return .unary(.negate, try unary()) }
-        if accept("+") { return .unary(.plus, try unary()) }
-        let base = try postfix()
-        if accept("**") { return .binary(.power, base, try unary()) }
-        return base
+    private mutating func power() throws(SyntaxError) -> Expression {
+        var left = try unary()
+        while accept("**") { left = .binary(.power, left, try unary()) }
+        return left
     }
 
-    private mutating func postfix() throws(SyntaxError) -> Expression {
-        var value = try primary()
+    /// As in Jinja, filters apply after a unary sign: `-5 | abs` is 5.
+    private mutating func unary(withFilters: Bool = true) throws(SyntaxError) -> Expression {
+        var node: Expression
+        if accept("-") {
+            node = .unary(.negate, try unary(withFilters: false))
+        } else if accept("+") {
+            node = .unary(.plus, try unary(withFilters: false))
+        } else {
+            node = try postfix()
+        }
+        return withFilters ? try filters(node) : node
+    }
+
+    private mutating func filters(_ input: Expression) throws(SyntaxError) -> Expression {
+        var value = input
+        while accept("|") {
+            guard case .name(let name) = current else { throw error("expected a filter name after \"|\"") }
+            guard let filter = Filter(rawValue: name) else {
+                throw error("unknown filter \"\(name)\"; supported: " + Filter.allCases.map(\.rawValue).joined(separator: ", "))
+            }
+            advance()
+            var arguments: [Expression] = []
+            var keywords: [(String, Expression)] = []
+            if accept("(") { (arguments, keywords) = try argumentList() }
+            value = try postfix(after: .filter(filter, value, arguments, keywords: keywords))
+        }
+        return value
+    }
+
+    private mutating func postfix(after base: Expression? = nil) throws(SyntaxError) -> Expression {
+        var value: Expression
+        if let base { value = base } else { value = try primary() }
         while true {
-            if accept("|") {
-                guard case .name(let name) = current else { throw error("expected a filter name after \"|\"") }
-                guard let filter = Filter(rawValue: name) else {
-                    throw error("unknown filter \"\(name)\"; supported: " + Filter.allCases.map(\.rawValue).joined(separator: ", "))
-                }
-                advance()
-                var arguments: [Expression] = []
-                var keywords: [(String, Expression)] = []
-                if accept("(") { (arguments, keywords) = try argumentList() }
-                value = .filter(filter, value, arguments, keywords: keywords)
-            } else if accept(".") {
+            if accept(".") {
                 guard case .name(let name) = current else { throw error("expected a name after \".\"") }
                 advance()
                 value = .attribute(value, name)

@@ -1,0 +1,138 @@
+import Foundation
+import HomeAssistant
+import JSON
+@testable import Rules
+import Testing
+
+/// The template language against fixed states and a fixed clock.
+struct TemplateTests {
+    /// 2026-11-22T12:00:00+00:00
+    static let noon = 1_795_348_800.0
+
+    let context = EvaluationContext(states: [
+        "sensor.washer_progress": EntityState(entityID: "sensor.washer_progress", state: "65.4", attributes: ["unit_of_measurement": "%"], lastChanged: noon - 600),
+        "sensor.washer_status": EntityState(entityID: "sensor.washer_status", state: "running", attributes: ["friendly_name": "Washer"], lastChanged: noon - 3600),
+        "timer.laundry": EntityState(entityID: "timer.laundry", state: "active", attributes: [
+            "duration": "1:30:00", "remaining": "1:25:00", "finishes_at": "2026-11-22T13:25:00+00:00",
+        ], lastChanged: noon - 300),
+        "sensor.minutes_left": EntityState(entityID: "sensor.minutes_left", state: "42", lastChanged: noon),
+        "sensor.offline": EntityState(entityID: "sensor.offline", state: "unavailable", lastChanged: noon),
+        "sensor.charge": EntityState(entityID: "sensor.charge", state: "80", attributes: ["nested": ["level": 3]], lastChanged: noon),
+    ], now: noon, timeZone: TimeZone(identifier: "UTC")!)
+
+    func value(_ source: String) throws -> TemplateValue {
+        try Template(source).evaluate(in: context)
+    }
+
+    @Test(arguments: [
+        ("{{ states('sensor.washer_progress') | float(0) / 100 }}", TemplateValue.double(0.654)),
+        ("{{ states('sensor.washer_progress') | int(0) }}%", .string("65%")),
+        ("{{ states('sensor.washer_progress') | round }}", .int(65)),
+        ("{{ states('sensor.washer_progress') | float | round(1) }}", .double(65.4)),
+        ("{{ is_state('sensor.washer_status', 'running') }}", .bool(true)),
+        ("{{ is_state('sensor.washer_status', ['idle', 'done']) }}", .bool(false)),
+        ("{{ is_state_attr('timer.laundry', 'duration', '1:30:00') }}", .bool(true)),
+        ("{{ state_attr('timer.laundry', 'finishes_at') }}", .string("2026-11-22T13:25:00+00:00")),
+        ("{{ state_attr('timer.laundry', 'missing') }}", .none),
+        ("{{ states('sensor.missing') }}", .string("unknown")),
+        ("{{ has_value('sensor.offline') }}", .bool(false)),
+        ("{{ has_value('sensor.washer_status') }}", .bool(true)),
+        ("{{ 'Done' if is_state('sensor.washer_status', 'idle') else 'Washing' }}", .string("Washing")),
+        ("{{ 1 + 2 * 3 - 4 / 2 }}", .double(5.0)),
+        ("{{ 7 // 2 }} {{ 7 % 3 }} {{ 2 ** 10 }}", .string("3 1 1024")),
+        ("{{ 'a' ~ 1 ~ none }}", .string("a1None")),
+        ("{{ not (1 > 2) and 3 >= 3 or false }}", .bool(true)),
+        ("{{ 'run' in states('sensor.washer_status') }}", .bool(true)),
+        ("{{ states.sensor.washer_status.state | upper }}", .string("RUNNING")),
+        ("{{ states.timer.laundry.attributes.remaining }}", .string("1:25:00")),
+        ("{{ states.sensor.washer_status.name }}", .string("Washer")),
+        ("{{ state_attr('sensor.charge', 'nested')['level'] }}", .int(3)),
+        ("{{ 'washer dryer' | title | replace('Dryer', 'Oven') }}", .string("Washer Oven")),
+        ("{{ [3, 1, 2] | max }} {{ min(4, 2, 9) }} {{ -5 | abs }} {{ -2 ** 2 }}", .string("3 2 5 4")),
+        ("{{ state_attr('sensor.x', 'y') | default('n/a') }}", .string("n/a")),
+        ("{{ states('sensor.washer_status') is string }}", .bool(true)),
+    ])
+    func evaluates(source: String, expected: TemplateValue) throws {
+        #expect(try value(source) == expected)
+    }
+
+    @Test func countdownTimestampsForTimeUntil() throws {
+        #expect(try value("{{ state_attr('timer.laundry', 'finishes_at') | as_datetime }}") == .datetime(Self.noon + 5100))
+        #expect(try value("{{ (now() + as_timedelta(state_attr('timer.laundry', 'remaining'))).isoformat() }}".replacingOccurrences(of: ".isoformat()", with: "")).text
+                == "2026-11-22T13:25:00+00:00")
+        #expect(try value("{{ now() + timedelta(minutes=states('sensor.minutes_left') | float(0)) }}") == .datetime(Self.noon + 2520))
+        #expect(try value("{{ (as_timestamp(now()) + 90) | timestamp_custom('%H:%M:%S') }}") == .string("12:01:30"))
+        #expect(try value("{{ as_timestamp(state_attr('timer.laundry', 'finishes_at')) - as_timestamp(now()) }}") == .double(5100))
+        #expect(try value("{{ now() - states.sensor.washer_status.last_changed }}").text == "1:00:00")
+    }
+
+    @Test func timestampCustomFormats() throws {
+        #expect(try value("{{ 1795348800 | timestamp_custom('%a %d %b %Y %I:%M %p %j') }}") == .string("Sun 22 Nov 2026 12:00 PM 326"))
+        #expect(try value("{{ 1795348800 | timestamp_custom('%H:%M', false) }}") == .string("12:00"))
+    }
+
+    @Test func textAroundExpressionsIsJoinedAsText() throws {
+        #expect(try value("Washer at {{ states('sensor.washer_progress') | int }}% ({{ 0.5 }})") == .string("Washer at 65% (0.5)"))
+        #expect(try value("plain text") == .string("plain text"))
+        #expect(try value("{# a comment #}{{ 1 }}") == .int(1))
+    }
+
+    @Test func theEntitiesATemplateReadsAreFoundAtLoad() throws {
+        let template = try Template("{{ states('sensor.a') | float(0) + state_attr('timer.b', 'x') | float(0) if is_state('input_boolean.c', 'on') else states.sensor.d.state }}")
+        #expect(template.entityIDs == ["sensor.a", "timer.b", "input_boolean.c", "sensor.d"])
+        #expect(try Template("Fixed").isConstant)
+    }
+
+    @Test(arguments: [
+        ("{{ states('sensor.offline') | float }}", "float got string 'unavailable', which is not a number, and no default"),
+        ("{{ 1 / 0 }}", "division by zero"),
+        ("{{ 'a' - 1 }}", "unsupported operand types for -: string 'a' and integer 1"),
+        ("{{ state_attr('sensor.missing', 'a').b }}", "none None has no attribute \"b\""),
+        ("{{ as_datetime('soon') }}", "as_datetime got string 'soon', which is not a date or time"),
+    ])
+    func failuresAreEvaluationErrorsNotCrashes(source: String, message: String) {
+        #expect(throws: EvaluationError(message)) { try value(source) }
+    }
+
+    @Test func defaultsRescueFailedConversions() throws {
+        #expect(try value("{{ states('sensor.offline') | float(0) }}") == .int(0))
+        #expect(try value("{{ states('sensor.offline') | int(-1) }}") == .int(-1))
+        #expect(try value("{{ as_timestamp('never', 0) }}") == .int(0))
+    }
+
+    @Test(arguments: [
+        ("{{ states('sensor.a' }}", 21, "expected \")\" but found end of expression"),
+        ("{{ foo }}", 3, "unknown name \"foo\""),
+        ("{{ 1 | frobnicate }}", 7, "unknown filter \"frobnicate\""),
+        ("{{ states(entity) }}", 10, "unknown name \"entity\""),
+        ("{{ states(x ~ 'y') }}", 10, "unknown name \"x\""),
+        ("{% if x %}a{% endif %}", 0, "statements ({% … %}) are not supported"),
+        ("{{ 1 + }}", 7, "unexpected end of expression"),
+        ("{{ 'open", 0, "\"{{\" is not closed"),
+        ("{{ states(1) }}", 3, "states() needs the entity id as a quoted literal"),
+    ])
+    func syntaxErrorsSayWhatAndWhere(source: String, offset: Int, message: String) {
+        do {
+            _ = try Template(source)
+            Issue.record("\(source) compiled")
+        } catch {
+            #expect(error.offset == offset, "\(source): \(error)")
+            #expect(error.message.hasPrefix(message), "\(error.message)")
+        }
+    }
+
+    @Test func unknownFilterListsWhatIsSupported() {
+        #expect(throws: Template.CompileError.self) { try Template("{{ 1 | nope }}") }
+        do { _ = try Template("{{ 1 | nope }}") } catch {
+            #expect(error.message.contains("supported: float, int, round"))
+        }
+    }
+
+    @Test func valuesPrintAsPythonDoes() {
+        #expect(TemplateValue.double(42.0).text == "42.0")
+        #expect(TemplateValue.bool(true).text == "True")
+        #expect(TemplateValue.timedelta(-10).text == "-1 day, 23:59:50")
+        #expect(TemplateValue.timedelta(90061.5).text == "1 day, 1:01:01.500000")
+        #expect(TemplateValue.list([.int(1), .string("a")]).text == "[1, 'a']")
+    }
+}

@@ -1,0 +1,104 @@
+import Foundation
+import Rules
+import Testing
+
+/// Files written to a fresh folder, so `!include` and `secrets.yaml` resolve as on a real system.
+struct ConfigFolder {
+    let path: String
+
+    init(_ files: [String: String]) throws {
+        path = FileManager.default.temporaryDirectory.appendingPathComponent("livebridge-yaml-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        for (name, text) in files { try text.write(toFile: path + "/" + name, atomically: true, encoding: .utf8) }
+    }
+
+    func file(_ name: String) -> String { path + "/" + name }
+}
+
+struct YAMLLoaderTests {
+    func load(_ text: String, files: [String: String] = [:], environment: [String: String] = [:]) throws -> (YAMLNode?, [ConfigError], ConfigFolder) {
+        var all = files
+        all["livebridge.yaml"] = text
+        let folder = try ConfigFolder(all)
+        var loader = YAMLLoader(environment: environment)
+        let (node, errors) = loader.load(file: folder.file("livebridge.yaml"))
+        return (node, errors, folder)
+    }
+
+    func mapping(_ node: YAMLNode?) -> [(key: YAMLNode, value: YAMLNode)] {
+        if case .mapping(let entries)? = node?.kind { return entries }
+        return []
+    }
+
+    @Test func everyNodeKnowsItsLineAndColumnAndScalarsKeepTheirText() throws {
+        let (node, errors, folder) = try load("a: on\nlist:\n  - 'yes'\n  - 1.50\n")
+        #expect(errors.isEmpty)
+        let entries = mapping(node)
+        #expect(entries.map { $0.key.scalar } == ["a", "list"])
+        #expect(entries[0].value.scalar == "on")
+        #expect(entries[0].value.location == SourceLocation(file: folder.file("livebridge.yaml"), line: 1, column: 4))
+        guard case .sequence(let items) = entries[1].value.kind else { Issue.record("not a list"); return }
+        #expect(items.map(\.scalar) == ["yes", "1.50"])
+        #expect(items[1].location.line == 4 && items[1].location.column == 5)
+        #expect(items[0].isPlain == false && items[1].isPlain == true)
+    }
+
+    @Test func secretsComeFromSecretsYamlBesideTheFileAndAreMarkedSecret() throws {
+        let (node, errors, _) = try load("token: !secret ha_token\n", files: ["secrets.yaml": "ha_token: abc123\n"])
+        #expect(errors.isEmpty)
+        let token = mapping(node)[0].value
+        #expect(token.scalar == "abc123")
+        #expect(token.isSecret)
+        #expect(token.quoted == "<secret>")
+        #expect(token.location.line == 1 && token.location.column == 8)
+    }
+
+    @Test func aMissingSecretNamesItAndItsPlace() throws {
+        let (_, errors, folder) = try load("a: 1\ntoken: !secret nope\n", files: ["secrets.yaml": "other: x\n"])
+        #expect(errors.map(\.description) == ["\(folder.file("livebridge.yaml")):2:8: !secret nope is not defined in \(folder.file("secrets.yaml"))"])
+    }
+
+    @Test func envVarsWithDefaults() throws {
+        let (node, errors, _) = try load("a: !env_var PULSE_ID\nb: !env_var MISSING fallback\n", environment: ["PULSE_ID": "p-1"])
+        #expect(errors.isEmpty)
+        #expect(mapping(node).map { $0.value.scalar } == ["p-1", "fallback"])
+        let (_, missing, _) = try load("a: !env_var MISSING\n")
+        #expect(missing.first?.message == "environment variable MISSING is not set and no default is given")
+    }
+
+    @Test func includeInsertsAnotherFileWithItsOwnPositions() throws {
+        let (node, errors, folder) = try load("activities: !include activities.yaml\n", files: ["activities.yaml": "washer:\n  icon: washer\n"])
+        #expect(errors.isEmpty)
+        let washer = mapping(mapping(node)[0].value)[0]
+        #expect(washer.key.scalar == "washer")
+        #expect(mapping(washer.value)[0].value.location == SourceLocation(file: folder.file("activities.yaml"), line: 2, column: 9))
+    }
+
+    @Test func syntaxErrorsHaveLineAndColumn() throws {
+        let (node, errors, folder) = try load("a: 1\nb: [1, 2\nc: 3\n")
+        #expect(node == nil)
+        #expect(errors.count == 1)
+        #expect(errors.first?.location.file == folder.file("livebridge.yaml"))
+        #expect(errors.first?.location.line == 3)
+        #expect(errors.first?.message.hasPrefix("YAML syntax error") == true)
+    }
+
+    @Test func duplicateKeysAndUnknownTagsAreAllReported() throws {
+        let (_, errors, _) = try load("a: 1\nb: !vault x\na: 2\n")
+        #expect(errors.map { "\($0.location.line):\($0.location.column) \($0.message)" } == [
+            "2:4 unknown tag !vault; supported: !secret, !env_var, !include",
+            "3:1 duplicate key \"a\" (first at line 1)",
+        ])
+    }
+
+    @Test func anIncludeCycleStops() throws {
+        let (_, errors, _) = try load("a: !include loop.yaml\n", files: ["loop.yaml": "b: !include loop.yaml\n"])
+        #expect(errors.contains { $0.message.hasPrefix("!include nested more than 16 deep") })
+    }
+
+    @Test func anchorsAndAliasesResolve() throws {
+        let (node, errors, _) = try load("base: &b {color: blue}\ncopy: *b\n")
+        #expect(errors.isEmpty)
+        #expect(mapping(mapping(node)[1].value).first?.value.scalar == "blue")
+    }
+}
