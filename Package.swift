@@ -20,14 +20,17 @@ let package = Package(
         .target(name: "JSON"),
         // The Home Assistant WebSocket API: protocol, entity store, reconnect.
         .target(name: "HomeAssistant", dependencies: ["JSON", "WebSocketTransport"]),
+        // Live Activity payloads: Aivi templates, Island Pulse layouts, Home Assistant live updates; schemas and validation.
+        .target(name: "LiveActivity", dependencies: ["JSON", "HomeAssistant"]),
         // The rules file: YAML with positions, the template-expression language, activity evaluation.
-        .target(name: "Rules", dependencies: ["CYAML", "JSON", "HomeAssistant"]),
+        .target(name: "Rules", dependencies: ["CYAML", "JSON", "HomeAssistant", "LiveActivity"]),
         // A fake Home Assistant for tests, the demo and the benchmark.
         .target(name: "HomeAssistantSimulator", dependencies: ["HomeAssistant", "WebSocketTransport"]),
         .executableTarget(name: "livebridge", dependencies: ["HomeAssistant", "HomeAssistantSimulator", "JSON"]),
         .testTarget(name: "HomeAssistantTests", dependencies: ["HomeAssistant", "HomeAssistantSimulator", "WebSocketTransport", "JSON"]),
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
-        .testTarget(name: "RulesTests", dependencies: ["Rules", "JSON", "HomeAssistant"]),
+        .testTarget(name: "LiveActivityTests", dependencies: ["LiveActivity", "JSON"]),
+        .testTarget(name: "RulesTests", dependencies: ["Rules", "JSON", "HomeAssistant", "LiveActivity"]),
         // The real binary as a subprocess.
         .testTarget(name: "LiveBridgeCLITests", dependencies: ["HomeAssistantSimulator", "JSON"]),
         .testTarget(name: "SystemLibraryTests", dependencies: ["CCurl", "CYAML", "CLibWebSockets"]),

@@ -1,0 +1,238 @@
+import Foundation
+import JSON
+
+/// Checks a payload against its schema and puts it in the exact form the backend receives:
+/// shorthands expanded, numbers from text parsed, text from numbers printed, empty optionals left out (never null).
+public enum PayloadNormalizer {
+    public static func normalize(_ value: JSONValue, as schema: FieldSchema, path: String = "") -> (JSONValue?, [PayloadIssue]) {
+        var issues: [PayloadIssue] = []
+        let result = normalize(value, schema, path, &issues)
+        return (result, issues)
+    }
+
+    static func normalize(_ value: JSONValue, _ schema: FieldSchema, _ path: String, _ issues: inout [PayloadIssue]) -> JSONValue? {
+        switch schema {
+        case .text(let maxLength):
+            guard let text = scalarText(value) else {
+                issues.append(PayloadIssue(path: path, "expected text, got \(describe(value))"))
+                return nil
+            }
+            if let maxLength, text.count > maxLength {
+                issues.append(PayloadIssue(path: path, "\"\(text)\" is \(text.count) characters; at most \(maxLength) fit"))
+                return nil
+            }
+            return .string(text)
+        case .number(let range):
+            guard let number = number(value) else {
+                issues.append(PayloadIssue(path: path, "expected a number, got \(describe(value))"))
+                return nil
+            }
+            guard range.contains(number) else {
+                issues.append(PayloadIssue(path: path, "\(format(number)) is out of range \(format(range.lowerBound))–\(format(range.upperBound))"))
+                return nil
+            }
+            return .double(number)
+        case .percentOrFraction:
+            guard let number = number(value) else {
+                issues.append(PayloadIssue(path: path, "expected a number, got \(describe(value))"))
+                return nil
+            }
+            guard (0...100).contains(number) else {
+                issues.append(PayloadIssue(path: path, "\(format(number)) is out of range 0–1 (or 0–100 as a percentage)"))
+                return nil
+            }
+            return .double(number > 1 ? number / 100 : number)
+        case .integer(let range):
+            guard let number = number(value), number.rounded() == number, abs(number) < 9e15 else {
+                issues.append(PayloadIssue(path: path, "expected a whole number, got \(describe(value))"))
+                return nil
+            }
+            guard range.contains(Int(number)) else {
+                issues.append(PayloadIssue(path: path, "\(Int(number)) is out of range \(range.lowerBound)–\(range.upperBound)"))
+                return nil
+            }
+            return .int(Int(number))
+        case .boolean:
+            switch value {
+            case .bool: return value
+            case .string(let s) where ["true", "false", "on", "off"].contains(s.lowercased()):
+                return .bool(s.lowercased() == "true" || s.lowercased() == "on")
+            default:
+                issues.append(PayloadIssue(path: path, "expected true or false, got \(describe(value))"))
+                return nil
+            }
+        case .choice(let name, let options):
+            guard case .string(let word) = value, options.contains(word) else {
+                let given = scalarText(value) ?? describe(value)
+                var message = "unknown \(name) \"\(given)\""
+                if let suggestion = Suggestion.closest(to: given, in: options) { message += " (did you mean \"\(suggestion)\"?)" }
+                else { message += "; expected one of: " + options.joined(separator: ", ") }
+                issues.append(PayloadIssue(path: path, message))
+                return nil
+            }
+            return value
+        case .url:
+            guard case .string(let text) = value else {
+                issues.append(PayloadIssue(path: path, "expected a URL, got \(describe(value))"))
+                return nil
+            }
+            if let problem = URLCheck.problem(text) {
+                issues.append(PayloadIssue(path: path, problem))
+                return nil
+            }
+            return value
+        case .custom(let name, let check):
+            guard let text = scalarText(value) else {
+                issues.append(PayloadIssue(path: path, "expected \(name), got \(describe(value))"))
+                return nil
+            }
+            if let problem = check(text) {
+                issues.append(PayloadIssue(path: path, problem))
+                return nil
+            }
+            return .string(text)
+        case .list(let element, let count):
+            guard case .array(let items) = value else {
+                issues.append(PayloadIssue(path: path, "expected a list, got \(describe(value))"))
+                return nil
+            }
+            guard count.contains(items.count) else {
+                issues.append(PayloadIssue(path: path, "has \(items.count) item\(items.count == 1 ? "" : "s"); \(count.lowerBound)–\(count.upperBound) allowed"))
+                return nil
+            }
+            var out: [JSONValue] = []
+            for (index, item) in items.enumerated() {
+                if let normalized = normalize(item, element, "\(path)[\(index)]", &issues) { out.append(normalized) }
+            }
+            return .array(out)
+        case .object(let object):
+            return normalizeObject(value, object, path, &issues)
+        case .scalarOrObject(let scalar, let object):
+            if case .object = value { return normalizeObject(value, object, path, &issues) }
+            return normalize(value, scalar, path, &issues)
+        case .tagged(let key, let variants):
+            guard case .object(let members) = value else {
+                issues.append(PayloadIssue(path: path, "expected a mapping with \(key): \(variants.keys.sorted().joined(separator: " | "))"))
+                return nil
+            }
+            let options = variants.keys.sorted()
+            guard case .string(let tag)? = members[key], let variant = variants[tag] else {
+                let given = members[key].flatMap(scalarText)
+                var message = given.map { "unknown \(key) \"\($0)\"" } ?? "\(key) is required"
+                if let given, let suggestion = Suggestion.closest(to: given, in: options) { message += " (did you mean \"\(suggestion)\"?)" }
+                else { message += "; expected one of: " + options.joined(separator: ", ") }
+                issues.append(PayloadIssue(path: join(path, key), message))
+                return nil
+            }
+            return normalizeObject(value, variant, path, &issues)
+        }
+    }
+
+    static func normalizeObject(_ value: JSONValue, _ schema: ObjectSchema, _ path: String, _ issues: inout [PayloadIssue]) -> JSONValue? {
+        var members: [String: JSONValue]
+        switch value {
+        case .object(let m): members = m
+        case .string, .int, .double, .bool:
+            guard let shorthand = schema.shorthand else { fallthrough }
+            members = [shorthand: value]
+        default:
+            issues.append(PayloadIssue(path: path, "expected a mapping, got \(describe(value))"))
+            return nil
+        }
+        let before = issues.count
+        var out: [String: JSONValue] = [:]
+        for key in members.keys.sorted() where schema.field(key) == nil {
+            var message = "unknown key \"\(key)\""
+            if let suggestion = Suggestion.closest(to: key, in: schema.names) { message += " (did you mean \"\(suggestion)\"?)" }
+            issues.append(PayloadIssue(path: join(path, key), message))
+        }
+        for field in schema.fields {
+            let given = members[field.name]
+            if given == nil || given == .null || (!field.required && given == .string("")) {
+                if field.required { issues.append(PayloadIssue(path: join(path, field.name), "is required")) }
+                continue
+            }
+            if let normalized = normalize(given!, field.schema, join(path, field.name), &issues) {
+                out[field.name] = normalized
+            }
+        }
+        guard issues.count == before else { return nil }
+        for check in schema.checks { issues += check(out, path) }
+        return issues.count == before ? .object(out) : nil
+    }
+
+    static func scalarText(_ value: JSONValue) -> String? {
+        switch value {
+        case .string(let s): return s
+        case .int(let i): return String(i)
+        case .double(let d): return format(d)
+        case .bool(let b): return b ? "true" : "false"
+        default: return nil
+        }
+    }
+
+    static func number(_ value: JSONValue) -> Double? {
+        switch value {
+        case .int(let i): return Double(i)
+        case .double(let d): return d.isFinite ? d : nil
+        case .string(let s): return Double(s.trimmingCharacters(in: .whitespaces)).flatMap { $0.isFinite ? $0 : nil }
+        default: return nil
+        }
+    }
+
+    static func describe(_ value: JSONValue) -> String {
+        switch value {
+        case .null: return "nothing"
+        case .object: return "a mapping"
+        case .array: return "a list"
+        case .string(let s): return "\"\(s)\""
+        default: return scalarText(value) ?? "a value"
+        }
+    }
+
+    static func format(_ d: Double) -> String {
+        d.rounded() == d && abs(d) < 1e15 ? String(Int(d)) : d.description
+    }
+}
+
+/// "did you mean": the closest word within two edits.
+public enum Suggestion {
+    public static func closest(to word: String, in options: [String]) -> String? {
+        let lower = word.lowercased()
+        let scored = options.map { ($0, distance(lower, $0.lowercased())) }.filter { $0.1 <= max(1, min(2, word.count / 3)) }
+        return scored.min { $0.1 < $1.1 }?.0
+    }
+
+    static func distance(_ a: String, _ b: String) -> Int {
+        let a = Array(a), b = Array(b)
+        if a.isEmpty { return b.count }
+        if b.isEmpty { return a.count }
+        var previous = Array(0...b.count)
+        for i in 1...a.count {
+            var current = [i] + Array(repeating: 0, count: b.count)
+            for j in 1...b.count {
+                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+            }
+            previous = current
+        }
+        return previous[b.count]
+    }
+}
+
+/// A tap_url: any scheme, but a real URL.
+enum URLCheck {
+    static func problem(_ text: String) -> String? {
+        guard let colon = text.firstIndex(of: ":") else { return "\"\(text)\" is not a URL: it has no scheme (https://, homeassistant://…)" }
+        let scheme = text[..<colon]
+        guard let first = scheme.first, first.isLetter,
+              scheme.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "+" || $0 == "-" || $0 == "." }) else {
+            return "\"\(text)\" is not a URL: \"\(scheme)\" is not a scheme"
+        }
+        let rest = text[text.index(after: colon)...]
+        guard !rest.isEmpty else { return "\"\(text)\" is not a URL: nothing after the scheme" }
+        guard !text.contains(where: { $0 == " " || $0 == "\n" || $0 == "\t" }) else {
+            return "\"\(text)\" is not a URL: spaces must be written %20"
+        }
+        return nil
+    }
+}
