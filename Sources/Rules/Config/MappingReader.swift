@@ -1,0 +1,69 @@
+import LiveActivity
+/// Reads a YAML mapping key by key, and reports the keys nobody asked for: a typo must never silently do nothing.
+struct MappingReader {
+    let node: YAMLNode
+    let path: String
+    private let entries: [(key: YAMLNode, value: YAMLNode)]
+
+    /// Nil (with an error) when `node` is not a mapping.
+    init?(_ node: YAMLNode, path: String, errors: inout [ConfigError]) {
+        guard case .mapping(let entries) = node.kind else {
+            if !node.isNull { errors.append(ConfigError(node.location, path: path, "expected a mapping, got \(node.kindName)")) }
+            return nil
+        }
+        self.node = node
+        self.path = path
+        self.entries = entries
+    }
+
+    var keys: [String] { entries.compactMap { $0.key.scalar } }
+
+    subscript(key: String) -> YAMLNode? {
+        entries.first { $0.key.scalar == key }.flatMap { $0.value.isNull ? nil : $0.value }
+    }
+
+    func keyNode(_ key: String) -> YAMLNode? { entries.first { $0.key.scalar == key }?.key }
+
+    var pairs: [(key: YAMLNode, value: YAMLNode)] { entries }
+
+    /// Reports every key not in `allowed`, with a suggestion when one is close.
+    func rejectUnknown(allowed: [String], errors: inout [ConfigError]) {
+        for (key, _) in entries {
+            guard let name = key.scalar, !allowed.contains(name) else { continue }
+            var message = "unknown key \"\(name)\""
+            if let suggestion = Suggestion.closest(to: name, in: allowed) { message += " (did you mean \"\(suggestion)\"?)" }
+            else { message += "; expected: " + allowed.joined(separator: ", ") }
+            errors.append(ConfigError(key.location, path: join(path, name), message))
+        }
+    }
+
+    func string(_ key: String, errors: inout [ConfigError]) -> String? {
+        guard let value = self[key] else { return nil }
+        guard let text = value.scalar else {
+            errors.append(ConfigError(value.location, path: join(path, key), "expected a single value, got \(value.kindName)"))
+            return nil
+        }
+        return text
+    }
+
+    func bool(_ key: String, errors: inout [ConfigError]) -> Bool? {
+        guard let value = self[key], let text = value.scalar else { return nil }
+        switch text.lowercased() {
+        case "true", "yes", "on": return true
+        case "false", "no", "off": return false
+        default:
+            errors.append(ConfigError(value.location, path: join(path, key), "expected true or false, got \(value.quoted)"))
+            return nil
+        }
+    }
+
+    func duration(_ key: String, errors: inout [ConfigError]) -> Duration? {
+        guard let value = self[key], let text = value.scalar else { return nil }
+        guard let duration = ConfigDuration.parse(text) else {
+            errors.append(ConfigError(value.location, path: join(path, key), "\(value.quoted) is not a duration; write 5s, 2m, 1h30m or 00:00:05"))
+            return nil
+        }
+        return duration
+    }
+}
+

@@ -1,0 +1,47 @@
+import HomeAssistant
+import LiveActivity
+
+/// A loaded, checked rules file: where Home Assistant is, the backends, the budget defaults and the activities.
+public struct RulesFile: Sendable {
+    public struct HomeAssistantSettings: Sendable {
+        public var url: String
+        public var token: AccessToken
+        public var caFile: String?
+        public var allowSelfSigned: Bool
+    }
+
+    public enum BackendKind: String, Sendable, CaseIterable {
+        case aivi, islandpulse, homeassistant
+    }
+
+    public struct Backend: Sendable {
+        public let name: String
+        public let kind: BackendKind
+        /// Aivi token or Island Pulse unique id; never printed.
+        public let token: AccessToken?
+        public let baseURL: String?
+        /// Island Pulse tier: free keeps one active job per token and the default layout.
+        public let freeTier: Bool
+        /// Home Assistant: the notify service, e.g. `notify.mobile_app_my_iphone`.
+        public let service: String?
+        public let location: SourceLocation
+    }
+
+    /// How often an activity may be pushed.
+    public struct Budget: Sendable, Equatable {
+        public var debounce: Duration = .seconds(2)
+        public var maxWait: Duration = .seconds(15)
+        public var minInterval: Duration = .seconds(5)
+        public init() {}
+    }
+
+    public let path: String
+    public let homeAssistant: HomeAssistantSettings?
+    public let backends: [String: Backend]
+    public let defaultBackend: String?
+    public let budget: Budget
+    public let activities: [ActivityRule]
+
+    /// Every entity any rule reads: exactly what the connection subscribes to.
+    public var entityIDs: Set<String> { activities.reduce(into: []) { $0.formUnion($1.entityIDs) } }
+}

@@ -1,0 +1,151 @@
+import Foundation
+import HomeAssistant
+import LiveActivity
+
+/// Loads and checks a rules file, reporting every error at once with file:line:column and the path of keys.
+public enum RulesLoader {
+    public static func load(file: String, environment: [String: String] = ProcessInfo.processInfo.environment) -> Result<RulesFile, ConfigErrors> {
+        var yaml = YAMLLoader(environment: environment)
+        let (root, yamlErrors) = yaml.load(file: file)
+        var errors = yamlErrors
+        guard let root else {
+            if errors.isEmpty { errors.append(ConfigError(SourceLocation(file: file, line: 1, column: 1), path: "", "the file is empty")) }
+            return .failure(ConfigErrors(errors))
+        }
+        let rules = decode(root, file: file, errors: &errors)
+        guard errors.isEmpty, let rules else { return .failure(ConfigErrors(errors.sortedByPosition())) }
+        return .success(rules)
+    }
+
+    static let topLevelKeys = ["homeassistant", "backends", "defaults", "activities"]
+
+    static func decode(_ root: YAMLNode, file: String, errors: inout [ConfigError]) -> RulesFile? {
+        guard let top = MappingReader(root, path: "", errors: &errors) else { return nil }
+        top.rejectUnknown(allowed: topLevelKeys, errors: &errors)
+
+        let homeAssistant = top["homeassistant"].flatMap { decodeHomeAssistant($0, errors: &errors) }
+        var backends: [String: RulesFile.Backend] = [:]
+        if let node = top["backends"], let reader = MappingReader(node, path: "backends", errors: &errors) {
+            for (key, value) in reader.pairs {
+                guard let name = key.scalar else { continue }
+                if let backend = decodeBackend(name, value, errors: &errors) { backends[name] = backend }
+            }
+        }
+        var budget = RulesFile.Budget()
+        var defaultBackend: String?
+        if let node = top["defaults"], let reader = MappingReader(node, path: "defaults", errors: &errors) {
+            reader.rejectUnknown(allowed: ["backend", "debounce", "max_wait", "min_interval"], errors: &errors)
+            budget = decodeBudget(reader, base: budget, errors: &errors)
+            if let name = reader.string("backend", errors: &errors) {
+                if backends[name] == nil {
+                    errors.append(ConfigError(reader["backend"]!.location, path: "defaults.backend", unknownBackend(name, backends)))
+                } else {
+                    defaultBackend = name
+                }
+            }
+        }
+        if defaultBackend == nil && backends.count == 1 { defaultBackend = backends.keys.first }
+
+        var activities: [ActivityRule] = []
+        if let node = top["activities"], let reader = MappingReader(node, path: "activities", errors: &errors) {
+            for (key, value) in reader.pairs {
+                guard let id = key.scalar else { continue }
+                if let rule = ActivityDecoder.decode(id: id, value, backends: backends, defaultBackend: defaultBackend,
+                                                     budget: budget, errors: &errors) {
+                    activities.append(rule)
+                }
+            }
+        } else if top["activities"] == nil {
+            errors.append(ConfigError(root.location, path: "activities", "is required: name at least one activity"))
+        }
+        return RulesFile(path: file, homeAssistant: homeAssistant, backends: backends, defaultBackend: defaultBackend,
+                         budget: budget, activities: activities)
+    }
+
+    static func decodeHomeAssistant(_ node: YAMLNode, errors: inout [ConfigError]) -> RulesFile.HomeAssistantSettings? {
+        guard let reader = MappingReader(node, path: "homeassistant", errors: &errors) else { return nil }
+        reader.rejectUnknown(allowed: ["url", "token", "ca_file", "allow_self_signed"], errors: &errors)
+        guard let url = reader.string("url", errors: &errors) else {
+            errors.append(ConfigError(node.location, path: "homeassistant.url", "is required"))
+            return nil
+        }
+        do { _ = try ServerURL.endpoint(from: url) } catch let error as ServerURL.Invalid {
+            errors.append(ConfigError(reader["url"]!.location, path: "homeassistant.url", error.reason))
+        } catch {}
+        guard let token = reader.string("token", errors: &errors), !token.isEmpty else {
+            errors.append(ConfigError(node.location, path: "homeassistant.token", "is required (use !secret ha_token)"))
+            return nil
+        }
+        return RulesFile.HomeAssistantSettings(url: url, token: AccessToken(token), caFile: reader.string("ca_file", errors: &errors),
+                                               allowSelfSigned: reader.bool("allow_self_signed", errors: &errors) ?? false)
+    }
+
+    static func decodeBackend(_ name: String, _ node: YAMLNode, errors: inout [ConfigError]) -> RulesFile.Backend? {
+        let path = "backends." + name
+        guard let reader = MappingReader(node, path: path, errors: &errors) else { return nil }
+        guard let typeText = reader.string("type", errors: &errors) else {
+            errors.append(ConfigError(node.location, path: path + ".type", "is required: aivi, islandpulse or homeassistant"))
+            return nil
+        }
+        guard let kind = RulesFile.BackendKind(rawValue: typeText) else {
+            var message = "unknown backend type \"\(typeText)\""
+            if let s = Suggestion.closest(to: typeText, in: RulesFile.BackendKind.allCases.map(\.rawValue)) { message += " (did you mean \"\(s)\"?)" }
+            else { message += "; expected aivi, islandpulse or homeassistant" }
+            errors.append(ConfigError(reader["type"]!.location, path: path + ".type", message))
+            return nil
+        }
+        switch kind {
+        case .aivi: reader.rejectUnknown(allowed: ["type", "token", "base_url"], errors: &errors)
+        case .islandpulse: reader.rejectUnknown(allowed: ["type", "token", "base_url", "tier"], errors: &errors)
+        case .homeassistant: reader.rejectUnknown(allowed: ["type", "service"], errors: &errors)
+        }
+        let token = reader.string("token", errors: &errors)
+        if kind != .homeassistant, token?.isEmpty ?? true {
+            errors.append(ConfigError(node.location, path: path + ".token", "is required (use !secret or !env_var)"))
+        }
+        var service: String?
+        if kind == .homeassistant {
+            service = reader.string("service", errors: &errors)
+            if let s = service, !(s.hasPrefix("notify.") && EntityID.isValid(s)) {
+                errors.append(ConfigError(reader["service"]!.location, path: path + ".service", "\"\(s)\" is not a notify service; write notify.mobile_app_<device>"))
+            } else if service == nil {
+                errors.append(ConfigError(node.location, path: path + ".service", "is required, e.g. notify.mobile_app_my_iphone"))
+            }
+        }
+        var freeTier = false
+        if let tier = reader.string("tier", errors: &errors) {
+            switch tier {
+            case "free": freeTier = true
+            case "pro": freeTier = false
+            default: errors.append(ConfigError(reader["tier"]!.location, path: path + ".tier", "unknown tier \"\(tier)\"; expected free or pro"))
+            }
+        }
+        let baseURL = reader.string("base_url", errors: &errors)
+        if let baseURL, !(baseURL.hasPrefix("https://") || baseURL.hasPrefix("http://")) {
+            errors.append(ConfigError(reader["base_url"]!.location, path: path + ".base_url", "\"\(baseURL)\" must start with https:// or http://"))
+        }
+        return RulesFile.Backend(name: name, kind: kind, token: token.map(AccessToken.init), baseURL: baseURL, freeTier: freeTier,
+                                 service: service, location: node.location)
+    }
+
+    static func decodeBudget(_ reader: MappingReader, base: RulesFile.Budget, errors: inout [ConfigError]) -> RulesFile.Budget {
+        var budget = base
+        if let d = reader.duration("debounce", errors: &errors) { budget.debounce = d }
+        if let d = reader.duration("max_wait", errors: &errors) { budget.maxWait = d }
+        if let d = reader.duration("min_interval", errors: &errors) { budget.minInterval = d }
+        return budget
+    }
+
+    static func unknownBackend(_ name: String, _ backends: [String: RulesFile.Backend]) -> String {
+        var message = "no backend named \"\(name)\""
+        if let s = Suggestion.closest(to: name, in: backends.keys.sorted()) { return message + " (did you mean \"\(s)\"?)" }
+        message += backends.isEmpty ? "; declare it under backends:" : "; declared: " + backends.keys.sorted().joined(separator: ", ")
+        return message
+    }
+}
+
+extension [ConfigError] {
+    func sortedByPosition() -> [ConfigError] {
+        sorted { ($0.location.file, $0.location.line, $0.location.column) < ($1.location.file, $1.location.line, $1.location.column) }
+    }
+}

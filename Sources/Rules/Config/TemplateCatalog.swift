@@ -1,0 +1,55 @@
+import LiveActivity
+
+/// Which templates each backend takes, and the fields a rule may give for each.
+///
+/// A rule is written in its backend's own vocabulary (Aivi templates, Island Pulse layouts, `live_update`), or in an
+/// Aivi template that maps naturally onto the backend: monitor → sports and progress/generic → progress on
+/// Island Pulse; progress/generic → a live update on Home Assistant.
+enum TemplateCatalog {
+    /// The rule-level schema: the payload's fields less those LiveBridge fills in itself.
+    static func schema(template: String, backend: RulesFile.BackendKind) -> ObjectSchema? {
+        switch (backend, template) {
+        case (.aivi, _), (.islandpulse, "monitor"), (.islandpulse, "generic"), (.homeassistant, "generic"):
+            return aivi(template)
+        case (.islandpulse, "progress"):
+            // The Island Pulse layout of the same name; Aivi's progress fields are told apart at load by their keys.
+            return nil
+        case (.islandpulse, let layout) where IslandPulseSchema.layouts.contains(layout):
+            return IslandPulseSchema.body.removing(["job_id", "action", "layout", "status"])
+        case (.homeassistant, "live_update"):
+            return LiveUpdateSchema.fields.removing(["tag"])
+        case (.homeassistant, "progress"):
+            return aivi("progress")
+        default:
+            return nil
+        }
+    }
+
+    static func aivi(_ template: String) -> ObjectSchema? {
+        switch template {
+        case "generic": return AiviSchema.generic.removing(["template"])
+        case "monitor": return AiviSchema.monitor.removing(["template"])
+        case "progress": return AiviSchema.progress.removing(["template"])
+        default: return nil
+        }
+    }
+
+    static func templates(for backend: RulesFile.BackendKind) -> [String] {
+        switch backend {
+        case .aivi: return AiviSchema.templates
+        case .islandpulse: return IslandPulseSchema.layouts + ["monitor", "generic"]
+        case .homeassistant: return ["live_update", "progress", "generic"]
+        }
+    }
+}
+
+extension ObjectSchema {
+    func removing(_ names: Set<String>) -> ObjectSchema {
+        ObjectSchema(fields.filter { !names.contains($0.name) }, shorthand: shorthand, checks: [])
+    }
+
+    /// Every field optional: the shape of `on_end` overrides.
+    var allOptional: ObjectSchema {
+        ObjectSchema(fields.map { optional($0.name, $0.schema) }, shorthand: shorthand, checks: [])
+    }
+}

@@ -1,0 +1,130 @@
+import JSON
+import LiveActivity
+
+/// Turns a rule's YAML fields into a `FieldTree`, checking them against the payload schema:
+/// unknown keys, missing required keys and wrong constants are errors at their line and column;
+/// templates are compiled now and their results checked at render time.
+struct FieldCompiler {
+    var errors: [ConfigError] = []
+
+    mutating func compile(_ node: YAMLNode, as schema: FieldSchema, path: String) -> FieldTree? {
+        if case .scalar(let text) = node.kind, Self.isTemplate(text) {
+            return compileTemplate(text, node: node, path: path)
+        }
+        switch (schema, node.kind) {
+        case (.object(let object), .mapping), (.scalarOrObject(_, let object), .mapping):
+            return compileObject(node, object, path: path)
+        case (.tagged(let key, let variants), .mapping(let entries)):
+            guard let tagNode = entries.first(where: { $0.key.scalar == key })?.value else {
+                errors.append(ConfigError(node.location, path: path, "\(key) is required: " + variants.keys.sorted().joined(separator: " | ")))
+                return nil
+            }
+            guard let tag = tagNode.scalar, !Self.isTemplate(tag), let variant = variants[tag] else {
+                let given = tagNode.scalar ?? ""
+                var message = Self.isTemplate(given) ? "\(key) must be fixed, not a template" : "unknown \(key) \(tagNode.quoted)"
+                if let suggestion = Suggestion.closest(to: given, in: variants.keys.sorted()) { message += " (did you mean \"\(suggestion)\"?)" }
+                else if !Self.isTemplate(given) { message += "; expected one of: " + variants.keys.sorted().joined(separator: ", ") }
+                errors.append(ConfigError(tagNode.location, path: join(path, key), message))
+                return nil
+            }
+            return compileObject(node, variant, path: path)
+        case (.list(let element, let count), .sequence(let items)):
+            if !count.contains(items.count) {
+                errors.append(ConfigError(node.location, path: path, "has \(items.count) item\(items.count == 1 ? "" : "s"); \(count.lowerBound)–\(count.upperBound) allowed"))
+            }
+            var compiled: [FieldTree] = []
+            for (index, item) in items.enumerated() {
+                if let tree = compile(item, as: element, path: "\(path)[\(index)]") { compiled.append(tree) }
+            }
+            return .list(compiled)
+        case (_, .scalar):
+            let value = Self.json(node)
+            let (_, issues) = PayloadNormalizer.normalize(value, as: schema)
+            for issue in issues {
+                errors.append(ConfigError(node.location, path: join(path, issue.path), redact(issue.message, node)))
+            }
+            return issues.isEmpty ? .constant(value) : nil
+        default:
+            errors.append(ConfigError(node.location, path: path, "expected \(Self.expectation(schema)), got \(node.kindName)"))
+            return nil
+        }
+    }
+
+    private mutating func compileObject(_ node: YAMLNode, _ schema: ObjectSchema, path: String) -> FieldTree? {
+        guard case .mapping(let entries) = node.kind else { return nil }
+        var fields: [(String, FieldTree)] = []
+        var ok = true
+        for (key, value) in entries {
+            let name = key.scalar ?? ""
+            guard let field = schema.field(name) else {
+                var message = "unknown key \"\(name)\""
+                if let suggestion = Suggestion.closest(to: name, in: schema.names) { message += " (did you mean \"\(suggestion)\"?)" }
+                else { message += "; expected: " + schema.names.joined(separator: ", ") }
+                errors.append(ConfigError(key.location, path: join(path, name), message))
+                ok = false
+                continue
+            }
+            if value.isNull { continue }
+            if let tree = compile(value, as: field.schema, path: join(path, name)) { fields.append((name, tree)) } else { ok = false }
+        }
+        for field in schema.fields where field.required && !entries.contains(where: { $0.key.scalar == field.name }) {
+            errors.append(ConfigError(node.location, path: join(path, field.name), "is required"))
+            ok = false
+        }
+        return ok ? .object(fields) : nil
+    }
+
+    private mutating func compileTemplate(_ text: String, node: YAMLNode, path: String) -> FieldTree? {
+        do {
+            return .template(try Template(text), node.location)
+        } catch {
+            errors.append(ConfigError(Self.location(of: error.offset, in: node), path: path, "template error: \(error.message)"))
+            return nil
+        }
+    }
+
+    /// Where in the file a character of a template is: exact on one-line scalars (quoted ones start one column later).
+    static func location(of offset: Int, in node: YAMLNode) -> SourceLocation {
+        guard let text = node.scalar, !text.contains("\n") else { return node.location }
+        return SourceLocation(file: node.location.file, line: node.location.line, column: node.location.column + offset + (node.isPlain ? 0 : 1))
+    }
+
+    static func isTemplate(_ text: String) -> Bool {
+        text.contains("{{") || text.contains("{%") || text.contains("{#")
+    }
+
+    /// A YAML scalar as JSON: plain numbers and true/false become numbers and booleans; everything else stays text
+    /// (`on`, `yes` and quoted values included).
+    static func json(_ node: YAMLNode) -> JSONValue {
+        guard let text = node.scalar else { return .null }
+        guard node.isPlain else { return .string(text) }
+        if node.isNull { return .null }
+        switch text {
+        case "true", "True", "TRUE": return .bool(true)
+        case "false", "False", "FALSE": return .bool(false)
+        default: break
+        }
+        if let i = Int(text) { return .int(i) }
+        if let d = Double(text), text.first.map({ $0.isNumber || $0 == "-" || $0 == "." }) == true { return .double(d) }
+        return .string(text)
+    }
+
+    static func expectation(_ schema: FieldSchema) -> String {
+        switch schema {
+        case .object, .tagged: return "a mapping"
+        case .list: return "a list"
+        case .scalarOrObject: return "a name or a mapping"
+        default: return "a single value"
+        }
+    }
+
+    /// Secret values never appear in messages.
+    private func redact(_ message: String, _ node: YAMLNode) -> String {
+        guard node.isSecret, let text = node.scalar, !text.isEmpty else { return message }
+        return message.replacingOccurrences(of: text, with: "<secret>")
+    }
+}
+
+func join(_ path: String, _ key: String) -> String {
+    key.isEmpty ? path : (path.isEmpty ? key : path + "." + key)
+}

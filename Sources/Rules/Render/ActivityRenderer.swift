@@ -1,0 +1,111 @@
+import HomeAssistant
+import JSON
+import LiveActivity
+
+/// Evaluates a rule against entity states: whether it is active, and the exact request its backend receives.
+/// Pure: states and the time come in, a request or the reasons there is none come out.
+public enum ActivityRenderer {
+    /// The phone's limit for a Live Activity's content state.
+    public static let contentLimit = 4096
+
+    public static func isActive(_ rule: ActivityRule, in context: EvaluationContext) -> Result<Bool, EvaluationError> {
+        do { return .success(try rule.activeWhen.evaluate(in: context).isTruthy) } catch { return .failure(error) }
+    }
+
+    /// The request for `phase`, or every problem that stops it (invalid payloads are never sent).
+    /// `notes` receives fields left out because their template failed.
+    public static func render(_ rule: ActivityRule, phase: ActivityPhase, in context: EvaluationContext,
+                              notes: inout [PayloadIssue]) -> Result<BackendRequest, RenderFailure> {
+        let tree = phase == .end && rule.onEnd != nil ? FieldTree.merge(rule.fields, rule.onEnd!) : rule.fields
+        guard case .object(var fields)? = tree.evaluate(in: context, failures: &notes) else {
+            return .failure(RenderFailure(activity: rule.id, issues: [PayloadIssue(path: "", "fields did not evaluate")]))
+        }
+        resolveAutoIcon(&fields, rule: rule, context: context, notes: &notes)
+        let result: Result<BackendRequest, Issues>
+        switch (rule.backend.kind, rule.mapping) {
+        case (.aivi, _):
+            result = aivi(rule, fields, phase: phase)
+        case (.islandpulse, .aiviToIslandPulse(let template)):
+            result = normalizedAivi(template, fields).flatMap { islandPulse(rule, IslandPulseMapping.map(template: template, $0), phase: phase, context: context, notes: &notes) }
+        case (.islandpulse, _):
+            var body = fields
+            body["layout"] = .string(rule.template)
+            result = islandPulse(rule, body, phase: phase, context: context, notes: &notes)
+        case (.homeassistant, .aiviToLiveUpdate(let template)):
+            result = normalizedAivi(template, fields).flatMap { liveUpdate(rule, LiveUpdateMapping.map(template: template, $0, now: context.now), phase: phase) }
+        case (.homeassistant, _):
+            result = liveUpdate(rule, fields, phase: phase)
+        }
+        return result.mapError { RenderFailure(activity: rule.id, issues: $0.list) }
+    }
+
+    static func normalizedAivi(_ template: String, _ fields: [String: JSONValue]) -> Result<[String: JSONValue], Issues> {
+        var content = fields
+        content["template"] = .string(template)
+        let (normalized, issues) = PayloadNormalizer.normalize(.object(content), as: AiviSchema.content)
+        guard issues.isEmpty, let object = normalized?.objectValue else { return .failure(Issues(issues)) }
+        return .success(object)
+    }
+
+    static func aivi(_ rule: ActivityRule, _ fields: [String: JSONValue], phase: ActivityPhase) -> Result<BackendRequest, Issues> {
+        normalizedAivi(rule.template, fields).flatMap { content in
+            let size = JSONValue.object(content).jsonText.utf8.count
+            guard size <= contentLimit else {
+                return .failure(Issues([PayloadIssue(path: "", "the payload is \(size) bytes; a Live Activity holds at most \(contentLimit)")]))
+            }
+            let body: JSONValue = ["state": phase == .end ? "IDLE" : "ONGOING", "content": .object(content)]
+            return .success(BackendRequest(backend: rule.backend.name, kind: .aivi, method: "PATCH", target: "/activity/\(rule.targetID)", body: body))
+        }
+    }
+
+    static func islandPulse(_ rule: ActivityRule, _ fields: [String: JSONValue], phase: ActivityPhase, context: EvaluationContext,
+                            notes: inout [PayloadIssue]) -> Result<BackendRequest, Issues> {
+        var body = fields
+        body["job_id"] = .string(rule.targetID)
+        body["action"] = .string(phase.rawValue)
+        if let status = rule.status?.evaluate(in: context, path: "status", failures: &notes) { body["status"] = status }
+        if phase == .end, body["status"] == nil { body["status"] = "success" }
+        if rule.backend.freeTier { body["layout"] = "default" }
+        let (normalized, issues) = PayloadNormalizer.normalize(.object(body), as: .object(IslandPulseSchema.body))
+        guard issues.isEmpty, let normalized else { return .failure(Issues(issues)) }
+        let size = normalized.jsonText.utf8.count
+        guard size <= contentLimit else {
+            return .failure(Issues([PayloadIssue(path: "", "the payload is \(size) bytes; a Live Activity holds at most \(contentLimit)")]))
+        }
+        return .success(BackendRequest(backend: rule.backend.name, kind: .islandpulse, method: "POST", target: "/notify", body: normalized))
+    }
+
+    static func liveUpdate(_ rule: ActivityRule, _ fields: [String: JSONValue], phase: ActivityPhase) -> Result<BackendRequest, Issues> {
+        var body = fields
+        body["tag"] = .string(rule.targetID)
+        let (normalized, issues) = PayloadNormalizer.normalize(.object(body), as: .object(LiveUpdateSchema.fields))
+        guard issues.isEmpty, let object = normalized?.objectValue else { return .failure(Issues(issues)) }
+        let data = LiveUpdateSchema.serviceData(object, ending: phase == .end)
+        return .success(BackendRequest(backend: rule.backend.name, kind: .homeassistant, method: "call_service",
+                                       target: rule.backend.service ?? "notify.notify", body: data))
+    }
+
+    static func resolveAutoIcon(_ fields: inout [String: JSONValue], rule: ActivityRule, context: EvaluationContext, notes: inout [PayloadIssue]) {
+        guard fields["icon"] == "auto" else { return }
+        let entity = rule.mainEntity ?? rule.activeWhen.entityIDs.sorted().first
+        if let entity, let state = context.states[entity], let symbol = IconCatalog.symbol(for: state) {
+            fields["icon"] = .string(symbol)
+        } else {
+            fields["icon"] = nil
+            notes.append(PayloadIssue(path: "icon", "auto found no symbol for \(entity ?? "the activity"); the icon is left out"))
+        }
+    }
+}
+
+/// Why an activity produced no request.
+public struct RenderFailure: Error, Sendable, CustomStringConvertible {
+    public let activity: String
+    public let issues: [PayloadIssue]
+    public var description: String { "activity \(activity): " + issues.map(\.description).joined(separator: "; ") }
+}
+
+/// Problems as an error value, so they can travel in a `Result`.
+struct Issues: Error {
+    let list: [PayloadIssue]
+    init(_ list: [PayloadIssue]) { self.list = list }
+}

@@ -1,0 +1,59 @@
+import HomeAssistant
+import JSON
+
+/// Aivi templates shown on Island Pulse, where the shapes match: monitor's columns → sports' A and B,
+/// progress and generic → the progress layout.
+enum IslandPulseMapping {
+    static func map(template: String, _ content: [String: JSONValue]) -> [String: JSONValue] {
+        var body: [String: JSONValue] = [:]
+        if let icon = content["icon"] { body["icon"] = icon.stringValue.map(JSONValue.string) ?? icon["name"] }
+        switch template {
+        case "monitor":
+            body["layout"] = "sports"
+            body["metricA"] = content["left_column"]?["value"]?["value"]
+            body["subA"] = content["left_column"]?["header"] ?? content["left_column"]?["footer"]
+            body["metricB"] = content["right_column"]?["value"]?["value"]
+            body["subB"] = content["right_column"]?["header"] ?? content["right_column"]?["footer"]
+        case "progress":
+            body["layout"] = "progress"
+            body["progress"] = content["progress"]?["value"]
+            body["metric"] = content["compact_value"]?["value"] ?? content["footer_right"]?["value"]
+            body["message"] = content["header_left"]?["value"] ?? content["footer_left"]?["value"]
+        default:  // generic
+            body["layout"] = "progress"
+            body["progress"] = content["progress"]
+            body["message"] = content["state"]
+            if let p = content["progress"]?.doubleValue { body["metric"] = .string("\(Int((p * 100).rounded()))%") }
+        }
+        return body.filter { $0.value != .null }
+    }
+}
+
+/// Aivi progress and generic templates shown as Home Assistant live updates: the bar in percent, a countdown as a chronometer.
+enum LiveUpdateMapping {
+    static func map(template: String, _ content: [String: JSONValue], now: Double) -> [String: JSONValue] {
+        var fields: [String: JSONValue] = ["progress_max": 100]
+        switch template {
+        case "progress":
+            if let p = content["progress"]?["value"]?.doubleValue { fields["progress"] = .int(Int((p * 100).rounded())) }
+            fields["message"] = content["header_left"]?["value"] ?? content["footer_left"]?["value"] ?? ""
+            for slot in ["header_right", "footer_right", "header_left", "footer_left"] {
+                if content[slot]?["formatter"] == "time_until", let text = content[slot]?["value"]?.stringValue,
+                   let epoch = Timestamp.epoch(fromISO8601: text) {
+                    fields["when"] = .double(epoch)
+                    fields["chronometer"] = true
+                    break
+                }
+            }
+        default:  // generic
+            if let p = content["progress"]?.doubleValue { fields["progress"] = .int(Int((p * 100).rounded())) }
+            fields["message"] = content["state"] ?? ""
+            if let remaining = content["remaining_time"]?.doubleValue {
+                fields["when"] = .double(now + remaining)
+                fields["chronometer"] = true
+            }
+        }
+        return fields
+    }
+}
+
