@@ -26,7 +26,7 @@ let package = Package(
         .target(name: "Rules", dependencies: ["CYAML", "JSON", "HomeAssistant", "LiveActivity"]),
         // A fake Home Assistant for tests, the demo and the benchmark.
         .target(name: "HomeAssistantSimulator", dependencies: ["HomeAssistant", "WebSocketTransport"]),
-        .executableTarget(name: "livebridge", dependencies: ["HomeAssistant", "HomeAssistantSimulator", "JSON"]),
+        .executableTarget(name: "livebridge", dependencies: ["HomeAssistant", "HomeAssistantSimulator", "JSON", "LiveActivity", "Rules"]),
         .testTarget(name: "HomeAssistantTests", dependencies: ["HomeAssistant", "HomeAssistantSimulator", "WebSocketTransport", "JSON"]),
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
         .testTarget(name: "LiveActivityTests", dependencies: ["LiveActivity", "JSON"]),

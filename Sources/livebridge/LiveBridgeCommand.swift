@@ -7,6 +7,8 @@ enum LiveBridgeCommand {
 
         commands:
           watch      print the state of Home Assistant entities as JSON lines, live
+          check      validate a rules file: every error with file:line:column
+          render     print the request each backend would receive for given states
           simulator  run the Home Assistant simulator (for trying watch without a Home Assistant)
           help       show this help
 
@@ -22,6 +24,8 @@ enum LiveBridgeCommand {
         do {
             switch command {
             case "watch": return try await WatchCommand.run(rest)
+            case "check": return try CheckCommand.run(rest)
+            case "render": return try RenderCommand.run(rest)
             case "simulator": return try await SimulatorCommand.run(rest)
             case "help", "--help", "-h":
                 print(usage)

@@ -69,6 +69,11 @@ struct TemplateEvaluator {
             }
             guard let member = members[name] else { throw EvaluationError("no attribute \"\(name)\"") }
             return member
+        case .method(let base, let method, let arguments):
+            let value = try evaluate(base)
+            var args: [TemplateValue] = []
+            for argument in arguments { args.append(try evaluate(argument)) }
+            return try Methods.call(method, on: value, args, context: context)
         case .item(let base, let key):
             let container = try evaluate(base)
             let index = try evaluate(key)

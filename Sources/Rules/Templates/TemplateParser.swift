@@ -260,8 +260,17 @@ struct TemplateParser {
         while true {
             if accept(".") {
                 guard case .name(let name) = current else { throw error("expected a name after \".\"") }
+                let nameOffset = offset
                 advance()
-                value = .attribute(value, name)
+                if accept("(") {
+                    guard let method = Method(rawValue: name) else {
+                        throw SyntaxError(offset: nameOffset, message: "unknown method \"\(name)\"; supported: " + Method.allCases.map(\.rawValue).joined(separator: ", "))
+                    }
+                    let (arguments, _) = try argumentList()
+                    value = .method(value, method, arguments)
+                } else {
+                    value = .attribute(value, name)
+                }
             } else if accept("[") {
                 let key = try conditional()
                 try expect("]")

@@ -12,6 +12,8 @@ indirect enum Expression: Sendable {
     case call(Function, [Expression], keywords: [(String, Expression)])
     case filter(Filter, Expression, [Expression], keywords: [(String, Expression)])
     case attribute(Expression, String)
+    /// `value.total_seconds()`, `value.isoformat()`, `text.lower()`…
+    case method(Expression, Method, [Expression])
     case item(Expression, Expression)
     case test(Expression, TestKind, negated: Bool)
 }
@@ -48,4 +50,10 @@ enum Filter: String, Sendable, CaseIterable {
     case float, int, round, `default`, d, upper, lower, title, capitalize, trim, replace, abs, min, max
     case timestampCustom = "timestamp_custom", asTimestamp = "as_timestamp", asDatetime = "as_datetime"
     case asTimedelta = "as_timedelta", string, length, count, join, first, last, bool
+}
+
+/// Methods of values that Home Assistant templates commonly call.
+enum Method: String, Sendable, CaseIterable {
+    case totalSeconds = "total_seconds", timestamp, isoformat, strftime
+    case lower, upper, strip, split, startswith, endswith, replace
 }

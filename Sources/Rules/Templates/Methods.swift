@@ -1,0 +1,33 @@
+import Foundation
+
+/// Methods on values (`delta.total_seconds()`, `when.isoformat()`, `text.lower()`).
+enum Methods {
+    static func call(_ method: Method, on value: TemplateValue, _ args: [TemplateValue],
+                     context: EvaluationContext) throws(EvaluationError) -> TemplateValue {
+        switch (method, value) {
+        case (.totalSeconds, .timedelta(let s)): return .double(s)
+        case (.timestamp, .datetime(let t)): return .double(t)
+        case (.isoformat, .datetime): return .string(value.text)
+        case (.strftime, .datetime(let t)):
+            let offset = context.timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: t))
+            return .string(StrftimeFormat.format(args.first?.text ?? "%Y-%m-%d %H:%M:%S", epoch: t + Double(offset), utcOffset: offset))
+        case (.lower, .string(let s)): return .string(s.lowercased())
+        case (.upper, .string(let s)): return .string(s.uppercased())
+        case (.strip, .string(let s)): return .string(s.trimmingCharacters(in: .whitespacesAndNewlines))
+        case (.split, .string(let s)):
+            let parts: [String] = if let separator = args.first?.text {
+                s.components(separatedBy: separator)
+            } else {
+                s.split(whereSeparator: \.isWhitespace).map(String.init)
+            }
+            return .list(parts.map(TemplateValue.string))
+        case (.startswith, .string(let s)): return .bool(s.hasPrefix(args.first?.text ?? ""))
+        case (.endswith, .string(let s)): return .bool(s.hasSuffix(args.first?.text ?? ""))
+        case (.replace, .string(let s)):
+            guard args.count >= 2 else { throw EvaluationError("replace() needs two arguments") }
+            return .string(s.replacingOccurrences(of: args[0].text, with: args[1].text))
+        default:
+            throw EvaluationError("\(value.typeName) \(value.repr) has no method \(method.rawValue)()")
+        }
+    }
+}

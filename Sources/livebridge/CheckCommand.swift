@@ -1,0 +1,24 @@
+import Foundation
+import Rules
+
+/// `livebridge check CONFIG`: every error with file:line:column, exit 1; or a one-line summary, exit 0.
+enum CheckCommand {
+    static let help = "usage: livebridge check CONFIG\n\nValidates a rules file and prints every error with file:line:column."
+
+    static func run(_ arguments: [String]) throws -> Int32 {
+        let args = try ArgumentList(arguments, valued: [], flags: ["help"])
+        if args.has("help") { print(help); return 0 }
+        guard args.positional.count == 1 else { throw UsageError("name one rules file\n\n\(help)") }
+        switch RulesLoader.load(file: args.positional[0]) {
+        case .failure(let errors):
+            for error in errors.errors { standardError(error.description) }
+            standardError("\(errors.errors.count) error\(errors.errors.count == 1 ? "" : "s")")
+            return 1
+        case .success(let rules):
+            let backends = Set(rules.activities.map(\.backend.name)).count
+            print("\(rules.path): OK — \(rules.activities.count) activit\(rules.activities.count == 1 ? "y" : "ies"), "
+                + "\(rules.entityIDs.count) entit\(rules.entityIDs.count == 1 ? "y" : "ies"), \(rules.backends.count) backend\(rules.backends.count == 1 ? "" : "s") (\(backends) in use)")
+            return 0
+        }
+    }
+}

@@ -1,0 +1,71 @@
+import Foundation
+import HomeAssistant
+import LiveActivity
+import Rules
+
+/// `livebridge render CONFIG --states STATES.json [--activity ID] [--at ISO_TIME] [--phase start|update|end]`:
+/// the exact request each backend would receive.
+enum RenderCommand {
+    static let help = """
+        usage: livebridge render CONFIG --states STATES.json [--activity ID] [--at ISO_TIME] [--phase start|update|end]
+
+        Evaluates the rules against states shaped like Home Assistant's GET /api/states and prints, per activity,
+        the request its backend would receive. --at sets now() (default: the current time).
+        """
+
+    static func run(_ arguments: [String]) throws -> Int32 {
+        let args = try ArgumentList(arguments, valued: ["states", "activity", "at", "phase"], flags: ["help"])
+        if args.has("help") { print(help); return 0 }
+        guard args.positional.count == 1 else { throw UsageError("name one rules file\n\n\(help)") }
+        guard let statesPath = args["states"] else { throw UsageError("--states STATES.json is required") }
+        var now = Date().timeIntervalSince1970
+        if let at = args["at"] {
+            guard let epoch = Timestamp.epoch(fromISO8601: at) else { throw UsageError("--at \"\(at)\" is not an ISO 8601 time") }
+            now = epoch
+        }
+        var phase: ActivityPhase?
+        if let text = args["phase"] {
+            guard let p = ActivityPhase(rawValue: text) else { throw UsageError("--phase must be start, update or end") }
+            phase = p
+        }
+        let rules: RulesFile
+        switch RulesLoader.load(file: args.positional[0]) {
+        case .failure(let errors):
+            for error in errors.errors { standardError(error.description) }
+            return 1
+        case .success(let loaded): rules = loaded
+        }
+        let states = try StatesFile.load(path: statesPath)
+        let context = EvaluationContext(states: states, now: now)
+        var activities = rules.activities
+        if let id = args["activity"] {
+            activities = activities.filter { $0.id == id }
+            guard !activities.isEmpty else {
+                throw UsageError("no activity \"\(id)\"; the file has: " + rules.activities.map(\.id).joined(separator: ", "))
+            }
+        }
+        var failed = false
+        for rule in activities {
+            let active: Bool
+            switch ActivityRenderer.isActive(rule, in: context) {
+            case .failure(let error):
+                print("\(rule.id): active_when failed: \(error)\n")
+                failed = true
+                continue
+            case .success(let value): active = value
+            }
+            let shown = phase ?? (active ? .start : .end)
+            var notes: [PayloadIssue] = []
+            switch ActivityRenderer.render(rule, phase: shown, in: context, notes: &notes) {
+            case .success(let request):
+                print("\(rule.id): \(active ? "active" : "inactive"), \(shown.rawValue) → \(request)")
+            case .failure(let failure):
+                print("\(rule.id): \(active ? "active" : "inactive"), nothing would be sent: " + failure.issues.map(\.description).joined(separator: "; "))
+                failed = true
+            }
+            for note in notes { print("  note: \(note)") }
+            print("")
+        }
+        return failed ? 1 : 0
+    }
+}
