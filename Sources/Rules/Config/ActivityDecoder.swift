@@ -79,6 +79,9 @@ enum ActivityDecoder {
             }
         }
         errors += compiler.errors
+        if backend?.kind == .islandpulse, mapping == .native, let template {
+            checkLengths(reader, layout: template, path: path, errors: &errors)
+        }
 
         // Target id.
         let idKey = backend.map { ["aivi": "slug", "islandpulse": "job_id", "homeassistant": "tag"][$0.kind.rawValue]! } ?? "slug"
@@ -99,6 +102,14 @@ enum ActivityDecoder {
         return ActivityRule(id: id, backend: backend, template: template, targetID: targetID, activeWhen: activeWhen,
                             fields: fields, onEnd: onEnd, status: status, budget: budget, location: node.location,
                             mapping: mapping, mainEntity: mainEntity)
+    }
+
+    /// Island Pulse's per-layout limits on fixed text, at its line and column.
+    static func checkLengths(_ reader: MappingReader, layout: String, path: String, errors: inout [ConfigError]) {
+        for (field, limit) in (IslandPulseSchema.limits[layout] ?? [:]).sorted(by: { $0.key < $1.key }) {
+            guard let node = reader[field], let text = node.scalar, !FieldCompiler.isTemplate(text), text.count > limit else { continue }
+            errors.append(ConfigError(node.location, path: join(path, field), "\(node.quoted) is \(text.count) characters; the \(layout) layout shows at most \(limit)"))
+        }
     }
 
     /// The payload fields of the rule: every key that is not a rule key, checked against the template's schema.

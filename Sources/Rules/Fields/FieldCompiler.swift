@@ -71,7 +71,16 @@ struct FieldCompiler {
             errors.append(ConfigError(node.location, path: join(path, field.name), "is required"))
             ok = false
         }
-        return ok ? .object(fields) : nil
+        guard ok else { return nil }
+        // Fixed objects are checked whole now (segments summing to 1…); templated ones at render time.
+        if case .object(let object)? = FieldTree.object(fields).constantValue {
+            for check in schema.checks {
+                for issue in check(object, "") {
+                    errors.append(ConfigError(node.location, path: join(path, issue.path), issue.message))
+                }
+            }
+        }
+        return .object(fields)
     }
 
     private mutating func compileTemplate(_ text: String, node: YAMLNode, path: String) -> FieldTree? {

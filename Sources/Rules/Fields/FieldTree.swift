@@ -8,6 +8,28 @@ indirect enum FieldTree: Sendable {
     case object([(String, FieldTree)])
     case list([FieldTree])
 
+    /// The value when nothing in the tree is a template.
+    var constantValue: JSONValue? {
+        switch self {
+        case .constant(let value): return value
+        case .template: return nil
+        case .object(let fields):
+            var out: [String: JSONValue] = [:]
+            for (key, field) in fields {
+                guard let value = field.constantValue else { return nil }
+                out[key] = value
+            }
+            return .object(out)
+        case .list(let items):
+            var out: [JSONValue] = []
+            for item in items {
+                guard let value = item.constantValue else { return nil }
+                out.append(value)
+            }
+            return .array(out)
+        }
+    }
+
     /// Every entity the templates read.
     var entityIDs: Set<String> {
         switch self {
