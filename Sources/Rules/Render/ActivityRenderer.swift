@@ -65,7 +65,11 @@ public enum ActivityRenderer {
         body["action"] = .string(phase.rawValue)
         if let status = rule.status?.evaluate(in: context, path: "status", failures: &notes) { body["status"] = status }
         if phase == .end, body["status"] == nil { body["status"] = "success" }
-        if rule.backend.freeTier { body["layout"] = "default" }
+        if rule.backend.freeTier {
+            // The free tier shows the default layout only, which needs a message: say the layout's figures in words.
+            body["layout"] = "default"
+            if (body["message"]?.stringValue ?? "").isEmpty, let summary = IslandPulseMapping.summary(body) { body["message"] = .string(summary) }
+        }
         let (normalized, issues) = PayloadNormalizer.normalize(.object(body), as: .object(IslandPulseSchema.body))
         guard issues.isEmpty, let normalized else { return .failure(Issues(issues)) }
         let size = normalized.jsonText.utf8.count

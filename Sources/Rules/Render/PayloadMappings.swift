@@ -27,6 +27,28 @@ enum IslandPulseMapping {
         }
         return body.filter { $0.value != .null }
     }
+
+    /// A one-line message from a layout's figures, for the default layout: "Room Kitchen · Area 12.5", "Step 2/5".
+    static func summary(_ body: [String: JSONValue]) -> String? {
+        func text(_ key: String) -> String? { body[key].flatMap { PayloadText.of($0) } }
+        let sides = [(text("subA"), text("metricA")), (text("subB"), text("metricB"))].compactMap { label, value -> String? in
+            guard let value else { return nil }
+            return label.map { "\($0) \(value)" } ?? value
+        }
+        if !sides.isEmpty { return sides.joined(separator: " · ") }
+        return text("metric") ?? text("secondaryMetric")
+    }
+}
+
+enum PayloadText {
+    static func of(_ value: JSONValue) -> String? {
+        switch value {
+        case .string(let s): return s.isEmpty ? nil : s
+        case .int(let i): return String(i)
+        case .double(let d): return d.description
+        default: return nil
+        }
+    }
 }
 
 /// Aivi progress and generic templates shown as Home Assistant live updates: the bar in percent, a countdown as a chronometer.

@@ -1,0 +1,131 @@
+import Foundation
+import HomeAssistant
+import JSON
+import LiveActivity
+import Rules
+import Testing
+
+/// The lifecycle's payloads, failures that must never be sent, and payloads mapped across backends.
+struct ActivityRendererTests {
+    static let rules = """
+        backends:
+          aivi: { type: aivi, token: t }
+          pulse: { type: islandpulse, token: p, tier: free }
+          phone: { type: homeassistant, service: notify.mobile_app_phone }
+        defaults: { backend: aivi }
+        activities:
+          washer:
+            active_when: "{{ is_state('sensor.washer', 'running') }}"
+            template: progress
+            icon: auto
+            entity: sensor.washer
+            progress: { style: simple, value: "{{ states('sensor.washer_progress') | float / 100 }}" }
+            header_left: Washing
+            footer_right: "{{ state_attr('sensor.washer', 'program') }}"
+            on_end:
+              header_left: { value: Done, text_color: green }
+              progress: { style: simple, value: 1 }
+          vacuum_pulse:
+            backend: pulse
+            active_when: "{{ true }}"
+            template: monitor
+            icon: { name: robotic.vacuum }
+            left_column: { header: Room, value: Kitchen }
+            right_column: { header: Area, value: "{{ state_attr('vacuum.robo', 'area') }}" }
+          charge_pulse:
+            backend: pulse
+            active_when: "{{ true }}"
+            template: progress
+            progress: { style: simple, value: 0.5 }
+            header_left: Charging
+            compact_value: 50%
+          laundry_phone:
+            backend: phone
+            active_when: "{{ true }}"
+            template: progress
+            progress: { style: simple, value: 0.25 }
+            header_left: Laundry
+            header_right: { value: "{{ state_attr('timer.laundry', 'finishes_at') }}", formatter: time_until }
+          big:
+            active_when: "{{ true }}"
+            template: generic
+            progress: 0.5
+            state: "{{ 'x' * 5000 }}"
+        """
+
+    func context(_ extra: [String: EntityState] = [:]) -> EvaluationContext {
+        var states: [String: EntityState] = [
+            "sensor.washer": EntityState(entityID: "sensor.washer", state: "running", attributes: ["icon": "mdi:washing-machine", "program": "Cotton 40"], lastChanged: 0),
+            "sensor.washer_progress": EntityState(entityID: "sensor.washer_progress", state: "42", lastChanged: 0),
+            "vacuum.robo": EntityState(entityID: "vacuum.robo", state: "cleaning", attributes: ["area": 12.5], lastChanged: 0),
+            "timer.laundry": EntityState(entityID: "timer.laundry", state: "active", attributes: ["finishes_at": "2026-11-22T13:00:00+00:00"], lastChanged: 0),
+        ]
+        states.merge(extra) { $1 }
+        return EvaluationContext(states: states, now: 1_795_348_800, timeZone: TimeZone(identifier: "UTC")!)
+    }
+
+    func rule(_ id: String) throws -> ActivityRule {
+        let folder = try ConfigFolder(["livebridge.yaml": Self.rules])
+        let rules = try RulesLoader.load(file: folder.file("livebridge.yaml"), environment: [:]).get()
+        return try #require(rules.activities.first { $0.id == id })
+    }
+
+    func render(_ id: String, _ phase: ActivityPhase = .update, context: EvaluationContext? = nil) throws -> (Result<BackendRequest, RenderFailure>, [PayloadIssue]) {
+        var notes: [PayloadIssue] = []
+        let result = ActivityRenderer.render(try rule(id), phase: phase, in: context ?? self.context(), notes: &notes)
+        return (result, notes)
+    }
+
+    @Test func theEndPushCarriesOnEndFieldsAndIdle() throws {
+        let request = try render("washer", .end).0.get()
+        #expect(request.body["state"] == "IDLE")
+        #expect(request.body["content"]?["header_left"] == ["value": "Done", "text_color": "green"])
+        #expect(request.body["content"]?["progress"] == ["style": "simple", "value": 1.0])
+        #expect(request.body["content"]?["footer_right"] == ["value": "Cotton 40"])
+    }
+
+    @Test func iconAutoComesFromTheEntitysMdiIcon() throws {
+        #expect(try render("washer").0.get().body["content"]?["icon"] == "washer")
+    }
+
+    @Test func anUnavailableSensorNeverSendsGarbage() throws {
+        let offline = context(["sensor.washer_progress": EntityState(entityID: "sensor.washer_progress", state: "unavailable", lastChanged: 0)])
+        let (result, notes) = try render("washer", context: offline)
+        guard case .failure(let failure) = result else { Issue.record("an invalid payload was produced"); return }
+        #expect(failure.issues == [PayloadIssue(path: "progress.value", "is required")])
+        #expect(notes == [PayloadIssue(path: "progress.value", "float got string 'unavailable', which is not a number, and no default")])
+    }
+
+    @Test func aMissingOptionalFieldIsLeftOutNotNull() throws {
+        let without = context(["sensor.washer": EntityState(entityID: "sensor.washer", state: "running", lastChanged: 0)])
+        let request = try render("washer", context: without).0.get()
+        #expect(request.body["content"]?["footer_right"] == nil)
+        #expect(!request.body.jsonText.contains("null"))
+    }
+
+    @Test func aMonitorShownOnIslandPulseBecomesSportsAndTheFreeTierUsesTheDefaultLayout() throws {
+        let request = try render("vacuum_pulse", .start).0.get()
+        #expect(request.body == ["job_id": "vacuum_pulse", "action": "start", "layout": "default", "icon": "robotic.vacuum",
+                                 "metricA": "Kitchen", "subA": "Room", "metricB": "12.5", "subB": "Area",
+                                 "message": "Room Kitchen · Area 12.5"])
+    }
+
+    @Test func aProgressTemplateOnIslandPulseBecomesTheProgressLayout() throws {
+        let request = try render("charge_pulse", .end).0.get()
+        #expect(request.body == ["job_id": "charge_pulse", "action": "end", "layout": "default", "progress": 0.5,
+                                 "metric": "50%", "message": "Charging", "status": "success"])
+    }
+
+    @Test func aProgressTemplateOnHomeAssistantBecomesALiveUpdateWithAChronometer() throws {
+        let request = try render("laundry_phone").0.get()
+        #expect(request.method == "call_service" && request.target == "notify.mobile_app_phone")
+        #expect(request.body == ["message": "Laundry", "data": ["live_update": true, "tag": "laundry_phone", "progress": 25,
+                                                                 "progress_max": 100, "when": 1795352400.0, "chronometer": true]])
+        #expect(try render("laundry_phone", .end).0.get().body == ["message": "clear_notification", "data": ["tag": "laundry_phone"]])
+    }
+
+    @Test func aPayloadOverFourKilobytesIsRefused() throws {
+        guard case .failure(let failure) = try render("big").0 else { Issue.record("a 5 KB payload was accepted"); return }
+        #expect(failure.issues.first?.message.hasSuffix("a Live Activity holds at most 4096") == true)
+    }
+}
