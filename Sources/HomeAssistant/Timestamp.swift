@@ -2,15 +2,10 @@
 public enum Timestamp {
     /// UTC, microseconds shown only when there are any, as Python's isoformat does.
     public static func iso8601(_ epoch: Double) -> String {
-        var micros = Int64((epoch * 1_000_000).rounded())
-        var seconds = micros >= 0 ? micros / 1_000_000 : (micros - 999_999) / 1_000_000
-        micros -= seconds * 1_000_000
-        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
-        seconds -= days * 86_400
-        let (year, month, day) = civilDate(daysSinceEpoch: days)
-        var out = pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2)
-        out += "T" + pad(seconds / 3600, 2) + ":" + pad(seconds % 3600 / 60, 2) + ":" + pad(seconds % 60, 2)
-        if micros != 0 { out += "." + pad(micros, 6) }
+        let c = components(epoch)
+        var out = pad(Int64(c.year), 4) + "-" + pad(Int64(c.month), 2) + "-" + pad(Int64(c.day), 2)
+        out += "T" + pad(Int64(c.hour), 2) + ":" + pad(Int64(c.minute), 2) + ":" + pad(Int64(c.second), 2)
+        if c.microsecond != 0 { out += "." + pad(Int64(c.microsecond), 6) }
         return out + "+00:00"
     }
 

@@ -172,18 +172,17 @@ final class Subprocess: @unchecked Sendable {
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
-        let stdout = self.stdout, stderr = self.stderr
-        out.fileHandleForReading.readabilityHandler = { handle in
-            let data = handle.availableData
-            stdout.append(data)
-            if data.isEmpty { handle.readabilityHandler = nil }
-        }
-        err.fileHandleForReading.readabilityHandler = { handle in
-            let data = handle.availableData
-            stderr.append(data)
-            if data.isEmpty { handle.readabilityHandler = nil }
-        }
         try process.run()
+        // One blocking reader thread per pipe: each chunk as it comes, then an empty chunk at end of file.
+        for (handle, collector) in [(out.fileHandleForReading, stdout), (err.fileHandleForReading, stderr)] {
+            Thread.detachNewThread {
+                while true {
+                    let data = handle.availableData
+                    collector.append(data)
+                    if data.isEmpty { break }
+                }
+            }
+        }
     }
 
     func signal(_ number: Int32) { kill(process.processIdentifier, number) }

@@ -1,0 +1,65 @@
+import Foundation
+import JSON
+import Testing
+
+/// `livebridge check` and `livebridge render` on the shipped example, as a user runs them.
+@Suite(.timeLimit(.minutes(1)))
+struct RulesCommandTests {
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// The example rules with the example secrets beside them, in a fresh folder.
+    func exampleFolder() throws -> String {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("livebridge-example-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let config = Self.repository.appendingPathComponent("config")
+        try FileManager.default.copyItem(atPath: config.appendingPathComponent("livebridge.example.yaml").path, toPath: folder + "/livebridge.yaml")
+        try FileManager.default.copyItem(atPath: config.appendingPathComponent("secrets.example.yaml").path, toPath: folder + "/secrets.yaml")
+        return folder
+    }
+
+    @Test func checkSummarisesAValidFile() async throws {
+        let folder = try exampleFolder()
+        let check = try Subprocess(["check", folder + "/livebridge.yaml"])
+        #expect(await check.exitStatus() == 0)
+        #expect(check.stdout.lines == ["\(folder)/livebridge.yaml: OK — 7 activities, 14 entities, 3 backends (3 in use)"])
+    }
+
+    @Test func checkPrintsEveryErrorWithItsPositionAndExitsOne() async throws {
+        let folder = try exampleFolder()
+        let path = folder + "/livebridge.yaml"
+        var text = try String(contentsOfFile: path, encoding: .utf8)
+        text = text.replacingOccurrences(of: "color: blue", with: "color: grey").replacingOccurrences(of: "    icon: bolt.car", with: "    icno: bolt.car")
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        let check = try Subprocess(["check", path])
+        #expect(await check.exitStatus() == 1)
+        let lines = check.stderr.lines
+        #expect(lines.count == 3, "\(lines)")
+        #expect(lines.contains { $0.hasPrefix("\(path):") && $0.contains(": activities.washer.progress.color: unknown colour \"grey\" (did you mean \"gray\"?)") })
+        #expect(lines.contains { $0.contains("activities.ev.icno: unknown key \"icno\" (did you mean \"icon\"?)") })
+        #expect(lines.last == "2 errors")
+        #expect(!lines.joined().contains("eyJhbGciOiJIUzI1NiIs"))
+    }
+
+    @Test func renderPrintsTheExactRequestPerActivity() async throws {
+        let folder = try exampleFolder()
+        let render = try Subprocess(["render", folder + "/livebridge.yaml", "--states",
+                                     Self.repository.appendingPathComponent("config/states.example.json").path,
+                                     "--at", "2026-11-22T12:00:00Z", "--activity", "backup"])
+        #expect(await render.exitStatus() == 0)
+        #expect(render.stdout.lines.first == "backup: active, start → pulse (islandpulse) POST /notify")
+        let body = try JSONParser.parse(render.stdout.lines[1])
+        #expect(body == ["job_id": "database-migration", "action": "start", "layout": "progress", "status": "running",
+                         "message": "Migrating users table…", "metric": "Step 2/5", "progress": 0.4, "accentColor": "#00CFFF"])
+    }
+
+    @Test func renderEndsWithTheOnEndFields() async throws {
+        let folder = try exampleFolder()
+        let render = try Subprocess(["render", folder + "/livebridge.yaml", "--states",
+                                     Self.repository.appendingPathComponent("config/states.example.json").path,
+                                     "--at", "2026-11-22T12:00:00Z", "--activity", "washer", "--phase", "end"])
+        #expect(await render.exitStatus() == 0)
+        let body = try JSONParser.parse(render.stdout.lines[1])
+        #expect(body["state"] == "IDLE")
+        #expect(body["content"]?["header_left"] == ["value": "Done", "text_color": "green"])
+    }
+}
