@@ -4,7 +4,7 @@ PACKAGES := libwebsockets-dev libcurl4-openssl-dev libyaml-dev pkg-config
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEMO_PORT ?= 8124
 
-.PHONY: all deps build release test e2e demo clean
+.PHONY: all deps build release test e2e demo bench-rules clean
 
 all: build
 
@@ -39,6 +39,10 @@ demo: build
 	trap "kill $$sim 2>/dev/null" EXIT INT TERM; \
 	.build/debug/livebridge watch --url http://127.0.0.1:$(DEMO_PORT) --token-file .build/demo-token \
 		sensor.washer_status sensor.washer_progress timer.laundry
+
+## bench-rules: 1,000 activities against 100,000 state changes (release build)
+bench-rules: deps
+	$(SWIFT) run -c release RulesBenchmark
 
 clean:
 	rm -rf .build

@@ -35,6 +35,7 @@ public struct ObjectSchema: Sendable {
 
     public let fields: [Field]
     public let shorthand: String?
+    private let index: [String: Int]
     /// Checks across fields (segments sum to 1, per-layout lengths), run on the finished object.
     public let checks: [@Sendable ([String: JSONValue], String) -> [PayloadIssue]]
 
@@ -42,9 +43,10 @@ public struct ObjectSchema: Sendable {
         self.fields = fields
         self.shorthand = shorthand
         self.checks = checks
+        self.index = Dictionary(fields.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
     }
 
-    public func field(_ name: String) -> Field? { fields.first { $0.name == name } }
+    public func field(_ name: String) -> Field? { index[name].map { fields[$0] } }
     public var names: [String] { fields.map(\.name) }
 }
 

@@ -141,7 +141,7 @@ public enum PayloadNormalizer {
         }
         let before = issues.count
         var out: [String: JSONValue] = [:]
-        for key in members.keys.sorted() where schema.field(key) == nil {
+        for key in members.keys where schema.field(key) == nil {
             var message = "unknown key \"\(key)\""
             if let suggestion = Suggestion.closest(to: key, in: schema.names) { message += " (did you mean \"\(suggestion)\"?)" }
             issues.append(PayloadIssue(path: join(path, key), message))
@@ -156,7 +156,10 @@ public enum PayloadNormalizer {
                 out[field.name] = normalized
             }
         }
-        guard issues.count == before else { return nil }
+        guard issues.count == before else {
+            issues[before...].sort { $0.path < $1.path }
+            return nil
+        }
         for check in schema.checks { issues += check(out, path) }
         return issues.count == before ? .object(out) : nil
     }

@@ -93,7 +93,7 @@ struct ActivityRendererTests {
         let (result, notes) = try render("washer", context: offline)
         guard case .failure(let failure) = result else { Issue.record("an invalid payload was produced"); return }
         #expect(failure.issues == [PayloadIssue(path: "progress.value", "is required")])
-        #expect(notes == [PayloadIssue(path: "progress.value", "float got string 'unavailable', which is not a number, and no default")])
+        #expect(notes == [PayloadIssue(path: "activities.washer.progress.value", "float got string 'unavailable', which is not a number, and no default")])
     }
 
     @Test func aMissingOptionalFieldIsLeftOutNotNull() throws {

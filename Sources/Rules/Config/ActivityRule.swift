@@ -21,6 +21,9 @@ public struct ActivityRule: Sendable {
     /// The entity `icon: auto` looks at; else the first entity `active_when` reads.
     public let mainEntity: String?
 
+    /// The templates of the payload fields (not active_when), for measuring evaluation.
+    public var fieldTemplates: [Template] { fields.templates }
+
     public var entityIDs: Set<String> {
         var ids = activeWhen.entityIDs.union(fields.entityIDs)
         if let onEnd { ids.formUnion(onEnd.entityIDs) }

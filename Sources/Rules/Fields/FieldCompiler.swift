@@ -85,7 +85,7 @@ struct FieldCompiler {
 
     private mutating func compileTemplate(_ text: String, node: YAMLNode, path: String) -> FieldTree? {
         do {
-            return .template(try Template(text), node.location)
+            return .template(try Template(text), node.location, path: path)
         } catch {
             errors.append(ConfigError(Self.location(of: error.offset, in: node), path: path, "template error: \(error.message)"))
             return nil

@@ -4,7 +4,8 @@ import LiveActivity
 /// A payload's fields as a rule gives them: constants checked at load, templates compiled at load.
 indirect enum FieldTree: Sendable {
     case constant(JSONValue)
-    case template(Template, SourceLocation)
+    /// A template, where it was written and the path of keys to it (for messages).
+    case template(Template, SourceLocation, path: String)
     case object([(String, FieldTree)])
     case list([FieldTree])
 
@@ -30,22 +31,32 @@ indirect enum FieldTree: Sendable {
         }
     }
 
+    /// Every template in the tree, in order.
+    var templates: [Template] {
+        switch self {
+        case .constant: return []
+        case .template(let t, _, _): return [t]
+        case .object(let fields): return fields.flatMap { $0.1.templates }
+        case .list(let items): return items.flatMap(\.templates)
+        }
+    }
+
     /// Every entity the templates read.
     var entityIDs: Set<String> {
         switch self {
         case .constant: return []
-        case .template(let t, _): return t.entityIDs
+        case .template(let t, _, _): return t.entityIDs
         case .object(let fields): return fields.reduce(into: []) { $0.formUnion($1.1.entityIDs) }
         case .list(let items): return items.reduce(into: []) { $0.formUnion($1.entityIDs) }
         }
     }
 
     /// Evaluates every template; a failing one is left out and its reason reported with its path.
-    func evaluate(in context: EvaluationContext, path: String = "", failures: inout [PayloadIssue]) -> JSONValue? {
+    func evaluate(in context: EvaluationContext, failures: inout [PayloadIssue]) -> JSONValue? {
         switch self {
         case .constant(let value):
             return value
-        case .template(let template, _):
+        case .template(let template, _, let path):
             do {
                 let value = try template.evaluate(in: context)
                 return value == .none ? nil : value.json
@@ -54,17 +65,18 @@ indirect enum FieldTree: Sendable {
                 return nil
             }
         case .object(let fields):
-            var out: [String: JSONValue] = [:]
+            var out: [String: JSONValue] = Dictionary(minimumCapacity: fields.count)
             for (key, field) in fields {
-                if let value = field.evaluate(in: context, path: path.isEmpty ? key : path + "." + key, failures: &failures) {
-                    out[key] = value
-                }
+                if let value = field.evaluate(in: context, failures: &failures) { out[key] = value }
             }
             return .object(out)
         case .list(let items):
-            return .array(items.enumerated().compactMap { index, item in
-                item.evaluate(in: context, path: "\(path)[\(index)]", failures: &failures)
-            })
+            var out: [JSONValue] = []
+            out.reserveCapacity(items.count)
+            for item in items {
+                if let value = item.evaluate(in: context, failures: &failures) { out.append(value) }
+            }
+            return .array(out)
         }
     }
 

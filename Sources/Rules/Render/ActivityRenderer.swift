@@ -49,12 +49,15 @@ public enum ActivityRenderer {
 
     static func aivi(_ rule: ActivityRule, _ fields: [String: JSONValue], phase: ActivityPhase) -> Result<BackendRequest, Issues> {
         normalizedAivi(rule.template, fields).flatMap { content in
-            let size = JSONValue.object(content).jsonText.utf8.count
+            let state: JSONValue = phase == .end ? "IDLE" : "ONGOING"
+            let body: JSONValue = ["state": state, "content": .object(content)]
+            let request = BackendRequest(backend: rule.backend.name, kind: .aivi, method: "PATCH", target: "/activity/\(rule.targetID)", body: body)
+            // The content alone is what the phone holds: the body less its `{"content":…,"state":"…"}` wrapper.
+            let size = request.bodyBytes.count - #"{"content":,"state":""}"#.utf8.count - (state.stringValue?.utf8.count ?? 0)
             guard size <= contentLimit else {
                 return .failure(Issues([PayloadIssue(path: "", "the payload is \(size) bytes; a Live Activity holds at most \(contentLimit)")]))
             }
-            let body: JSONValue = ["state": phase == .end ? "IDLE" : "ONGOING", "content": .object(content)]
-            return .success(BackendRequest(backend: rule.backend.name, kind: .aivi, method: "PATCH", target: "/activity/\(rule.targetID)", body: body))
+            return .success(request)
         }
     }
 
@@ -63,7 +66,7 @@ public enum ActivityRenderer {
         var body = fields
         body["job_id"] = .string(rule.targetID)
         body["action"] = .string(phase.rawValue)
-        if let status = rule.status?.evaluate(in: context, path: "status", failures: &notes) { body["status"] = status }
+        if let status = rule.status?.evaluate(in: context, failures: &notes) { body["status"] = status }
         if phase == .end, body["status"] == nil { body["status"] = "success" }
         if rule.backend.freeTier {
             // The free tier shows the default layout only, which needs a message: say the layout's figures in words.
@@ -72,11 +75,11 @@ public enum ActivityRenderer {
         }
         let (normalized, issues) = PayloadNormalizer.normalize(.object(body), as: .object(IslandPulseSchema.body))
         guard issues.isEmpty, let normalized else { return .failure(Issues(issues)) }
-        let size = normalized.jsonText.utf8.count
-        guard size <= contentLimit else {
-            return .failure(Issues([PayloadIssue(path: "", "the payload is \(size) bytes; a Live Activity holds at most \(contentLimit)")]))
+        let request = BackendRequest(backend: rule.backend.name, kind: .islandpulse, method: "POST", target: "/notify", body: normalized)
+        guard request.bodyBytes.count <= contentLimit else {
+            return .failure(Issues([PayloadIssue(path: "", "the payload is \(request.bodyBytes.count) bytes; a Live Activity holds at most \(contentLimit)")]))
         }
-        return .success(BackendRequest(backend: rule.backend.name, kind: .islandpulse, method: "POST", target: "/notify", body: normalized))
+        return .success(request)
     }
 
     static func liveUpdate(_ rule: ActivityRule, _ fields: [String: JSONValue], phase: ActivityPhase) -> Result<BackendRequest, Issues> {

@@ -6,6 +6,9 @@ enum Conversions {
         switch value {
         case .int, .double, .bool: return value.number
         case .string(let s):
+            if let d = Double(s) { return d }
+            // Only text with surrounding spaces gets a second try: trimming is costly and most misses are words.
+            guard s.first?.isWhitespace == true || s.last?.isWhitespace == true else { return nil }
             let t = s.trimmingCharacters(in: .whitespaces)
             guard !t.isEmpty, let d = Double(t) else { return nil }
             return d

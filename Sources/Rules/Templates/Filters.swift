@@ -6,7 +6,7 @@ import HomeAssistant
 enum Filters {
     static func apply(_ filter: Filter, _ value: TemplateValue, _ args: [TemplateValue], _ keywords: [String: TemplateValue],
                       context: EvaluationContext) throws(EvaluationError) -> TemplateValue {
-        let fallback = args.first ?? keywords["default"]
+        let fallback = args.first ?? (keywords.isEmpty ? nil : keywords["default"])
         switch filter {
         case .float:
             if let d = Conversions.float(value) { return .double(d) }
@@ -15,15 +15,15 @@ enum Filters {
         case .int:
             if case .int = value { return value }
             if let d = Conversions.float(value), d.isFinite, abs(d) < 9.2e18 { return .int(Int(d.rounded(.towardZero))) }
-            if let fallback = args.first ?? keywords["default"] { return fallback }
+            if let fallback { return fallback }
             throw EvaluationError("int got \(value.typeName) \(value.repr), which is not a number, and no default")
         case .round:
             guard let d = Conversions.float(value) else {
                 if let fallback = keywords["default"] { return fallback }
                 throw EvaluationError("round got \(value.typeName) \(value.repr), which is not a number")
             }
-            let precision = args.first?.number.map(Int.init) ?? keywords["precision"]?.number.map(Int.init) ?? 0
-            let method = (args.count > 1 ? args[1] : keywords["method"])?.text ?? "common"
+            let precision = args.first?.number.map(Int.init) ?? (keywords.isEmpty ? nil : keywords["precision"]?.number.map(Int.init)) ?? 0
+            let method = (args.count > 1 ? args[1] : (keywords.isEmpty ? nil : keywords["method"]))?.text ?? "common"
             let scale = Foundation.pow(10.0, Double(precision))
             let scaled = d * scale
             let rounded: Double = switch method {

@@ -46,7 +46,7 @@ struct TemplateEvaluator {
             var values: [TemplateValue] = []
             for argument in arguments { values.append(try evaluate(argument)) }
             var named: [String: TemplateValue] = [:]
-            for (name, e) in keywords { named[name] = try evaluate(e) }
+            if !keywords.isEmpty { for (name, e) in keywords { named[name] = try evaluate(e) } }
             return try Functions.call(function, values, named, context: context)
         case .filter(let filter, let input, let arguments, let keywords):
             let value: TemplateValue
@@ -58,9 +58,12 @@ struct TemplateEvaluator {
                 throw error
             }
             var values: [TemplateValue] = []
-            for argument in arguments { values.append(try evaluate(argument)) }
+            if !arguments.isEmpty {
+                values.reserveCapacity(arguments.count)
+                for argument in arguments { values.append(try evaluate(argument)) }
+            }
             var named: [String: TemplateValue] = [:]
-            for (name, e) in keywords { named[name] = try evaluate(e) }
+            if !keywords.isEmpty { for (name, e) in keywords { named[name] = try evaluate(e) } }
             return try Filters.apply(filter, value, values, named, context: context)
         case .attribute(let base, let name):
             let value = try evaluate(base)

@@ -32,11 +32,15 @@ struct TemplateParser {
 
     // MARK: Tokens
 
+    /// Operators and punctuation, longest first so `**` wins over `*`.
+    static let symbols: [(text: String, chars: [Character])] = ["**", "//", "==", "!=", "<=", ">=", "+", "-", "*", "/", "%", "~",
+        "<", ">", "(", ")", "[", "]", ",", "|", ".", "=", ":"].map { ($0, Array($0)) }
+
     static func tokenize(_ text: String) throws(SyntaxError) -> [(Token, Int)] {
         let chars = Array(text)
         var tokens: [(Token, Int)] = []
         var i = 0
-        let symbols = ["**", "//", "==", "!=", "<=", ">=", "+", "-", "*", "/", "%", "~", "<", ">", "(", ")", "[", "]", ",", "|", ".", "=", ":"]
+        let symbols = Self.symbols
         while i < chars.count {
             let c = chars[i]
             if c.isWhitespace { i += 1; continue }
@@ -98,10 +102,10 @@ struct TemplateParser {
                 continue
             }
             if let symbol = symbols.first(where: { s in
-                s.count <= chars.count - i && String(chars[i..<(i + s.count)]) == s
+                s.chars.count <= chars.count - i && s.chars.indices.allSatisfy { chars[i + $0] == s.chars[$0] }
             }) {
-                tokens.append((.symbol(symbol), start))
-                i += symbol.count
+                tokens.append((.symbol(symbol.text), start))
+                i += symbol.chars.count
                 continue
             }
             throw SyntaxError(offset: start, message: "unexpected character \"\(c)\"")
