@@ -48,6 +48,21 @@ struct TemplateEvaluator {
             var named: [String: TemplateValue] = [:]
             if !keywords.isEmpty { for (name, e) in keywords { named[name] = try evaluate(e) } }
             return try Functions.call(function, values, named, context: context)
+        case .stateOf(let id):
+            return .string(context.states[id]?.state ?? "unknown")
+        case .attributeOf(let id, let name):
+            return context.states[id]?.attributes[name].map(TemplateValue.init) ?? .none
+        case .isState(let id, let value):
+            return .bool(context.states[id]?.state == value)
+        case .number(let input, let integer, let fallback):
+            let value = try evaluate(input)
+            if integer, case .int = value { return value }
+            if let d = Conversions.float(value) {
+                guard integer else { return .double(d) }
+                if d.isFinite, abs(d) < 9.2e18 { return .int(Int(d.rounded(.towardZero))) }
+            }
+            if let fallback { return fallback }
+            throw EvaluationError("\(integer ? "int" : "float") got \(value.typeName) \(value.repr), which is not a number, and no default")
         case .filter(let filter, let input, let arguments, let keywords):
             let value: TemplateValue
             do {

@@ -253,7 +253,7 @@ struct TemplateParser {
             var arguments: [Expression] = []
             var keywords: [(String, Expression)] = []
             if accept("(") { (arguments, keywords) = try argumentList() }
-            value = try postfix(after: .filter(filter, value, arguments, keywords: keywords))
+            value = try postfix(after: Self.fastForm(.filter(filter, value, arguments, keywords: keywords)))
         }
         return value
     }
@@ -350,10 +350,28 @@ struct TemplateParser {
                 }
                 entityIDs.insert(id)
             }
-            return .call(function, arguments, keywords: keywords)
+            return Self.fastForm(.call(function, arguments, keywords: keywords))
         default:
             throw error("unexpected \(describe(token))")
         }
+    }
+
+    /// The same expression in a form that evaluates without building argument lists.
+    static func fastForm(_ expression: Expression) -> Expression {
+        switch expression {
+        case .call(.states, let args, let keywords) where keywords.isEmpty && args.count == 1:
+            if case .literal(.string(let id)) = args[0] { return .stateOf(id) }
+        case .call(.stateAttr, let args, let keywords) where keywords.isEmpty && args.count == 2:
+            if case .literal(.string(let id)) = args[0], case .literal(.string(let name)) = args[1] { return .attributeOf(id, name) }
+        case .call(.isState, let args, let keywords) where keywords.isEmpty && args.count == 2:
+            if case .literal(.string(let id)) = args[0], case .literal(.string(let value)) = args[1] { return .isState(id, value) }
+        case .filter(let filter, let input, let args, let keywords) where (filter == .float || filter == .int) && keywords.isEmpty && args.count <= 1:
+            if args.isEmpty { return .number(input, integer: filter == .int, fallback: nil) }
+            if case .literal(let fallback) = args[0] { return .number(input, integer: filter == .int, fallback: fallback) }
+        default:
+            break
+        }
+        return expression
     }
 
     /// `states.domain.object_id`.

@@ -10,6 +10,15 @@ indirect enum Expression: Sendable {
     case or(Expression, Expression)
     case conditional(condition: Expression, then: Expression, otherwise: Expression?)
     case call(Function, [Expression], keywords: [(String, Expression)])
+    // Fast forms of the calls nearly every rule makes, chosen at compile time (no argument arrays at run time).
+    /// `states('id')`
+    case stateOf(String)
+    /// `state_attr('id', 'name')`
+    case attributeOf(String, String)
+    /// `is_state('id', 'value')`
+    case isState(String, String)
+    /// `x | float(d)` and `x | int(d)` with a literal default or none
+    case number(Expression, integer: Bool, fallback: TemplateValue?)
     case filter(Filter, Expression, [Expression], keywords: [(String, Expression)])
     case attribute(Expression, String)
     /// `value.total_seconds()`, `value.isoformat()`, `text.lower()`…
