@@ -1,0 +1,223 @@
+/// One activity at one backend: its lifecycle (idle → starting → running → ending → idle) and its update budget.
+///
+/// Pure: it is told what changed and what the backend answered, with the time, and says what to send next and when
+/// to look again. One push at a time; order kept; a newer update replaces a queued one (only the latest matters);
+/// an end is never replaced or dropped; starts, ends and urgent changes skip the budget.
+public struct ActivityLane: Sendable {
+    public typealias Instant = ContinuousClock.Instant
+
+    public enum Phase: String, Sendable {
+        case idle, starting, running, ending
+    }
+
+    /// What to do now.
+    public enum Decision: Sendable, Equatable {
+        case send(Push)
+        /// Nothing to send before this instant (nil: nothing until something changes).
+        case wait(until: Instant?)
+    }
+
+    public struct Counters: Sendable, Equatable {
+        /// Updates replaced by a newer one before they went out.
+        public var debounced = 0
+        /// Updates not sent because the phone already shows exactly that.
+        public var deduplicated = 0
+        public var retries = 0
+        public var dropped = 0
+    }
+
+    public let budget: UpdateBudget
+    public let retry: RetryPolicy
+    public private(set) var phase = Phase.idle
+    public private(set) var counters = Counters()
+    /// The body the phone shows now, as far as we know.
+    public private(set) var delivered: [UInt8]?
+
+    private var queuedEnd: Push?
+    private var queuedStart: Push?
+    private var queuedUpdate: Push?
+    private var firstUnsentChange: Instant?
+    private var lastChange: Instant?
+    private var lastPush: Instant?
+    private var inFlight: Push?
+    private var retryAt: Instant?
+    private var attempt = 0
+
+    public init(budget: UpdateBudget = UpdateBudget(), retry: RetryPolicy = RetryPolicy(), resumingRunning delivered: [UInt8]? = nil) {
+        self.budget = budget
+        self.retry = retry
+        if let delivered {
+            // Restored from the state file: the activity is on the phone; go on with updates, never a second start.
+            phase = .running
+            self.delivered = delivered
+        }
+    }
+
+    /// True while the activity is (or is about to be) on the phone.
+    public var isActive: Bool { phase == .starting || phase == .running || (phase == .idle && queuedStart != nil) }
+
+    /// Nothing queued, nothing in flight.
+    public var isQuiet: Bool { inFlight == nil && queuedEnd == nil && queuedStart == nil && queuedUpdate == nil }
+
+    // MARK: What changed
+
+    /// `active_when` rose: start with this body.
+    public mutating func start(_ body: [UInt8], at now: Instant) {
+        switch phase {
+        case .idle where queuedStart == nil && inFlight == nil:
+            queuedStart = Push(.start, body: body, isUrgent: true)
+        case .idle, .ending:
+            // Restarted while its end is on the way (or a start is queued): start again after, with the newest body.
+            queuedStart = Push(.start, body: body, isUrgent: true)
+        case .starting, .running:
+            change(body, urgent: false, at: now)
+        }
+    }
+
+    /// The payload changed while active. `urgent` (a status turning to failed) skips the budget.
+    public mutating func change(_ body: [UInt8], urgent: Bool = false, at now: Instant) {
+        if let start = queuedStart {
+            // Not shown yet: the start itself carries the newest content.
+            queuedStart = Push(.start, body: body, isUrgent: start.isUrgent)
+            return
+        }
+        guard phase == .starting || phase == .running, queuedEnd == nil else { return }
+        if queuedUpdate != nil { counters.debounced += 1 }
+        let wasUrgent = queuedUpdate?.isUrgent ?? false
+        queuedUpdate = Push(.update, body: body, isUrgent: urgent || wasUrgent)
+        lastChange = now
+        if firstUnsentChange == nil { firstUnsentChange = now }
+    }
+
+    /// `active_when` fell: end with this body. Never replaced, never dropped.
+    public mutating func end(_ body: [UInt8], at now: Instant) {
+        if queuedStart != nil, phase == .idle || phase == .ending {
+            // It never reached the phone (or is being ended already): nothing more to show.
+            queuedStart = nil
+            if phase == .idle && inFlight == nil { return }
+        }
+        guard phase == .starting || phase == .running, queuedEnd == nil else { return }
+        if queuedUpdate != nil { counters.debounced += 1 }
+        queuedUpdate = nil
+        firstUnsentChange = nil
+        queuedEnd = Push(.end, body: body, isUrgent: true)
+    }
+
+    // MARK: What to send
+
+    public mutating func next(at now: Instant) -> Decision {
+        guard inFlight == nil else { return .wait(until: nil) }
+        if let retryAt, retryAt > now { return .wait(until: retryAt) }
+        if let end = queuedEnd, phase == .running {
+            return send(end, phase: .ending, clearing: \.queuedEnd)
+        }
+        if let start = queuedStart, phase == .idle {
+            return send(start, phase: .starting, clearing: \.queuedStart)
+        }
+        guard let update = queuedUpdate, phase == .running, let first = firstUnsentChange, let last = lastChange else {
+            return .wait(until: nil)
+        }
+        let due = update.isUrgent ? now : budget.due(firstChange: first, lastChange: last, lastPush: lastPush)
+        guard due <= now else { return .wait(until: due) }
+        queuedUpdate = nil
+        firstUnsentChange = nil
+        lastChange = nil
+        if update.body == delivered {
+            counters.deduplicated += 1
+            return .wait(until: nil)
+        }
+        inFlight = update
+        return .send(update)
+    }
+
+    private mutating func send(_ push: Push, phase next: Phase, clearing slot: WritableKeyPath<ActivityLane, Push?>) -> Decision {
+        self[keyPath: slot] = nil
+        inFlight = push
+        phase = next
+        return .send(push)
+    }
+
+    // MARK: What the backend said
+
+    public mutating func finished(_ outcome: PushOutcome, at now: Instant, random: Double = 0.5) {
+        guard let push = inFlight else { return }
+        inFlight = nil
+        switch outcome {
+        case .delivered, .alreadyRunning:
+            attempt = 0
+            retryAt = nil
+            switch push.kind {
+            case .start, .update:
+                phase = .running
+                lastPush = now
+                if outcome == .alreadyRunning {
+                    // The phone shows an older state of it: send this content as an update, now.
+                    delivered = nil
+                    if queuedUpdate == nil {
+                        queuedUpdate = Push(.update, body: push.body, isUrgent: true)
+                        firstUnsentChange = now
+                        lastChange = now
+                    }
+                } else {
+                    delivered = push.body
+                }
+            case .end:
+                phase = .idle
+                delivered = nil
+                lastPush = nil
+            }
+        case .retry, .locked:
+            counters.retries += 1
+            let wait: Duration = if case .retry(let after) = outcome {
+                retry.delay(attempt: attempt, random: random, retryAfter: after)
+            } else {
+                retry.lockedWait
+            }
+            attempt += 1
+            retryAt = now.advanced(by: wait)
+            requeue(push, at: now)
+        case .rejected:
+            counters.dropped += 1
+            attempt = 0
+            retryAt = nil
+            switch push.kind {
+            case .start: phase = .idle; queuedEnd = nil; queuedUpdate = nil
+            case .end: phase = .idle; delivered = nil
+            case .update: break
+            }
+        }
+    }
+
+    /// A free-tier lock was released (the token's other job ended): try again now.
+    public mutating func retryNow() {
+        retryAt = nil
+    }
+
+    /// Puts a failed push back where it was, unless something newer took its place.
+    private mutating func requeue(_ push: Push, at now: Instant) {
+        switch push.kind {
+        case .start:
+            if queuedEnd != nil {
+                // Ended before its start got through: the start may have reached the phone, so the end goes; the start does not.
+                phase = .running
+                queuedUpdate = nil
+                return
+            }
+            phase = .idle
+            // The start carries the newest content that arrived while it was failing.
+            queuedStart = queuedStart ?? Push(.start, body: queuedUpdate?.body ?? push.body, isUrgent: true)
+            queuedUpdate = nil
+            firstUnsentChange = nil
+            lastChange = nil
+        case .end:
+            phase = .running
+            queuedEnd = push
+        case .update:
+            if queuedUpdate == nil && queuedEnd == nil {
+                queuedUpdate = Push(.update, body: push.body, isUrgent: true)
+                firstUnsentChange = now
+                lastChange = now
+            }
+        }
+    }
+}

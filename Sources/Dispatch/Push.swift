@@ -1,0 +1,29 @@
+/// One request of an activity's lifecycle, as bytes ready for the backend.
+public struct Push: Sendable, Equatable {
+    public enum Kind: String, Sendable { case start, update, end }
+
+    public let kind: Kind
+    /// The exact body; two pushes with equal bodies show the same thing.
+    public let body: [UInt8]
+    /// A start, an end, or a change to `failed` goes out at once, past the budget.
+    public let isUrgent: Bool
+
+    public init(_ kind: Kind, body: [UInt8], isUrgent: Bool = false) {
+        self.kind = kind
+        self.body = body
+        self.isUrgent = isUrgent
+    }
+}
+
+/// How a backend answered a push, in the terms the lifecycle needs.
+public enum PushOutcome: Sendable, Equatable {
+    case delivered
+    /// 409 ACTIVITY_ALREADY_RUNNING on a start: the activity is on the phone already; go on with updates.
+    case alreadyRunning
+    /// Worth trying again: network errors, timeouts, 429, 5xx. `after` is the server's Retry-After when it gave one.
+    case retry(after: Duration?)
+    /// 403 FREE_TIER_JOB_LOCKED: wait until this token's other job ends, or a long back-off.
+    case locked
+    /// A 4xx that will not get better by trying again; the push is dropped and the code logged.
+    case rejected(code: String)
+}

@@ -1,0 +1,189 @@
+import Dispatch
+import Testing
+
+/// The lifecycle and budget arithmetic under a test clock: minutes of time in microseconds, no sleeping.
+struct ActivityLaneTests {
+    typealias Instant = ContinuousClock.Instant
+    let zero = ContinuousClock.now
+
+    func at(_ seconds: Double) -> Instant { zero.advanced(by: .milliseconds(Int64(seconds * 1000))) }
+    func body(_ text: String) -> [UInt8] { Array(text.utf8) }
+
+    /// A sent push: when (seconds after zero), what kind and body.
+    struct Sent: Equatable, CustomStringConvertible {
+        let time: Double
+        let kind: Push.Kind
+        let body: String
+        var description: String { "\(time)s \(kind.rawValue) \(body)" }
+    }
+
+    enum Event {
+        case start(String), change(String, urgent: Bool), end(String)
+    }
+
+    /// Replays `events` on a lane whose backend answers every push with `answer` (default: delivered at once),
+    /// stepping the clock to each event and each wake-up the lane asks for, until `until`.
+    func replay(_ events: [(Double, Event)], lane: inout ActivityLane, until: Double = 600,
+                answer: (Push, Double) -> PushOutcome = { _, _ in .delivered }) -> [Sent] {
+        var sent: [Sent] = []
+        var pending = events.sorted { $0.0 < $1.0 }
+        var now = 0.0
+        var wake: Double? = nil
+        while now <= until {
+            while let first = pending.first, first.0 <= now {
+                pending.removeFirst()
+                switch first.1 {
+                case .start(let b): lane.start(body(b), at: at(first.0))
+                case .change(let b, let urgent): lane.change(body(b), urgent: urgent, at: at(first.0))
+                case .end(let b): lane.end(body(b), at: at(first.0))
+                }
+            }
+            wake = nil
+            while true {
+                switch lane.next(at: at(now)) {
+                case .send(let push):
+                    sent.append(Sent(time: now, kind: push.kind, body: String(decoding: push.body, as: UTF8.self)))
+                    lane.finished(answer(push, now), at: at(now))
+                    continue
+                case .wait(let until):
+                    wake = until.map { zero.duration(to: $0) }.map { Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18 }
+                }
+                break
+            }
+            let nextEvent = pending.first?.0
+            guard let next = [nextEvent, wake].compactMap({ $0 }).min() else { break }
+            now = max(next, now + 0.000_001)
+        }
+        return sent
+    }
+
+    @Test func sixtyChangesInThirtySecondsGiveStartTwoUpdatesAndEnd() {
+        var lane = ActivityLane()
+        var events: [(Double, Event)] = [(0, .start("s"))]
+        for n in 1...60 { events.append((Double(n) * 0.5, .change("c\(n)", urgent: false))) }
+        events.append((40, .end("e")))
+        let sent = replay(events, lane: &lane)
+        // No 2 s of quiet while changes come every 0.5 s: max_wait (15 s after the first unsent change) decides.
+        #expect(sent == [Sent(time: 0, kind: .start, body: "s"), Sent(time: 15.5, kind: .update, body: "c31"),
+                         Sent(time: 31, kind: .update, body: "c60"), Sent(time: 40, kind: .end, body: "e")])
+        #expect(lane.counters.debounced == 58)
+        #expect(lane.phase == .idle)
+    }
+
+    @Test func anUpdateWaitsForTwoSecondsOfQuiet() {
+        var lane = ActivityLane()
+        let sent = replay([(0, .start("s")), (10, .change("a", urgent: false)), (11, .change("b", urgent: false))], lane: &lane)
+        #expect(sent.map(\.description) == ["0.0s start s", "13.0s update b"])
+    }
+
+    @Test func minIntervalSpacesUpdates() {
+        var lane = ActivityLane()
+        let sent = replay([(0, .start("s")), (1, .change("a", urgent: false)), (3.5, .change("b", urgent: false))], lane: &lane)
+        // "a" is quiet at 3 s but min_interval holds it to 5 s; "b" (3.5) replaces it and is quiet at 5.5 s.
+        #expect(sent.map(\.description) == ["0.0s start s", "5.5s update b"])
+        var spaced = ActivityLane()
+        let second = replay([(0, .start("s")), (10, .change("a", urgent: false)), (12.5, .change("b", urgent: false))], lane: &spaced)
+        #expect(second.map(\.description) == ["0.0s start s", "12.0s update a", "17.0s update b"])
+    }
+
+    @Test func anUpdateEqualToWhatThePhoneShowsIsNotSent() {
+        var lane = ActivityLane()
+        let sent = replay([(0, .start("s")), (10, .change("a", urgent: false)), (20, .change("a", urgent: false)),
+                           (30, .change("b", urgent: false)), (30.5, .change("s2", urgent: false)), (31, .change("a", urgent: false))], lane: &lane)
+        #expect(sent.map(\.description) == ["0.0s start s", "12.0s update a"])
+        #expect(lane.counters.deduplicated == 2)
+    }
+
+    @Test func startEndAndUrgentChangesSkipTheBudget() {
+        var lane = ActivityLane()
+        let sent = replay([(0, .start("s")), (1, .change("failed", urgent: true)), (1.5, .end("e"))], lane: &lane)
+        #expect(sent.map(\.description) == ["0.0s start s", "1.0s update failed", "1.5s end e"])
+    }
+
+    @Test func anEndReplacesAQueuedUpdateAndIsNeverReplaced() {
+        var lane = ActivityLane()
+        let sent = replay([(0, .start("s")), (1, .change("a", urgent: false)), (1.5, .end("e1")), (1.6, .end("e2")), (1.7, .change("late", urgent: false))],
+                          lane: &lane)
+        #expect(sent.map(\.description) == ["0.0s start s", "1.5s end e1"])
+    }
+
+    @Test func whileAPushIsInFlightOnlyTheNewestUpdateWaits() {
+        var lane = ActivityLane()
+        lane.start(body("s"), at: at(0))
+        guard case .send = lane.next(at: at(0)) else { Issue.record("no start"); return }
+        lane.change(body("a"), at: at(0.1))
+        lane.change(body("b"), at: at(0.2))
+        #expect(lane.next(at: at(0.3)) == .wait(until: nil))
+        lane.finished(.delivered, at: at(0.4))
+        #expect(lane.next(at: at(0.5)) == .wait(until: at(5.4)))
+        #expect(lane.next(at: at(5.4)) == .send(Push(.update, body: body("b"))))
+    }
+
+    @Test func aStartThatNeverReachedThePhoneNeedsNoEnd() {
+        var lane = ActivityLane()
+        lane.start(body("s"), at: at(0))
+        lane.end(body("e"), at: at(0))
+        #expect(lane.next(at: at(0)) == .wait(until: nil))
+        #expect(lane.isQuiet)
+    }
+
+    @Test func alreadyRunningOnStartContinuesAsAnUpdate() {
+        var lane = ActivityLane()
+        let sent = replay([(0, .start("s"))], lane: &lane) { push, _ in push.kind == .start ? .alreadyRunning : .delivered }
+        #expect(sent.map(\.description) == ["0.0s start s", "0.0s update s"])
+        #expect(lane.phase == .running)
+        #expect(lane.delivered == body("s"))
+    }
+
+    @Test func serverErrorsAreRetriedWithBackOffAndRetryAfterIsHonoured() {
+        var lane = ActivityLane(retry: RetryPolicy(initial: .seconds(1), maximum: .seconds(60)))
+        var failures = 0
+        let sent = replay([(0, .start("s")), (10, .change("a", urgent: false))], lane: &lane) { push, _ in
+            guard push.kind == .update, failures < 3 else { return .delivered }
+            failures += 1
+            return failures == 3 ? .retry(after: .seconds(30)) : .retry(after: nil)
+        }
+        // Jitter fixed at 0.5: 0.75 s, then 1.5 s, then the server's 30 s.
+        #expect(sent.map(\.description) == ["0.0s start s", "12.0s update a", "12.75s update a", "14.25s update a", "44.25s update a"])
+        #expect(lane.counters.retries == 3)
+    }
+
+    @Test func anEndIsDeliveredAfterATwoMinuteOutage() {
+        var lane = ActivityLane(retry: RetryPolicy(initial: .seconds(1), maximum: .seconds(30)))
+        let sent = replay([(0, .start("s")), (5, .end("e"))], lane: &lane) { push, now in
+            push.kind == .end && now < 125 ? .retry(after: nil) : .delivered
+        }
+        #expect(sent.first?.description == "0.0s start s")
+        #expect(sent.last?.kind == .end)
+        #expect(sent.last!.time >= 125 && sent.last!.time <= 125 + 30)
+        #expect(sent.dropFirst().allSatisfy { $0.kind == .end })
+        #expect(lane.phase == .idle)
+    }
+
+    @Test func aRejectedUpdateIsDroppedAndTheNextOneStillGoes() {
+        var lane = ActivityLane()
+        var rejectedOnce = false
+        let sent = replay([(0, .start("s")), (10, .change("bad", urgent: false)), (20, .change("good", urgent: false))], lane: &lane) { push, _ in
+            if push.kind == .update && !rejectedOnce { rejectedOnce = true; return .rejected(code: "INVALID_JOB_ID") }
+            return .delivered
+        }
+        #expect(sent.map(\.description) == ["0.0s start s", "12.0s update bad", "22.0s update good"])
+        #expect(lane.counters.dropped == 1)
+    }
+
+    @Test func aLockedStartWaitsUntilReleased() {
+        var lane = ActivityLane(retry: RetryPolicy(lockedWait: .seconds(300)))
+        lane.start(body("s"), at: at(0))
+        guard case .send = lane.next(at: at(0)) else { Issue.record("no start"); return }
+        lane.finished(.locked, at: at(0))
+        #expect(lane.next(at: at(1)) == .wait(until: at(300)))
+        lane.retryNow()
+        #expect(lane.next(at: at(2)) == .send(Push(.start, body: body("s"), isUrgent: true)))
+    }
+
+    @Test func aResumedLaneContinuesWithUpdatesNeverASecondStart() {
+        var lane = ActivityLane(resumingRunning: body("before crash"))
+        let sent = replay([(0, .change("after", urgent: false)), (10, .end("e"))], lane: &lane)
+        #expect(sent.map(\.description) == ["2.0s update after", "10.0s end e"])
+    }
+}
