@@ -25,7 +25,7 @@ let package = Package(
         // The rules file: YAML with positions, the template-expression language, activity evaluation.
         .target(name: "Rules", dependencies: ["CYAML", "JSON", "HomeAssistant", "LiveActivity"]),
         // The dispatcher: per-activity lifecycle, update budget, retries.
-        .target(name: "Dispatch", dependencies: ["Rules", "LiveActivity", "JSON"]),
+        .target(name: "Dispatcher", dependencies: ["Rules", "LiveActivity", "JSON"]),
         // A fake Home Assistant for tests, the demo and the benchmark.
         .target(name: "HomeAssistantSimulator", dependencies: ["HomeAssistant", "WebSocketTransport"]),
         .executableTarget(name: "livebridge", dependencies: ["HomeAssistant", "HomeAssistantSimulator", "JSON", "LiveActivity", "Rules"]),
@@ -33,7 +33,7 @@ let package = Package(
         .executableTarget(name: "RulesBenchmark", dependencies: ["Rules", "LiveActivity", "HomeAssistant", "JSON"]),
         .testTarget(name: "HomeAssistantTests", dependencies: ["HomeAssistant", "HomeAssistantSimulator", "WebSocketTransport", "JSON"]),
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
-        .testTarget(name: "DispatchTests", dependencies: ["Dispatch"]),
+        .testTarget(name: "DispatcherTests", dependencies: ["Dispatcher"]),
         .testTarget(name: "LiveActivityTests", dependencies: ["LiveActivity", "JSON"]),
         .testTarget(name: "RulesTests", dependencies: ["Rules", "JSON", "HomeAssistant", "LiveActivity"]),
         // The real binary as a subprocess.

@@ -1,4 +1,4 @@
-import Dispatch
+import Dispatcher
 import Testing
 
 /// The lifecycle and budget arithmetic under a test clock: minutes of time in microseconds, no sleeping.

@@ -1,0 +1,130 @@
+import Foundation
+import JSON
+
+/// What LiveBridge must remember across restarts and crashes: per activity and backend, whether it is running on the
+/// phone and a digest of the body last delivered. With it a restart continues with updates (no second start, no 409
+/// storm) and ends what ended while it was down.
+public struct DeliveryState: Sendable, Equatable {
+    public struct Entry: Sendable, Equatable {
+        public var running: Bool
+        /// FNV-1a 64 of the last delivered body, hex: enough to tell "same as shown", not a secret.
+        public var digest: String?
+
+        public init(running: Bool, digest: String?) {
+            self.running = running
+            self.digest = digest
+        }
+    }
+
+    /// Keyed by `activity@backend`.
+    public var entries: [String: Entry] = [:]
+
+    public init(entries: [String: Entry] = [:]) { self.entries = entries }
+
+    public static func key(activity: String, backend: String) -> String { activity + "@" + backend }
+
+    public static func digest(_ body: [UInt8]) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in body {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x100_0000_01b3
+        }
+        let hex = String(hash, radix: 16)
+        return String(repeating: "0", count: 16 - hex.count) + hex
+    }
+
+    var json: JSONValue {
+        .object([
+            "version": 1,
+            "activities": .object(entries.mapValues { entry in
+                var object: [String: JSONValue] = ["running": .bool(entry.running)]
+                if let digest = entry.digest { object["digest"] = .string(digest) }
+                return .object(object)
+            }),
+        ])
+    }
+
+    init?(json: JSONValue) {
+        guard json["version"]?.intValue == 1, let activities = json["activities"]?.objectValue else { return nil }
+        for (key, value) in activities {
+            guard let running = value["running"]?.boolValue else { return nil }
+            entries[key] = Entry(running: running, digest: value["digest"]?.stringValue)
+        }
+    }
+}
+
+/// The state file in the data directory, written atomically: a temporary file, fsync, rename, fsync of the directory.
+public struct DeliveryStateFile: Sendable {
+    public struct Unusable: Error, CustomStringConvertible, Sendable {
+        public let description: String
+    }
+
+    public let directory: String
+    public var path: String { directory + "/state.json" }
+
+    /// Checks the directory can be written, now, so a bad data directory is an error at start-up and not at the first push.
+    public init(directory: String) throws {
+        self.directory = directory
+        var isDirectory: ObjCBool = false
+        if !FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) {
+            do {
+                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            } catch {
+                throw Unusable(description: "cannot create the data directory \(directory): \(Self.reason(errno))")
+            }
+        } else if !isDirectory.boolValue {
+            throw Unusable(description: "the data directory \(directory) is not a directory")
+        }
+        guard access(directory, W_OK | X_OK) == 0 else {
+            throw Unusable(description: "the data directory \(directory) is not writable: \(Self.reason(errno))")
+        }
+    }
+
+    /// The saved state; a missing file is a clean start, a corrupt one too, with a warning.
+    public func load(warn: (String) -> Void) -> DeliveryState {
+        guard let data = FileManager.default.contents(atPath: path) else { return DeliveryState() }
+        guard let json = try? JSONParser.parse(Array(data)), let state = DeliveryState(json: json) else {
+            warn("the state file \(path) is unreadable or corrupt; starting clean (activities already on phones get a fresh start)")
+            return DeliveryState()
+        }
+        return state
+    }
+
+    public func save(_ state: DeliveryState) throws {
+        let temporary = directory + "/.state.json.tmp"
+        let bytes = state.json.jsonBytes + [0x0A]
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw Unusable(description: "cannot write \(temporary): \(Self.reason(errno))") }
+        var written = 0
+        while written < bytes.count {
+            let n = bytes[written...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                let problem = Self.reason(errno)
+                close(fd)
+                unlink(temporary)
+                throw Unusable(description: "cannot write \(temporary): \(problem)")
+            }
+            written += n
+        }
+        guard fsync(fd) == 0 else {
+            let problem = Self.reason(errno)
+            close(fd)
+            unlink(temporary)
+            throw Unusable(description: "cannot sync \(temporary): \(problem)")
+        }
+        close(fd)
+        guard rename(temporary, path) == 0 else {
+            let problem = Self.reason(errno)
+            unlink(temporary)
+            throw Unusable(description: "cannot replace \(path): \(problem)")
+        }
+        let directoryFD = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if directoryFD >= 0 {
+            _ = fsync(directoryFD)
+            close(directoryFD)
+        }
+    }
+
+    static func reason(_ code: Int32) -> String { String(cString: strerror(code)) }
+}
