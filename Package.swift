@@ -24,6 +24,8 @@ let package = Package(
         .target(name: "LiveActivity", dependencies: ["JSON", "HomeAssistant"]),
         // The rules file: YAML with positions, the template-expression language, activity evaluation.
         .target(name: "Rules", dependencies: ["CYAML", "JSON", "HomeAssistant", "LiveActivity"]),
+        // HTTP over libcurl, at the edge: the push backends' transport.
+        .target(name: "HTTPClient", dependencies: ["CCurl"]),
         // The dispatcher: per-activity lifecycle, update budget, retries.
         .target(name: "Dispatcher", dependencies: ["Rules", "LiveActivity", "JSON"]),
         // A fake Home Assistant for tests, the demo and the benchmark.
@@ -33,6 +35,7 @@ let package = Package(
         .executableTarget(name: "RulesBenchmark", dependencies: ["Rules", "LiveActivity", "HomeAssistant", "JSON"]),
         .testTarget(name: "HomeAssistantTests", dependencies: ["HomeAssistant", "HomeAssistantSimulator", "WebSocketTransport", "JSON"]),
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
+        .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient", "WebSocketTransport"]),
         .testTarget(name: "DispatcherTests", dependencies: ["Dispatcher"]),
         .testTarget(name: "LiveActivityTests", dependencies: ["LiveActivity", "JSON"]),
         .testTarget(name: "RulesTests", dependencies: ["Rules", "JSON", "HomeAssistant", "LiveActivity"]),

@@ -44,9 +44,35 @@ func webSocketCallback(_ wsi: OpaquePointer?, _ reason: lws_callback_reasons, _ 
 
     case LWS_CALLBACK_WSI_DESTROY:
         connection?.finish(.closed)
+        loop(of: wsi)?.httpClosed(wsi: wsi)
+        return 0
+
+    case LWS_CALLBACK_HTTP:
+        let uri = input.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) } ?? "/"
+        loop(of: wsi)?.httpBegan(wsi: wsi, uri: uri)
+        return 0
+
+    case LWS_CALLBACK_HTTP_BODY:
+        if let input { loop(of: wsi)?.httpBody(wsi: wsi, UnsafeRawBufferPointer(start: input, count: length)) }
+        return 0
+
+    case LWS_CALLBACK_HTTP_BODY_COMPLETION:
+        loop(of: wsi)?.httpBodyComplete(wsi: wsi)
+        return 0
+
+    case LWS_CALLBACK_HTTP_WRITEABLE:
+        return loop(of: wsi)?.httpWriteable(wsi: wsi) == false ? -1 : 0
+
+    case LWS_CALLBACK_CLOSED_HTTP:
+        loop(of: wsi)?.httpClosed(wsi: wsi)
         return 0
 
     default:
         return lws_callback_http_dummy(wsi, reason, user, input, length)
     }
+}
+
+private func loop(of wsi: OpaquePointer) -> WebSocketEventLoop? {
+    guard let context = lws_get_context(wsi), let owner = lws_context_user(context) else { return nil }
+    return Unmanaged<WebSocketEventLoop>.fromOpaque(owner).takeUnretainedValue()
 }

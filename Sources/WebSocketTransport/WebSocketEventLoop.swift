@@ -30,6 +30,9 @@ public final class WebSocketEventLoop: @unchecked Sendable {
 
     /// Called on the loop thread for every connection a listener accepts.
     public var onAccept: (@Sendable (WebSocketConnection) -> Void)?
+    /// Serves plain HTTP requests to the listener (WebSocket upgrades go to `onAccept`); nil answers 404.
+    public var onHTTPRequest: HTTPHandler?
+    var httpExchanges: [OpaquePointer: HTTPExchange] = [:]
 
     private var context: OpaquePointer?
     private let pending = Mutex<[@Sendable () -> Void]>([])
@@ -141,6 +144,7 @@ public final class WebSocketEventLoop: @unchecked Sendable {
         context = nil
         for connection in connections.values { connection.contextDestroyed() }
         connections = [:]
+        httpExchanges = [:]
         timers = []
         let leftover = pending.withLock { queue in defer { queue = [] }; return queue }
         _ = leftover
@@ -154,6 +158,49 @@ public final class WebSocketEventLoop: @unchecked Sendable {
             return queue
         }
         for item in work { item() }
+    }
+
+    // MARK: HTTP
+
+    func httpBegan(wsi: OpaquePointer, uri: String) {
+        let exchange = HTTPExchange.begin(wsi: wsi, uri: uri)
+        httpExchanges[wsi] = exchange
+        let length = Int(exchange.headers["content-length"] ?? "0") ?? 0
+        if length == 0 { httpBodyComplete(wsi: wsi) }
+    }
+
+    func httpBody(wsi: OpaquePointer, _ chunk: UnsafeRawBufferPointer) {
+        httpExchanges[wsi]?.body.append(contentsOf: chunk)
+    }
+
+    func httpBodyComplete(wsi: OpaquePointer) {
+        guard let exchange = httpExchanges[wsi] else { return }
+        guard let handler = onHTTPRequest else {
+            exchange.response = HTTPServerResponse(status: 404, json: #"{"error":"not found"}"#)
+            lws_callback_on_writable(wsi)
+            return
+        }
+        let wsiAddress = UInt(bitPattern: wsi)
+        handler(exchange.request) { [weak self] response in
+            self?.perform { [weak self] in
+                // The exchange may be gone (client hung up); then the answer is dropped.
+                guard let self, let wsi = OpaquePointer(bitPattern: wsiAddress), let exchange = self.httpExchanges[wsi],
+                      exchange.response == nil else { return }
+                exchange.response = response
+                lws_callback_on_writable(wsi)
+            }
+        }
+    }
+
+    func httpWriteable(wsi: OpaquePointer) -> Bool {
+        guard let exchange = httpExchanges[wsi] else { return true }
+        let keep = exchange.writeable(wsi: wsi)
+        if exchange.headersSent, exchange.response != nil, !keep || exchange.isFinished { httpExchanges[wsi] = nil }
+        return keep
+    }
+
+    func httpClosed(wsi: OpaquePointer) {
+        httpExchanges[wsi] = nil
     }
 
     // MARK: Client connections

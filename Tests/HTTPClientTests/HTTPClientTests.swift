@@ -1,0 +1,101 @@
+import Foundation
+import HTTPClient
+import Synchronization
+import Testing
+import WebSocketTransport
+
+/// libcurl against a libwebsockets HTTP server on 127.0.0.1: real requests, both ends in the test.
+@Suite(.timeLimit(.minutes(1)))
+struct HTTPClientTests {
+    final class Recorder: Sendable {
+        let requests = Mutex<[HTTPServerRequest]>([])
+    }
+
+    /// A server that records requests and answers with `answer`.
+    final class Server: Sendable {
+        let loop: WebSocketEventLoop
+        let recorder = Recorder()
+        var base: String { "http://127.0.0.1:\(loop.listenPort)" }
+
+        init(answer: @escaping @Sendable (HTTPServerRequest, @escaping @Sendable (HTTPServerResponse) -> Void) -> Void) throws {
+            var options = WebSocketEventLoop.Options()
+            options.listen = ("127.0.0.1", 0)
+            loop = try WebSocketEventLoop(options: options)
+            let recorder = self.recorder
+            loop.onHTTPRequest = { request, respond in
+                recorder.requests.withLock { $0.append(request) }
+                answer(request, respond)
+            }
+        }
+
+        deinit { loop.shutdown() }
+    }
+
+    @Test func aPatchCarriesItsBodyAndHeadersAndGetsTheAnswer() async throws {
+        let server = try Server { request, respond in
+            respond(HTTPServerResponse(status: 200, json: #"{"stored":true}"#, headers: ["x-echo": request.method]))
+        }
+        let client = HTTPClient()
+        let response = try await client.send(HTTPRequest(method: "PATCH", url: server.base + "/activity/washer?x=1",
+            headers: [("Authorization", "Token secret-aivi"), ("Content-Type", "application/json")], body: Array(#"{"state":"ONGOING"}"#.utf8)))
+        #expect(response.status == 200)
+        #expect(response.bodyText == #"{"stored":true}"#)
+        #expect(response.headers["x-echo"] == "PATCH")
+        let seen = try #require(server.recorder.requests.withLock { $0.first })
+        #expect(seen.method == "PATCH")
+        #expect(seen.path == "/activity/washer?x=1")
+        #expect(seen.headers["authorization"] == "Token secret-aivi")
+        #expect(seen.headers["content-type"] == "application/json")
+        #expect(seen.headers["user-agent"] == "livebridge/0.1")
+        #expect(seen.bodyText == #"{"state":"ONGOING"}"#)
+    }
+
+    @Test func errorStatusesAndRetryAfterComeBackAsTheyAre() async throws {
+        let server = try Server { _, respond in
+            respond(HTTPServerResponse(status: 429, json: #"{"error":"RATE_LIMITED"}"#, headers: ["Retry-After": "30"]))
+        }
+        let response = try await HTTPClient().send(HTTPRequest(method: "POST", url: server.base + "/notify", body: Array("{}".utf8)))
+        #expect(response.status == 429)
+        #expect(response.headers["retry-after"] == "30")
+        #expect(response.bodyText == #"{"error":"RATE_LIMITED"}"#)
+    }
+
+    @Test func aSlowServerIsATimeout() async throws {
+        let server = try Server { _, respond in
+            DispatchQueue.global().asyncAfter(deadline: .now() + 2) { respond(HTTPServerResponse(status: 200)) }
+        }
+        var options = HTTPClient.Options()
+        options.totalTimeout = .milliseconds(200)
+        do {
+            _ = try await HTTPClient(options: options).send(HTTPRequest(method: "POST", url: server.base + "/notify", body: [1]))
+            Issue.record("a 2 s answer beat a 200 ms timeout")
+        } catch {
+            #expect(error.isTimeout)
+        }
+    }
+
+    @Test func aRefusedConnectionIsATransportError() async throws {
+        let listener = try Server { _, respond in respond(HTTPServerResponse(status: 200)) }
+        let port = listener.loop.listenPort
+        listener.loop.shutdown()
+        do {
+            _ = try await HTTPClient().send(HTTPRequest(method: "GET", url: "http://127.0.0.1:\(port)/"))
+            Issue.record("a closed port answered")
+        } catch {
+            #expect(error.code == 7)
+            #expect(!error.isTimeout)
+        }
+    }
+
+    @Test func connectionsAreReusedAcrossRequests() async throws {
+        let server = try Server { _, respond in respond(HTTPServerResponse(status: 200, json: "{}")) }
+        let client = HTTPClient()
+        for _ in 0..<5 { _ = try await client.send(HTTPRequest(method: "POST", url: server.base + "/notify", body: [0x7B, 0x7D])) }
+        #expect(server.recorder.requests.withLock { $0.count } == 5)
+    }
+
+    @Test func authorizationIsMaskedForDisplay() {
+        let request = HTTPRequest(method: "POST", url: "https://x", headers: [("Authorization", "Bearer abc123"), ("Content-Type", "application/json")])
+        #expect(request.redactedHeaders == ["Authorization: Bearer ****", "Content-Type: application/json"])
+    }
+}
