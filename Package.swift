@@ -27,7 +27,9 @@ let package = Package(
         // HTTP over libcurl, at the edge: the push backends' transport.
         .target(name: "HTTPClient", dependencies: ["CCurl"]),
         // The dispatcher: per-activity lifecycle, update budget, retries.
-        .target(name: "Dispatcher", dependencies: ["Rules", "LiveActivity", "JSON"]),
+        .target(name: "Dispatcher", dependencies: ["Rules", "LiveActivity", "JSON", "HTTPClient"]),
+        // Aivi and Island Pulse as documented, over real HTTP on 127.0.0.1: for tests and the local preview.
+        .target(name: "FakePushServices", dependencies: ["WebSocketTransport", "JSON"]),
         // A fake Home Assistant for tests, the demo and the benchmark.
         .target(name: "HomeAssistantSimulator", dependencies: ["HomeAssistant", "WebSocketTransport"]),
         .executableTarget(name: "livebridge", dependencies: ["HomeAssistant", "HomeAssistantSimulator", "JSON", "LiveActivity", "Rules"]),
@@ -36,7 +38,7 @@ let package = Package(
         .testTarget(name: "HomeAssistantTests", dependencies: ["HomeAssistant", "HomeAssistantSimulator", "WebSocketTransport", "JSON"]),
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
         .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient", "WebSocketTransport"]),
-        .testTarget(name: "DispatcherTests", dependencies: ["Dispatcher"]),
+        .testTarget(name: "DispatcherTests", dependencies: ["Dispatcher", "FakePushServices", "HTTPClient", "Rules", "JSON"]),
         .testTarget(name: "LiveActivityTests", dependencies: ["LiveActivity", "JSON"]),
         .testTarget(name: "RulesTests", dependencies: ["Rules", "JSON", "HomeAssistant", "LiveActivity"]),
         // The real binary as a subprocess.

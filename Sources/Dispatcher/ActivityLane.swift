@@ -30,8 +30,8 @@ public struct ActivityLane: Sendable {
     public let retry: RetryPolicy
     public private(set) var phase = Phase.idle
     public private(set) var counters = Counters()
-    /// The body the phone shows now, as far as we know.
-    public private(set) var delivered: [UInt8]?
+    /// A digest of the body the phone shows now, as far as we know.
+    public private(set) var delivered: String?
 
     private var queuedEnd: Push?
     private var queuedStart: Push?
@@ -43,13 +43,14 @@ public struct ActivityLane: Sendable {
     private var retryAt: Instant?
     private var attempt = 0
 
-    public init(budget: UpdateBudget = UpdateBudget(), retry: RetryPolicy = RetryPolicy(), resumingRunning delivered: [UInt8]? = nil) {
+    /// `resuming`: restored from the state file, the activity is on the phone showing the body with this digest
+    /// (nil: unknown); it goes on with updates, never a second start.
+    public init(budget: UpdateBudget = UpdateBudget(), retry: RetryPolicy = RetryPolicy(), resuming: Bool = false, deliveredDigest: String? = nil) {
         self.budget = budget
         self.retry = retry
-        if let delivered {
-            // Restored from the state file: the activity is on the phone; go on with updates, never a second start.
+        if resuming {
             phase = .running
-            self.delivered = delivered
+            delivered = deliveredDigest
         }
     }
 
@@ -63,34 +64,44 @@ public struct ActivityLane: Sendable {
 
     /// `active_when` rose: start with this body.
     public mutating func start(_ body: [UInt8], at now: Instant) {
+        start(Push(.start, body: body, isUrgent: true), at: now)
+    }
+
+    public mutating func start(_ push: Push, at now: Instant) {
         switch phase {
-        case .idle where queuedStart == nil && inFlight == nil:
-            queuedStart = Push(.start, body: body, isUrgent: true)
         case .idle, .ending:
-            // Restarted while its end is on the way (or a start is queued): start again after, with the newest body.
-            queuedStart = Push(.start, body: body, isUrgent: true)
+            // (Re)started, perhaps while its end is on the way: start after it, with the newest body.
+            queuedStart = push.retyped(.start, urgent: true)
         case .starting, .running:
-            change(body, urgent: false, at: now)
+            change(push.retyped(.update, urgent: false), at: now)
         }
     }
 
     /// The payload changed while active. `urgent` (a status turning to failed) skips the budget.
     public mutating func change(_ body: [UInt8], urgent: Bool = false, at now: Instant) {
-        if let start = queuedStart {
+        change(Push(.update, body: body, isUrgent: urgent), at: now)
+    }
+
+    public mutating func change(_ push: Push, at now: Instant) {
+        if queuedStart != nil {
             // Not shown yet: the start itself carries the newest content.
-            queuedStart = Push(.start, body: body, isUrgent: start.isUrgent)
+            queuedStart = push.retyped(.start, urgent: true)
             return
         }
         guard phase == .starting || phase == .running, queuedEnd == nil else { return }
         if queuedUpdate != nil { counters.debounced += 1 }
         let wasUrgent = queuedUpdate?.isUrgent ?? false
-        queuedUpdate = Push(.update, body: body, isUrgent: urgent || wasUrgent)
+        queuedUpdate = push.retyped(.update, urgent: push.isUrgent || wasUrgent)
         lastChange = now
         if firstUnsentChange == nil { firstUnsentChange = now }
     }
 
     /// `active_when` fell: end with this body. Never replaced, never dropped.
     public mutating func end(_ body: [UInt8], at now: Instant) {
+        end(Push(.end, body: body, isUrgent: true), at: now)
+    }
+
+    public mutating func end(_ push: Push, at now: Instant) {
         if queuedStart != nil, phase == .idle || phase == .ending {
             // It never reached the phone (or is being ended already): nothing more to show.
             queuedStart = nil
@@ -100,7 +111,7 @@ public struct ActivityLane: Sendable {
         if queuedUpdate != nil { counters.debounced += 1 }
         queuedUpdate = nil
         firstUnsentChange = nil
-        queuedEnd = Push(.end, body: body, isUrgent: true)
+        queuedEnd = push.retyped(.end, urgent: true)
     }
 
     // MARK: What to send
@@ -122,7 +133,7 @@ public struct ActivityLane: Sendable {
         queuedUpdate = nil
         firstUnsentChange = nil
         lastChange = nil
-        if update.body == delivered {
+        if DeliveryState.digest(update.body) == delivered {
             counters.deduplicated += 1
             return .wait(until: nil)
         }
@@ -154,12 +165,12 @@ public struct ActivityLane: Sendable {
                     // The phone shows an older state of it: send this content as an update, now.
                     delivered = nil
                     if queuedUpdate == nil {
-                        queuedUpdate = Push(.update, body: push.body, isUrgent: true)
+                        queuedUpdate = push.retyped(.update, urgent: true)
                         firstUnsentChange = now
                         lastChange = now
                     }
                 } else {
-                    delivered = push.body
+                    delivered = DeliveryState.digest(push.body)
                 }
             case .end:
                 phase = .idle
@@ -205,7 +216,7 @@ public struct ActivityLane: Sendable {
             }
             phase = .idle
             // The start carries the newest content that arrived while it was failing.
-            queuedStart = queuedStart ?? Push(.start, body: queuedUpdate?.body ?? push.body, isUrgent: true)
+            queuedStart = queuedStart ?? (queuedUpdate ?? push).retyped(.start, urgent: true)
             queuedUpdate = nil
             firstUnsentChange = nil
             lastChange = nil
@@ -214,7 +225,7 @@ public struct ActivityLane: Sendable {
             queuedEnd = push
         case .update:
             if queuedUpdate == nil && queuedEnd == nil {
-                queuedUpdate = Push(.update, body: push.body, isUrgent: true)
+                queuedUpdate = push.retyped(.update, urgent: true)
                 firstUnsentChange = now
                 lastChange = now
             }

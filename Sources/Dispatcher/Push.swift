@@ -1,3 +1,5 @@
+import Rules
+
 /// One request of an activity's lifecycle, as bytes ready for the backend.
 public struct Push: Sendable, Equatable {
     public enum Kind: String, Sendable { case start, update, end }
@@ -7,12 +9,18 @@ public struct Push: Sendable, Equatable {
     public let body: [UInt8]
     /// A start, an end, or a change to `failed` goes out at once, past the budget.
     public let isUrgent: Bool
+    /// The request to send, when the push came from a rule (the lane itself only looks at the body).
+    public let request: BackendRequest?
 
-    public init(_ kind: Kind, body: [UInt8], isUrgent: Bool = false) {
+    public init(_ kind: Kind, body: [UInt8], isUrgent: Bool = false, request: BackendRequest? = nil) {
         self.kind = kind
         self.body = body
         self.isUrgent = isUrgent
+        self.request = request
     }
+
+    /// The same content as another kind of push (a start that becomes an update…).
+    func retyped(_ kind: Kind, urgent: Bool) -> Push { Push(kind, body: body, isUrgent: urgent, request: request) }
 }
 
 /// How a backend answered a push, in the terms the lifecycle needs.

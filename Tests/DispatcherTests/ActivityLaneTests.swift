@@ -132,7 +132,7 @@ struct ActivityLaneTests {
         let sent = replay([(0, .start("s"))], lane: &lane) { push, _ in push.kind == .start ? .alreadyRunning : .delivered }
         #expect(sent.map(\.description) == ["0.0s start s", "0.0s update s"])
         #expect(lane.phase == .running)
-        #expect(lane.delivered == body("s"))
+        #expect(lane.delivered == DeliveryState.digest(body("s")))
     }
 
     @Test func serverErrorsAreRetriedWithBackOffAndRetryAfterIsHonoured() {
@@ -182,7 +182,7 @@ struct ActivityLaneTests {
     }
 
     @Test func aResumedLaneContinuesWithUpdatesNeverASecondStart() {
-        var lane = ActivityLane(resumingRunning: body("before crash"))
+        var lane = ActivityLane(resuming: true, deliveredDigest: DeliveryState.digest(body("before crash")))
         let sent = replay([(0, .change("after", urgent: false)), (10, .end("e"))], lane: &lane)
         #expect(sent.map(\.description) == ["2.0s update after", "10.0s end e"])
     }

@@ -1,0 +1,191 @@
+import Foundation
+import Rules
+
+/// Runs one `ActivityLane` per activity and backend: sends what each lane says is due, wakes lanes when their
+/// budget or back-off allows, remembers what is on the phones in the state file, and keeps Island Pulse's free tier
+/// to one active job per token. Lanes are independent: a slow backend or activity never holds up another.
+public actor Dispatcher {
+    /// What a rule's evaluation asks of an activity at a backend.
+    public enum Event: Sendable {
+        case start(BackendRequest)
+        case change(BackendRequest, urgent: Bool)
+        case end(BackendRequest)
+    }
+
+    /// One push and how it went, for the log and the metrics (no tokens in here).
+    public struct PushRecord: Sendable, Equatable {
+        public let activity: String
+        public let backend: String
+        public let kind: Push.Kind
+        public let report: DeliveryReport
+    }
+
+    private struct Slot {
+        var lane: ActivityLane
+        let activity: String
+        let backend: any PushBackend
+        var inFlight = false
+        var wake: Task<Void, Never>?
+        var lockLogged = false
+    }
+
+    private let backends: [String: any PushBackend]
+    private let retry: RetryPolicy
+    private let stateFile: DeliveryStateFile?
+    private var state: DeliveryState
+    private var slots: [String: Slot] = [:]
+    private let onPush: @Sendable (PushRecord) -> Void
+    private let onLog: @Sendable (String) -> Void
+    private var quietWaiters: [CheckedContinuation<Void, Never>] = []
+
+    public init(backends: [any PushBackend], retry: RetryPolicy = RetryPolicy(), stateFile: DeliveryStateFile? = nil,
+                onPush: @escaping @Sendable (PushRecord) -> Void = { _ in }, log: @escaping @Sendable (String) -> Void = { _ in }) {
+        self.backends = Dictionary(backends.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        self.retry = retry
+        self.stateFile = stateFile
+        self.onPush = onPush
+        self.onLog = log
+        self.state = stateFile?.load(warn: log) ?? DeliveryState()
+    }
+
+    /// Activities the state file says are on a phone: after a restart the caller ends those whose condition is now false.
+    public var runningActivities: [(activity: String, backend: String)] {
+        state.entries.filter(\.value.running).keys.sorted().compactMap { key in
+            guard let at = key.lastIndex(of: "@") else { return nil }
+            return (String(key[..<at]), String(key[key.index(after: at)...]))
+        }
+    }
+
+    public func submit(activity: String, backend name: String, budget: UpdateBudget, _ event: Event) {
+        guard let backend = backends[name] else {
+            onLog("activity \(activity): no backend named \(name)")
+            return
+        }
+        let key = DeliveryState.key(activity: activity, backend: name)
+        if slots[key] == nil {
+            let saved = state.entries[key]
+            slots[key] = Slot(lane: ActivityLane(budget: budget, retry: retry, resuming: saved?.running ?? false,
+                                                 deliveredDigest: saved?.digest),
+                              activity: activity, backend: backend)
+        }
+        let now = ContinuousClock.now
+        switch event {
+        case .start(let request): slots[key]!.lane.start(Push(.start, body: request.bodyBytes, isUrgent: true, request: request), at: now)
+        case .change(let request, let urgent):
+            slots[key]!.lane.change(Push(.update, body: request.bodyBytes, isUrgent: urgent, request: request), at: now)
+        case .end(let request): slots[key]!.lane.end(Push(.end, body: request.bodyBytes, isUrgent: true, request: request), at: now)
+        }
+        pump(key)
+    }
+
+    /// Counters summed over every lane.
+    public var counters: ActivityLane.Counters {
+        slots.values.reduce(into: ActivityLane.Counters()) { total, slot in
+            total.debounced += slot.lane.counters.debounced
+            total.deduplicated += slot.lane.counters.deduplicated
+            total.retries += slot.lane.counters.retries
+            total.dropped += slot.lane.counters.dropped
+        }
+    }
+
+    public func phase(activity: String, backend: String) -> ActivityLane.Phase? {
+        slots[DeliveryState.key(activity: activity, backend: backend)]?.lane.phase
+    }
+
+    /// Returns once nothing is queued or in flight anywhere (pending debounced updates count as queued).
+    public func waitUntilQuiet() async {
+        if isQuiet { return }
+        await withCheckedContinuation { quietWaiters.append($0) }
+    }
+
+    private var isQuiet: Bool { slots.values.allSatisfy { $0.lane.isQuiet && !$0.inFlight } }
+
+    // MARK: Running the lanes
+
+    private func pump(_ key: String) {
+        guard var slot = slots[key], !slot.inFlight else { return }
+        let now = ContinuousClock.now
+        switch slot.lane.next(at: now) {
+        case .send(let push):
+            if push.kind == .start, slot.backend.allowsOneActiveJob, let other = activeJob(on: slot.backend.name, except: key) {
+                // Free tier: one job at a time per token. Wait for the other to end, as the service would insist.
+                slot.lane.finished(.locked, at: now)
+                if !slot.lockLogged {
+                    onLog("activity \(slot.activity) waits: backend \(slot.backend.name) is on the free tier and \(other) is active")
+                    slot.lockLogged = true
+                }
+                slots[key] = slot
+                schedule(key, slot.lane.next(at: now))
+                return
+            }
+            slot.inFlight = true
+            slot.wake?.cancel()
+            slots[key] = slot
+            let backend = slot.backend
+            Task { [push] in
+                let report: DeliveryReport
+                if let request = push.request {
+                    report = await backend.deliver(request, kind: push.kind)
+                } else {
+                    report = DeliveryReport(.rejected(code: "no request"))
+                }
+                self.completed(key, push, report)
+            }
+        case .wait(let until):
+            slots[key] = slot
+            schedule(key, .wait(until: until))
+            resumeQuietWaiters()
+        }
+    }
+
+    private func schedule(_ key: String, _ decision: ActivityLane.Decision) {
+        guard case .wait(let until?) = decision else { return }
+        slots[key]?.wake?.cancel()
+        slots[key]?.wake = Task { [weak self] in
+            try? await Task.sleep(until: until, clock: .continuous)
+            guard !Task.isCancelled else { return }
+            await self?.pump(key)
+        }
+    }
+
+    private func completed(_ key: String, _ push: Push, _ report: DeliveryReport) {
+        guard var slot = slots[key] else { return }
+        slot.inFlight = false
+        slot.lane.finished(report.outcome, at: .now, random: Double.random(in: 0..<1))
+        if case .delivered = report.outcome { slot.lockLogged = false }
+        slots[key] = slot
+        onPush(PushRecord(activity: slot.activity, backend: slot.backend.name, kind: push.kind, report: report))
+        if case .rejected(let code) = report.outcome {
+            onLog("activity \(slot.activity): \(slot.backend.name) refused the \(push.kind.rawValue) (\(code)); not retried")
+        }
+        persist(key, slot.lane)
+        if push.kind == .end, slot.lane.phase == .idle, slot.backend.allowsOneActiveJob {
+            for (other, waiting) in slots where other != key && waiting.backend.name == slot.backend.name {
+                slots[other]!.lane.retryNow()
+                pump(other)
+            }
+        }
+        pump(key)
+        resumeQuietWaiters()
+    }
+
+    private func activeJob(on backend: String, except key: String) -> String? {
+        slots.first { $0.key != key && $0.value.backend.name == backend && ($0.value.lane.phase == .running || $0.value.lane.phase == .starting || $0.value.lane.phase == .ending) }?.value.activity
+    }
+
+    private func persist(_ key: String, _ lane: ActivityLane) {
+        let running = lane.phase == .running || lane.phase == .ending
+        let entry = DeliveryState.Entry(running: running, digest: running ? lane.delivered : nil)
+        guard state.entries[key] != entry else { return }
+        state.entries[key] = running ? entry : nil
+        guard let stateFile else { return }
+        do { try stateFile.save(state) } catch { onLog("cannot save delivery state: \(error)") }
+    }
+
+    private func resumeQuietWaiters() {
+        guard isQuiet, !quietWaiters.isEmpty else { return }
+        let waiters = quietWaiters
+        quietWaiters = []
+        for waiter in waiters { waiter.resume() }
+    }
+}

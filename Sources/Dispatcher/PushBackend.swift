@@ -1,0 +1,118 @@
+import HTTPClient
+import JSON
+import Rules
+
+/// One push service. Adding a backend is a new type conforming to this; the dispatcher does not change.
+public protocol PushBackend: Sendable {
+    var name: String { get }
+    /// Island Pulse's free tier: one active job per token.
+    var allowsOneActiveJob: Bool { get }
+    func deliver(_ request: BackendRequest, kind: Push.Kind) async -> DeliveryReport
+}
+
+/// How a push went, for the lifecycle and for the log (never with a token).
+public struct DeliveryReport: Sendable, Equatable {
+    public let outcome: PushOutcome
+    /// The HTTP status, when there was an answer.
+    public let status: Int?
+    /// The backend's error code (`FREE_TIER_JOB_LOCKED`, `not_found`…) or the transport's.
+    public let code: String?
+
+    public init(_ outcome: PushOutcome, status: Int? = nil, code: String? = nil) {
+        self.outcome = outcome
+        self.status = status
+        self.code = code
+    }
+}
+
+/// What an HTTP answer means, by the backends' documented contracts.
+public enum HTTPOutcome {
+    public static func classify(_ result: Result<HTTPResponse, HTTPTransportError>, kind: Push.Kind) -> DeliveryReport {
+        switch result {
+        case .failure(let error):
+            return DeliveryReport(.retry(after: nil), code: error.isTimeout ? "timeout" : "curl \(error.code)")
+        case .success(let response):
+            let code = (try? JSONParser.parse(response.body))?["error"]?.stringValue
+            switch response.status {
+            case 200..<300:
+                return DeliveryReport(.delivered, status: response.status)
+            case 409 where code == "ACTIVITY_ALREADY_RUNNING" && kind == .start:
+                return DeliveryReport(.alreadyRunning, status: 409, code: code)
+            case 403 where code == "FREE_TIER_JOB_LOCKED":
+                return DeliveryReport(.locked, status: 403, code: code)
+            case 429:
+                let after = response.headers["retry-after"].flatMap(Double.init).map { Duration.milliseconds(Int64($0 * 1000)) }
+                return DeliveryReport(.retry(after: after), status: 429, code: code)
+            case 500..<600:
+                return DeliveryReport(.retry(after: nil), status: response.status, code: code)
+            default:
+                return DeliveryReport(.rejected(code: code ?? "HTTP \(response.status)"), status: response.status, code: code)
+            }
+        }
+    }
+}
+
+/// Aivi and Island Pulse: the request's method and path at a base URL, with the token in Authorization.
+public struct HTTPPushBackend: PushBackend {
+    public let name: String
+    public let baseURL: String
+    /// `Token` for Aivi, `Bearer` for Island Pulse.
+    public let scheme: String
+    let token: String
+    public let allowsOneActiveJob: Bool
+    let client: HTTPClient
+
+    public init(name: String, baseURL: String, scheme: String, token: String, allowsOneActiveJob: Bool = false, client: HTTPClient) {
+        self.name = name
+        self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
+        self.scheme = scheme
+        self.token = token
+        self.allowsOneActiveJob = allowsOneActiveJob
+        self.client = client
+    }
+
+    public func httpRequest(for request: BackendRequest) -> HTTPRequest {
+        HTTPRequest(method: request.method, url: baseURL + request.target,
+                    headers: [("Authorization", "\(scheme) \(token)"), ("Content-Type", "application/json")], body: request.bodyBytes)
+    }
+
+    public func deliver(_ request: BackendRequest, kind: Push.Kind) async -> DeliveryReport {
+        let result: Result<HTTPResponse, HTTPTransportError>
+        do { result = .success(try await client.send(httpRequest(for: request))) } catch { result = .failure(error) }
+        return HTTPOutcome.classify(result, kind: kind)
+    }
+}
+
+/// Home Assistant's own Live Activities: a `notify.mobile_app_…` service call over the existing WebSocket.
+public struct HomeAssistantPushBackend: PushBackend {
+    public let name: String
+    public let allowsOneActiveJob = false
+    /// Calls `domain.service` with data; throws the Home Assistant error code on failure.
+    let call: @Sendable (_ domain: String, _ service: String, _ data: [String: JSONValue]) async throws(ServiceCallError) -> Void
+
+    public struct ServiceCallError: Error, Sendable {
+        public let code: String
+        public init(code: String) { self.code = code }
+    }
+
+    public init(name: String, call: @escaping @Sendable (String, String, [String: JSONValue]) async throws(ServiceCallError) -> Void) {
+        self.name = name
+        self.call = call
+    }
+
+    public func deliver(_ request: BackendRequest, kind: Push.Kind) async -> DeliveryReport {
+        let parts = request.target.split(separator: ".", maxSplits: 1).map(String.init)
+        guard parts.count == 2, let data = request.body.objectValue else {
+            return DeliveryReport(.rejected(code: "invalid_service"), code: "invalid_service")
+        }
+        do {
+            try await call(parts[0], parts[1], data)
+            return DeliveryReport(.delivered)
+        } catch {
+            switch error.code {
+            case "disconnected", "timeout", "home_assistant_error", "unknown_error": return DeliveryReport(.retry(after: nil), code: error.code)
+            default: return DeliveryReport(.rejected(code: error.code), code: error.code)
+            }
+        }
+    }
+}

@@ -1,0 +1,165 @@
+import Foundation
+import JSON
+import Synchronization
+import WebSocketTransport
+
+/// Aivi and Island Pulse as documented, on 127.0.0.1 over real HTTP: for tests, and later the local preview.
+///
+/// Records every request; follows each contract (auth, job ids, 409 on a running job's start, the free tier's
+/// single job); and answers with any status, delay or error body on demand.
+public final class FakePushService: Sendable {
+    public struct Recorded: Sendable, Equatable {
+        public let method: String
+        public let path: String
+        public let authorization: String?
+        public let userAgent: String?
+        public let body: JSONValue?
+    }
+
+    /// A forced answer for the next request(s).
+    public struct Scripted: Sendable {
+        public var status: Int
+        public var body: String
+        public var headers: [String: String]
+        public var delay: Duration
+        public init(status: Int, body: String = "{}", headers: [String: String] = [:], delay: Duration = .zero) {
+            self.status = status
+            self.body = body
+            self.headers = headers
+            self.delay = delay
+        }
+    }
+
+    private struct State {
+        var requests: [Recorded] = []
+        var scripted: [Scripted] = []
+        var runningJobs: [String: Set<String>] = [:]  // token → job ids
+        var waiters: [(predicate: @Sendable ([Recorded]) -> Bool, continuation: CheckedContinuation<Void, Never>)] = []
+    }
+
+    public let aiviToken: String
+    public let islandPulseIDs: Set<String>
+    /// Island Pulse tokens on the free tier.
+    public let freeTier: Set<String>
+    private let loop: WebSocketEventLoop
+    private let state = Mutex(State())
+
+    public var baseURL: String { "http://127.0.0.1:\(loop.listenPort)" }
+
+    public init(aiviToken: String = "aivi-test-token", islandPulseIDs: Set<String> = ["pulse-test-id"], freeTier: Set<String> = [],
+                port: Int = 0) throws {
+        self.aiviToken = aiviToken
+        self.islandPulseIDs = islandPulseIDs
+        self.freeTier = freeTier
+        var options = WebSocketEventLoop.Options()
+        options.listen = ("127.0.0.1", port)
+        options.name = "fake-push"
+        loop = try WebSocketEventLoop(options: options)
+        loop.onHTTPRequest = { [weak self] request, respond in
+            guard let self else { return respond(HTTPServerResponse(status: 503)) }
+            self.handle(request, respond)
+        }
+    }
+
+    deinit { loop.shutdown() }
+
+    public func stop() { loop.shutdown() }
+
+    public var requests: [Recorded] { state.withLock { $0.requests } }
+
+    /// Answers the next requests with these, in order, before the contract applies again.
+    public func script(_ answers: [Scripted]) { state.withLock { $0.scripted += answers } }
+
+    /// Waits until the recorded requests satisfy `predicate`; false after `timeout`.
+    public func wait(timeout: Duration = .seconds(10), until predicate: @escaping @Sendable ([Recorded]) -> Bool) async -> Bool {
+        let timer = Task { [weak self] in
+            guard (try? await Task.sleep(for: timeout)) != nil else { return }
+            self?.releaseWaiters()
+        }
+        defer { timer.cancel() }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let now = state.withLock { s -> Bool in
+                if predicate(s.requests) { return true }
+                s.waiters.append((predicate, continuation))
+                return false
+            }
+            if now { continuation.resume() }
+        }
+        return predicate(requests)
+    }
+
+    private func releaseWaiters() {
+        let all = state.withLock { s in defer { s.waiters = [] }; return s.waiters.map(\.continuation) }
+        for continuation in all { continuation.resume() }
+    }
+
+    private func handle(_ request: HTTPServerRequest, _ respond: @escaping @Sendable (HTTPServerResponse) -> Void) {
+        let body = try? JSONParser.parse(request.body)
+        let record = Recorded(method: request.method, path: request.path, authorization: request.headers["authorization"],
+                              userAgent: request.headers["user-agent"], body: body)
+        let (scripted, ready) = state.withLock { s -> (Scripted?, [CheckedContinuation<Void, Never>]) in
+            s.requests.append(record)
+            let requests = s.requests
+            var ready: [CheckedContinuation<Void, Never>] = []
+            s.waiters.removeAll { waiter in
+                guard waiter.predicate(requests) else { return false }
+                ready.append(waiter.continuation)
+                return true
+            }
+            return (s.scripted.isEmpty ? nil : s.scripted.removeFirst(), ready)
+        }
+        defer { for continuation in ready { continuation.resume() } }
+        if let scripted {
+            let response = HTTPServerResponse(status: scripted.status, json: scripted.body, headers: scripted.headers)
+            if scripted.delay == .zero { respond(response) } else {
+                Task { try? await Task.sleep(for: scripted.delay); respond(response) }
+            }
+            return
+        }
+        respond(contract(request, body))
+    }
+
+    private func error(_ status: Int, _ code: String, _ message: String) -> HTTPServerResponse {
+        HTTPServerResponse(status: status, json: JSONValue.object(["error": .string(code), "message": .string(message)]).jsonText)
+    }
+
+    private func contract(_ request: HTTPServerRequest, _ body: JSONValue?) -> HTTPServerResponse {
+        if request.method == "PATCH", request.path.hasPrefix("/activity/") {
+            guard request.headers["authorization"] == "Token \(aiviToken)" else { return error(401, "UNAUTHORIZED", "Invalid token") }
+            guard let body, let state = body["state"]?.stringValue, ["ONGOING", "IDLE"].contains(state), body["content"]?.objectValue != nil
+            else { return error(400, "INVALID_BODY", "state and content are required") }
+            return HTTPServerResponse(status: 200, json: body.jsonText)
+        }
+        if request.method == "POST", request.path == "/notify" {
+            let header = request.headers["authorization"] ?? ""
+            guard header.hasPrefix("Bearer "), islandPulseIDs.contains(String(header.dropFirst(7))) else {
+                return error(400, "MISSING_UNIQUE_ID", "Missing or invalid Bearer token")
+            }
+            let token = String(header.dropFirst(7))
+            guard let job = body?["job_id"]?.stringValue, !job.isEmpty else { return error(400, "MISSING_JOB_ID", "job_id missing") }
+            guard job.count <= 64, job.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" }) else {
+                return error(400, "INVALID_JOB_ID", "job_id format invalid")
+            }
+            let action = body?["action"]?.stringValue ?? "update"
+            guard ["start", "update", "end"].contains(action) else { return error(400, "INVALID_ACTION", "action must be start, update or end") }
+            return state.withLock { s -> HTTPServerResponse in
+                var running = s.runningJobs[token] ?? []
+                defer { s.runningJobs[token] = running }
+                switch action {
+                case "end":
+                    running.remove(job)
+                default:
+                    if action == "start", running.contains(job) {
+                        return error(409, "ACTIVITY_ALREADY_RUNNING", "A Live Activity for this job_id is already running")
+                    }
+                    if freeTier.contains(token), !running.contains(job), let other = running.first {
+                        return error(403, "FREE_TIER_JOB_LOCKED", "Free tier: \(other) is already active")
+                    }
+                    running.insert(job)
+                }
+                return HTTPServerResponse(status: 200, json: #"{"ok":true}"#)
+            }
+        }
+        return error(404, "NOT_FOUND", "no such endpoint")
+    }
+}
