@@ -9,6 +9,7 @@ enum LiveBridgeCommand {
           watch      print the state of Home Assistant entities as JSON lines, live
           check      validate a rules file: every error with file:line:column
           render     print the request each backend would receive for given states
+          send       send one push of an activity now (or --dry-run to see it)
           simulator  run the Home Assistant simulator (for trying watch without a Home Assistant)
           help       show this help
 
@@ -26,6 +27,7 @@ enum LiveBridgeCommand {
             case "watch": return try await WatchCommand.run(rest)
             case "check": return try CheckCommand.run(rest)
             case "render": return try RenderCommand.run(rest)
+            case "send": return try await SendCommand.run(rest)
             case "simulator": return try await SimulatorCommand.run(rest)
             case "help", "--help", "-h":
                 print(usage)

@@ -1,0 +1,92 @@
+import Dispatcher
+import Foundation
+import HTTPClient
+import HomeAssistant
+import JSON
+import LiveActivity
+import Rules
+
+/// `livebridge send CONFIG --activity ID --states STATES.json [--action start|update|end] [--dry-run]`:
+/// one real push, to try a template on a phone. `--dry-run` shows the request, token masked, instead.
+enum SendCommand {
+    static let help = """
+        usage: livebridge send CONFIG --activity ID --states STATES.json [--action start|update|end] [--dry-run] [--at ISO_TIME]
+
+        Renders the activity against the states and sends that one push now (no debounce). --dry-run prints the
+        method, URL, headers (token masked) and body instead of sending.
+        """
+
+    static func run(_ arguments: [String]) async throws -> Int32 {
+        let args = try ArgumentList(arguments, valued: ["activity", "states", "action", "at"], flags: ["dry-run", "help"])
+        if args.has("help") { print(help); return 0 }
+        guard args.positional.count == 1 else { throw UsageError("name one rules file\n\n\(help)") }
+        guard let id = args["activity"] else { throw UsageError("--activity ID is required") }
+        guard let statesPath = args["states"] else { throw UsageError("--states STATES.json is required") }
+        let phase = try ActivityPhase(rawValue: args["action"] ?? "update") ?? { throw UsageError("--action must be start, update or end") }()
+        var now = Date().timeIntervalSince1970
+        if let at = args["at"] {
+            guard let epoch = Timestamp.epoch(fromISO8601: at) else { throw UsageError("--at \"\(at)\" is not an ISO 8601 time") }
+            now = epoch
+        }
+        let rules: RulesFile
+        switch RulesLoader.load(file: args.positional[0]) {
+        case .failure(let errors):
+            for error in errors.errors { standardError(error.description) }
+            return 1
+        case .success(let loaded): rules = loaded
+        }
+        guard let rule = rules.activities.first(where: { $0.id == id }) else {
+            throw UsageError("no activity \"\(id)\"; the file has: " + rules.activities.map(\.id).joined(separator: ", "))
+        }
+        let context = EvaluationContext(states: try StatesFile.load(path: statesPath), now: now)
+        var notes: [PayloadIssue] = []
+        let request: BackendRequest
+        switch ActivityRenderer.render(rule, phase: phase, in: context, notes: &notes) {
+        case .failure(let failure):
+            standardError("livebridge send: nothing to send: " + failure.issues.map(\.description).joined(separator: "; "))
+            return 1
+        case .success(let rendered): request = rendered
+        }
+        for note in notes { standardError("livebridge send: note: \(note)") }
+
+        var connection: HomeAssistantConnection?
+        var callService: (@Sendable (String, String, [String: JSONValue]) async throws(HomeAssistantPushBackend.ServiceCallError) -> Void)?
+        if rule.backend.kind == .homeassistant, !args.has("dry-run") {
+            guard let settings = rules.homeAssistant else { throw UsageError("a homeassistant backend needs the homeassistant: section") }
+            let configuration = try ConnectionConfiguration(url: settings.url, token: settings.token, caFile: settings.caFile,
+                                                            allowSelfSigned: settings.allowSelfSigned)
+            let live = try HomeAssistantConnection(configuration: configuration) { standardError("livebridge send: \($0)") }
+            live.start(entityIDs: nil)
+            connection = live
+            callService = { domain, service, data throws(HomeAssistantPushBackend.ServiceCallError) in
+                do { _ = try await live.callService(domain: domain, service: service, data: data) } catch let error as HomeAssistantError {
+                    throw .init(code: error.code)
+                } catch { throw .init(code: "unknown_error") }
+            }
+        }
+        let backend = BackendFactory.make(rule.backend, client: HTTPClient(), callService: callService)
+        if args.has("dry-run") {
+            if let http = backend as? HTTPPushBackend {
+                let wire = http.httpRequest(for: request)
+                print("\(wire.method) \(wire.url)")
+                for header in wire.redactedHeaders { print(header) }
+            } else {
+                print("call_service \(request.target)")
+            }
+            print("")
+            print(String(decoding: request.bodyBytes, as: UTF8.self))
+            return 0
+        }
+        let report = await backend.deliver(request, kind: Push.Kind(rawValue: phase.rawValue) ?? .update)
+        await connection?.stop()
+        let status = report.status.map { "HTTP \($0)" } ?? "no HTTP status"
+        switch report.outcome {
+        case .delivered, .alreadyRunning:
+            print("sent \(phase.rawValue) of \(rule.id) to \(rule.backend.name): \(status)")
+            return 0
+        default:
+            standardError("livebridge send: \(rule.backend.name) did not take the \(phase.rawValue): \(status)" + (report.code.map { ", \($0)" } ?? ""))
+            return 1
+        }
+    }
+}

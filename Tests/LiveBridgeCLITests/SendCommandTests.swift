@@ -1,0 +1,61 @@
+import FakePushServices
+import Foundation
+import JSON
+import Testing
+
+/// `livebridge send`: one real push to a fake service over HTTP, or the request shown with its token masked.
+@Suite(.timeLimit(.minutes(1)))
+struct SendCommandTests {
+    static let states = #"[{"entity_id": "sensor.washer_progress", "state": "65", "attributes": {}}]"#
+
+    func rules(baseURL: String) -> String {
+        """
+        backends:
+          aivi: { type: aivi, token: aivi-test-token, base_url: \(baseURL) }
+        activities:
+          washer:
+            active_when: "{{ true }}"
+            template: progress
+            progress: { style: simple, value: "{{ states('sensor.washer_progress') | float / 100 }}" }
+            header_left: Washing
+        """
+    }
+
+    func folder(_ files: [String: String]) throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("livebridge-send-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        for (name, text) in files { try text.write(toFile: path + "/" + name, atomically: true, encoding: .utf8) }
+        return path
+    }
+
+    @Test func sendsOnePushAndSaysHowItWent() async throws {
+        let service = try FakePushService()
+        let dir = try folder(["rules.yaml": rules(baseURL: service.baseURL), "states.json": Self.states])
+        let send = try Subprocess(["send", dir + "/rules.yaml", "--activity", "washer", "--states", dir + "/states.json", "--action", "start"])
+        #expect(await send.exitStatus() == 0)
+        #expect(send.stdout.lines == ["sent start of washer to aivi: HTTP 200"])
+        let request = try #require(service.requests.first)
+        #expect(request.method == "PATCH" && request.path == "/activity/washer")
+        #expect(request.body?["state"] == "ONGOING")
+        #expect(request.body?["content"]?["progress"] == ["style": "simple", "value": 0.65])
+    }
+
+    @Test func dryRunShowsTheRequestWithTheTokenMasked() async throws {
+        let dir = try folder(["rules.yaml": rules(baseURL: "https://api.example.test"), "states.json": Self.states])
+        let send = try Subprocess(["send", dir + "/rules.yaml", "--activity", "washer", "--states", dir + "/states.json", "--dry-run"])
+        #expect(await send.exitStatus() == 0)
+        #expect(Array(send.stdout.lines.prefix(4)) == ["PATCH https://api.example.test/activity/washer", "Authorization: Token ****",
+                                                       "Content-Type: application/json", ""])
+        #expect(try JSONParser.parse(send.stdout.lines[4])["state"] == "ONGOING")
+        #expect(!(send.stdout.lines + send.stderr.lines).joined().contains("aivi-test-token"))
+    }
+
+    @Test func aRefusalIsReportedWithTheBackendsCode() async throws {
+        let service = try FakePushService()
+        service.script([.init(status: 400, body: #"{"error":"INVALID_BODY"}"#)])
+        let dir = try folder(["rules.yaml": rules(baseURL: service.baseURL), "states.json": Self.states])
+        let send = try Subprocess(["send", dir + "/rules.yaml", "--activity", "washer", "--states", dir + "/states.json"])
+        #expect(await send.exitStatus() == 1)
+        #expect(send.stderr.lines.last == "livebridge send: aivi did not take the update: HTTP 400, INVALID_BODY")
+    }
+}
