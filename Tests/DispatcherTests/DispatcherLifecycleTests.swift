@@ -1,0 +1,89 @@
+import Dispatcher
+import FakePushServices
+import Foundation
+import HTTPClient
+import HomeAssistant
+import HomeAssistantSimulator
+import JSON
+import Rules
+import Synchronization
+import Testing
+
+@Suite(.timeLimit(.minutes(1)))
+struct DispatcherLifecycleTests {
+    let budget = UpdateBudget(debounce: .milliseconds(50), maxWait: .milliseconds(300), minInterval: .milliseconds(100))
+    let fastRetry = RetryPolicy(initial: .milliseconds(20), maximum: .milliseconds(100), lockedWait: .seconds(30))
+
+    func request(_ job: String, _ action: String) -> BackendRequest {
+        BackendRequest(backend: "pulse", kind: .islandpulse, method: "POST", target: "/notify",
+                       body: ["job_id": .string(job), "action": .string(action), "message": "m"])
+    }
+
+    @Test func aSlowActivityDoesNotHoldUpAnother() async throws {
+        let service = try FakePushService()
+        service.script([.init(status: 200, delay: .milliseconds(600))])
+        let order = Mutex<[String]>([])
+        let backend = HTTPPushBackend(name: "pulse", baseURL: service.baseURL, scheme: "Bearer", token: "pulse-test-id", client: HTTPClient())
+        let dispatcher = Dispatcher(backends: [backend], retry: fastRetry, onPush: { record in order.withLock { $0.append(record.activity) } })
+        await dispatcher.submit(activity: "slow", backend: "pulse", budget: budget, .start(request("slow", "start")))
+        #expect(await service.wait { $0.count == 1 })
+        await dispatcher.submit(activity: "fast", backend: "pulse", budget: budget, .start(request("fast", "start")))
+        await dispatcher.submit(activity: "slow", backend: "pulse", budget: budget, .end(request("slow", "end")))
+        await dispatcher.waitUntilQuiet()
+        #expect(order.withLock { $0 } == ["fast", "slow", "slow"])
+        // The slow activity's end waited for its own start: one request in flight per activity, in order.
+        #expect(service.requests.filter { $0.body?["job_id"] == "slow" }.map { $0.body?["action"] } == ["start", "end"])
+    }
+
+    @Test func anActivityThatEndedWhileLiveBridgeWasDownGetsItsEnd() async throws {
+        let service = try FakePushService()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("livebridge-ended-\(UUID().uuidString)").path
+        let backend = HTTPPushBackend(name: "pulse", baseURL: service.baseURL, scheme: "Bearer", token: "pulse-test-id", client: HTTPClient())
+        do {
+            let first = Dispatcher(backends: [backend], retry: fastRetry, stateFile: try DeliveryStateFile(directory: directory))
+            await first.submit(activity: "job", backend: "pulse", budget: budget, .start(request("job", "start")))
+            await first.waitUntilQuiet()
+        }
+        let restarted = Dispatcher(backends: [backend], retry: fastRetry, stateFile: try DeliveryStateFile(directory: directory))
+        for (activity, backendName) in await restarted.runningActivities {
+            await restarted.submit(activity: activity, backend: backendName, budget: budget, .end(request(activity, "end")))
+        }
+        await restarted.waitUntilQuiet()
+        #expect(service.requests.map { $0.body?["action"] } == ["start", "end"])
+        #expect(await restarted.runningActivities.isEmpty)
+        let again = Dispatcher(backends: [backend], retry: fastRetry, stateFile: try DeliveryStateFile(directory: directory))
+        #expect(await again.runningActivities.isEmpty)
+    }
+
+    @Test func homeAssistantLiveUpdatesGoThroughCallServiceAndEndWithClearNotification() async throws {
+        let simulator = try HomeAssistantSimulator(token: "llat-dispatch")
+        defer { simulator.stop() }
+        let connection = try HomeAssistantConnection(configuration: try ConnectionConfiguration(url: simulator.url, token: AccessToken("llat-dispatch")))
+        connection.start(entityIDs: nil)
+        let backend = HomeAssistantPushBackend(name: "phone") { domain, service, data throws(HomeAssistantPushBackend.ServiceCallError) in
+            do { _ = try await connection.callService(domain: domain, service: service, data: data) } catch let error as HomeAssistantError {
+                throw .init(code: error.code)
+            } catch { throw .init(code: "unknown_error") }
+        }
+        let dispatcher = Dispatcher(backends: [backend], retry: fastRetry)
+        let start = BackendRequest(backend: "phone", kind: .homeassistant, method: "call_service", target: "notify.mobile_app_phone",
+                                   body: ["message": "Washing", "data": ["live_update": true, "tag": "washer", "progress": 40]])
+        let end = BackendRequest(backend: "phone", kind: .homeassistant, method: "call_service", target: "notify.mobile_app_phone",
+                                 body: ["message": "clear_notification", "data": ["tag": "washer"]])
+        await dispatcher.submit(activity: "washer", backend: "phone", budget: budget, .start(start))
+        await dispatcher.submit(activity: "washer", backend: "phone", budget: budget, .end(end))
+        await dispatcher.waitUntilQuiet()
+        let calls = simulator.record.serviceCalls
+        #expect(calls.map { $0["service"] } == ["mobile_app_phone", "mobile_app_phone"])
+        #expect(calls.first?["service_data"]?["data"] == ["live_update": true, "tag": "washer", "progress": 40])
+        #expect(calls.last?["service_data"]?["message"] == "clear_notification")
+
+        await simulator.failService("notify.mobile_app_phone", with: HomeAssistantError(code: "service_validation_error", message: "bad"))
+        let records = Mutex<[Dispatcher.PushRecord]>([])
+        let failing = Dispatcher(backends: [backend], retry: fastRetry, onPush: { r in records.withLock { $0.append(r) } })
+        await failing.submit(activity: "washer", backend: "phone", budget: budget, .start(start))
+        await failing.waitUntilQuiet()
+        #expect(records.withLock { $0.map(\.report.outcome) } == [.rejected(code: "service_validation_error")])
+        await connection.stop()
+    }
+}
