@@ -30,9 +30,11 @@ let package = Package(
         .target(name: "Dispatcher", dependencies: ["Rules", "LiveActivity", "JSON", "HTTPClient"]),
         // Aivi and Island Pulse as documented, over real HTTP on 127.0.0.1: for tests and the local preview.
         .target(name: "FakePushServices", dependencies: ["WebSocketTransport", "JSON"]),
+        // The running service: connection → rules → dispatcher, logging, signals.
+        .target(name: "LiveBridge", dependencies: ["HomeAssistant", "Rules", "LiveActivity", "Dispatcher", "HTTPClient", "JSON"]),
         // A fake Home Assistant for tests, the demo and the benchmark.
         .target(name: "HomeAssistantSimulator", dependencies: ["HomeAssistant", "WebSocketTransport"]),
-        .executableTarget(name: "livebridge", dependencies: ["HomeAssistant", "HomeAssistantSimulator", "JSON", "LiveActivity", "Rules", "Dispatcher", "HTTPClient"]),
+        .executableTarget(name: "livebridge", dependencies: ["HomeAssistant", "HomeAssistantSimulator", "JSON", "LiveActivity", "Rules", "Dispatcher", "HTTPClient", "LiveBridge"]),
         // make bench-rules: rule evaluation speed, in a release build.
         .executableTarget(name: "RulesBenchmark", dependencies: ["Rules", "LiveActivity", "HomeAssistant", "JSON"]),
         .testTarget(name: "HomeAssistantTests", dependencies: ["HomeAssistant", "HomeAssistantSimulator", "WebSocketTransport", "JSON"]),

@@ -199,6 +199,11 @@ public struct ActivityLane: Sendable {
         }
     }
 
+    /// Shutting down: the queued update goes now, past the budget.
+    public mutating func hurry() {
+        if let update = queuedUpdate { queuedUpdate = update.retyped(.update, urgent: true) }
+    }
+
     /// A free-tier lock was released (the token's other job ended): try again now.
     public mutating func retryNow() {
         retryAt = nil

@@ -10,6 +10,14 @@ public actor Dispatcher {
         case start(BackendRequest)
         case change(BackendRequest, urgent: Bool)
         case end(BackendRequest)
+
+        public var name: String {
+            switch self {
+            case .start: return "start"
+            case .change: return "update"
+            case .end: return "end"
+            }
+        }
     }
 
     /// One push and how it went, for the log and the metrics (no tokens in here).
@@ -92,6 +100,29 @@ public actor Dispatcher {
         slots[DeliveryState.key(activity: activity, backend: backend)]?.lane.phase
     }
 
+    /// Sends every queued update now and waits, at most `deadline`, for everything to be delivered.
+    /// Returns whether all got through in time.
+    public func flush(deadline: Duration) async -> Bool {
+        for key in slots.keys {
+            slots[key]!.lane.hurry()
+            pump(key)
+        }
+        let done = Task { await self.waitUntilQuiet() }
+        let timer = Task {
+            try? await Task.sleep(for: deadline)
+            await self.releaseQuietWaiters()
+        }
+        await done.value
+        timer.cancel()
+        return isQuiet
+    }
+
+    private func releaseQuietWaiters() {
+        let waiters = quietWaiters
+        quietWaiters = []
+        for waiter in waiters { waiter.resume() }
+    }
+
     /// Returns once nothing is queued or in flight anywhere (pending debounced updates count as queued).
     public func waitUntilQuiet() async {
         if isQuiet { return }
@@ -121,6 +152,11 @@ public actor Dispatcher {
             slot.inFlight = true
             slot.wake?.cancel()
             slots[key] = slot
+            if push.kind == .start {
+                // Written ahead: if LiveBridge dies before the answer, the next start knows a start may be on the phone
+                // and ends it, or goes on with updates, instead of forgetting it.
+                record(key, DeliveryState.Entry(running: true, digest: nil))
+            }
             let backend = slot.backend
             Task { [push] in
                 let report: DeliveryReport
@@ -175,9 +211,13 @@ public actor Dispatcher {
 
     private func persist(_ key: String, _ lane: ActivityLane) {
         let running = lane.phase == .running || lane.phase == .ending
-        let entry = DeliveryState.Entry(running: running, digest: running ? lane.delivered : nil)
-        guard state.entries[key] != entry else { return }
-        state.entries[key] = running ? entry : nil
+        record(key, DeliveryState.Entry(running: running, digest: running ? lane.delivered : nil))
+    }
+
+    private func record(_ key: String, _ entry: DeliveryState.Entry) {
+        let stored: DeliveryState.Entry? = entry.running ? entry : nil
+        guard state.entries[key] != stored else { return }
+        state.entries[key] = stored
         guard let stateFile else { return }
         do { try stateFile.save(state) } catch { onLog("cannot save delivery state: \(error)") }
     }

@@ -6,6 +6,7 @@ enum LiveBridgeCommand {
         usage: livebridge <command> [options]
 
         commands:
+          run        run beside Home Assistant, pushing Live Activities as the rules say
           watch      print the state of Home Assistant entities as JSON lines, live
           check      validate a rules file: every error with file:line:column
           render     print the request each backend would receive for given states
@@ -24,6 +25,7 @@ enum LiveBridgeCommand {
         let rest = Array(arguments.dropFirst())
         do {
             switch command {
+            case "run": return try await RunCommand.run(rest)
             case "watch": return try await WatchCommand.run(rest)
             case "check": return try CheckCommand.run(rest)
             case "render": return try RenderCommand.run(rest)

@@ -1,0 +1,139 @@
+import Dispatcher
+import HomeAssistant
+import JSON
+import LiveActivity
+import Rules
+
+/// Turns entity changes into lifecycle events: keeps the states the rules read, re-evaluates only the activities that
+/// read a changed entity, and finds the edges of `active_when` (rising → start, falling → end). Pure: no I/O.
+public struct ActivityEngine: Sendable {
+    /// One thing for the dispatcher to do.
+    public struct Command: Sendable {
+        public let activity: String
+        public let backend: String
+        public let budget: UpdateBudget
+        public let event: Dispatcher.Event
+    }
+
+    public private(set) var rules: RulesFile
+    public private(set) var states: [String: EntityState] = [:]
+    private var readers: [String: [String]] = [:]
+    private var byID: [String: ActivityRule] = [:]
+    private var active: [String: Bool] = [:]
+    private var lastRequest: [String: BackendRequest] = [:]
+    private var problems = ProblemReport()
+
+    /// `running`: activities the dispatcher says are on a phone (after a restart), so a false condition ends them.
+    public init(rules: RulesFile, running: Set<String> = []) {
+        self.rules = rules
+        index()
+        for id in running { active[id] = true }
+    }
+
+    private mutating func index() {
+        readers = [:]
+        byID = [:]
+        for rule in rules.activities {
+            byID[rule.id] = rule
+            for entity in rule.entityIDs { readers[entity, default: []].append(rule.id) }
+        }
+    }
+
+    /// Swaps in reloaded rules: removed activities end, the others go on with the new fields.
+    public mutating func reload(_ newRules: RulesFile, now: Double) -> (commands: [Command], problems: [String]) {
+        var commands: [Command] = []
+        let kept = Set(newRules.activities.map(\.id))
+        for rule in rules.activities where !kept.contains(rule.id) && active[rule.id] == true {
+            var ignored: [PayloadIssue] = []
+            if let end = endRequest(rule, now: now, notes: &ignored) {
+                commands.append(Command(activity: rule.id, backend: rule.backend.name, budget: Self.budget(rule), event: .end(end)))
+            }
+            active[rule.id] = nil
+        }
+        rules = newRules
+        index()
+        let (more, found) = evaluate(ids: newRules.activities.map(\.id), now: now)
+        return (commands + more, found)
+    }
+
+    /// Takes in changes; returns the ids of the activities that read any of them.
+    public mutating func apply(_ changes: [EntityChange]) -> [String] {
+        var touched: [String] = []
+        var seen = Set<String>()
+        for change in changes {
+            switch change {
+            case .updated(let state): states[state.entityID] = state
+            case .removed(let id): states[id] = nil
+            }
+            for id in readers[change.entityID] ?? [] where seen.insert(id).inserted { touched.append(id) }
+        }
+        return touched
+    }
+
+    /// Evaluates these activities now; returns what to dispatch and problems not reported before.
+    public mutating func evaluate(ids: [String], now: Double) -> (commands: [Command], problems: [String]) {
+        var commands: [Command] = []
+        var found: [String] = []
+        let context = EvaluationContext(states: states, now: now)
+        for id in ids {
+            guard let rule = byID[id] else { continue }
+            var issues: [PayloadIssue] = []
+            defer { found += problems.newProblems(activity: id, issues).map { "activity \(id): \($0)" } }
+            let isActive: Bool
+            switch ActivityRenderer.isActive(rule, in: context) {
+            case .success(let value): isActive = value
+            case .failure(let error):
+                issues.append(PayloadIssue(path: "active_when", error.message))
+                continue
+            }
+            let was = active[id] ?? false
+            active[id] = isActive
+            let budget = Self.budget(rule)
+            switch (was, isActive) {
+            case (false, false):
+                continue
+            case (true, false):
+                if let end = endRequest(rule, now: now, notes: &issues) {
+                    commands.append(Command(activity: id, backend: rule.backend.name, budget: budget, event: .end(end)))
+                }
+                lastRequest[id] = nil
+            case (_, true):
+                switch ActivityRenderer.render(rule, phase: was ? .update : .start, in: EvaluationContext(states: states, now: now), notes: &issues) {
+                case .failure(let failure):
+                    issues += failure.issues
+                    if !was { active[id] = false }  // not started: try again on the next change
+                case .success(let request):
+                    lastRequest[id] = request
+                    let urgent = request.body["status"] == "failed"
+                    commands.append(Command(activity: id, backend: rule.backend.name, budget: budget,
+                                            event: was ? .change(request, urgent: urgent) : .start(request)))
+                }
+            }
+        }
+        return (commands, found)
+    }
+
+    /// The end push; when its fields cannot be rendered, a minimal end from the last request, so an end is never lost.
+    private func endRequest(_ rule: ActivityRule, now: Double, notes: inout [PayloadIssue]) -> BackendRequest? {
+        let result = ActivityRenderer.render(rule, phase: .end, in: EvaluationContext(states: states, now: now), notes: &notes)
+        if case .success(let request) = result { return request }
+        if case .failure(let failure) = result { notes += failure.issues }
+        let backend = rule.backend
+        switch backend.kind {
+        case .aivi:
+            let content = lastRequest[rule.id]?.body["content"] ?? ["template": .string(rule.template)]
+            return BackendRequest(backend: backend.name, kind: .aivi, method: "PATCH", target: "/activity/\(rule.targetID)",
+                                  body: ["state": "IDLE", "content": content])
+        case .islandpulse:
+            return BackendRequest(backend: backend.name, kind: .islandpulse, method: "POST", target: "/notify",
+                                  body: ["job_id": .string(rule.targetID), "action": "end", "status": "success"])
+        case .homeassistant:
+            return BackendRequest(backend: backend.name, kind: .homeassistant, method: "call_service", target: backend.service ?? "notify.notify",
+                                  body: LiveUpdateSchema.serviceData(["tag": .string(rule.targetID)], ending: true))
+        }
+    }
+
+    static func budget(_ rule: ActivityRule) -> UpdateBudget {
+        UpdateBudget(debounce: rule.budget.debounce, maxWait: rule.budget.maxWait, minInterval: rule.budget.minInterval)
+    }
+}

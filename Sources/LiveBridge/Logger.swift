@@ -1,0 +1,67 @@
+import Foundation
+import Synchronization
+
+/// Lines to stderr in logfmt (`time=… level=info msg="…" key=value`) or JSON, cheap when the level is off.
+/// Callers pass no secrets: tokens are never handed to the logger.
+public final class Logger: Sendable {
+    public enum Level: Int, Sendable, Comparable, CaseIterable {
+        case debug, info, warning, error
+        public static func < (a: Level, b: Level) -> Bool { a.rawValue < b.rawValue }
+        public var name: String { ["debug", "info", "warning", "error"][rawValue] }
+        public init?(name: String) {
+            guard let level = Level.allCases.first(where: { $0.name == name.lowercased() || (name.lowercased() == "warn" && $0 == .warning) }) else { return nil }
+            self = level
+        }
+    }
+
+    public enum Format: String, Sendable { case text, json }
+
+    public let level: Level
+    public let format: Format
+    private let write: @Sendable (String) -> Void
+
+    public init(level: Level = .info, format: Format = .text, write: @escaping @Sendable (String) -> Void = { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }) {
+        self.level = level
+        self.format = format
+        self.write = write
+    }
+
+    public func log(_ level: Level, _ message: @autoclosure () -> String, _ fields: KeyValuePairs<String, String> = [:]) {
+        guard level >= self.level else { return }
+        let time = ISO8601DateFormatter.string(from: Date(), timeZone: .gmt, formatOptions: [.withInternetDateTime, .withFractionalSeconds])
+        switch format {
+        case .text:
+            var line = "time=\(time) level=\(level.name) msg=\(Self.quote(message()))"
+            for (key, value) in fields { line += " \(key)=\(Self.quote(value))" }
+            write(line)
+        case .json:
+            var object = "{\"time\":\"\(time)\",\"level\":\"\(level.name)\",\"msg\":\(Self.json(message()))"
+            for (key, value) in fields { object += ",\(Self.json(key)):\(Self.json(value))" }
+            write(object + "}")
+        }
+    }
+
+    public func info(_ message: @autoclosure () -> String, _ fields: KeyValuePairs<String, String> = [:]) { log(.info, message(), fields) }
+    public func warning(_ message: @autoclosure () -> String, _ fields: KeyValuePairs<String, String> = [:]) { log(.warning, message(), fields) }
+    public func error(_ message: @autoclosure () -> String, _ fields: KeyValuePairs<String, String> = [:]) { log(.error, message(), fields) }
+    public func debug(_ message: @autoclosure () -> String, _ fields: KeyValuePairs<String, String> = [:]) { log(.debug, message(), fields) }
+
+    static func quote(_ value: String) -> String {
+        guard value.isEmpty || value.contains(where: { $0 == " " || $0 == "\"" || $0 == "=" || $0.isNewline }) else { return value }
+        return "\"" + value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"").replacingOccurrences(of: "\n", with: "\\n") + "\""
+    }
+
+    static func json(_ value: String) -> String {
+        var out = "\""
+        for scalar in value.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+}

@@ -1,0 +1,49 @@
+import Foundation
+import LiveBridge
+
+/// `livebridge run --config FILE [--data-dir DIR] [--dry-run] [--log-level L] [--log-format text|json]`.
+enum RunCommand {
+    static let help = """
+        usage: livebridge run --config FILE [--data-dir DIR] [--dry-run] [--log-level debug|info|warning|error] [--log-format text|json]
+
+        Runs beside Home Assistant: pushes Live Activities as the rules say. SIGHUP reloads the rules; SIGTERM or
+        Ctrl-C sends what is due (5 s at most) and exits; a second signal exits at once.
+        --data-dir defaults to $STATE_DIRECTORY (systemd), else ~/.local/state/livebridge.
+        """
+
+    static func run(_ arguments: [String]) async throws -> Int32 {
+        let args = try ArgumentList(arguments, valued: ["config", "data-dir", "log-level", "log-format"], flags: ["dry-run", "help"])
+        if args.has("help") { print(help); return 0 }
+        guard let config = args["config"] ?? args.positional.first else { throw UsageError("--config FILE is required\n\n\(help)") }
+        guard let level = Logger.Level(name: args["log-level"] ?? "info") else { throw UsageError("--log-level must be debug, info, warning or error") }
+        guard let format = Logger.Format(rawValue: args["log-format"] ?? "text") else { throw UsageError("--log-format must be text or json") }
+        let environment = ProcessInfo.processInfo.environment
+        let dataDirectory = args["data-dir"] ?? environment["STATE_DIRECTORY"]?.split(separator: ":").first.map(String.init)
+            ?? (NSHomeDirectory() + "/.local/state/livebridge")
+        var options = LiveBridgeService.Options(configPath: config, dataDirectory: dataDirectory)
+        options.dryRun = args.has("dry-run")
+        let logger = Logger(level: level, format: format)
+        let service: LiveBridgeService
+        do { service = try LiveBridgeService(options: options, logger: logger) } catch {
+            standardError("livebridge run: \(error)")
+            return 1
+        }
+        let stop = SignalWatcher(signals: [SIGTERM, SIGINT]) { Task { await service.stop() } }
+        let reload = ReloadWatcher { Task { await service.reload() } }
+        let status = await service.run()
+        withExtendedLifetime((stop, reload)) {}
+        return status
+    }
+}
+
+/// SIGHUP → reload, as often as it comes.
+final class ReloadWatcher: @unchecked Sendable {
+    private let source: DispatchSourceSignal
+
+    init(handler: @escaping @Sendable () -> Void) {
+        signal(SIGHUP, SIG_IGN)
+        source = DispatchSource.makeSignalSource(signal: SIGHUP, queue: DispatchQueue(label: "sighup"))
+        source.setEventHandler(handler: handler)
+        source.resume()
+    }
+}

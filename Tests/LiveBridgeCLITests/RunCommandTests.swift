@@ -1,0 +1,139 @@
+import FakePushServices
+import Foundation
+import HomeAssistantSimulator
+import JSON
+import Testing
+
+/// `livebridge run` as a subprocess between the Home Assistant simulator and the fake push services.
+@Suite(.timeLimit(.minutes(1)))
+struct RunCommandTests {
+    static let token = "llat-run-test-31d"
+
+    func rules(simulator: HomeAssistantSimulator, service: FakePushService, debounce: String = "50ms") -> String {
+        """
+        homeassistant:
+          url: \(simulator.url)
+          token: !secret ha_token
+        backends:
+          aivi: { type: aivi, token: aivi-test-token, base_url: \(service.baseURL) }
+        defaults: { backend: aivi, debounce: \(debounce), max_wait: 10s, min_interval: 100ms }
+        activities:
+          washer:
+            active_when: "{{ is_state('sensor.washer_status', 'running') }}"
+            template: progress
+            progress: { style: simple, value: "{{ states('sensor.washer_progress') | float(0) / 100 }}" }
+            header_left: Washing
+            on_end: { header_left: Done }
+        """
+    }
+
+    struct Setup {
+        let simulator: HomeAssistantSimulator
+        let service: FakePushService
+        let folder: String
+        var config: String { folder + "/livebridge.yaml" }
+    }
+
+    func setup(debounce: String = "50ms") throws -> Setup {
+        let simulator = try HomeAssistantSimulator(token: Self.token)
+        let service = try FakePushService()
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("livebridge-run-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder + "/data", withIntermediateDirectories: true)
+        try rules(simulator: simulator, service: service, debounce: debounce).write(toFile: folder + "/livebridge.yaml", atomically: true, encoding: .utf8)
+        try "ha_token: \(Self.token)\n".write(toFile: folder + "/secrets.yaml", atomically: true, encoding: .utf8)
+        return Setup(simulator: simulator, service: service, folder: folder)
+    }
+
+    func run(_ setup: Setup, logLevel: String = "info") throws -> Subprocess {
+        try Subprocess(["run", "--config", setup.config, "--data-dir", setup.folder + "/data", "--log-level", logLevel])
+    }
+
+    func labels(_ service: FakePushService) -> [String] {
+        service.requests.map { request in
+            let state = request.body?["state"]?.stringValue ?? "?"
+            let header = request.body?["content"]?["header_left"]?["value"]?.stringValue ?? "?"
+            let value = request.body?["content"]?["progress"]?["value"]?.doubleValue.map { String($0) } ?? "?"
+            return "\(state) \(header) \(value)"
+        }
+    }
+
+    @Test func aWasherCycleGivesStartTheUpdatesAndEnd() async throws {
+        let s = try setup()
+        defer { s.simulator.stop() }
+        await s.simulator.setState("sensor.washer_status", "idle")
+        await s.simulator.setState("sensor.washer_progress", "0")
+        let livebridge = try run(s)
+        #expect(await livebridge.stderr.wait { $0.contains { $0.contains("msg=\"ready: 2 entities in the snapshot\"") } })
+        await s.simulator.setState("sensor.washer_status", "running")
+        #expect(await s.service.wait { $0.count == 1 })
+        await s.simulator.setState("sensor.washer_progress", "50")
+        #expect(await s.service.wait { $0.count == 2 })
+        await s.simulator.setState("sensor.washer_progress", "100")
+        #expect(await s.service.wait { $0.count == 3 })
+        await s.simulator.setState("sensor.washer_status", "idle")
+        #expect(await s.service.wait { $0.count == 4 })
+        #expect(labels(s.service) == ["ONGOING Washing 0.0", "ONGOING Washing 0.5", "ONGOING Washing 1.0", "IDLE Done 1.0"])
+        livebridge.signal(SIGTERM)
+        #expect(await livebridge.exitStatus() == 0)
+        #expect(livebridge.stderr.lines.filter { $0.contains("msg=push") }.count == 4)
+        #expect(!livebridge.stderr.lines.joined().contains(Self.token))
+        #expect(!livebridge.stderr.lines.joined().contains("aivi-test-token"))
+    }
+
+    @Test func sigtermSendsTheDueUpdateBeforeExiting() async throws {
+        let s = try setup(debounce: "30s")
+        defer { s.simulator.stop() }
+        await s.simulator.setState("sensor.washer_status", "running")
+        await s.simulator.setState("sensor.washer_progress", "10")
+        let livebridge = try run(s, logLevel: "debug")
+        #expect(await s.service.wait { $0.count == 1 })
+        await s.simulator.setState("sensor.washer_progress", "20")
+        #expect(await livebridge.stderr.wait { $0.contains { $0.contains("msg=queued activity=washer backend=aivi event=update") } })
+        // The change is waiting out a 30 s debounce; SIGTERM sends it now.
+        livebridge.signal(SIGTERM)
+        #expect(await livebridge.exitStatus() == 0)
+        #expect(labels(s.service) == ["ONGOING Washing 0.1", "ONGOING Washing 0.2"])
+    }
+
+    @Test func sighupWithABrokenFileKeepsTheOldRulesRunning() async throws {
+        let s = try setup()
+        defer { s.simulator.stop() }
+        await s.simulator.setState("sensor.washer_status", "running")
+        let livebridge = try run(s)
+        #expect(await s.service.wait { $0.count == 1 })
+        try "activities:\n  washer:\n    template: progres\n".write(toFile: s.config, atomically: true, encoding: .utf8)
+        livebridge.signal(SIGHUP)
+        #expect(await livebridge.stderr.wait { $0.contains { $0.contains("reload failed; the previous rules keep running") } })
+        await s.simulator.setState("sensor.washer_progress", "70")
+        #expect(await s.service.wait { $0.count == 2 })
+        #expect(labels(s.service).last == "ONGOING Washing 0.7")
+        livebridge.signal(SIGTERM)
+        #expect(await livebridge.exitStatus() == 0)
+    }
+
+    @Test func killedMidCycleItResumesWithoutASecondStartAndDeliversTheEnd() async throws {
+        let s = try setup()
+        defer { s.simulator.stop() }
+        await s.simulator.setState("sensor.washer_status", "running")
+        await s.simulator.setState("sensor.washer_progress", "30")
+        let first = try run(s)
+        #expect(await s.service.wait { $0.count == 1 })
+        first.signal(SIGKILL)
+        _ = await first.exitStatus()
+        await s.simulator.setState("sensor.washer_status", "idle")
+        let second = try run(s)
+        #expect(await s.service.wait { $0.count == 2 })
+        #expect(labels(s.service) == ["ONGOING Washing 0.3", "IDLE Done 0.3"])
+        second.signal(SIGTERM)
+        #expect(await second.exitStatus() == 0)
+    }
+
+    @Test func anUnwritableDataDirectoryIsAClearErrorAtStartUp() async throws {
+        let s = try setup()
+        defer { s.simulator.stop() }
+        try "x".write(toFile: s.folder + "/notadir", atomically: true, encoding: .utf8)
+        let livebridge = try Subprocess(["run", "--config", s.config, "--data-dir", s.folder + "/notadir"])
+        #expect(await livebridge.exitStatus() == 1)
+        #expect(livebridge.stderr.lines == ["livebridge run: the data directory \(s.folder)/notadir is not a directory"])
+    }
+}
