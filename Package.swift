@@ -40,6 +40,7 @@ let package = Package(
         .testTarget(name: "HomeAssistantTests", dependencies: ["HomeAssistant", "HomeAssistantSimulator", "WebSocketTransport", "JSON"]),
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
         .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient", "WebSocketTransport"]),
+        .testTarget(name: "LiveBridgeTests", dependencies: ["LiveBridge", "Dispatcher", "HomeAssistant", "Rules", "JSON"]),
         .testTarget(name: "DispatcherTests", dependencies: ["Dispatcher", "FakePushServices", "HTTPClient", "Rules", "JSON", "HomeAssistant", "HomeAssistantSimulator"]),
         .testTarget(name: "LiveActivityTests", dependencies: ["LiveActivity", "JSON"]),
         .testTarget(name: "RulesTests", dependencies: ["Rules", "JSON", "HomeAssistant", "LiveActivity"]),

@@ -1,0 +1,91 @@
+import Dispatcher
+import Foundation
+import HomeAssistant
+import JSON
+import LiveBridge
+import Rules
+import Testing
+
+/// Edges of active_when, and only the activities that read a change are evaluated.
+struct ActivityEngineTests {
+    static let rules = """
+        backends:
+          aivi: { type: aivi, token: t }
+        activities:
+          washer:
+            active_when: "{{ is_state('sensor.washer', 'running') }}"
+            template: generic
+            progress: "{{ states('sensor.washer_progress') | float / 100 }}"
+            on_end: { state: Done }
+          dryer:
+            active_when: "{{ is_state('sensor.dryer', 'running') }}"
+            template: generic
+            progress: 0.5
+        """
+
+    func load(_ text: String = rules) throws -> RulesFile {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("livebridge-engine-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try text.write(toFile: folder + "/rules.yaml", atomically: true, encoding: .utf8)
+        return try RulesLoader.load(file: folder + "/rules.yaml", environment: [:]).get()
+    }
+
+    func state(_ id: String, _ value: String) -> EntityChange { .updated(EntityState(entityID: id, state: value, lastChanged: 0)) }
+
+    func summary(_ commands: [ActivityEngine.Command]) -> [String] {
+        commands.map { command in
+            let body: BackendRequest
+            switch command.event {
+            case .start(let r), .change(let r, _), .end(let r): body = r
+            }
+            return "\(command.activity) \(command.event.name) \(body.body["state"]?.stringValue ?? "") \(body.body["content"]?["progress"]?.doubleValue ?? -1)"
+        }
+    }
+
+    @Test func risingStartsChangesUpdateFallingEnds() throws {
+        var engine = ActivityEngine(rules: try load())
+        var touched = engine.apply([state("sensor.washer", "running"), state("sensor.washer_progress", "20")])
+        #expect(touched == ["washer"])
+        #expect(summary(engine.evaluate(ids: touched, now: 0).commands) == ["washer start ONGOING 0.2"])
+        touched = engine.apply([state("sensor.washer_progress", "40")])
+        #expect(summary(engine.evaluate(ids: touched, now: 0).commands) == ["washer update ONGOING 0.4"])
+        touched = engine.apply([state("sensor.washer", "idle")])
+        #expect(summary(engine.evaluate(ids: touched, now: 0).commands) == ["washer end IDLE 0.4"])
+        touched = engine.apply([state("sensor.washer_progress", "60")])
+        #expect(engine.evaluate(ids: touched, now: 0).commands.isEmpty)
+    }
+
+    @Test func onlyActivitiesReadingAChangeAreTouched() throws {
+        var engine = ActivityEngine(rules: try load())
+        #expect(engine.apply([state("sensor.dryer", "running")]) == ["dryer"])
+        #expect(engine.apply([state("sensor.unrelated", "x")]) == [])
+    }
+
+    @Test func anUnrenderableStartWaitsAndIsReportedOnce() throws {
+        var engine = ActivityEngine(rules: try load())
+        var touched = engine.apply([state("sensor.washer", "running"), state("sensor.washer_progress", "unavailable")])
+        var result = engine.evaluate(ids: touched, now: 0)
+        #expect(result.commands.isEmpty)
+        #expect(result.problems == ["activity washer: activities.washer.progress: float got string 'unavailable', which is not a number, and no default",
+                                    "activity washer: progress: is required"], "\(result.problems)")
+        touched = engine.apply([state("sensor.washer_progress", "unavailable")])
+        result = engine.evaluate(ids: touched, now: 0)
+        #expect(result.problems.isEmpty)
+        touched = engine.apply([state("sensor.washer_progress", "10")])
+        #expect(summary(engine.evaluate(ids: touched, now: 0).commands) == ["washer start ONGOING 0.1"])
+    }
+
+    @Test func afterARestartARunningActivityWhoseConditionEndedGetsItsEnd() throws {
+        var engine = ActivityEngine(rules: try load(), running: ["dryer"])
+        let touched = engine.apply([state("sensor.dryer", "idle")])
+        #expect(summary(engine.evaluate(ids: touched, now: 0).commands) == ["dryer end IDLE 0.5"])
+    }
+
+    @Test func aReloadEndsRemovedActivitiesAndKeepsTheOthers() throws {
+        var engine = ActivityEngine(rules: try load())
+        let touched = engine.apply([state("sensor.washer", "running"), state("sensor.washer_progress", "20"), state("sensor.dryer", "running")])
+        _ = engine.evaluate(ids: touched, now: 0)
+        let without = try load(Self.rules.components(separatedBy: "  dryer:")[0])
+        #expect(summary(engine.reload(without, now: 0).commands) == ["dryer end IDLE 0.5", "washer update ONGOING 0.2"])
+    }
+}
