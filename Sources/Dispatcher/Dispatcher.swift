@@ -26,6 +26,16 @@ public actor Dispatcher {
         public let backend: String
         public let kind: Push.Kind
         public let report: DeliveryReport
+        /// From handing the push to the backend to its answer.
+        public let duration: Duration
+    }
+
+    /// One activity at one backend, for the status page.
+    public struct LaneSummary: Sendable {
+        public let activity: String
+        public let backend: String
+        public let phase: ActivityLane.Phase
+        public let lastDelivered: [UInt8]?
     }
 
     private struct Slot {
@@ -35,6 +45,7 @@ public actor Dispatcher {
         var inFlight = false
         var wake: Task<Void, Never>?
         var lockLogged = false
+        var lastDelivered: [UInt8]?
     }
 
     private let backends: [String: any PushBackend]
@@ -94,6 +105,11 @@ public actor Dispatcher {
             total.retries += slot.lane.counters.retries
             total.dropped += slot.lane.counters.dropped
         }
+    }
+
+    public var lanes: [LaneSummary] {
+        slots.values.map { LaneSummary(activity: $0.activity, backend: $0.backend.name, phase: $0.lane.phase, lastDelivered: $0.lastDelivered) }
+            .sorted { ($0.activity, $0.backend) < ($1.activity, $1.backend) }
     }
 
     public func phase(activity: String, backend: String) -> ActivityLane.Phase? {
@@ -159,13 +175,14 @@ public actor Dispatcher {
             }
             let backend = slot.backend
             Task { [push] in
+                let started = ContinuousClock.now
                 let report: DeliveryReport
                 if let request = push.request {
                     report = await backend.deliver(request, kind: push.kind)
                 } else {
                     report = DeliveryReport(.rejected(code: "no request"))
                 }
-                self.completed(key, push, report)
+                await self.completed(key, push, report, duration: ContinuousClock.now - started)
             }
         case .wait(let until):
             slots[key] = slot
@@ -184,13 +201,16 @@ public actor Dispatcher {
         }
     }
 
-    private func completed(_ key: String, _ push: Push, _ report: DeliveryReport) {
+    private func completed(_ key: String, _ push: Push, _ report: DeliveryReport, duration: Duration) {
         guard var slot = slots[key] else { return }
         slot.inFlight = false
         slot.lane.finished(report.outcome, at: .now, random: Double.random(in: 0..<1))
-        if case .delivered = report.outcome { slot.lockLogged = false }
+        if case .delivered = report.outcome {
+            slot.lockLogged = false
+            slot.lastDelivered = push.body
+        }
         slots[key] = slot
-        onPush(PushRecord(activity: slot.activity, backend: slot.backend.name, kind: push.kind, report: report))
+        onPush(PushRecord(activity: slot.activity, backend: slot.backend.name, kind: push.kind, report: report, duration: duration))
         if case .rejected(let code) = report.outcome {
             onLog("activity \(slot.activity): \(slot.backend.name) refused the \(push.kind.rawValue) (\(code)); not retried")
         }

@@ -4,6 +4,7 @@ import HTTPClient
 import HomeAssistant
 import JSON
 import Rules
+import WebSocketTransport
 
 /// `livebridge run`: Home Assistant → rules → dispatcher, until stopped.
 ///
@@ -32,6 +33,8 @@ public actor LiveBridgeService {
     private let dispatcher: Dispatcher
     private let connection: HomeAssistantConnection
     private var stopping = false
+    public let metrics = Metrics()
+    private var statusLoop: WebSocketEventLoop?
 
     public init(options: Options, logger: Logger) throws {
         self.options = options
@@ -52,7 +55,9 @@ public actor LiveBridgeService {
         var configuration = try ConnectionConfiguration(url: settings.url, token: settings.token, caFile: settings.caFile,
                                                         allowSelfSigned: settings.allowSelfSigned)
         configuration.startupPollInterval = .seconds(2)
+        let metrics = self.metrics
         let connection = try HomeAssistantConnection(configuration: configuration) { event in
+            if case .reconnecting = event { metrics.reconnect() }
             if event.isError { logger.warning(event.description) } else { logger.info(event.description) }
         }
         self.connection = connection
@@ -65,13 +70,74 @@ public actor LiveBridgeService {
             }
         }
         dispatcher = Dispatcher(backends: backends, stateFile: stateFile, onPush: { record in
-            var outcome = "\(record.report.outcome)"
-            if case .delivered = record.report.outcome { outcome = "delivered" }
+            let outcome: String
+            var permanent: String?
+            switch record.report.outcome {
+            case .delivered: outcome = "delivered"
+            case .alreadyRunning: outcome = "already_running"
+            case .retry: outcome = "retry"
+            case .locked: outcome = "locked"
+            case .rejected(let code):
+                outcome = "rejected"
+                if record.report.status == 401 || code == "MISSING_UNIQUE_ID" || code == "UNAUTHORIZED" { permanent = code }
+            }
+            let seconds = Double(record.duration.components.seconds) + Double(record.duration.components.attoseconds) / 1e18
+            metrics.push(backend: record.backend, outcome: outcome, seconds: seconds, permanentFailure: permanent)
             logger.info("push", ["activity": record.activity, "backend": record.backend, "kind": record.kind.rawValue,
                                  "status": record.report.status.map(String.init) ?? "-", "outcome": outcome,
                                  "code": record.report.code ?? "-"])
         }, log: { logger.warning($0) })
         engine = ActivityEngine(rules: rules)
+        if let listen = rules.status {
+            var loopOptions = WebSocketEventLoop.Options()
+            loopOptions.listen = (listen.host, listen.port)
+            loopOptions.name = "status"
+            do { statusLoop = try WebSocketEventLoop(options: loopOptions) } catch {
+                throw StartupError(description: "cannot listen on \(listen.host):\(listen.port) for status: \(error)")
+            }
+        }
+    }
+
+    /// Where the status listener is, when on.
+    public var statusPort: Int? { statusLoop?.listenPort }
+
+    private func serveStatus() {
+        statusLoop?.onHTTPRequest = { [weak self] request, respond in
+            guard let self else { return respond(HTTPServerResponse(status: 503)) }
+            Task { respond(await self.status(request)) }
+        }
+    }
+
+    func status(_ request: HTTPServerRequest) async -> HTTPServerResponse {
+        let path = request.path.split(separator: "?").first.map(String.init) ?? request.path
+        switch path {
+        case "/healthz":
+            var reasons: [String] = []
+            switch connection.currentPhase {
+            case .ready, .subscribing, .waitingForStartup: break
+            case .rejected: reasons.append("Home Assistant rejected the access token")
+            case let phase: reasons.append("not connected to Home Assistant (\(phase.rawValue))")
+            }
+            for (backend, code) in metrics.failingBackends.sorted(by: { $0.key < $1.key }) {
+                reasons.append("backend \(backend) refuses pushes (\(code))")
+            }
+            let body: JSONValue = reasons.isEmpty ? ["status": "ok"] : ["status": "failing", "reasons": .array(reasons.map(JSONValue.string))]
+            return HTTPServerResponse(status: reasons.isEmpty ? 200 : 503, json: body.jsonText)
+        case "/metrics":
+            let counters = await dispatcher.counters
+            return HTTPServerResponse(status: 200, contentType: "text/plain; version=0.0.4",
+                                      body: Array(metrics.text(debounced: counters.debounced, deduplicated: counters.deduplicated, retries: counters.retries).utf8))
+        case "/activities":
+            let lanes = await dispatcher.lanes
+            let items: [JSONValue] = lanes.map { lane in
+                var item: [String: JSONValue] = ["activity": .string(lane.activity), "backend": .string(lane.backend), "phase": .string(lane.phase.rawValue)]
+                if let body = lane.lastDelivered { item["last_delivered"] = (try? JSONParser.parse(body)) ?? .string(String(decoding: body, as: UTF8.self)) }
+                return .object(item)
+            }
+            return HTTPServerResponse(status: 200, json: JSONValue.object(["activities": .array(items)]).jsonText)
+        default:
+            return HTTPServerResponse(status: 404, json: #"{"error":"not found: try /healthz, /metrics or /activities"}"#)
+        }
     }
 
     /// Runs until `stop()`; returns the exit status.
@@ -82,10 +148,13 @@ public actor LiveBridgeService {
         let entities = engine.rules.entityIDs.sorted()
         logger.info("starting", ["activities": String(engine.rules.activities.count), "entities": String(entities.count),
                                  "dry_run": String(options.dryRun)])
+        serveStatus()
+        if let port = statusPort { logger.info("status listener", ["url": "http://\(engine.rules.status!.host):\(port)/healthz"]) }
         connection.start(entityIDs: entities)
         var evaluatedAll = false
         while let batch = await connection.changes.next() {
             guard !stopping else { break }
+            metrics.stateChanges(batch.count)
             var ids = engine.apply(batch)
             if !evaluatedAll {
                 // The first snapshot: every activity, also those that read no entity.
@@ -94,10 +163,18 @@ public actor LiveBridgeService {
             }
             await dispatch(engine.evaluate(ids: ids, now: Date().timeIntervalSince1970))
         }
-        return connection.currentPhase == .rejected ? 1 : 0
+        guard connection.currentPhase == .rejected else { return 0 }
+        // A rejected token is final, but exiting would let a supervisor restart us into the same rejection (and an
+        // IP ban): stay up, unhealthy on /healthz, until stopped.
+        logger.error("Home Assistant rejected the access token; nothing more is attempted. Create a new long-lived token, then restart LiveBridge.")
+        if !stopping { await withCheckedContinuation { stopWaiters.append($0) } }
+        return 1
     }
 
+    private var stopWaiters: [CheckedContinuation<Void, Never>] = []
+
     private func dispatch(_ result: (commands: [ActivityEngine.Command], problems: [String])) async {
+        metrics.renders(result.commands.count)
         for problem in result.problems { logger.warning(problem) }
         for command in result.commands {
             logger.debug("queued", ["activity": command.activity, "backend": command.backend, "event": command.event.name])
@@ -128,5 +205,9 @@ public actor LiveBridgeService {
         let complete = await dispatcher.flush(deadline: options.shutdownDeadline)
         if !complete { logger.warning("stopping with pushes still pending; they resume from the state file next start") }
         await connection.stop()
+        if let statusLoop { Thread.detachNewThread { statusLoop.shutdown() } }
+        let waiters = stopWaiters
+        stopWaiters = []
+        for waiter in waiters { waiter.resume() }
     }
 }

@@ -1,5 +1,6 @@
 import FakePushServices
 import Foundation
+import HTTPClient
 import HomeAssistantSimulator
 import JSON
 import Testing
@@ -9,8 +10,8 @@ import Testing
 struct RunCommandTests {
     static let token = "llat-run-test-31d"
 
-    func rules(simulator: HomeAssistantSimulator, service: FakePushService, debounce: String = "50ms") -> String {
-        """
+    func rules(simulator: HomeAssistantSimulator, service: FakePushService, debounce: String = "50ms", statusPort: Int? = nil) -> String {
+        (statusPort.map { "status: { listen: 127.0.0.1:\($0) }\n" } ?? "") + """
         homeassistant:
           url: \(simulator.url)
           token: !secret ha_token
@@ -34,12 +35,12 @@ struct RunCommandTests {
         var config: String { folder + "/livebridge.yaml" }
     }
 
-    func setup(debounce: String = "50ms") throws -> Setup {
-        let simulator = try HomeAssistantSimulator(token: Self.token)
+    func setup(debounce: String = "50ms", statusPort: Int? = nil, token: String = token) throws -> Setup {
+        let simulator = try HomeAssistantSimulator(token: token)
         let service = try FakePushService()
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("livebridge-run-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder + "/data", withIntermediateDirectories: true)
-        try rules(simulator: simulator, service: service, debounce: debounce).write(toFile: folder + "/livebridge.yaml", atomically: true, encoding: .utf8)
+        try rules(simulator: simulator, service: service, debounce: debounce, statusPort: statusPort).write(toFile: folder + "/livebridge.yaml", atomically: true, encoding: .utf8)
         try "ha_token: \(Self.token)\n".write(toFile: folder + "/secrets.yaml", atomically: true, encoding: .utf8)
         return Setup(simulator: simulator, service: service, folder: folder)
     }
@@ -126,6 +127,55 @@ struct RunCommandTests {
         #expect(labels(s.service) == ["ONGOING Washing 0.3", "IDLE Done 0.3"])
         second.signal(SIGTERM)
         #expect(await second.exitStatus() == 0)
+    }
+
+    @Test func theStatusListenerAnswersHealthMetricsAndActivities() async throws {
+        let port = try freePort()
+        let s = try setup(statusPort: port)
+        defer { s.simulator.stop() }
+        await s.simulator.setState("sensor.washer_status", "running")
+        let livebridge = try run(s)
+        #expect(await s.service.wait { $0.count == 1 })
+        #expect(await livebridge.stderr.wait { $0.contains { $0.contains("msg=push activity=washer") } })
+        let client = HTTPClient()
+        let health = try await client.send(HTTPRequest(method: "GET", url: "http://127.0.0.1:\(port)/healthz"))
+        #expect(health.status == 200)
+        #expect(health.bodyText == #"{"status":"ok"}"#)
+        let metrics = try await client.send(HTTPRequest(method: "GET", url: "http://127.0.0.1:\(port)/metrics"))
+        #expect(metrics.bodyText.contains("livebridge_pushes_total{backend=\"aivi\",outcome=\"delivered\"} 1\n"))
+        #expect(metrics.bodyText.contains("livebridge_push_latency_seconds_count 1\n"))
+        #expect(metrics.bodyText.contains("livebridge_renders_total 1\n"))
+        let activities = try JSONParser.parse(try await client.send(HTTPRequest(method: "GET", url: "http://127.0.0.1:\(port)/activities")).body)
+        #expect(activities["activities"]?.arrayValue?.first?["phase"] == "running")
+        #expect(activities["activities"]?.arrayValue?.first?["last_delivered"]?["state"] == "ONGOING")
+        livebridge.signal(SIGTERM)
+        #expect(await livebridge.exitStatus() == 0)
+    }
+
+    @Test func healthIsFailingWhenHomeAssistantRejectsTheToken() async throws {
+        let port = try freePort()
+        let s = try setup(statusPort: port, token: "a-different-token")
+        defer { s.simulator.stop() }
+        let livebridge = try run(s)
+        #expect(await livebridge.stderr.wait { $0.contains { $0.contains("rejected the access token") } })
+        let health = try await HTTPClient().send(HTTPRequest(method: "GET", url: "http://127.0.0.1:\(port)/healthz"))
+        #expect(health.status == 503)
+        #expect(health.bodyText == #"{"reasons":["Home Assistant rejected the access token"],"status":"failing"}"#)
+        livebridge.signal(SIGTERM)
+        #expect(await livebridge.exitStatus() == 1)
+    }
+
+    /// A port nothing listens on right now.
+    func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
+        return Int(UInt16(bigEndian: address.sin_port))
     }
 
     @Test func anUnwritableDataDirectoryIsAClearErrorAtStartUp() async throws {

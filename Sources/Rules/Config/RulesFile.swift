@@ -35,7 +35,14 @@ public struct RulesFile: Sendable {
         public init() {}
     }
 
+    /// Where the status listener serves /healthz, /metrics and /activities; nil: off.
+    public struct StatusListener: Sendable, Equatable {
+        public let host: String
+        public let port: Int
+    }
+
     public let path: String
+    public let status: StatusListener?
     public let homeAssistant: HomeAssistantSettings?
     public let backends: [String: Backend]
     public let defaultBackend: String?

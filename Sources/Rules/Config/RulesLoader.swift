@@ -17,7 +17,7 @@ public enum RulesLoader {
         return .success(rules)
     }
 
-    static let topLevelKeys = ["homeassistant", "backends", "defaults", "activities"]
+    static let topLevelKeys = ["homeassistant", "backends", "defaults", "status", "activities"]
 
     static func decode(_ root: YAMLNode, file: String, errors: inout [ConfigError]) -> RulesFile? {
         guard let top = MappingReader(root, path: "", errors: &errors) else { return nil }
@@ -58,7 +58,21 @@ public enum RulesLoader {
         } else if top["activities"] == nil {
             errors.append(ConfigError(root.location, path: "activities", "is required: name at least one activity"))
         }
-        return RulesFile(path: file, homeAssistant: homeAssistant, backends: backends, defaultBackend: defaultBackend,
+        var status: RulesFile.StatusListener?
+        if let node = top["status"], let reader = MappingReader(node, path: "status", errors: &errors) {
+            reader.rejectUnknown(allowed: ["listen"], errors: &errors)
+            if let listen = reader.string("listen", errors: &errors) {
+                let parts = listen.split(separator: ":", omittingEmptySubsequences: false)
+                if parts.count == 2, !parts[0].isEmpty, let port = Int(parts[1]), (1...65535).contains(port) {
+                    status = RulesFile.StatusListener(host: String(parts[0]), port: port)
+                } else if parts.count == 1, let port = Int(parts[0]), (1...65535).contains(port) {
+                    status = RulesFile.StatusListener(host: "127.0.0.1", port: port)
+                } else {
+                    errors.append(ConfigError(reader["listen"]!.location, path: "status.listen", "\"\(listen)\" is not HOST:PORT (e.g. 127.0.0.1:9321)"))
+                }
+            }
+        }
+        return RulesFile(path: file, status: status, homeAssistant: homeAssistant, backends: backends, defaultBackend: defaultBackend,
                          budget: budget, activities: activities)
     }
 

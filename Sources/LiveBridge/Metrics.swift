@@ -1,0 +1,66 @@
+import Synchronization
+
+/// Counters and the push-latency histogram behind /metrics, in Prometheus' text format.
+public final class Metrics: Sendable {
+    private struct State {
+        var stateChanges = 0
+        var renders = 0
+        var reconnects = 0
+        var pushes: [String: Int] = [:]  // "backend|outcome"
+        var latencyBuckets = Array(repeating: 0, count: Metrics.bounds.count)
+        var latencyCount = 0
+        var latencySum = 0.0
+        /// Backends whose last push was refused for good (auth), with the code.
+        var failingBackends: [String: String] = [:]
+    }
+
+    static let bounds: [Double] = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
+    private let state = Mutex(State())
+
+    public init() {}
+
+    public func stateChanges(_ n: Int) { state.withLock { $0.stateChanges += n } }
+    public func renders(_ n: Int) { state.withLock { $0.renders += n } }
+    public func reconnect() { state.withLock { $0.reconnects += 1 } }
+
+    public func push(backend: String, outcome: String, seconds: Double, permanentFailure: String?) {
+        state.withLock { s in
+            s.pushes[backend + "|" + outcome, default: 0] += 1
+            s.latencyCount += 1
+            s.latencySum += seconds
+            for (index, bound) in Self.bounds.enumerated() where seconds <= bound { s.latencyBuckets[index] += 1 }
+            if let permanentFailure { s.failingBackends[backend] = permanentFailure } else if outcome == "delivered" { s.failingBackends[backend] = nil }
+        }
+    }
+
+    public var failingBackends: [String: String] { state.withLock { $0.failingBackends } }
+
+    /// The exposition text; `lane` counters come from the dispatcher.
+    public func text(debounced: Int, deduplicated: Int, retries: Int) -> String {
+        state.withLock { s in
+            var out = ""
+            func counter(_ name: String, _ help: String, _ value: Int) {
+                out += "# HELP \(name) \(help)\n# TYPE \(name) counter\n\(name) \(value)\n"
+            }
+            counter("livebridge_state_changes_total", "Entity state changes received from Home Assistant.", s.stateChanges)
+            counter("livebridge_renders_total", "Activity payloads rendered.", s.renders)
+            counter("livebridge_debounced_total", "Updates replaced by a newer one before sending.", debounced)
+            counter("livebridge_deduplicated_total", "Updates not sent because the phone already shows them.", deduplicated)
+            counter("livebridge_retries_total", "Pushes tried again.", retries)
+            counter("livebridge_reconnects_total", "Reconnections to Home Assistant.", s.reconnects)
+            out += "# HELP livebridge_pushes_total Pushes by backend and outcome.\n# TYPE livebridge_pushes_total counter\n"
+            for key in s.pushes.keys.sorted() {
+                let parts = key.split(separator: "|", maxSplits: 1)
+                out += "livebridge_pushes_total{backend=\"\(parts[0])\",outcome=\"\(parts[1])\"} \(s.pushes[key]!)\n"
+            }
+            out += "# HELP livebridge_push_latency_seconds Time from handing a push to its backend to the answer.\n"
+            out += "# TYPE livebridge_push_latency_seconds histogram\n"
+            for (index, bound) in Self.bounds.enumerated() {
+                out += "livebridge_push_latency_seconds_bucket{le=\"\(bound)\"} \(s.latencyBuckets[index])\n"
+            }
+            out += "livebridge_push_latency_seconds_bucket{le=\"+Inf\"} \(s.latencyCount)\n"
+            out += "livebridge_push_latency_seconds_sum \(s.latencySum)\nlivebridge_push_latency_seconds_count \(s.latencyCount)\n"
+            return out
+        }
+    }
+}
