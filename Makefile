@@ -2,7 +2,7 @@
 SWIFT ?= swift
 PACKAGES := libwebsockets-dev libcurl4-openssl-dev libyaml-dev pkg-config
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-DEMO_PORT ?= 8124
+DEMO_PORT ?= 8099
 
 .PHONY: all deps build release test e2e demo bench-rules clean
 
@@ -31,14 +31,9 @@ test: deps
 e2e: build
 	Tests/e2e/run.sh
 
-## demo: a simulated Home Assistant with a washer running cycles, and `livebridge watch` printing it
+## demo: a simulated household, LiveBridge running the demo rules, and the live preview page at http://127.0.0.1:8099
 demo: build
-	@echo "demo-token" > .build/demo-token
-	@echo "Simulated Home Assistant on ws://127.0.0.1:$(DEMO_PORT)/api/websocket; watch prints its washer below. Ctrl-C stops."
-	@.build/debug/livebridge simulator --port $(DEMO_PORT) --cycle 30 --token-file .build/demo-token & sim=$$!; \
-	trap "kill $$sim 2>/dev/null" EXIT INT TERM; \
-	.build/debug/livebridge watch --url http://127.0.0.1:$(DEMO_PORT) --token-file .build/demo-token \
-		sensor.washer_status sensor.washer_progress timer.laundry
+	.build/debug/livebridge demo --port $(DEMO_PORT)
 
 ## bench-rules: 1,000 activities against 100,000 state changes (release build)
 bench-rules: deps

@@ -35,6 +35,9 @@ public final class FakePushService: Sendable {
         var scripted: [Scripted] = []
         var runningJobs: [String: Set<String>] = [:]  // token → job ids
         var waiters: [(predicate: @Sendable ([Recorded]) -> Bool, continuation: CheckedContinuation<Void, Never>)] = []
+        /// The latest payload per activity (`aivi/slug`, `islandpulse/job`), for the preview page.
+        var shown: [String: JSONValue] = [:]
+        var log: [JSONValue] = []
     }
 
     public let aiviToken: String
@@ -46,13 +49,17 @@ public final class FakePushService: Sendable {
 
     public var baseURL: String { "http://127.0.0.1:\(loop.listenPort)" }
 
+    /// The preview server takes any token: it stands in for services the user has not signed up to yet.
+    public let acceptsAnyToken: Bool
+
     public init(aiviToken: String = "aivi-test-token", islandPulseIDs: Set<String> = ["pulse-test-id"], freeTier: Set<String> = [],
-                port: Int = 0) throws {
+                port: Int = 0, acceptsAnyToken: Bool = false, host: String = "127.0.0.1") throws {
+        self.acceptsAnyToken = acceptsAnyToken
         self.aiviToken = aiviToken
         self.islandPulseIDs = islandPulseIDs
         self.freeTier = freeTier
         var options = WebSocketEventLoop.Options()
-        options.listen = ("127.0.0.1", port)
+        options.listen = (host, port)
         options.name = "fake-push"
         loop = try WebSocketEventLoop(options: options)
         loop.onHTTPRequest = { [weak self] request, respond in
@@ -93,7 +100,27 @@ public final class FakePushService: Sendable {
         for continuation in all { continuation.resume() }
     }
 
+    /// Notes a line for the preview page's log (the demo adds the dispatcher's budget decisions here).
+    public func note(_ entry: JSONValue) {
+        state.withLock { s in
+            s.log.append(entry)
+            if s.log.count > 200 { s.log.removeFirst(s.log.count - 200) }
+        }
+    }
+
+    /// `{"activities": {...}, "log": [...]}` for the preview page.
+    public var previewState: JSONValue {
+        state.withLock { .object(["activities": .object($0.shown), "log": .array($0.log)]) }
+    }
+
     private func handle(_ request: HTTPServerRequest, _ respond: @escaping @Sendable (HTTPServerResponse) -> Void) {
+        if request.method == "GET" {
+            switch request.path {
+            case "/": return respond(HTTPServerResponse(status: 200, contentType: "text/html; charset=utf-8", body: Array(PreviewPage.html.utf8)))
+            case "/api/state": return respond(HTTPServerResponse(status: 200, json: previewState.jsonText))
+            default: return respond(error(404, "NOT_FOUND", "no such page"))
+            }
+        }
         let body = try? JSONParser.parse(request.body)
         let record = Recorded(method: request.method, path: request.path, authorization: request.headers["authorization"],
                               userAgent: request.headers["user-agent"], body: body)
@@ -119,20 +146,30 @@ public final class FakePushService: Sendable {
         respond(contract(request, body))
     }
 
+    private func show(_ key: String, _ body: JSONValue, ended: Bool) {
+        let time = Date().timeIntervalSince1970
+        state.withLock { s in
+            s.shown[key] = ["payload": body, "ended": .bool(ended), "at": .double(time)]
+            s.log.append(["at": .double(time), "activity": .string(key), "decision": "sent", "ended": .bool(ended)])
+            if s.log.count > 200 { s.log.removeFirst(s.log.count - 200) }
+        }
+    }
+
     private func error(_ status: Int, _ code: String, _ message: String) -> HTTPServerResponse {
         HTTPServerResponse(status: status, json: JSONValue.object(["error": .string(code), "message": .string(message)]).jsonText)
     }
 
     private func contract(_ request: HTTPServerRequest, _ body: JSONValue?) -> HTTPServerResponse {
         if request.method == "PATCH", request.path.hasPrefix("/activity/") {
-            guard request.headers["authorization"] == "Token \(aiviToken)" else { return error(401, "UNAUTHORIZED", "Invalid token") }
+            guard acceptsAnyToken || request.headers["authorization"] == "Token \(aiviToken)" else { return error(401, "UNAUTHORIZED", "Invalid token") }
             guard let body, let state = body["state"]?.stringValue, ["ONGOING", "IDLE"].contains(state), body["content"]?.objectValue != nil
             else { return error(400, "INVALID_BODY", "state and content are required") }
+            show("aivi/" + request.path.dropFirst("/activity/".count), body, ended: state == "IDLE")
             return HTTPServerResponse(status: 200, json: body.jsonText)
         }
         if request.method == "POST", request.path == "/notify" {
             let header = request.headers["authorization"] ?? ""
-            guard header.hasPrefix("Bearer "), islandPulseIDs.contains(String(header.dropFirst(7))) else {
+            guard header.hasPrefix("Bearer "), acceptsAnyToken || islandPulseIDs.contains(String(header.dropFirst(7))) else {
                 return error(400, "MISSING_UNIQUE_ID", "Missing or invalid Bearer token")
             }
             let token = String(header.dropFirst(7))
@@ -158,8 +195,17 @@ public final class FakePushService: Sendable {
                     running.insert(job)
                 }
                 return HTTPServerResponse(status: 200, json: #"{"ok":true}"#)
+            }.also { response in
+                if response.status == 200, let body { show("islandpulse/" + job, body, ended: action == "end") }
             }
         }
         return error(404, "NOT_FOUND", "no such endpoint")
+    }
+}
+
+extension HTTPServerResponse {
+    func also(_ body: (HTTPServerResponse) -> Void) -> HTTPServerResponse {
+        body(self)
+        return self
     }
 }

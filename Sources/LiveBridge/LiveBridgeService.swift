@@ -98,6 +98,9 @@ public actor LiveBridgeService {
         }
     }
 
+    /// The dispatcher's debounced/deduplicated/retry counts.
+    public func budgetCounters() async -> ActivityLane.Counters { await dispatcher.counters }
+
     /// Where the status listener is, when on.
     public var statusPort: Int? { statusLoop?.listenPort }
 

@@ -6,6 +6,7 @@ enum LiveBridgeCommand {
         usage: livebridge <command> [options]
 
         commands:
+          demo       the whole thing with no Home Assistant and no phone: a live preview page
           run        run beside Home Assistant, pushing Live Activities as the rules say
           watch      print the state of Home Assistant entities as JSON lines, live
           check      validate a rules file: every error with file:line:column
@@ -26,6 +27,7 @@ enum LiveBridgeCommand {
         do {
             switch command {
             case "run": return try await RunCommand.run(rest)
+            case "demo": return try await DemoCommand.run(rest)
             case "watch": return try await WatchCommand.run(rest)
             case "check": return try CheckCommand.run(rest)
             case "render": return try RenderCommand.run(rest)

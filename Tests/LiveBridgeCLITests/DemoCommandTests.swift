@@ -1,0 +1,26 @@
+import Foundation
+import HTTPClient
+import JSON
+import Testing
+
+/// `livebridge demo` serves the preview page and fills it with the simulated household's activities.
+@Suite(.timeLimit(.minutes(1)))
+struct DemoCommandTests {
+    @Test func theDemoServesThePreviewPageWithLiveActivities() async throws {
+        let port = try RunCommandTests().freePort()
+        let demo = try Subprocess(["demo", "--port", String(port), "--cycle", "10"])
+        #expect(await demo.stdout.wait { $0.contains("LiveBridge demo: open http://127.0.0.1:\(port) (Ctrl-C stops)") })
+        #expect(await demo.stderr.wait { lines in lines.filter { $0.contains("msg=push") && $0.contains("outcome=delivered") }.count >= 4 })
+        let client = HTTPClient()
+        let page = try await client.send(HTTPRequest(method: "GET", url: "http://127.0.0.1:\(port)/"))
+        #expect(page.status == 200)
+        #expect(page.headers["content-type"] == "text/html; charset=utf-8")
+        #expect(page.bodyText.contains("<title>LiveBridge preview</title>"))
+        let state = try JSONParser.parse(try await client.send(HTTPRequest(method: "GET", url: "http://127.0.0.1:\(port)/api/state")).body)
+        let shown = Set(state["activities"]?.objectValue?.keys.map { $0 } ?? [])
+        #expect(shown.isSuperset(of: ["aivi/washer", "aivi/ev"]), "\(shown)")
+        #expect(state["activities"]?["aivi/ev"]?["payload"]?["content"]?["progress"]?["style"] == "segmented")
+        demo.signal(SIGTERM)
+        #expect(await demo.exitStatus() == 0)
+    }
+}
