@@ -7,6 +7,7 @@ enum LiveBridgeCommand {
 
         commands:
           demo       the whole thing with no Home Assistant and no phone: a live preview page
+          preview-server  the demo's preview backend on its own, for trying a real rules file
           run        run beside Home Assistant, pushing Live Activities as the rules say
           watch      print the state of Home Assistant entities as JSON lines, live
           check      validate a rules file: every error with file:line:column
@@ -28,6 +29,7 @@ enum LiveBridgeCommand {
             switch command {
             case "run": return try await RunCommand.run(rest)
             case "demo": return try await DemoCommand.run(rest)
+            case "preview-server": return try await PreviewServerCommand.run(rest)
             case "watch": return try await WatchCommand.run(rest)
             case "check": return try CheckCommand.run(rest)
             case "render": return try RenderCommand.run(rest)

@@ -151,6 +151,91 @@ class Watch:
         return self.process.returncode
 
 
+DAEMON_RULES = """
+homeassistant:
+  url: {url}
+  token: !secret ha_token
+backends:
+  aivi: {{ type: aivi, token: e2e-aivi, base_url: {preview} }}
+defaults: {{ backend: aivi, debounce: 300ms, max_wait: 3s, min_interval: 500ms }}
+activities:
+  washer:
+    active_when: "{{{{ is_state('sensor.washer_status', 'running') }}}}"
+    template: progress
+    icon: auto
+    entity: input_number.washer_progress
+    progress: {{ style: simple, value: "{{{{ states('input_number.washer_progress') | float(0) / 100 }}}}", color: blue }}
+    header_left: Washing
+    on_end: {{ header_left: {{ value: Done, text_color: green }} }}
+"""
+
+
+async def daemon_pushes(session, ha, token, work):
+    """livebridge run against the real Home Assistant, pushing to the preview server; REST changes give the pushes."""
+    port = free_port()
+    preview = subprocess.Popen([LIVEBRIDGE, "preview-server", "--port", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    base = f"http://127.0.0.1:{port}"
+    with open(os.path.join(work, "livebridge.yaml"), "w") as f:
+        f.write(DAEMON_RULES.format(url=ha.base, preview=base))
+    with open(os.path.join(work, "secrets.yaml"), "w") as f:
+        f.write(f"ha_token: {token}\n")
+    os.chmod(os.path.join(work, "secrets.yaml"), 0o600)
+    daemon_log = open(os.path.join(work, "daemon.log"), "w")
+    daemon = subprocess.Popen([LIVEBRIDGE, "run", "--config", os.path.join(work, "livebridge.yaml"),
+                               "--data-dir", os.path.join(work, "data")], stdout=daemon_log, stderr=subprocess.STDOUT)
+
+    async def washer(predicate, description, timeout=30):
+        deadline = time.monotonic() + timeout
+        state = None
+        while time.monotonic() < deadline:
+            try:
+                async with session.get(base + "/api/state") as response:
+                    state = await response.json()
+                if predicate(state):
+                    log(f"ok: {description}")
+                    return state
+            except aiohttp.ClientError:
+                pass
+            await asyncio.sleep(0.2)
+        daemon_log.flush()
+        raise SystemExit(f"FAILED: {description}\npreview state: {json.dumps(state)}\ndaemon log:\n" + open(daemon_log.name).read())
+
+    def shown(state):
+        return (state or {}).get("activities", {}).get("aivi/washer")
+
+    def pushes(state):
+        return [e for e in (state or {}).get("log", []) if e.get("activity") == "aivi/washer"]
+
+    try:
+        await call(session, ha, token, "input_number", "set_value", {"entity_id": "input_number.washer_progress", "value": 20})
+        await call(session, ha, token, "input_boolean", "turn_on", {"entity_id": "input_boolean.washer_running"})
+        await washer(lambda s: shown(s) and shown(s)["payload"]["content"]["progress"]["value"] == 0.2,
+                     "the washer starting in Home Assistant starts the activity")
+        await call(session, ha, token, "input_number", "set_value", {"entity_id": "input_number.washer_progress", "value": 60})
+        await washer(lambda s: shown(s) and shown(s)["payload"]["content"]["progress"]["value"] == 0.6,
+                     "a progress change becomes an update")
+        await call(session, ha, token, "input_boolean", "turn_off", {"entity_id": "input_boolean.washer_running"})
+        final = await washer(lambda s: shown(s) and shown(s)["ended"], "the washer stopping ends the activity")
+        content = shown(final)["payload"]["content"]
+        assert shown(final)["payload"]["state"] == "IDLE", shown(final)
+        assert content["header_left"] == {"value": "Done", "text_color": "green"}, content
+        assert content["icon"] == "washer", content
+        assert [e["ended"] for e in pushes(final)] == [False, False, True], pushes(final)
+        log("the daemon pushed exactly start, one update and the end")
+        daemon.send_signal(signal.SIGTERM)
+        assert daemon.wait(15) == 0, "livebridge run did not exit 0 on SIGTERM"
+        daemon_log.flush()
+        assert token not in open(daemon_log.name).read(), "the token appeared in the daemon's log"
+    finally:
+        if daemon.poll() is None:
+            daemon.kill()
+        preview.send_signal(signal.SIGTERM)
+        try:
+            preview.wait(10)
+        except subprocess.TimeoutExpired:
+            preview.kill()
+
+
 def state(watch, entity_id):
     line = watch.latest(entity_id)
     return line and line["state"]
@@ -241,6 +326,8 @@ async def main():
             assert "rejected the access token" in rejected.stderr, rejected.stderr
             assert rejected.stderr.count("connecting to") == 1, "watch retried after auth_invalid"
             log("a bad token is rejected once, plainly, with exit status 1")
+
+            await daemon_pushes(session, ha, token, work)
             ok = True
     finally:
         if watch and watch.process.returncode is None:

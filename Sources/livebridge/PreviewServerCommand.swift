@@ -1,0 +1,28 @@
+import FakePushServices
+import Foundation
+
+/// `livebridge preview-server [--port 8099] [--listen HOST]`: the demo's preview backend on its own. Point a real rules
+/// file's backends at it (`base_url: http://127.0.0.1:8099`) to see what would be pushed before spending real pushes.
+enum PreviewServerCommand {
+    static let help = """
+        usage: livebridge preview-server [--port 8099] [--listen 127.0.0.1]
+
+        Accepts the Aivi (PATCH /activity/SLUG) and Island Pulse (POST /notify) contracts with any token and shows
+        every activity at http://HOST:PORT, live. Set base_url on your backends to this address.
+        """
+
+    static func run(_ arguments: [String]) async throws -> Int32 {
+        let args = try ArgumentList(arguments, valued: ["port", "listen"], flags: ["help"])
+        if args.has("help") { print(help); return 0 }
+        guard let port = Int(args["port"] ?? "8099"), (0...65535).contains(port) else { throw UsageError("--port must be 0–65535") }
+        let host = args["listen"] ?? "127.0.0.1"
+        let server = try FakePushService(port: port, acceptsAnyToken: true, host: host)
+        FileHandle.standardOutput.write(Data("LiveBridge preview server: http://\(host):\(server.baseURL.split(separator: ":").last ?? "") (Ctrl-C stops)\n".utf8))
+        let (signals, continuation) = AsyncStream.makeStream(of: Void.self)
+        let watcher = SignalWatcher(signals: [SIGTERM, SIGINT]) { continuation.yield(()) }
+        for await _ in signals { break }
+        withExtendedLifetime(watcher) {}
+        server.stop()
+        return 0
+    }
+}
