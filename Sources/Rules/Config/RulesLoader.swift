@@ -17,7 +17,7 @@ public enum RulesLoader {
         return .success(rules)
     }
 
-    static let topLevelKeys = ["homeassistant", "backends", "defaults", "status", "activities"]
+    static let topLevelKeys = ConfigReference.topLevelKeys
 
     static func decode(_ root: YAMLNode, file: String, errors: inout [ConfigError]) -> RulesFile? {
         guard let top = MappingReader(root, path: "", errors: &errors) else { return nil }
@@ -34,7 +34,7 @@ public enum RulesLoader {
         var budget = RulesFile.Budget()
         var defaultBackend: String?
         if let node = top["defaults"], let reader = MappingReader(node, path: "defaults", errors: &errors) {
-            reader.rejectUnknown(allowed: ["backend", "debounce", "max_wait", "min_interval"], errors: &errors)
+            reader.rejectUnknown(allowed: ConfigReference.defaultsKeys, errors: &errors)
             budget = decodeBudget(reader, base: budget, errors: &errors)
             if let name = reader.string("backend", errors: &errors) {
                 if backends[name] == nil {
@@ -60,7 +60,7 @@ public enum RulesLoader {
         }
         var status: RulesFile.StatusListener?
         if let node = top["status"], let reader = MappingReader(node, path: "status", errors: &errors) {
-            reader.rejectUnknown(allowed: ["listen"], errors: &errors)
+            reader.rejectUnknown(allowed: ConfigReference.statusKeys, errors: &errors)
             if let listen = reader.string("listen", errors: &errors) {
                 let parts = listen.split(separator: ":", omittingEmptySubsequences: false)
                 if parts.count == 2, !parts[0].isEmpty, let port = Int(parts[1]), (1...65535).contains(port) {
@@ -78,7 +78,7 @@ public enum RulesLoader {
 
     static func decodeHomeAssistant(_ node: YAMLNode, errors: inout [ConfigError]) -> RulesFile.HomeAssistantSettings? {
         guard let reader = MappingReader(node, path: "homeassistant", errors: &errors) else { return nil }
-        reader.rejectUnknown(allowed: ["url", "token", "ca_file", "allow_self_signed"], errors: &errors)
+        reader.rejectUnknown(allowed: ConfigReference.homeAssistantKeys, errors: &errors)
         guard let url = reader.string("url", errors: &errors) else {
             errors.append(ConfigError(node.location, path: "homeassistant.url", "is required"))
             return nil
@@ -109,9 +109,9 @@ public enum RulesLoader {
             return nil
         }
         switch kind {
-        case .aivi: reader.rejectUnknown(allowed: ["type", "token", "base_url"], errors: &errors)
-        case .islandpulse: reader.rejectUnknown(allowed: ["type", "token", "base_url", "tier"], errors: &errors)
-        case .homeassistant: reader.rejectUnknown(allowed: ["type", "service"], errors: &errors)
+        case .aivi: reader.rejectUnknown(allowed: ConfigReference.backendKeys[.aivi]!, errors: &errors)
+        case .islandpulse: reader.rejectUnknown(allowed: ConfigReference.backendKeys[.islandpulse]!, errors: &errors)
+        case .homeassistant: reader.rejectUnknown(allowed: ConfigReference.backendKeys[.homeassistant]!, errors: &errors)
         }
         let token = reader.string("token", errors: &errors)
         if kind != .homeassistant, token?.isEmpty ?? true {

@@ -1,0 +1,33 @@
+import LiveActivity
+
+/// Every key a rules file may hold, where the loader checks them: the README's configuration reference is tested
+/// against this, so an undocumented key fails the suite.
+public enum ConfigReference {
+    public static let topLevelKeys = ["homeassistant", "backends", "defaults", "status", "activities"]
+    public static let homeAssistantKeys = ["url", "token", "ca_file", "allow_self_signed"]
+    public static let backendKeys: [RulesFile.BackendKind: [String]] = [
+        .aivi: ["type", "token", "base_url"],
+        .islandpulse: ["type", "token", "base_url", "tier"],
+        .homeassistant: ["type", "service"],
+    ]
+    public static let defaultsKeys = ["backend", "debounce", "max_wait", "min_interval"]
+    public static let statusKeys = ["listen"]
+    public static var activityKeys: [String] { ActivityDecoder.ruleKeys }
+
+    /// The payload fields a rule may give, per template and backend kind.
+    public static var templateFields: [String: [String]] {
+        var fields: [String: [String]] = [:]
+        for template in AiviSchema.templates { fields["aivi " + template] = TemplateCatalog.aivi(template)?.names ?? [] }
+        fields["islandpulse layouts"] = IslandPulseSchema.body.removing(["job_id", "action", "layout", "status"]).names
+        fields["homeassistant live_update"] = LiveUpdateSchema.fields.removing(["tag"]).names
+        return fields
+    }
+
+    /// Every key, each once.
+    public static var allKeys: Set<String> {
+        var keys = Set(topLevelKeys + homeAssistantKeys + defaultsKeys + statusKeys + activityKeys)
+        for list in backendKeys.values { keys.formUnion(list) }
+        for list in templateFields.values { keys.formUnion(list) }
+        return keys
+    }
+}

@@ -1,0 +1,44 @@
+import Foundation
+import Rules
+import Testing
+
+/// The README's configuration reference names every key the loader accepts.
+struct ConfigReferenceTests {
+    static let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("README.md")
+
+    func referenceSection() throws -> String {
+        let text = try String(contentsOf: Self.readme, encoding: .utf8)
+        guard let start = text.range(of: "## Configuration reference") else { return "" }
+        let rest = text[start.upperBound...]
+        let end = rest.range(of: "\n## ")?.lowerBound ?? rest.endIndex
+        return String(rest[..<end])
+    }
+
+    @Test func everyConfigKeyIsDocumented() throws {
+        let section = try referenceSection()
+        #expect(!section.isEmpty, "README.md has no '## Configuration reference' section")
+        let missing = ConfigReference.allKeys.filter { !section.contains("`\($0)`") }.sorted()
+        #expect(missing.isEmpty, "undocumented keys: \(missing)")
+    }
+
+    @Test func theReferenceNamesNoKeyTheCodeDoesNotKnow() throws {
+        let section = try referenceSection()
+        // First cells name the places; backticked words in the key column must all be known keys or values.
+        let values: Set<String> = ["aivi", "islandpulse", "homeassistant", "free", "pro", "notify.mobile_app_…", "HOST:PORT", "!secret",
+                                   "generic", "monitor", "progress", "live_update", "default", "score", "sports", "{{ … }}",
+                                   "!secret NAME", "!env_var NAME [default]", "!include FILE", "homeassistant:", "backends: NAME:",
+                                   "defaults:", "status:", "activities: ID:", "style", "value", "header", "footer", "color", "segments",
+                                   "display", "text_color", "formatter", "icon: auto"]
+        var unknown: [String] = []
+        var rest = Substring(section)
+        while let open = rest.firstIndex(of: "`") {
+            let after = rest[rest.index(after: open)...]
+            guard let close = after.firstIndex(of: "`") else { break }
+            let word = String(after[..<close])
+            if !ConfigReference.allKeys.contains(word) && !values.contains(word) { unknown.append(word) }
+            rest = after[after.index(after: close)...]
+        }
+        #expect(unknown.isEmpty, "documented but unknown to the code: \(unknown)")
+    }
+}
