@@ -95,15 +95,6 @@ struct GoldenPayloadTests {
             active_when: "{{ true }}"
             template: monitor
             icon: { name: thermometer.sun, rendering_mode: palette, primary_color: red, secondary_color: orange, color_rendering: gradient }
-          migration-done:
-            backend: pulse
-            job_id: database-migration
-            active_when: "{{ true }}"
-            template: progress
-            status: "{{ 'success' if is_state('sensor.migration', 'done') else 'running' }}"
-            message: "Migration complete. {{ state_attr('sensor.migration', 'rows') }} rows processed."
-            metric: Done
-            progress: "{{ 1.0 if is_state('sensor.migration', 'done') else 0.5 }}"
           p99-latency:
             backend: pulse
             active_when: "{{ true }}"
@@ -141,6 +132,22 @@ struct GoldenPayloadTests {
             subB: AWAY
             icon: bolt.fill
             accentColor: "#00CFFF"
+        """
+
+    /// The final push of 000's migration example uses the same job_id as its first: a rules file of its own.
+    static let finalRules = """
+        backends:
+          pulse: { type: islandpulse, token: p }
+        activities:
+          migration-done:
+            backend: pulse
+            job_id: database-migration
+            active_when: "{{ true }}"
+            template: progress
+            status: "{{ 'success' if is_state('sensor.migration', 'done') else 'running' }}"
+            message: "Migration complete. {{ state_attr('sensor.migration', 'rows') }} rows processed."
+            metric: Done
+            progress: "{{ 1.0 if is_state('sensor.migration', 'done') else 0.5 }}"
         """
 
     static let states: JSONValue = try! JSONParser.parse("""
@@ -181,7 +188,7 @@ struct GoldenPayloadTests {
 
     @Test(arguments: expected)
     func theSeedExampleComesOutOfItsRule(activity: String, example: String) throws {
-        let folder = try ConfigFolder(["livebridge.yaml": Self.rules])
+        let folder = try ConfigFolder(["livebridge.yaml": activity == "migration-done" ? Self.finalRules : Self.rules])
         let rules = try RulesLoader.load(file: folder.file("livebridge.yaml"), environment: [:]).get()
         let rule = try #require(rules.activities.first { $0.id == activity })
         let context = EvaluationContext(states: try StatesFile.parse(Self.states), now: 1_795_348_800, timeZone: TimeZone(identifier: "UTC")!)

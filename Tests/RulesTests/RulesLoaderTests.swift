@@ -172,6 +172,25 @@ struct RulesLoaderTests {
         #expect(failure.errors.first?.path == "homeassistant.url")
     }
 
+    @Test func twoActivitiesOnOneJobIDAreAnError() throws {
+        let rule = """
+              first:
+                backend: pulse
+                job_id: backup
+                active_when: "{{ true }}"
+                template: default
+                message: one
+              second:
+                backend: pulse
+                job_id: backup
+                active_when: "{{ true }}"
+                template: default
+                message: two
+
+            """
+        #expect(try errors(rule) == ["17:5 activities.second: job_id \"backup\" is already used by activity first on backend pulse; give one of them its own job_id"])
+    }
+
     @Test func durationsInEveryForm() {
         #expect(ConfigDuration.parse("5s") == .seconds(5))
         #expect(ConfigDuration.parse("2m") == .seconds(120))

@@ -55,6 +55,18 @@ public enum RulesLoader {
                     activities.append(rule)
                 }
             }
+            // Two activities on one slug / job_id / tag would fight over one Live Activity.
+            var owners: [String: String] = [:]
+            for rule in activities {
+                let key = rule.backend.name + "\u{0}" + rule.targetID
+                if let owner = owners[key] {
+                    let idKey = ["aivi": "slug", "islandpulse": "job_id", "homeassistant": "tag"][rule.backend.kind.rawValue]!
+                    errors.append(ConfigError(rule.location, path: "activities.\(rule.id)",
+                        "\(idKey) \"\(rule.targetID)\" is already used by activity \(owner) on backend \(rule.backend.name); give one of them its own \(idKey)"))
+                } else {
+                    owners[key] = rule.id
+                }
+            }
         } else if top["activities"] == nil {
             errors.append(ConfigError(root.location, path: "activities", "is required: name at least one activity"))
         }
