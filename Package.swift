@@ -22,6 +22,8 @@ let package = Package(
         .target(name: "HomeAssistant", dependencies: ["JSON", "WebSocketTransport"]),
         // Live Activity payloads: Aivi templates, Island Pulse layouts, Home Assistant live updates; schemas and validation.
         .target(name: "LiveActivity", dependencies: ["JSON", "HomeAssistant"]),
+        // What the phone will show: the Lock Screen and Dynamic Island drawn as deterministic SVG.
+        .target(name: "Preview", dependencies: ["JSON", "HomeAssistant"]),
         // The rules file: YAML with positions, the template-expression language, activity evaluation.
         .target(name: "Rules", dependencies: ["CYAML", "JSON", "HomeAssistant", "LiveActivity"]),
         // HTTP over libcurl, at the edge: the push backends' transport.
@@ -34,13 +36,14 @@ let package = Package(
         .target(name: "LiveBridge", dependencies: ["HomeAssistant", "Rules", "LiveActivity", "Dispatcher", "HTTPClient", "JSON", "WebSocketTransport"]),
         // A fake Home Assistant for tests, the demo and the benchmark.
         .target(name: "HomeAssistantSimulator", dependencies: ["HomeAssistant", "WebSocketTransport"]),
-        .executableTarget(name: "livebridge", dependencies: ["HomeAssistant", "HomeAssistantSimulator", "JSON", "LiveActivity", "Rules", "Dispatcher", "HTTPClient", "LiveBridge", "FakePushServices"]),
+        .executableTarget(name: "livebridge", dependencies: ["HomeAssistant", "HomeAssistantSimulator", "JSON", "LiveActivity", "Rules", "Dispatcher", "HTTPClient", "LiveBridge", "FakePushServices", "Preview"]),
         // make bench-rules: rule evaluation speed, in a release build.
         .executableTarget(name: "RulesBenchmark", dependencies: ["Rules", "LiveActivity", "HomeAssistant", "JSON"]),
         .testTarget(name: "HomeAssistantTests", dependencies: ["HomeAssistant", "HomeAssistantSimulator", "WebSocketTransport", "JSON"]),
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
         .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient", "WebSocketTransport"]),
         .testTarget(name: "LiveBridgeTests", dependencies: ["LiveBridge", "Dispatcher", "HomeAssistant", "Rules", "JSON"]),
+        .testTarget(name: "PreviewTests", dependencies: ["Preview", "JSON"]),
         .testTarget(name: "DispatcherTests", dependencies: ["Dispatcher", "FakePushServices", "HTTPClient", "Rules", "JSON", "HomeAssistant", "HomeAssistantSimulator"]),
         .testTarget(name: "LiveActivityTests", dependencies: ["LiveActivity", "JSON"]),
         .testTarget(name: "RulesTests", dependencies: ["Rules", "JSON", "HomeAssistant", "LiveActivity"]),

@@ -13,6 +13,7 @@ enum LiveBridgeCommand {
           check      validate a rules file: every error with file:line:column
           render     print the request each backend would receive for given states
           send       send one push of an activity now (or --dry-run to see it)
+          preview    draw what the phone will show, as SVG or HTML
           simulator  run the Home Assistant simulator (for trying watch without a Home Assistant)
           help       show this help
 
@@ -34,6 +35,7 @@ enum LiveBridgeCommand {
             case "check": return try CheckCommand.run(rest)
             case "render": return try RenderCommand.run(rest)
             case "send": return try await SendCommand.run(rest)
+            case "preview": return try PreviewCommand.run(rest)
             case "simulator": return try await SimulatorCommand.run(rest)
             case "help", "--help", "-h":
                 print(usage)

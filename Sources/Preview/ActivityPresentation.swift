@@ -1,0 +1,142 @@
+import HomeAssistant
+import JSON
+
+/// What the phone shows for one payload, independent of drawing: texts with colours, a bar, columns.
+/// Built from an Aivi content (or its `{state, content}` body) or an Island Pulse body, at a given time.
+struct ActivityPresentation: Equatable {
+    struct Label: Equatable {
+        var text: String
+        var color: String = PreviewPalette.text
+    }
+
+    struct Segment: Equatable {
+        var value: Double
+        var fill: String
+        var track: String
+        var hatched: Bool
+        var label: String?
+    }
+
+    struct Bar: Equatable {
+        var value: Double
+        var color: String
+        var segments: [Segment] = []
+        var layered = false
+    }
+
+    struct Column: Equatable {
+        var header: String?
+        var value: Label
+        var footer: String?
+    }
+
+    enum Body: Equatable {
+        case progress(headerLeft: Label?, headerRight: Label?, bar: Bar?, footerLeft: Label?, footerRight: Label?)
+        case monitor(left: Column?, right: Column?, primaryRight: Bool)
+        case generic(state: Label?, bar: Bar?, remaining: String?)
+        case pulse(layout: String, title: String, status: String, message: String?, metric: String?, secondary: String?,
+                   bar: Bar?, metricA: String?, metricB: String?, subA: String?, subB: String?)
+    }
+
+    var source: String
+    var icon: String?
+    var accent: String
+    var body: Body
+    var compact: Label?
+
+    init(payload: JSONValue, at now: Double) {
+        let content = payload["content"] ?? payload
+        if let template = content["template"]?.stringValue {
+            self.init(aivi: content, template: template, at: now)
+        } else {
+            self.init(islandPulse: payload)
+        }
+    }
+
+    private init(aivi content: JSONValue, template: String, at now: Double) {
+        source = "aivi " + template
+        icon = content["icon"]?.stringValue ?? content["icon"]?["name"]?.stringValue
+        accent = PreviewPalette.color(content["icon"]?["primary_color"]?.stringValue, default: PreviewPalette.identifiers["blue"]!)
+        switch template {
+        case "monitor":
+            let left = Self.column(content["left_column"], at: now)
+            let right = Self.column(content["right_column"], at: now)
+            let primaryRight = content["primary_column"] == "right"
+            body = .monitor(left: left, right: right, primaryRight: primaryRight)
+            compact = (primaryRight ? right : left)?.value ?? (primaryRight ? left : right)?.value
+        case "generic":
+            let progress = content["progress"]?.doubleValue ?? 0
+            let remaining = content["remaining_time"]?.intValue.map { Self.clock(Double($0)) + " left" }
+            let accentColor = accent
+            body = .generic(state: content["state"]?.stringValue.map { Label(text: $0) }, bar: Bar(value: progress, color: accentColor), remaining: remaining)
+            compact = Label(text: "\(Int((progress * 100).rounded()))%")
+        default:
+            let bar = Self.bar(content["progress"])
+            body = .progress(headerLeft: Self.value(content["header_left"], at: now), headerRight: Self.value(content["header_right"], at: now),
+                             bar: bar, footerLeft: Self.value(content["footer_left"], at: now), footerRight: Self.value(content["footer_right"], at: now))
+            compact = Self.value(content["compact_value"], at: now) ?? bar.map { Label(text: "\(Int(($0.value * 100).rounded()))%") }
+        }
+    }
+
+    private init(islandPulse body: JSONValue) {
+        let layout = body["layout"]?.stringValue ?? "default"
+        let status = body["status"]?.stringValue ?? "running"
+        source = "islandpulse " + layout
+        icon = body["icon"]?.stringValue
+        let accentColor = PreviewPalette.accent(body["accentColor"]?.stringValue) ?? PreviewPalette.status(status)
+        accent = accentColor
+        let progress = body["progress"]?.doubleValue.map { $0 > 1 ? $0 / 100 : $0 }
+        self.body = .pulse(layout: layout, title: body["title"]?.stringValue ?? body["job_id"]?.stringValue ?? "Island Pulse", status: status,
+                           message: body["message"]?.stringValue, metric: body["metric"]?.stringValue,
+                           secondary: body["secondaryMetric"]?.stringValue,
+                           bar: progress.map { Bar(value: $0, color: accentColor) },
+                           metricA: body["metricA"]?.stringValue, metricB: body["metricB"]?.stringValue,
+                           subA: body["subA"]?.stringValue, subB: body["subB"]?.stringValue)
+        switch layout {
+        case "sports": compact = Label(text: "\(body["metricA"]?.stringValue ?? "–")–\(body["metricB"]?.stringValue ?? "–")")
+        case "progress": compact = Label(text: body["metric"]?.stringValue ?? progress.map { "\(Int(($0 * 100).rounded()))%" } ?? "")
+        default: compact = body["metric"]?.stringValue.map { Label(text: $0) } ?? Label(text: status, color: PreviewPalette.status(status))
+        }
+    }
+
+    /// A Value as shown: a formatter turns an ISO time into the ticking timer's value at `now`.
+    static func value(_ json: JSONValue?, at now: Double) -> Label? {
+        guard let json, let raw = json["value"]?.stringValue ?? json.stringValue else { return nil }
+        let color = PreviewPalette.color(json["text_color"]?.stringValue)
+        switch json["formatter"]?.stringValue {
+        case "time_until":
+            guard let when = Timestamp.epoch(fromISO8601: raw) else { return Label(text: raw, color: color) }
+            return Label(text: clock(max(0, when - now)), color: color)
+        case "time_since":
+            guard let when = Timestamp.epoch(fromISO8601: raw) else { return Label(text: raw, color: color) }
+            return Label(text: clock(max(0, now - when)), color: color)
+        default:
+            return Label(text: raw, color: color)
+        }
+    }
+
+    /// `M:SS` under an hour, `H:MM:SS` above, as the system timer text shows.
+    static func clock(_ seconds: Double) -> String {
+        let total = Int(seconds.rounded(.down))
+        let (h, m, s) = (total / 3600, total % 3600 / 60, total % 60)
+        let two = { (n: Int) in n < 10 ? "0\(n)" : "\(n)" }
+        return h > 0 ? "\(h):\(two(m)):\(two(s))" : "\(m):\(two(s))"
+    }
+
+    static func column(_ json: JSONValue?, at now: Double) -> Column? {
+        guard let json, let value = value(json["value"], at: now) else { return nil }
+        return Column(header: json["header"]?.stringValue, value: value, footer: json["footer"]?.stringValue)
+    }
+
+    static func bar(_ json: JSONValue?) -> Bar? {
+        guard let json, let value = json["value"]?.doubleValue else { return nil }
+        let color = PreviewPalette.color(json["color"]?.stringValue, default: PreviewPalette.identifiers["blue"]!)
+        let segments = (json["segments"]?.arrayValue ?? []).map { segment in
+            Segment(value: segment["value"]?.doubleValue ?? 0,
+                    fill: PreviewPalette.color(segment["fill_color"]?.stringValue, default: PreviewPalette.identifiers["green"]!),
+                    track: PreviewPalette.color(segment["track_color"]?.stringValue, default: PreviewPalette.track),
+                    hatched: segment["track_fill"] == "hatched", label: segment["label"]?.stringValue)
+        }
+        return Bar(value: min(max(value, 0), 1), color: color, segments: segments, layered: json["display"] == "layered")
+    }
+}

@@ -1,0 +1,53 @@
+/// Builds SVG text: shapes and text with escaping and fixed number formatting, so equal input gives equal bytes.
+struct SVGCanvas {
+    private(set) var body = ""
+
+    static func number(_ value: Double) -> String {
+        let rounded = (value * 10).rounded() / 10
+        return rounded == rounded.rounded() ? String(Int(rounded)) : String(rounded)
+    }
+
+    static func escape(_ text: String) -> String {
+        var out = ""
+        for character in text {
+            switch character {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            default: out.append(character)
+            }
+        }
+        return out
+    }
+
+    mutating func rect(x: Double, y: Double, width: Double, height: Double, radius: Double = 0, fill: String, extra: String = "") {
+        body += "<rect x=\"\(Self.number(x))\" y=\"\(Self.number(y))\" width=\"\(Self.number(max(0, width)))\" height=\"\(Self.number(height))\""
+        if radius > 0 { body += " rx=\"\(Self.number(radius))\"" }
+        body += " fill=\"\(fill)\"\(extra.isEmpty ? "" : " " + extra)/>\n"
+    }
+
+    mutating func circle(cx: Double, cy: Double, r: Double, fill: String) {
+        body += "<circle cx=\"\(Self.number(cx))\" cy=\"\(Self.number(cy))\" r=\"\(Self.number(r))\" fill=\"\(fill)\"/>\n"
+    }
+
+    enum Anchor: String { case start, middle, end }
+
+    mutating func text(_ text: String, x: Double, y: Double, size: Double, color: String = "#ffffff", weight: Int = 400,
+                       anchor: Anchor = .start, maxCharacters: Int? = nil) {
+        var shown = text
+        if let maxCharacters, shown.count > maxCharacters { shown = String(shown.prefix(max(1, maxCharacters - 1))) + "…" }
+        body += "<text x=\"\(Self.number(x))\" y=\"\(Self.number(y))\" font-size=\"\(Self.number(size))\" fill=\"\(color)\""
+        if weight != 400 { body += " font-weight=\"\(weight)\"" }
+        if anchor != .start { body += " text-anchor=\"\(anchor.rawValue)\"" }
+        body += ">\(Self.escape(shown))</text>\n"
+    }
+
+    mutating func raw(_ markup: String) { body += markup + "\n" }
+
+    mutating func group(x: Double, y: Double, _ content: (inout SVGCanvas) -> Void) {
+        var inner = SVGCanvas()
+        content(&inner)
+        body += "<g transform=\"translate(\(Self.number(x)) \(Self.number(y)))\">\n" + inner.body + "</g>\n"
+    }
+}

@@ -1,0 +1,66 @@
+import Foundation
+import HomeAssistant
+import JSON
+import LiveActivity
+import Preview
+import Rules
+
+/// `livebridge preview (PAYLOAD.json | --config FILE --states STATES.json --activity ID) [--at ISO_TIME] --out FILE.svg|FILE.html`:
+/// what the phone will show, drawn.
+enum PreviewCommand {
+    static let help = """
+        usage: livebridge preview PAYLOAD.json [--at ISO_TIME] --out FILE.svg|FILE.html
+               livebridge preview --config FILE --states STATES.json --activity ID [--at ISO_TIME] --out FILE.svg|FILE.html
+
+        Draws the Lock Screen card and the Dynamic Island (compact, minimal, expanded) for an Aivi or Island Pulse
+        payload. Timers (time_since / time_until) show their value at --at (default: now).
+        """
+
+    static func run(_ arguments: [String]) throws -> Int32 {
+        let args = try ArgumentList(arguments, valued: ["config", "states", "activity", "at", "out"], flags: ["help"])
+        if args.has("help") { print(help); return 0 }
+        guard let out = args["out"], out.hasSuffix(".svg") || out.hasSuffix(".html") else { throw UsageError("--out FILE.svg or FILE.html is required") }
+        var now = Date().timeIntervalSince1970
+        if let at = args["at"] {
+            guard let epoch = Timestamp.epoch(fromISO8601: at) else { throw UsageError("--at \"\(at)\" is not an ISO 8601 time") }
+            now = epoch
+        }
+        let payload: JSONValue
+        let title: String
+        if let config = args["config"] {
+            guard let statesPath = args["states"], let id = args["activity"] else { throw UsageError("--config needs --states and --activity") }
+            let rules: RulesFile
+            switch RulesLoader.load(file: config) {
+            case .failure(let errors):
+                for error in errors.errors { standardError(error.description) }
+                return 1
+            case .success(let loaded): rules = loaded
+            }
+            guard let rule = rules.activities.first(where: { $0.id == id }) else {
+                throw UsageError("no activity \"\(id)\"; the file has: " + rules.activities.map(\.id).joined(separator: ", "))
+            }
+            guard rule.backend.kind != .homeassistant else {
+                throw UsageError("\(id) is a Home Assistant live update, drawn by the companion app; preview draws Aivi and Island Pulse payloads")
+            }
+            let context = EvaluationContext(states: try StatesFile.load(path: statesPath), now: now)
+            let active = (try? ActivityRenderer.isActive(rule, in: context).get()) ?? false
+            var notes: [PayloadIssue] = []
+            switch ActivityRenderer.render(rule, phase: active ? .update : .end, in: context, notes: &notes) {
+            case .failure(let failure):
+                standardError("livebridge preview: nothing to draw: " + failure.issues.map(\.description).joined(separator: "; "))
+                return 1
+            case .success(let request): payload = request.body
+            }
+            title = id
+        } else {
+            guard let path = args.positional.first else { throw UsageError("name a PAYLOAD.json or give --config\n\n\(help)") }
+            guard let data = FileManager.default.contents(atPath: path) else { throw UsageError("cannot read \(path)") }
+            do { payload = try JSONParser.parse(Array(data)) } catch { throw UsageError("\(path): \(error)") }
+            title = (path as NSString).lastPathComponent
+        }
+        let svg = PreviewRenderer.svg(payload, at: now, title: title)
+        let output = out.hasSuffix(".html") ? PreviewRenderer.html([(title, svg)]) : svg
+        guard FileManager.default.createFile(atPath: out, contents: Data(output.utf8)) else { throw UsageError("cannot write \(out)") }
+        return 0
+    }
+}
