@@ -31,7 +31,7 @@ let package = Package(
         // The dispatcher: per-activity lifecycle, update budget, retries.
         .target(name: "Dispatcher", dependencies: ["Rules", "LiveActivity", "JSON", "HTTPClient"]),
         // Aivi and Island Pulse as documented, over real HTTP on 127.0.0.1: for tests and the local preview.
-        .target(name: "FakePushServices", dependencies: ["WebSocketTransport", "JSON"]),
+        .target(name: "FakePushServices", dependencies: ["WebSocketTransport", "JSON", "Preview"]),
         // The running service: connection → rules → dispatcher, logging, signals.
         .target(name: "LiveBridge", dependencies: ["HomeAssistant", "Rules", "LiveActivity", "Dispatcher", "HTTPClient", "JSON", "WebSocketTransport"]),
         // A fake Home Assistant for tests, the demo and the benchmark.

@@ -1,5 +1,6 @@
 import Foundation
 import JSON
+import Preview
 import Synchronization
 import WebSocketTransport
 
@@ -109,8 +110,17 @@ public final class FakePushService: Sendable {
     }
 
     /// `{"activities": {...}, "log": [...]}` for the preview page.
+    /// Each activity carries its drawing (`svg`), rendered now so countdowns tick.
     public var previewState: JSONValue {
-        state.withLock { .object(["activities": .object($0.shown), "log": .array($0.log)]) }
+        let (shown, log) = state.withLock { ($0.shown, $0.log) }
+        let now = Date().timeIntervalSince1970
+        var drawn: [String: JSONValue] = [:]
+        for (key, entry) in shown {
+            guard case .object(var fields) = entry, let payload = fields["payload"] else { continue }
+            fields["svg"] = .string(PreviewRenderer.svg(payload, at: now, title: key))
+            drawn[key] = .object(fields)
+        }
+        return .object(["activities": .object(drawn), "log": .array(log)])
     }
 
     private func handle(_ request: HTTPServerRequest, _ respond: @escaping @Sendable (HTTPServerResponse) -> Void) {

@@ -20,6 +20,7 @@ struct DemoCommandTests {
         let shown = Set(state["activities"]?.objectValue?.keys.map { $0 } ?? [])
         #expect(shown.isSuperset(of: ["aivi/washer", "aivi/ev"]), "\(shown)")
         #expect(state["activities"]?["aivi/ev"]?["payload"]?["content"]?["progress"]?["style"] == "segmented")
+        #expect(state["activities"]?["aivi/ev"]?["svg"]?.stringValue?.hasPrefix("<svg xmlns=") == true)
         demo.signal(SIGTERM)
         #expect(await demo.exitStatus() == 0)
     }
