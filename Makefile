@@ -4,7 +4,7 @@ PACKAGES := libwebsockets-dev libcurl4-openssl-dev libyaml-dev pkg-config
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEMO_PORT ?= 8099
 
-.PHONY: all deps build release test e2e demo bench-rules clean
+.PHONY: all deps build release test e2e demo bench-rules screenshots clean
 
 all: build
 
@@ -34,6 +34,11 @@ e2e: build
 ## demo: a simulated household, LiveBridge running the demo rules, and the live preview page at http://127.0.0.1:8099
 demo: build
 	.build/debug/livebridge demo --port $(DEMO_PORT)
+
+## screenshots: every example drawn, opened in headless Chromium, checked; config examples saved to docs/screens/
+screenshots: build
+	@command -v chromium >/dev/null 2>&1 || ($(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium)
+	python3 Tests/screenshots/check.py
 
 ## bench-rules: 1,000 activities against 100,000 state changes (release build)
 bench-rules: deps
