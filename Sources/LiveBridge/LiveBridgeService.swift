@@ -3,6 +3,7 @@ import Foundation
 import HTTPClient
 import HomeAssistant
 import JSON
+import LiveActivity
 import Rules
 import WebSocketTransport
 
@@ -152,6 +153,11 @@ public actor LiveBridgeService {
         logger.info("starting", ["activities": String(engine.rules.activities.count), "entities": String(entities.count),
                                  "dry_run": String(options.dryRun)])
         serveStatus()
+        let events = connection.events(ofType: engine.rules.eventType)
+        let eventTask = Task { [weak self] in
+            for await event in events { await self?.activityEvent(event["data"] ?? .null) }
+        }
+        defer { eventTask.cancel() }
         if let port = statusPort { logger.info("status listener", ["url": "http://\(engine.rules.status!.host):\(port)/healthz"]) }
         connection.start(entityIDs: entities)
         var evaluatedAll = false
@@ -182,6 +188,32 @@ public actor LiveBridgeService {
         for command in result.commands {
             logger.debug("queued", ["activity": command.activity, "backend": command.backend, "event": command.event.name])
             await dispatcher.submit(activity: command.activity, backend: command.backend, budget: command.budget, command.event)
+        }
+    }
+
+    private var eventProblems = ProblemReport()
+
+    /// A blueprint's event: checked like a rule's payload and dispatched the same way; a bad one is told to Home Assistant
+    /// as a persistent notification, once per activity and problem.
+    func activityEvent(_ data: JSONValue) async {
+        let rules = engine.rules
+        switch ActivityEvent.decode(data, rules: rules) {
+        case .success(let event):
+            _ = eventProblems.newProblems(activity: event.activity, [])
+            let budget = UpdateBudget(debounce: rules.budget.debounce, maxWait: rules.budget.maxWait, minInterval: rules.budget.minInterval)
+            logger.debug("queued", ["activity": event.activity, "backend": event.backend.name, "event": event.action == .end ? "end" : "show"])
+            await dispatcher.submit(activity: event.activity, backend: event.backend.name, budget: budget,
+                                    event.action == .end ? .end(event.request) : .start(event.request))
+        case .failure(let failure):
+            let activity = failure.activity.isEmpty ? "unnamed" : failure.activity
+            for problem in eventProblems.newProblems(activity: activity, failure.issues) {
+                logger.warning("invalid \(rules.eventType) event", ["activity": activity, "problem": problem.description])
+                let id = "livebridge_\(activity)_\(DeliveryState.digest(Array(problem.description.utf8)).prefix(8))"
+                _ = try? await connection.callService(domain: "persistent_notification", service: "create", data: [
+                    "notification_id": .string(id), "title": .string("LiveBridge: activity \(activity)"),
+                    "message": .string("The \(rules.eventType) event for \(activity) was not sent: \(problem.path) \(problem.message)"),
+                ])
+            }
         }
     }
 

@@ -165,6 +165,35 @@ struct RunCommandTests {
         #expect(await livebridge.exitStatus() == 1)
     }
 
+    @Test func blueprintEventsArePushedAndBadOnesBecomeOnePersistentNotification() async throws {
+        let s = try setup()
+        defer { s.simulator.stop() }
+        let livebridge = try run(s)
+        #expect(await s.simulator.wait { $0.commands(ofType: "subscribe_events").contains { $0.message["event_type"] == "livebridge_activity" } })
+        await s.simulator.fireEvent("livebridge_activity", data: ["activity": "dryer", "action": "start", "backend": "aivi",
+            "payload": ["template": "progress", "progress": ["style": "simple", "value": 0.3], "header_left": "Drying"]])
+        #expect(await s.service.wait { $0.count == 1 })
+        #expect(s.service.requests.first?.path == "/activity/dryer")
+        #expect(s.service.requests.first?.body?["content"]?["header_left"] == ["value": "Drying"])
+
+        let bad: JSONValue = ["activity": "dryer", "action": "update", "backend": "aivi",
+                              "payload": ["template": "progress", "progress": ["style": "simple", "value": 0.5, "color": "grey"]]]
+        await s.simulator.fireEvent("livebridge_activity", data: bad)
+        await s.simulator.fireEvent("livebridge_activity", data: bad)
+        #expect(await s.simulator.wait { $0.serviceCalls.count >= 1 })
+        let notification = try #require(s.simulator.record.serviceCalls.first)
+        #expect(notification["domain"] == "persistent_notification" && notification["service"] == "create")
+        #expect(notification["service_data"]?["message"] == "The livebridge_activity event for dryer was not sent: payload.progress.color unknown colour \"grey\" (did you mean \"gray\"?)")
+        // A good event after the bad ones still goes through; the bad one was reported once.
+        await s.simulator.fireEvent("livebridge_activity", data: ["activity": "dryer", "action": "IDLE", "backend": "aivi",
+            "payload": ["template": "progress", "progress": ["style": "simple", "value": 1], "header_left": "Dry"]])
+        #expect(await s.service.wait { $0.count == 2 })
+        #expect(s.service.requests.last?.body?["state"] == "IDLE")
+        #expect(s.simulator.record.serviceCalls.count == 1)
+        livebridge.signal(SIGTERM)
+        #expect(await livebridge.exitStatus() == 0)
+    }
+
     /// A port nothing listens on right now.
     func freePort() throws -> Int {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)

@@ -28,7 +28,7 @@ struct ConfigReferenceTests {
         let values: Set<String> = ["aivi", "islandpulse", "homeassistant", "free", "pro", "notify.mobile_app_…", "HOST:PORT", "!secret",
                                    "generic", "monitor", "progress", "live_update", "default", "score", "sports", "{{ … }}",
                                    "!secret NAME", "!env_var NAME [default]", "!include FILE", "homeassistant:", "backends: NAME:",
-                                   "defaults:", "status:", "activities: ID:", "style", "value", "header", "footer", "color", "segments",
+                                   "defaults:", "status:", "events:", "livebridge_activity", "activities: ID:", "style", "value", "header", "footer", "color", "segments",
                                    "display", "text_color", "formatter", "icon: auto"]
         var unknown: [String] = []
         var rest = Substring(section)

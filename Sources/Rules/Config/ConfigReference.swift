@@ -3,7 +3,8 @@ import LiveActivity
 /// Every key a rules file may hold, where the loader checks them: the README's configuration reference is tested
 /// against this, so an undocumented key fails the suite.
 public enum ConfigReference {
-    public static let topLevelKeys = ["homeassistant", "backends", "defaults", "status", "activities"]
+    public static let topLevelKeys = ["homeassistant", "backends", "defaults", "status", "events", "activities"]
+    public static let eventsKeys = ["type"]
     public static let homeAssistantKeys = ["url", "token", "ca_file", "allow_self_signed"]
     public static let backendKeys: [RulesFile.BackendKind: [String]] = [
         .aivi: ["type", "token", "base_url"],
@@ -25,7 +26,7 @@ public enum ConfigReference {
 
     /// Every key, each once.
     public static var allKeys: Set<String> {
-        var keys = Set(topLevelKeys + homeAssistantKeys + defaultsKeys + statusKeys + activityKeys)
+        var keys = Set(topLevelKeys + homeAssistantKeys + defaultsKeys + statusKeys + eventsKeys + activityKeys)
         for list in backendKeys.values { keys.formUnion(list) }
         for list in templateFields.values { keys.formUnion(list) }
         return keys

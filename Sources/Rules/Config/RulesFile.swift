@@ -43,6 +43,8 @@ public struct RulesFile: Sendable {
 
     public let path: String
     public let status: StatusListener?
+    /// The Home Assistant event blueprints fire (`livebridge_activity` unless `events: {type: …}` says otherwise).
+    public let eventType: String
     public let homeAssistant: HomeAssistantSettings?
     public let backends: [String: Backend]
     public let defaultBackend: String?

@@ -68,7 +68,7 @@ public enum RulesLoader {
                 }
             }
         } else if top["activities"] == nil {
-            errors.append(ConfigError(root.location, path: "activities", "is required: name at least one activity"))
+            // Without activities LiveBridge can still serve blueprints through events.
         }
         var status: RulesFile.StatusListener?
         if let node = top["status"], let reader = MappingReader(node, path: "status", errors: &errors) {
@@ -84,7 +84,18 @@ public enum RulesLoader {
                 }
             }
         }
-        return RulesFile(path: file, status: status, homeAssistant: homeAssistant, backends: backends, defaultBackend: defaultBackend,
+        var eventType = "livebridge_activity"
+        if let node = top["events"], let reader = MappingReader(node, path: "events", errors: &errors) {
+            reader.rejectUnknown(allowed: ConfigReference.eventsKeys, errors: &errors)
+            if let type = reader.string("type", errors: &errors) {
+                if type.isEmpty || type.contains(" ") {
+                    errors.append(ConfigError(reader["type"]!.location, path: "events.type", "\"\(type)\" is not an event type"))
+                } else {
+                    eventType = type
+                }
+            }
+        }
+        return RulesFile(path: file, status: status, eventType: eventType, homeAssistant: homeAssistant, backends: backends, defaultBackend: defaultBackend,
                          budget: budget, activities: activities)
     }
 

@@ -1,0 +1,76 @@
+import HomeAssistant
+import JSON
+import LiveActivity
+
+/// The blueprint path: a Home Assistant event (default `livebridge_activity`) whose data names an activity, an action,
+/// a backend and a payload. It is checked by the same schemas as rule-made payloads and becomes the same kind of request.
+///
+/// `data: {activity: washer, action: start|update|end|ONGOING|IDLE, backend: aivi, payload: {template: progress, …}}`
+public struct ActivityEvent: Sendable {
+    public enum Action: Sendable, Equatable { case show, end }
+
+    public let activity: String
+    public let backend: RulesFile.Backend
+    public let action: Action
+    public let request: BackendRequest
+
+    /// The event, or every problem with it (each naming its field).
+    public static func decode(_ data: JSONValue, rules: RulesFile) -> Result<ActivityEvent, RenderFailure> {
+        var issues: [PayloadIssue] = []
+        let activity = data["activity"]?.stringValue ?? ""
+        if activity.isEmpty { issues.append(PayloadIssue(path: "activity", "is required: the slug, job_id or tag of the activity")) }
+        let action: Action?
+        switch data["action"]?.stringValue ?? "update" {
+        case "start", "update", "ONGOING": action = .show
+        case "end", "IDLE": action = .end
+        case let other:
+            action = nil
+            issues.append(PayloadIssue(path: "action", "unknown action \"\(other)\"; expected start, update, end, ONGOING or IDLE"))
+        }
+        let name = data["backend"]?.stringValue ?? rules.defaultBackend
+        let backend = name.flatMap { rules.backends[$0] }
+        if backend == nil {
+            issues.append(PayloadIssue(path: "backend", name.map { "no backend named \"\($0)\"; the rules declare: " + rules.backends.keys.sorted().joined(separator: ", ") }
+                ?? "is required (the rules have no default backend)"))
+        }
+        let payload = data["payload"]?.objectValue ?? [:]
+        if data["payload"] == nil, action != .end { issues.append(PayloadIssue(path: "payload", "is required to start or update")) }
+        guard issues.isEmpty, let backend, let action else { return .failure(RenderFailure(activity: activity, issues: issues)) }
+
+        let request: BackendRequest
+        switch backend.kind {
+        case .aivi:
+            if action == .end && payload.isEmpty {
+                request = BackendRequest(backend: backend.name, kind: .aivi, method: "PATCH", target: "/activity/\(activity)",
+                                         body: ["state": "IDLE", "content": ["template": "generic", "progress": 1]])
+                break
+            }
+            let (content, problems) = PayloadNormalizer.normalize(.object(payload), as: AiviSchema.content, path: "payload")
+            guard problems.isEmpty, let content else { return .failure(RenderFailure(activity: activity, issues: problems)) }
+            request = BackendRequest(backend: backend.name, kind: .aivi, method: "PATCH", target: "/activity/\(activity)",
+                                     body: ["state": action == .end ? "IDLE" : "ONGOING", "content": content])
+        case .islandpulse:
+            var body = payload
+            body["job_id"] = .string(activity)
+            // Start and update are left to Island Pulse's auto-routing: the first post for a job starts it.
+            body["action"] = action == .end ? "end" : nil
+            if backend.freeTier { body["layout"] = "default" }
+            let (normalized, problems) = PayloadNormalizer.normalize(.object(body), as: .object(IslandPulseSchema.body), path: "payload")
+            guard problems.isEmpty, let normalized else { return .failure(RenderFailure(activity: activity, issues: problems)) }
+            request = BackendRequest(backend: backend.name, kind: .islandpulse, method: "POST", target: "/notify", body: normalized)
+        case .homeassistant:
+            var fields = payload
+            fields["tag"] = .string(activity)
+            if action == .end, fields["message"] == nil { fields["message"] = "" }
+            let schema = action == .end ? LiveUpdateSchema.fields.allOptional : LiveUpdateSchema.fields
+            let (normalized, problems) = PayloadNormalizer.normalize(.object(fields), as: .object(schema), path: "payload")
+            guard problems.isEmpty, let object = normalized?.objectValue else { return .failure(RenderFailure(activity: activity, issues: problems)) }
+            request = BackendRequest(backend: backend.name, kind: .homeassistant, method: "call_service",
+                                     target: backend.service ?? "notify.notify", body: LiveUpdateSchema.serviceData(object, ending: action == .end))
+        }
+        if request.bodyBytes.count > ActivityRenderer.contentLimit + 64 {
+            return .failure(RenderFailure(activity: activity, issues: [PayloadIssue(path: "payload", "is \(request.bodyBytes.count) bytes; a Live Activity holds at most \(ActivityRenderer.contentLimit)")]))
+        }
+        return .success(ActivityEvent(activity: activity, backend: backend, action: action, request: request))
+    }
+}
