@@ -14,6 +14,7 @@ enum LiveBridgeCommand {
           render     print the request each backend would receive for given states
           send       send one push of an activity now (or --dry-run to see it)
           preview    draw what the phone will show, as SVG or HTML
+          blueprint  lint Home Assistant blueprints that fire livebridge_activity
           simulator  run the Home Assistant simulator (for trying watch without a Home Assistant)
           help       show this help
 
@@ -36,6 +37,7 @@ enum LiveBridgeCommand {
             case "render": return try RenderCommand.run(rest)
             case "send": return try await SendCommand.run(rest)
             case "preview": return try PreviewCommand.run(rest)
+            case "blueprint": return try BlueprintCommand.run(rest)
             case "simulator": return try await SimulatorCommand.run(rest)
             case "help", "--help", "-h":
                 print(usage)

@@ -6,6 +6,8 @@ import LiveActivity
 /// templates are compiled now and their results checked at render time.
 struct FieldCompiler {
     var errors: [ConfigError] = []
+    /// False for Home Assistant's own templates (blueprints): they are left to Home Assistant, only fixed values are checked.
+    var compilesTemplates = true
 
     mutating func compile(_ node: YAMLNode, as schema: FieldSchema, path: String) -> FieldTree? {
         if case .scalar(let text) = node.kind, Self.isTemplate(text) {
@@ -84,6 +86,7 @@ struct FieldCompiler {
     }
 
     private mutating func compileTemplate(_ text: String, node: YAMLNode, path: String) -> FieldTree? {
+        guard compilesTemplates else { return .template(Self.opaque, node.location, path: path) }
         do {
             return .template(try Template(text), node.location, path: path)
         } catch {
@@ -97,6 +100,9 @@ struct FieldCompiler {
         guard let text = node.scalar, !text.contains("\n") else { return node.location }
         return SourceLocation(file: node.location.file, line: node.location.line, column: node.location.column + offset + (node.isPlain ? 0 : 1))
     }
+
+    /// Stands for a value only known at run time.
+    static let opaque = try! Template("{{ none }}")
 
     static func isTemplate(_ text: String) -> Bool {
         text.contains("{{") || text.contains("{%") || text.contains("{#")
