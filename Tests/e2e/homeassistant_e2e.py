@@ -184,7 +184,7 @@ async def daemon_pushes(session, ha, token, work):
     daemon = subprocess.Popen([LIVEBRIDGE, "run", "--config", os.path.join(work, "livebridge.yaml"),
                                "--data-dir", os.path.join(work, "data")], stdout=daemon_log, stderr=subprocess.STDOUT)
 
-    async def washer(predicate, description, timeout=30):
+    async def washer(predicate, description, timeout=45):
         deadline = time.monotonic() + timeout
         state = None
         while time.monotonic() < deadline:
@@ -222,6 +222,7 @@ async def daemon_pushes(session, ha, token, work):
         assert content["icon"] == "washer", content
         assert [e["ended"] for e in pushes(final)] == [False, False, True], pushes(final)
         log("the daemon pushed exactly start, one update and the end")
+        await blueprint_pushes(session, ha, token, washer)
         daemon.send_signal(signal.SIGTERM)
         assert daemon.wait(15) == 0, "livebridge run did not exit 0 on SIGTERM"
         daemon_log.flush()
@@ -236,6 +237,40 @@ async def daemon_pushes(session, ha, token, work):
             preview.kill()
 
 
+async def blueprint_pushes(session, ha, token, wait):
+    """The shipped blueprints, loaded by the real Home Assistant, fire events that LiveBridge validates and pushes."""
+    headers = {"Authorization": f"Bearer {token}"}
+    for automation in ["livebridge_progress", "livebridge_timer", "livebridge_monitor", "livebridge_ev"]:
+        async with session.get(f"{ha.base}/api/states/automation.{automation}", headers=headers) as response:
+            body = await response.json() if response.status == 200 else {}
+            if body.get("state") != "on":
+                raise SystemExit(f"FAILED: Home Assistant did not load automation.{automation} from its blueprint: {response.status} {body}")
+    log("Home Assistant loaded an automation from each of the four blueprints")
+
+    def shown(state, key):
+        return (state or {}).get("activities", {}).get("aivi/" + key)
+
+    await call(session, ha, token, "input_number", "set_value", {"entity_id": "input_number.washer_progress", "value": 30})
+    await call(session, ha, token, "input_boolean", "turn_on", {"entity_id": "input_boolean.washer_running"})
+    await wait(lambda s: shown(s, "bp_washer") and shown(s, "bp_washer")["payload"]["content"]["progress"]["value"] == 0.3,
+               "the progress blueprint's event becomes a push")
+    state = await wait(lambda s: shown(s, "bp_ev") and shown(s, "bp_ev")["payload"]["content"]["progress"]["style"] == "segmented"
+                       and shown(s, "bp_monitor") and not shown(s, "bp_monitor")["ended"],
+                       "the EV and monitor blueprints' events become pushes")
+    assert shown(state, "bp_ev")["payload"]["content"]["progress"]["segments"][1]["track_fill"] == "hatched"
+    assert shown(state, "bp_monitor")["payload"]["content"]["left_column"]["value"]["value"] == "running"
+    await call(session, ha, token, "timer", "start", {"entity_id": "timer.laundry"})
+    state = await wait(lambda s: shown(s, "bp_laundry") and not shown(s, "bp_laundry")["ended"], "the timer blueprint starts a countdown")
+    countdown = shown(state, "bp_laundry")["payload"]["content"]["header_right"]
+    assert countdown["formatter"] == "time_until" and countdown["value"].endswith("+00:00"), countdown
+    await call(session, ha, token, "timer", "cancel", {"entity_id": "timer.laundry"})
+    await call(session, ha, token, "input_boolean", "turn_off", {"entity_id": "input_boolean.washer_running"})
+    await call(session, ha, token, "input_number", "set_value", {"entity_id": "input_number.washer_progress", "value": 100})
+    await wait(lambda s: all(shown(s, k) and shown(s, k)["ended"] for k in ["bp_washer", "bp_laundry", "bp_monitor", "bp_ev"]),
+               "each blueprint ends its activity")
+    log("all four blueprints delivered their payloads through LiveBridge")
+
+
 def state(watch, entity_id):
     line = watch.latest(entity_id)
     return line and line["state"]
@@ -248,6 +283,12 @@ async def main():
         config = source.read().replace("__PORT__", str(port))
     with open(os.path.join(work, "configuration.yaml"), "w") as target:
         target.write(config)
+    shutil.copy(os.path.join(ROOT, "Tests", "e2e", "automations.yaml"), os.path.join(work, "automations.yaml"))
+    blueprints = os.path.join(work, "blueprints", "automation", "livebridge")
+    os.makedirs(blueprints)
+    for name in sorted(os.listdir(os.path.join(ROOT, "blueprints"))):
+        if name.endswith(".yaml"):
+            shutil.copy(os.path.join(ROOT, "blueprints", name), blueprints)
     ha = HomeAssistant(work, port)
     watch = None
     ok = False
