@@ -20,25 +20,13 @@ enum PreviewCommand {
         let args = try ArgumentList(arguments, valued: ["config", "states", "activity", "at", "out"], flags: ["help"])
         if args.has("help") { print(help); return 0 }
         guard let out = args["out"], out.hasSuffix(".svg") || out.hasSuffix(".html") else { throw UsageError("--out FILE.svg or FILE.html is required") }
-        var now = Date().timeIntervalSince1970
-        if let at = args["at"] {
-            guard let epoch = Timestamp.epoch(fromISO8601: at) else { throw UsageError("--at \"\(at)\" is not an ISO 8601 time") }
-            now = epoch
-        }
+        let now = try CommandSupport.time(args)
         let payload: JSONValue
         let title: String
         if let config = args["config"] {
             guard let statesPath = args["states"], let id = args["activity"] else { throw UsageError("--config needs --states and --activity") }
-            let rules: RulesFile
-            switch RulesLoader.load(file: config) {
-            case .failure(let errors):
-                for error in errors.errors { standardError(error.description) }
-                return 1
-            case .success(let loaded): rules = loaded
-            }
-            guard let rule = rules.activities.first(where: { $0.id == id }) else {
-                throw UsageError("no activity \"\(id)\"; the file has: " + rules.activities.map(\.id).joined(separator: ", "))
-            }
+            guard let rules = CommandSupport.rules(config) else { return 1 }
+            let rule = try CommandSupport.activity(id, in: rules)
             guard rule.backend.kind != .homeassistant else {
                 throw UsageError("\(id) is a Home Assistant live update, drawn by the companion app; preview draws Aivi and Island Pulse payloads")
             }

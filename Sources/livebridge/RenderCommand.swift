@@ -18,23 +18,13 @@ enum RenderCommand {
         if args.has("help") { print(help); return 0 }
         guard args.positional.count == 1 else { throw UsageError("name one rules file\n\n\(help)") }
         guard let statesPath = args["states"] else { throw UsageError("--states STATES.json is required") }
-        var now = Date().timeIntervalSince1970
-        if let at = args["at"] {
-            guard let epoch = Timestamp.epoch(fromISO8601: at) else { throw UsageError("--at \"\(at)\" is not an ISO 8601 time") }
-            now = epoch
-        }
+        let now = try CommandSupport.time(args)
         var phase: ActivityPhase?
         if let text = args["phase"] {
             guard let p = ActivityPhase(rawValue: text) else { throw UsageError("--phase must be start, update or end") }
             phase = p
         }
-        let rules: RulesFile
-        switch RulesLoader.load(file: args.positional[0]) {
-        case .failure(let errors):
-            for error in errors.errors { standardError(error.description) }
-            return 1
-        case .success(let loaded): rules = loaded
-        }
+        guard let rules = CommandSupport.rules(args.positional[0]) else { return 1 }
         let states = try StatesFile.load(path: statesPath)
         let context = EvaluationContext(states: states, now: now)
         var activities = rules.activities

@@ -23,21 +23,9 @@ enum SendCommand {
         guard let id = args["activity"] else { throw UsageError("--activity ID is required") }
         guard let statesPath = args["states"] else { throw UsageError("--states STATES.json is required") }
         let phase = try ActivityPhase(rawValue: args["action"] ?? "update") ?? { throw UsageError("--action must be start, update or end") }()
-        var now = Date().timeIntervalSince1970
-        if let at = args["at"] {
-            guard let epoch = Timestamp.epoch(fromISO8601: at) else { throw UsageError("--at \"\(at)\" is not an ISO 8601 time") }
-            now = epoch
-        }
-        let rules: RulesFile
-        switch RulesLoader.load(file: args.positional[0]) {
-        case .failure(let errors):
-            for error in errors.errors { standardError(error.description) }
-            return 1
-        case .success(let loaded): rules = loaded
-        }
-        guard let rule = rules.activities.first(where: { $0.id == id }) else {
-            throw UsageError("no activity \"\(id)\"; the file has: " + rules.activities.map(\.id).joined(separator: ", "))
-        }
+        let now = try CommandSupport.time(args)
+        guard let rules = CommandSupport.rules(args.positional[0]) else { return 1 }
+        let rule = try CommandSupport.activity(id, in: rules)
         let context = EvaluationContext(states: try StatesFile.load(path: statesPath), now: now)
         var notes: [PayloadIssue] = []
         let request: BackendRequest
