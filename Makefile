@@ -4,7 +4,7 @@ PACKAGES := libwebsockets-dev libcurl4-openssl-dev libyaml-dev pkg-config
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEMO_PORT ?= 8099
 
-.PHONY: all deps build release test e2e demo bench-rules screenshots clean
+.PHONY: all deps build release test e2e demo bench bench-rules screenshots clean
 
 all: build
 
@@ -39,6 +39,12 @@ demo: build
 screenshots: build
 	@command -v chromium >/dev/null 2>&1 || ($(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium)
 	python3 Tests/screenshots/check.py
+
+## bench: livebridge run (release) under the simulator: start-up, flood, 32 MiB snapshot; results kept in bench/results.json
+bench: deps
+	$(SWIFT) build -c release --product livebridge
+	$(SWIFT) build -c release --product LiveBridgeBenchmark
+	.build/release/LiveBridgeBenchmark .build/release/livebridge 100000 bench/results.json
 
 ## bench-rules: 1,000 activities against 100,000 state changes (release build)
 bench-rules: deps

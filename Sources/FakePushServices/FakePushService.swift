@@ -15,6 +15,8 @@ public final class FakePushService: Sendable {
         public let authorization: String?
         public let userAgent: String?
         public let body: JSONValue?
+        /// When the request arrived, seconds since 1970.
+        public var at: Double = 0
     }
 
     /// A forced answer for the next request(s).
@@ -132,8 +134,9 @@ public final class FakePushService: Sendable {
             }
         }
         let body = try? JSONParser.parse(request.body)
-        let record = Recorded(method: request.method, path: request.path, authorization: request.headers["authorization"],
+        var record = Recorded(method: request.method, path: request.path, authorization: request.headers["authorization"],
                               userAgent: request.headers["user-agent"], body: body)
+        record.at = Date().timeIntervalSince1970
         let (scripted, ready) = state.withLock { s -> (Scripted?, [CheckedContinuation<Void, Never>]) in
             s.requests.append(record)
             let requests = s.requests

@@ -19,6 +19,10 @@ public final class HomeAssistantConnection: @unchecked Sendable {
     private let loop: WebSocketEventLoop
     private let onEvent: @Sendable (ConnectionEvent) -> Void
     private let sharedPhase = Mutex(ConnectionPhase.idle)
+    private let receivedChanges = Atomic<Int>(0)
+
+    /// Entity changes received from Home Assistant so far (before the feed coalesces them).
+    public var receivedChangeCount: Int { receivedChanges.load(ordering: .relaxed) }
 
     // Everything below is confined to the loop thread.
     private var socket: WebSocketConnection?
@@ -407,12 +411,16 @@ public final class HomeAssistantConnection: @unchecked Sendable {
     private func entityEvent(_ event: JSONValue) {
         if awaitingSnapshot {
             awaitingSnapshot = false
-            changes.publish(store.replace(withSnapshot: event))
+            let snapshot = store.replace(withSnapshot: event)
+            receivedChanges.add(snapshot.count, ordering: .relaxed)
+            changes.publish(snapshot)
             phase = .ready
             attempt = 0
             emit(.ready(entities: store.count))
         } else {
-            changes.publish(store.apply(event))
+            let applied = store.apply(event)
+            receivedChanges.add(applied.count, ordering: .relaxed)
+            changes.publish(applied)
         }
     }
 

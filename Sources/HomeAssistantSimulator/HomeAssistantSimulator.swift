@@ -86,6 +86,17 @@ public final class HomeAssistantSimulator: @unchecked Sendable {
         await onLoop { sim in sim.applyState(entityID, state, attributes: attributes) }
     }
 
+    /// Many changes in one hop to the loop: for floods. Each state's attributes get `t`, the time it left the simulator.
+    public func setStates(_ changes: [(entityID: String, state: String, attributes: [String: JSONValue])], stamp: Bool = false) async {
+        await onLoop { sim in
+            for change in changes {
+                var attributes = change.attributes
+                if stamp { attributes["t"] = .double(Date().timeIntervalSince1970) }
+                sim.applyState(change.entityID, change.state, attributes: attributes)
+            }
+        }
+    }
+
     public func remove(_ entityID: String) async {
         await onLoop { sim in
             guard let old = sim.entities.removeValue(forKey: entityID) else { return }

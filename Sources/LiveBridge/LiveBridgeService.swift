@@ -130,7 +130,8 @@ public actor LiveBridgeService {
         case "/metrics":
             let counters = await dispatcher.counters
             return HTTPServerResponse(status: 200, contentType: "text/plain; version=0.0.4",
-                                      body: Array(metrics.text(debounced: counters.debounced, deduplicated: counters.deduplicated, retries: counters.retries).utf8))
+                                      body: Array(metrics.text(debounced: counters.debounced, deduplicated: counters.deduplicated, retries: counters.retries,
+                                                                stateChanges: connection.receivedChangeCount).utf8))
         case "/activities":
             let lanes = await dispatcher.lanes
             let items: [JSONValue] = lanes.map { lane in

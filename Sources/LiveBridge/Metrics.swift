@@ -36,13 +36,13 @@ public final class Metrics: Sendable {
     public var failingBackends: [String: String] { state.withLock { $0.failingBackends } }
 
     /// The exposition text; `lane` counters come from the dispatcher.
-    public func text(debounced: Int, deduplicated: Int, retries: Int) -> String {
+    public func text(debounced: Int, deduplicated: Int, retries: Int, stateChanges received: Int? = nil) -> String {
         state.withLock { s in
             var out = ""
             func counter(_ name: String, _ help: String, _ value: Int) {
                 out += "# HELP \(name) \(help)\n# TYPE \(name) counter\n\(name) \(value)\n"
             }
-            counter("livebridge_state_changes_total", "Entity state changes received from Home Assistant.", s.stateChanges)
+            counter("livebridge_state_changes_total", "Entity state changes received from Home Assistant.", received ?? s.stateChanges)
             counter("livebridge_renders_total", "Activity payloads rendered.", s.renders)
             counter("livebridge_debounced_total", "Updates replaced by a newer one before sending.", debounced)
             counter("livebridge_deduplicated_total", "Updates not sent because the phone already shows them.", deduplicated)

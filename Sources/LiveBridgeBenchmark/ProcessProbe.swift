@@ -1,0 +1,26 @@
+import Foundation
+
+/// CPU time and memory of a running process, from /proc.
+struct ProcessProbe {
+    let pid: Int32
+
+    /// User + system CPU seconds so far.
+    var cpuSeconds: Double {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return 0 }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        // After the command: state is field 3; utime 14 and stime 15 are at offsets 11 and 12 here.
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    /// (current RSS, peak RSS) in MiB.
+    var memory: (rss: Double, peak: Double) {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return (0, 0) }
+        func value(_ key: String) -> Double {
+            let line = status.split(separator: "\n").first { $0.hasPrefix(key + ":") } ?? ""
+            return (Double(line.split(separator: " ").dropFirst().first ?? "0") ?? 0) / 1024
+        }
+        return (value("VmRSS"), value("VmHWM"))
+    }
+}

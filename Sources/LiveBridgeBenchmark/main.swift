@@ -1,0 +1,260 @@
+import FakePushServices
+import Foundation
+import HTTPClient
+import HomeAssistantSimulator
+import JSON
+
+// make bench: the simulator drives `livebridge run` (a real subprocess, release build) with a fake backend.
+// Scenarios: start-up with 5,000 entities; a flood on 50 entities read by 200 activities; a 32 MiB snapshot.
+
+let arguments = CommandLine.arguments
+let livebridge = arguments.count > 1 ? arguments[1] : ".build/release/livebridge"
+let floodChanges = arguments.count > 2 ? Int(arguments[2]) ?? 100_000 : 100_000
+let resultsPath = arguments.count > 3 ? arguments[3] : "bench/results.json"
+let token = "bench-token"
+
+func freePort() -> Int {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(fd) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
+    return Int(UInt16(bigEndian: address.sin_port))
+}
+
+/// `livebridge run` with a rules file, its log lines timestamped as they arrive.
+final class Daemon: @unchecked Sendable {
+    let process = Process()
+    let statusPort = freePort()
+    private let lock = NSLock()
+    private var lines: [(at: Double, text: String)] = []
+
+    init(rules: String) throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("livebridge-bench-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder + "/data", withIntermediateDirectories: true)
+        try ("status: { listen: 127.0.0.1:\(statusPort) }\n" + rules).write(toFile: folder + "/rules.yaml", atomically: true, encoding: .utf8)
+        process.executableURL = URL(fileURLWithPath: livebridge)
+        process.arguments = ["run", "--config", folder + "/rules.yaml", "--data-dir", folder + "/data", "--log-level", "info"]
+        let pipe = Pipe()
+        process.standardError = pipe
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let handle = pipe.fileHandleForReading
+        Thread.detachNewThread { [self] in
+            var partial = Data()
+            while true {
+                let data = handle.availableData
+                if data.isEmpty { break }
+                partial.append(data)
+                while let newline = partial.firstIndex(of: 10) {
+                    let line = String(decoding: partial[partial.startIndex..<newline], as: UTF8.self)
+                    partial.removeSubrange(partial.startIndex...newline)
+                    let now = Date().timeIntervalSince1970
+                    lock.withLock { lines.append((now, line)) }
+                }
+            }
+        }
+    }
+
+    func firstLine(containing text: String, timeout: Double = 60) -> (at: Double, text: String)? {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if let line = lock.withLock({ lines.first { $0.text.contains(text) } }) { return line }
+            usleep(2_000)
+        }
+        return nil
+    }
+
+    var probe: ProcessProbe { ProcessProbe(pid: process.processIdentifier) }
+
+    func metric(_ name: String) async -> Double {
+        guard let response = try? await HTTPClient().send(HTTPRequest(method: "GET", url: "http://127.0.0.1:\(statusPort)/metrics")) else { return -1 }
+        let line = response.bodyText.split(separator: "\n").first { $0.hasPrefix(name + " ") } ?? ""
+        return Double(line.split(separator: " ").last ?? "") ?? -1
+    }
+
+    func stop() {
+        process.terminate()
+        process.waitUntilExit()
+    }
+}
+
+/// Log lines carry `time=…`: the daemon's own clock for auth_ok → ready.
+func logTime(_ line: String) -> Double? {
+    guard let range = line.range(of: "time=") else { return nil }
+    let stamp = line[range.upperBound...].prefix { $0 != " " }
+    let formatter = ISO8601DateFormatter()
+    formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+    return formatter.date(from: String(stamp))?.timeIntervalSince1970
+}
+
+func percentile(_ values: [Double], _ p: Double) -> Double {
+    guard !values.isEmpty else { return 0 }
+    let sorted = values.sorted()
+    return sorted[min(sorted.count - 1, Int(Double(sorted.count - 1) * p))]
+}
+
+var results: [String: JSONValue] = [:]
+
+// MARK: Start-up
+
+@MainActor func startup(entities: Int, padding: Int, name: String) async throws {
+    let simulator = try HomeAssistantSimulator(token: token)
+    defer { simulator.stop() }
+    var batch: [(entityID: String, state: String, attributes: [String: JSONValue])] = []
+    for n in 0..<entities {
+        batch.append(("sensor.bench_\(n)", String(n), ["friendly_name": .string("Bench \(n)"), "unit_of_measurement": "%"]))
+    }
+    await simulator.setStates(batch)
+    if padding > 0 { await simulator.addPadding(totalBytes: padding, count: 32) }
+    let ids = (0..<entities).map { "sensor.bench_\($0)" } + (padding > 0 ? (0..<32).map { "sensor.padding_\($0)" } : [])
+    // One activity reading every entity of the snapshot, so the rules subscribe to all of them.
+    let reads = ids.map { "states('\($0)')" }.joined(separator: " ~ ")
+    let rules = """
+        homeassistant: { url: \(simulator.url), token: \(token) }
+        backends: { aivi: { type: aivi, token: t, base_url: "http://127.0.0.1:9" } }
+        activities:
+          all:
+            active_when: "{{ false and (\(reads) == '') }}"
+            template: generic
+            progress: 0
+        """
+    let daemon = try Daemon(rules: rules)
+    defer { daemon.stop() }
+    guard let auth = daemon.firstLine(containing: "msg=\"authenticated"), let ready = daemon.firstLine(containing: "msg=\"ready:") else {
+        print("\(name): the daemon did not get ready"); return
+    }
+    let readyMs = ((logTime(ready.text) ?? ready.at) - (logTime(auth.text) ?? auth.at)) * 1000
+    try await Task.sleep(for: .milliseconds(500))
+    let memory = daemon.probe.memory
+    print(String(format: "%@: ready %.0f ms after auth_ok; RSS %.1f MiB (peak %.1f MiB)", name, readyMs, memory.rss, memory.peak))
+    results[name] = ["ready_ms": .double((readyMs * 10).rounded() / 10), "rss_mib": .double((memory.rss * 10).rounded() / 10),
+                     "peak_rss_mib": .double((memory.peak * 10).rounded() / 10)]
+}
+
+// MARK: Flood
+
+@MainActor func flood(changes: Int) async throws {
+    let simulator = try HomeAssistantSimulator(token: token)
+    defer { simulator.stop() }
+    let backend = try FakePushService(acceptsAnyToken: true)
+    let entities = 50, activities = 200
+    await simulator.setStates((0..<entities).map { ("sensor.flood_\($0)", "0", [:]) })
+    var rules = """
+        homeassistant: { url: \(simulator.url), token: \(token) }
+        backends: { aivi: { type: aivi, token: t, base_url: \(backend.baseURL) } }
+        defaults: { backend: aivi, debounce: 0s, max_wait: 0s, min_interval: 0s }
+        activities:
+
+        """
+    for n in 0..<activities {
+        let entity = "sensor.flood_\(n % entities)"
+        rules += """
+              a\(n):
+                active_when: "{{ has_value('\(entity)') }}"
+                template: generic
+                progress: "{{ (states('\(entity)') | float(0) % 100) / 100 }}"
+                state: "{{ state_attr('\(entity)', 't') }}"
+
+            """
+    }
+    let daemon = try Daemon(rules: rules)
+    defer { daemon.stop() }
+    guard daemon.firstLine(containing: "msg=\"ready:") != nil else { print("flood: the daemon did not get ready"); return }
+    _ = await backend.wait(timeout: .seconds(30)) { $0.count >= activities }
+    let startCPU = daemon.probe.cpuSeconds
+    let baseline = await daemon.metric("livebridge_state_changes_total")
+    let start = Date().timeIntervalSince1970
+    var sent = 0
+    while sent < changes {
+        let count = min(500, changes - sent)
+        await simulator.setStates((0..<count).map { i in ("sensor.flood_\((sent + i) % entities)", String(sent + i), [:]) }, stamp: true)
+        sent += count
+    }
+    var received = 0.0
+    let deadline = Date().addingTimeInterval(120)
+    while received < baseline + Double(changes), Date() < deadline {
+        try await Task.sleep(for: .milliseconds(20))
+        received = await daemon.metric("livebridge_state_changes_total")
+    }
+    let elapsed = Date().timeIntervalSince1970 - start
+    try await Task.sleep(for: .milliseconds(500))
+    let cpu = daemon.probe.cpuSeconds - startCPU
+    let memory = daemon.probe.memory
+    let latencies = backend.requests.compactMap { request -> Double? in
+        guard let stamp = request.body?["content"]?["state"]?.stringValue, let t = Double(stamp), t > start else { return nil }
+        return (request.at - t) * 1000
+    }
+    let rate = Double(changes) / elapsed
+    print(String(format: "flood: %d changes on %d entities read by %d activities: %.0f changes/s sustained; %.2f CPU s per 100,000 changes; "
+                 + "RSS %.1f MiB (peak %.1f MiB); %d pushes (only the latest per activity matters); change → backend p50 %.2f ms, p99 %.2f ms, max %.2f ms",
+                 changes, entities, activities, rate, cpu / Double(changes) * 100_000, memory.rss, memory.peak, latencies.count,
+                 percentile(latencies, 0.5), percentile(latencies, 0.99), latencies.max() ?? 0))
+    results["flood"] = ["changes_per_s": .double(rate.rounded()), "cpu_s_per_100k": .double((cpu / Double(changes) * 100_000 * 100).rounded() / 100),
+                        "rss_mib": .double((memory.rss * 10).rounded() / 10), "peak_rss_mib": .double((memory.peak * 10).rounded() / 10),
+                        "pushes": .int(latencies.count), "latency_p50_ms": .double((percentile(latencies, 0.5) * 100).rounded() / 100),
+                        "latency_p99_ms": .double((percentile(latencies, 0.99) * 100).rounded() / 100),
+                        "latency_max_ms": .double(((latencies.max() ?? 0) * 100).rounded() / 100)]
+}
+
+// MARK: Latency, paced
+
+@MainActor func latency(changes: Int) async throws {
+    let simulator = try HomeAssistantSimulator(token: token)
+    defer { simulator.stop() }
+    let backend = try FakePushService(acceptsAnyToken: true)
+    await simulator.setStates([("sensor.paced", "0", [:])])
+    let rules = """
+        homeassistant: { url: \(simulator.url), token: \(token) }
+        backends: { aivi: { type: aivi, token: t, base_url: \(backend.baseURL) } }
+        defaults: { backend: aivi, debounce: 0s, max_wait: 0s, min_interval: 0s }
+        activities:
+          paced:
+            active_when: "{{ has_value('sensor.paced') }}"
+            template: generic
+            progress: 0.5
+            state: "{{ state_attr('sensor.paced', 't') }}"
+        """
+    let daemon = try Daemon(rules: rules)
+    defer { daemon.stop() }
+    guard daemon.firstLine(containing: "msg=\"ready:") != nil else { print("latency: the daemon did not get ready"); return }
+    _ = await backend.wait(timeout: .seconds(30)) { $0.count >= 1 }
+    let start = Date().timeIntervalSince1970
+    for n in 1...changes {
+        await simulator.setStates([("sensor.paced", String(n), [:])], stamp: true)
+        try await Task.sleep(for: .milliseconds(5))
+    }
+    _ = await backend.wait(timeout: .seconds(30)) { $0.count >= changes }
+    let latencies = backend.requests.compactMap { request -> Double? in
+        guard let stamp = request.body?["content"]?["state"]?.stringValue, let t = Double(stamp), t > start else { return nil }
+        return (request.at - t) * 1000
+    }
+    print(String(format: "latency: %d paced changes (one every 5 ms, debounce 0): %d pushes; change → backend p50 %.2f ms, p99 %.2f ms, max %.2f ms",
+                 changes, latencies.count, percentile(latencies, 0.5), percentile(latencies, 0.99), latencies.max() ?? 0))
+    results["latency"] = ["pushes": .int(latencies.count), "p50_ms": .double((percentile(latencies, 0.5) * 100).rounded() / 100),
+                          "p99_ms": .double((percentile(latencies, 0.99) * 100).rounded() / 100),
+                          "max_ms": .double(((latencies.max() ?? 0) * 100).rounded() / 100)]
+}
+
+try await startup(entities: 5_000, padding: 0, name: "startup_5000_entities")
+try await latency(changes: 1_000)
+try await flood(changes: floodChanges)
+try await startup(entities: 100, padding: 32 << 20, name: "snapshot_32_mib")
+
+// Compare with the kept results, then keep these.
+let previous = (FileManager.default.contents(atPath: resultsPath)).flatMap { try? JSONParser.parse(Array($0)) }
+if let previous {
+    for (scenario, figures) in results.sorted(by: { $0.key < $1.key }) {
+        for (key, value) in (figures.objectValue ?? [:]).sorted(by: { $0.key < $1.key }) {
+            guard let now = value.doubleValue, let before = previous[scenario]?[key]?.doubleValue, before != 0 else { continue }
+            print(String(format: "  %@.%@: %.1f → %.1f (%+.0f%%)", scenario, key, before, now, (now - before) / before * 100))
+        }
+    }
+}
+try? FileManager.default.createDirectory(atPath: (resultsPath as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+try JSONValue.object(results).jsonText.write(toFile: resultsPath, atomically: true, encoding: .utf8)
+print("results kept in \(resultsPath)")
+exit(0)
