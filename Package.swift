@@ -40,7 +40,7 @@ let package = Package(
         // make bench-rules: rule evaluation speed, in a release build.
         .executableTarget(name: "RulesBenchmark", dependencies: ["Rules", "LiveActivity", "HomeAssistant", "JSON"]),
         // make bench: livebridge run as a subprocess under the simulator's load.
-        .executableTarget(name: "LiveBridgeBenchmark", dependencies: ["HomeAssistantSimulator", "FakePushServices", "HTTPClient", "JSON"]),
+        .executableTarget(name: "LiveBridgeBenchmark", dependencies: ["HomeAssistantSimulator", "FakePushServices", "HTTPClient", "JSON", "WebSocketTransport"]),
         .testTarget(name: "HomeAssistantTests", dependencies: ["HomeAssistant", "HomeAssistantSimulator", "WebSocketTransport", "JSON"]),
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
         .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient", "WebSocketTransport"]),
@@ -50,7 +50,7 @@ let package = Package(
         .testTarget(name: "LiveActivityTests", dependencies: ["LiveActivity", "JSON"]),
         .testTarget(name: "RulesTests", dependencies: ["Rules", "JSON", "HomeAssistant", "LiveActivity"]),
         // The real binary as a subprocess.
-        .testTarget(name: "LiveBridgeCLITests", dependencies: ["HomeAssistantSimulator", "JSON", "FakePushServices", "HTTPClient"]),
+        .testTarget(name: "LiveBridgeCLITests", dependencies: ["HomeAssistantSimulator", "JSON", "FakePushServices", "HTTPClient", "WebSocketTransport"]),
         .testTarget(name: "SystemLibraryTests", dependencies: ["CCurl", "CYAML", "CLibWebSockets"]),
     ],
     swiftLanguageModes: [.v6]

@@ -3,6 +3,7 @@ import Foundation
 import HTTPClient
 import HomeAssistantSimulator
 import JSON
+import WebSocketTransport
 
 // make bench: the simulator drives `livebridge run` (a real subprocess, release build) with a fake backend.
 // Scenarios: start-up with 5,000 entities; a flood on 50 entities read by 200 activities; a 32 MiB snapshot.
@@ -13,22 +14,10 @@ let floodChanges = arguments.count > 2 ? Int(arguments[2]) ?? 100_000 : 100_000
 let resultsPath = arguments.count > 3 ? arguments[3] : "bench/results.json"
 let token = "bench-token"
 
-func freePort() -> Int {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    defer { close(fd) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
-    return Int(UInt16(bigEndian: address.sin_port))
-}
-
 /// `livebridge run` with a rules file, its log lines timestamped as they arrive.
 final class Daemon: @unchecked Sendable {
     let process = Process()
-    let statusPort = freePort()
+    let statusPort = LoopbackPort.free()
     private let lock = NSLock()
     private var lines: [(at: Double, text: String)] = []
 

@@ -1,6 +1,7 @@
 import FakePushServices
 import Foundation
 import HTTPClient
+import WebSocketTransport
 import HomeAssistantSimulator
 import JSON
 import Testing
@@ -195,17 +196,7 @@ struct RunCommandTests {
     }
 
     /// A port nothing listens on right now.
-    func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
+    func freePort() throws -> Int { LoopbackPort.free() }
 
     @Test func anUnwritableDataDirectoryIsAClearErrorAtStartUp() async throws {
         let s = try setup()
