@@ -17,6 +17,16 @@ public struct ConnectionConfiguration: Sendable {
     /// While Home Assistant is starting, get_config is asked again this often.
     public var startupPollInterval: Duration = .seconds(2)
     public var reconnect = ReconnectPolicy()
+    /// How entity states are followed.
+    public enum EntitySource: String, Sendable {
+        /// `subscribe_entities` filtered to the watched ids: compressed, only what is needed (the default).
+        case subscribeEntities = "subscribe_entities"
+        /// `get_states` then every `state_changed` event, filtered here: the fallback for servers or proxies without
+        /// subscribe_entities, at the cost of receiving every entity's changes.
+        case stateChanged = "state_changed"
+    }
+
+    public var entitySource = EntitySource.subscribeEntities
     /// A message larger than this is dropped and the connection re-established.
     public var maximumMessageSize: Int = 64 << 20
 

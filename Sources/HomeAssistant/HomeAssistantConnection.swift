@@ -343,6 +343,10 @@ public final class HomeAssistantConnection: @unchecked Sendable {
             return
         }
         phase = .subscribing
+        if configuration.entitySource == .stateChanged {
+            followStateChanged(filter)
+            return
+        }
         awaitingSnapshot = true
         let expected = generation
         // Registered before the command goes out: the result and the snapshot can arrive in one frame.
@@ -351,6 +355,56 @@ public final class HomeAssistantConnection: @unchecked Sendable {
             guard generation == expected, case .failure(let error) = result else { return }
             emit(.warning("subscribe_entities failed: \(error)"))
             abortSocket(reason: "could not subscribe to entities")
+        }
+    }
+
+    /// The fallback: subscribe to state_changed first (so nothing falls between), then take `get_states` as the snapshot.
+    /// Events before the snapshot are dropped: the snapshot already holds their outcome.
+    private func followStateChanged(_ filter: [String]) {
+        let watched = Set(filter)
+        let expected = generation
+        stateChangedFilter = watched
+        awaitingSnapshot = true
+        entitySubscriptionID = sendNow(["type": "subscribe_events", "event_type": "state_changed"]) { [self] result in
+            guard generation == expected, case .failure(let error) = result else { return }
+            emit(.warning("subscribe_events state_changed failed: \(error)"))
+            abortSocket(reason: "could not subscribe to state_changed")
+        }
+        sendNow(["type": "get_states"]) { [self] result in
+            guard generation == expected else { return }
+            guard case .success(.array(let states)) = result else {
+                emit(.warning("get_states failed"))
+                abortSocket(reason: "could not read the states")
+                return
+            }
+            var snapshot: [String: JSONValue] = [:]
+            for state in states {
+                guard let id = state["entity_id"]?.stringValue, watched.contains(id), let compressed = Self.compressed(state) else { continue }
+                snapshot[id] = compressed
+            }
+            entityEvent(["a": .object(snapshot)])
+        }
+    }
+
+    private var stateChangedFilter: Set<String> = []
+
+    /// A full state object (`get_states`, `state_changed`) in the compressed form the store reads.
+    static func compressed(_ state: JSONValue) -> JSONValue? {
+        guard let value = state["state"]?.stringValue else { return nil }
+        var entry: [String: JSONValue] = ["s": .string(value), "a": state["attributes"] ?? [:]]
+        if let changed = state["last_changed"]?.stringValue.flatMap(Timestamp.epoch(fromISO8601:)) { entry["lc"] = .double(changed) }
+        if let updated = state["last_updated"]?.stringValue.flatMap(Timestamp.epoch(fromISO8601:)) { entry["lu"] = .double(updated) }
+        if let context = state["context"]?["id"] { entry["c"] = context }
+        return .object(entry)
+    }
+
+    /// One state_changed event: a watched entity's new state (or its removal) as a store event.
+    private func stateChangedEvent(_ event: JSONValue) {
+        guard !awaitingSnapshot, let data = event["data"], let id = data["entity_id"]?.stringValue, stateChangedFilter.contains(id) else { return }
+        if let newState = data["new_state"], newState != .null, let compressed = Self.compressed(newState) {
+            entityEvent(["a": .object([id: compressed])])
+        } else {
+            entityEvent(["r": [.string(id)]])
         }
     }
 
@@ -399,7 +453,7 @@ public final class HomeAssistantConnection: @unchecked Sendable {
             request.finish(result)
         case .event(let id, let event):
             if id == entitySubscriptionID {
-                entityEvent(event)
+                if configuration.entitySource == .stateChanged { stateChangedEvent(event) } else { entityEvent(event) }
             } else if let type = eventSubscriptionIDs[id] {
                 for continuation in (eventHandlers[type] ?? [:]).values { continuation.yield(event) }
             }

@@ -56,6 +56,7 @@ public actor LiveBridgeService {
         var configuration = try ConnectionConfiguration(url: settings.url, token: settings.token, caFile: settings.caFile,
                                                         allowSelfSigned: settings.allowSelfSigned)
         configuration.startupPollInterval = .seconds(2)
+        configuration.entitySource = settings.entitySource
         let metrics = self.metrics
         let connection = try HomeAssistantConnection(configuration: configuration) { event in
             if case .reconnecting = event { metrics.reconnect() }

@@ -126,14 +126,16 @@ var results: [String: JSONValue] = [:]
 
 // MARK: Flood
 
-@MainActor func flood(changes: Int) async throws {
+/// `noise`: the share of changes on entities no rule reads (all of them reach LiveBridge on the state_changed path).
+@MainActor func flood(changes: Int, name: String = "flood", source: String = "subscribe_entities", noise: Double = 0) async throws {
     let simulator = try HomeAssistantSimulator(token: token)
     defer { simulator.stop() }
     let backend = try FakePushService(acceptsAnyToken: true)
     let entities = 50, activities = 200
     await simulator.setStates((0..<entities).map { ("sensor.flood_\($0)", "0", [:]) })
+    await simulator.setStates((0..<1000).map { ("sensor.noise_\($0)", "0", [:]) })
     var rules = """
-        homeassistant: { url: \(simulator.url), token: \(token) }
+        homeassistant: { url: \(simulator.url), token: \(token), entity_source: \(source) }
         backends: { aivi: { type: aivi, token: t, base_url: \(backend.baseURL) } }
         defaults: { backend: aivi, debounce: 0s, max_wait: 0s, min_interval: 0s }
         activities:
@@ -152,20 +154,28 @@ var results: [String: JSONValue] = [:]
     }
     let daemon = try Daemon(rules: rules)
     defer { daemon.stop() }
-    guard daemon.firstLine(containing: "msg=\"ready:") != nil else { print("flood: the daemon did not get ready"); return }
+    guard daemon.firstLine(containing: "msg=\"ready:") != nil else { print("\(name): the daemon did not get ready"); return }
     _ = await backend.wait(timeout: .seconds(30)) { $0.count >= activities }
     let startCPU = daemon.probe.cpuSeconds
     let baseline = await daemon.metric("livebridge_state_changes_total")
     let start = Date().timeIntervalSince1970
     var sent = 0
+    var relevant = 0
+    let noiseEvery = noise > 0 ? max(1, Int((1 / (1 - noise)).rounded())) : 0
     while sent < changes {
         let count = min(500, changes - sent)
-        await simulator.setStates((0..<count).map { i in ("sensor.flood_\((sent + i) % entities)", String(sent + i), [:]) }, stamp: true)
+        let batch: [(entityID: String, state: String, attributes: [String: JSONValue])] = (0..<count).map { i in
+            let n = sent + i
+            if noiseEvery > 0 && n % noiseEvery != 0 { return ("sensor.noise_\(n % 1000)", String(n), [:]) }
+            relevant += 1
+            return ("sensor.flood_\(n % entities)", String(n), [:])
+        }
+        await simulator.setStates(batch, stamp: true)
         sent += count
     }
     var received = 0.0
     let deadline = Date().addingTimeInterval(120)
-    while received < baseline + Double(changes), Date() < deadline {
+    while received < baseline + Double(relevant), Date() < deadline {
         try await Task.sleep(for: .milliseconds(20))
         received = await daemon.metric("livebridge_state_changes_total")
     }
@@ -178,11 +188,11 @@ var results: [String: JSONValue] = [:]
         return (request.at - t) * 1000
     }
     let rate = Double(changes) / elapsed
-    print(String(format: "flood: %d changes on %d entities read by %d activities: %.0f changes/s sustained; %.2f CPU s per 100,000 changes; "
+    print(String(format: "%@ (%@, %.0f%% noise): %d changes, %d on %d entities read by %d activities: %.0f changes/s sustained; %.2f CPU s per 100,000 changes; "
                  + "RSS %.1f MiB (peak %.1f MiB); %d pushes (only the latest per activity matters); change → backend p50 %.2f ms, p99 %.2f ms, max %.2f ms",
-                 changes, entities, activities, rate, cpu / Double(changes) * 100_000, memory.rss, memory.peak, latencies.count,
+                 name, source, noise * 100, changes, relevant, entities, activities, rate, cpu / Double(changes) * 100_000, memory.rss, memory.peak, latencies.count,
                  percentile(latencies, 0.5), percentile(latencies, 0.99), latencies.max() ?? 0))
-    results["flood"] = ["changes_per_s": .double(rate.rounded()), "cpu_s_per_100k": .double((cpu / Double(changes) * 100_000 * 100).rounded() / 100),
+    results[name] = ["changes_per_s": .double(rate.rounded()), "relevant_changes_per_s": .double((Double(relevant) / elapsed).rounded()), "cpu_s_per_100k": .double((cpu / Double(changes) * 100_000 * 100).rounded() / 100),
                         "rss_mib": .double((memory.rss * 10).rounded() / 10), "peak_rss_mib": .double((memory.peak * 10).rounded() / 10),
                         "pushes": .int(latencies.count), "latency_p50_ms": .double((percentile(latencies, 0.5) * 100).rounded() / 100),
                         "latency_p99_ms": .double((percentile(latencies, 0.99) * 100).rounded() / 100),
@@ -231,6 +241,7 @@ var results: [String: JSONValue] = [:]
 try await startup(entities: 5_000, padding: 0, name: "startup_5000_entities")
 try await latency(changes: 1_000)
 try await flood(changes: floodChanges)
+try await flood(changes: floodChanges, name: "flood_state_changed", source: "state_changed", noise: 0.95)
 try await startup(entities: 100, padding: 32 << 20, name: "snapshot_32_mib")
 
 // Compare with the kept results, then keep these.

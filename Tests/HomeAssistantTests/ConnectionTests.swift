@@ -311,6 +311,29 @@ struct ConnectionTests {
         await connection.stop()
     }
 
+    @Test func theStateChangedFallbackFollowsOnlyTheWatchedEntities() async throws {
+        let simulator = try HomeAssistantSimulator(token: simulatorToken)
+        defer { simulator.stop() }
+        await simulator.setState("sensor.watched", "1", attributes: ["unit_of_measurement": "%"])
+        await simulator.setState("sensor.other", "x")
+        let log = EventLog()
+        let connection = try makeConnection(to: simulator, log: log) { $0.entitySource = .stateChanged }
+        connection.start(entityIDs: ["sensor.watched", "sensor.later"])
+        let first = await collect(from: connection.changes) { $0["sensor.watched"] != nil }
+        #expect(first?.state("sensor.watched") == "1")
+        #expect(simulator.record.commands(ofType: "subscribe_entities").isEmpty)
+        #expect(simulator.record.commands(ofType: "subscribe_events").first?.message["event_type"] == "state_changed")
+        await simulator.setState("sensor.other", "y")
+        await simulator.setState("sensor.watched", "2", attributes: ["unit_of_measurement": "%"])
+        await simulator.setState("sensor.later", "new")
+        await simulator.remove("sensor.watched")
+        let next = await collect(from: connection.changes) { $0["sensor.later"] != nil && $0["sensor.watched"] == .removed(entityID: "sensor.watched") }
+        #expect(next?["sensor.other"] == nil)
+        #expect(next?.state("sensor.later") == "new")
+        #expect(await connection.currentStates().map(\.entityID) == ["sensor.later"])
+        await connection.stop()
+    }
+
     @Test func requestsMadeWhileDisconnectedWaitForTheConnection() async throws {
         let simulator = try HomeAssistantSimulator(token: simulatorToken)
         defer { simulator.stop() }

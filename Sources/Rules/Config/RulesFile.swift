@@ -8,6 +8,8 @@ public struct RulesFile: Sendable {
         public var token: AccessToken
         public var caFile: String?
         public var allowSelfSigned: Bool
+        /// `subscribe_entities` (default) or the `state_changed` fallback.
+        public var entitySource: ConnectionConfiguration.EntitySource = .subscribeEntities
     }
 
     public enum BackendKind: String, Sendable, CaseIterable {

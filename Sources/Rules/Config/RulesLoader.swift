@@ -113,8 +113,17 @@ public enum RulesLoader {
             errors.append(ConfigError(node.location, path: "homeassistant.token", "is required (use !secret ha_token)"))
             return nil
         }
-        return RulesFile.HomeAssistantSettings(url: url, token: AccessToken(token), caFile: reader.string("ca_file", errors: &errors),
-                                               allowSelfSigned: reader.bool("allow_self_signed", errors: &errors) ?? false)
+        var settings = RulesFile.HomeAssistantSettings(url: url, token: AccessToken(token), caFile: reader.string("ca_file", errors: &errors),
+                                                       allowSelfSigned: reader.bool("allow_self_signed", errors: &errors) ?? false)
+        if let source = reader.string("entity_source", errors: &errors) {
+            if let parsed = ConnectionConfiguration.EntitySource(rawValue: source) {
+                settings.entitySource = parsed
+            } else {
+                errors.append(ConfigError(reader["entity_source"]!.location, path: "homeassistant.entity_source",
+                                          "unknown entity source \"\(source)\"; expected subscribe_entities or state_changed"))
+            }
+        }
+        return settings
     }
 
     static func decodeBackend(_ name: String, _ node: YAMLNode, errors: inout [ConfigError]) -> RulesFile.Backend? {
