@@ -4,7 +4,7 @@ PACKAGES := libwebsockets-dev libcurl4-openssl-dev libyaml-dev pkg-config
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEMO_PORT ?= 8099
 
-.PHONY: all deps build release test e2e demo bench bench-rules screenshots clean
+.PHONY: all deps build release test resilience e2e demo bench bench-rules screenshots clean
 
 all: build
 
@@ -25,7 +25,12 @@ release: deps
 ## test: every unit and loopback test
 test: deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	$(SWIFT) test --skip-build --skip ResilienceTests
+
+## resilience: faults it must survive (mutated rules files and responses, malformed and oversized frames, a full disk)
+resilience: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build --filter ResilienceTests
 
 ## e2e: against a real Home Assistant (venv cached in ~/.cache/livebridge-e2e)
 e2e: build

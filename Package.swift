@@ -46,6 +46,7 @@ let package = Package(
         .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient", "WebSocketTransport"]),
         .testTarget(name: "LiveBridgeTests", dependencies: ["LiveBridge", "Dispatcher", "HomeAssistant", "Rules", "JSON"]),
         .testTarget(name: "PreviewTests", dependencies: ["Preview", "JSON"]),
+        .testTarget(name: "ResilienceTests", dependencies: ["Dispatcher", "HTTPClient", "HomeAssistant", "HomeAssistantSimulator", "JSON", "Rules"]),
         .testTarget(name: "DispatcherTests", dependencies: ["Dispatcher", "FakePushServices", "HTTPClient", "Rules", "JSON", "HomeAssistant", "HomeAssistantSimulator"]),
         .testTarget(name: "LiveActivityTests", dependencies: ["LiveActivity", "JSON"]),
         .testTarget(name: "RulesTests", dependencies: ["Rules", "JSON", "HomeAssistant", "LiveActivity"]),
