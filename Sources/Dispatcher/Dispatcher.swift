@@ -130,6 +130,7 @@ public actor Dispatcher {
         }
         await done.value
         timer.cancel()
+        if pendingSave != nil { save() }
         return isQuiet
     }
 
@@ -234,10 +235,29 @@ public actor Dispatcher {
         record(key, DeliveryState.Entry(running: running, digest: running ? lane.delivered : nil))
     }
 
+    /// A start or an end (the running flag) is saved at once: it decides start-versus-update after a crash.
+    /// A new digest only saves an update push after a restart, so it is written at most once a second (and by
+    /// `flush`), not with an fsync on every delivered update.
     private func record(_ key: String, _ entry: DeliveryState.Entry) {
         let stored: DeliveryState.Entry? = entry.running ? entry : nil
-        guard state.entries[key] != stored else { return }
+        let previous = state.entries[key]
+        guard previous != stored else { return }
         state.entries[key] = stored
+        if previous?.running != stored?.running {
+            save()
+        } else if pendingSave == nil {
+            pendingSave = Task { [weak self] in
+                try? await Task.sleep(for: .seconds(1))
+                await self?.save()
+            }
+        }
+    }
+
+    private var pendingSave: Task<Void, Never>?
+
+    private func save() {
+        pendingSave?.cancel()
+        pendingSave = nil
         guard let stateFile else { return }
         do { try stateFile.save(state) } catch { onLog("cannot save delivery state: \(error)") }
     }

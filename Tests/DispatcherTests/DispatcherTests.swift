@@ -117,6 +117,9 @@ struct DispatcherTests {
         // The rules say it is active: the daemon submits a start; the lane, resumed as running, sends an update.
         await restarted.submit(activity: "job", backend: "pulse", budget: budget, .start(pulseRequest("job", "update", "after")))
         await restarted.waitUntilQuiet()
+        // The new digest is written lazily (at most once a second); a flush, as at shutdown, writes it now.
+        #expect(await restarted.flush(deadline: .seconds(1)))
+        #expect(try DeliveryStateFile(directory: directory).load { _ in }.entries["job@pulse"]?.digest == DeliveryState.digest(pulseRequest("job", "update", "after").bodyBytes))
         #expect(service.requests.map { $0.body?["message"]?.stringValue } == ["before", "after"])
         #expect(service.requests.last?.body?["action"] == "update")
         // The same content again is not sent: the digest survived the restart.
