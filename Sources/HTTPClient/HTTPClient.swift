@@ -94,8 +94,10 @@ public final class HTTPClient: Sendable {
             return .failure(HTTPTransportError(code: Int(code.rawValue), message: message, isTimeout: code == CURLE_OPERATION_TIMEDOUT))
         }
         var status = 0
+        var opened = 0
         _ = ccurl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
-        return .success(HTTPResponse(status: status, headers: sink.headers, body: sink.body))
+        _ = ccurl_getinfo_long(handle, CURLINFO_NUM_CONNECTS, &opened)
+        return .success(HTTPResponse(status: status, headers: sink.headers, body: sink.body, connectionsOpened: opened))
     }
 
     static func milliseconds(_ d: Duration) -> Int {

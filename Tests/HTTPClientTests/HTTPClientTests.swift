@@ -90,8 +90,12 @@ struct HTTPClientTests {
     @Test func connectionsAreReusedAcrossRequests() async throws {
         let server = try Server { _, respond in respond(HTTPServerResponse(status: 200, json: "{}")) }
         let client = HTTPClient()
-        for _ in 0..<5 { _ = try await client.send(HTTPRequest(method: "POST", url: server.base + "/notify", body: [0x7B, 0x7D])) }
+        var opened: [Int] = []
+        for _ in 0..<5 {
+            opened.append(try await client.send(HTTPRequest(method: "POST", url: server.base + "/notify", body: [0x7B, 0x7D])).connectionsOpened)
+        }
         #expect(server.recorder.requests.withLock { $0.count } == 5)
+        #expect(opened == [1, 0, 0, 0, 0])
     }
 
     @Test func authorizationIsMaskedForDisplay() {
