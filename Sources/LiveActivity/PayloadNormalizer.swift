@@ -164,7 +164,8 @@ public enum PayloadNormalizer {
         return issues.count == before ? .object(out) : nil
     }
 
-    static func scalarText(_ value: JSONValue) -> String? {
+    /// A scalar as the text a field shows (numbers without a trailing .0 when whole).
+    public static func scalarText(_ value: JSONValue) -> String? {
         switch value {
         case .string(let s): return s
         case .int(let i): return String(i)

@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 import Synchronization
 
 /// Lines to stderr in logfmt (`time=… level=info msg="…" key=value`) or JSON, cheap when the level is off.
@@ -52,16 +53,8 @@ public final class Logger: Sendable {
     }
 
     static func json(_ value: String) -> String {
-        var out = "\""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
+        var out = ""
+        JSONValue.writeString(value, to: &out)
+        return out
     }
 }

@@ -45,9 +45,7 @@ enum ActivityDecoder {
             let allowed = ruleKeys.filter { key in
                 switch key {
                 case "status": return backend?.kind == .islandpulse
-                case "slug": return backend?.kind == .aivi
-                case "job_id": return backend?.kind == .islandpulse
-                case "tag": return backend?.kind == .homeassistant
+                case "slug", "job_id", "tag": return backend?.kind.idKey == key
                 default: return true
                 }
             } + schema.names
@@ -84,7 +82,7 @@ enum ActivityDecoder {
         }
 
         // Target id.
-        let idKey = backend.map { ["aivi": "slug", "islandpulse": "job_id", "homeassistant": "tag"][$0.kind.rawValue]! } ?? "slug"
+        let idKey = backend?.kind.idKey ?? "slug"
         let targetID = reader.string(idKey, errors: &errors) ?? id
         if backend?.kind == .islandpulse, let problem = IslandPulseSchema.jobIDProblem(targetID) {
             errors.append(ConfigError(reader[idKey]?.location ?? node.location, path: path + "." + idKey, problem))
@@ -134,7 +132,7 @@ enum ActivityDecoder {
         case (.islandpulse, "progress"):
             // Aivi's progress has a progress bar mapping ({style: …}); Island Pulse's progress layout a number.
             if case .mapping? = reader["progress"]?.kind { return (TemplateCatalog.aivi("progress"), .aiviToIslandPulse("progress")) }
-            return (IslandPulseSchema.body.removing(["job_id", "action", "layout", "status"]), .native)
+            return (TemplateCatalog.islandPulseFields, .native)
         case (.islandpulse, "monitor"), (.islandpulse, "generic"):
             return (TemplateCatalog.aivi(template), .aiviToIslandPulse(template))
         case (.homeassistant, "progress"), (.homeassistant, "generic"):

@@ -19,7 +19,7 @@ public enum ConfigReference {
     public static var templateFields: [String: [String]] {
         var fields: [String: [String]] = [:]
         for template in AiviSchema.templates { fields["aivi " + template] = TemplateCatalog.aivi(template)?.names ?? [] }
-        fields["islandpulse layouts"] = IslandPulseSchema.body.removing(["job_id", "action", "layout", "status"]).names
+        fields["islandpulse layouts"] = TemplateCatalog.islandPulseFields.names
         fields["homeassistant live_update"] = LiveUpdateSchema.fields.removing(["tag"]).names
         return fields
     }

@@ -14,6 +14,15 @@ public struct RulesFile: Sendable {
 
     public enum BackendKind: String, Sendable, CaseIterable {
         case aivi, islandpulse, homeassistant
+
+        /// The key that names an activity at this backend.
+        public var idKey: String {
+            switch self {
+            case .aivi: return "slug"
+            case .islandpulse: return "job_id"
+            case .homeassistant: return "tag"
+            }
+        }
     }
 
     public struct Backend: Sendable {

@@ -60,7 +60,7 @@ public enum RulesLoader {
             for rule in activities {
                 let key = rule.backend.name + "\u{0}" + rule.targetID
                 if let owner = owners[key] {
-                    let idKey = ["aivi": "slug", "islandpulse": "job_id", "homeassistant": "tag"][rule.backend.kind.rawValue]!
+                    let idKey = rule.backend.kind.idKey
                     errors.append(ConfigError(rule.location, path: "activities.\(rule.id)",
                         "\(idKey) \"\(rule.targetID)\" is already used by activity \(owner) on backend \(rule.backend.name); give one of them its own \(idKey)"))
                 } else {

@@ -15,7 +15,7 @@ enum TemplateCatalog {
             // The Island Pulse layout of the same name; Aivi's progress fields are told apart at load by their keys.
             return nil
         case (.islandpulse, let layout) where IslandPulseSchema.layouts.contains(layout):
-            return IslandPulseSchema.body.removing(["job_id", "action", "layout", "status"])
+            return islandPulseFields
         case (.homeassistant, "live_update"):
             return LiveUpdateSchema.fields.removing(["tag"])
         case (.homeassistant, "progress"):
@@ -24,6 +24,9 @@ enum TemplateCatalog {
             return nil
         }
     }
+
+    /// An Island Pulse layout's fields as a rule gives them: LiveBridge fills in job_id, action, layout and status.
+    static let islandPulseFields = IslandPulseSchema.body.removing(["job_id", "action", "layout", "status"])
 
     static func aivi(_ template: String) -> ObjectSchema? {
         switch template {

@@ -54,7 +54,7 @@ public struct ActivityEvent: Sendable {
             body["job_id"] = .string(activity)
             // Start and update are left to Island Pulse's auto-routing: the first post for a job starts it.
             body["action"] = action == .end ? "end" : nil
-            if backend.freeTier { body["layout"] = "default" }
+            if backend.freeTier { IslandPulseMapping.freeTier(&body) }
             let (normalized, problems) = PayloadNormalizer.normalize(.object(body), as: .object(IslandPulseSchema.body), path: "payload")
             guard problems.isEmpty, let normalized else { return .failure(RenderFailure(activity: activity, issues: problems)) }
             request = BackendRequest(backend: backend.name, kind: .islandpulse, method: "POST", target: "/notify", body: normalized)
@@ -68,8 +68,8 @@ public struct ActivityEvent: Sendable {
             request = BackendRequest(backend: backend.name, kind: .homeassistant, method: "call_service",
                                      target: backend.service ?? "notify.notify", body: LiveUpdateSchema.serviceData(object, ending: action == .end))
         }
-        if request.bodyBytes.count > ActivityRenderer.contentLimit + 64 {
-            return .failure(RenderFailure(activity: activity, issues: [PayloadIssue(path: "payload", "is \(request.bodyBytes.count) bytes; a Live Activity holds at most \(ActivityRenderer.contentLimit)")]))
+        if let problem = ActivityRenderer.sizeProblem(request, path: "payload") {
+            return .failure(RenderFailure(activity: activity, issues: [problem]))
         }
         return .success(ActivityEvent(activity: activity, backend: backend, action: action, request: request))
     }

@@ -52,11 +52,7 @@ public enum ActivityRenderer {
             let state: JSONValue = phase == .end ? "IDLE" : "ONGOING"
             let body: JSONValue = ["state": state, "content": .object(content)]
             let request = BackendRequest(backend: rule.backend.name, kind: .aivi, method: "PATCH", target: "/activity/\(rule.targetID)", body: body)
-            // The content alone is what the phone holds: the body less its `{"content":…,"state":"…"}` wrapper.
-            let size = request.bodyBytes.count - #"{"content":,"state":""}"#.utf8.count - (state.stringValue?.utf8.count ?? 0)
-            guard size <= contentLimit else {
-                return .failure(Issues([PayloadIssue(path: "", "the payload is \(size) bytes; a Live Activity holds at most \(contentLimit)")]))
-            }
+            if let problem = sizeProblem(request) { return .failure(Issues([problem])) }
             return .success(request)
         }
     }
@@ -68,18 +64,29 @@ public enum ActivityRenderer {
         body["action"] = .string(phase.rawValue)
         if let status = rule.status?.evaluate(in: context, failures: &notes) { body["status"] = status }
         if phase == .end, body["status"] == nil { body["status"] = "success" }
-        if rule.backend.freeTier {
-            // The free tier shows the default layout only, which needs a message: say the layout's figures in words.
-            body["layout"] = "default"
-            if (body["message"]?.stringValue ?? "").isEmpty, let summary = IslandPulseMapping.summary(body) { body["message"] = .string(summary) }
-        }
+        if rule.backend.freeTier { IslandPulseMapping.freeTier(&body) }
         let (normalized, issues) = PayloadNormalizer.normalize(.object(body), as: .object(IslandPulseSchema.body))
         guard issues.isEmpty, let normalized else { return .failure(Issues(issues)) }
         let request = BackendRequest(backend: rule.backend.name, kind: .islandpulse, method: "POST", target: "/notify", body: normalized)
-        guard request.bodyBytes.count <= contentLimit else {
-            return .failure(Issues([PayloadIssue(path: "", "the payload is \(request.bodyBytes.count) bytes; a Live Activity holds at most \(contentLimit)")]))
-        }
+        if let problem = sizeProblem(request) { return .failure(Issues([problem])) }
         return .success(request)
+    }
+
+    /// Over the phone's limit? Aivi's content or Island Pulse's body is what the Live Activity holds; a Home Assistant
+    /// live update is the companion app's business.
+    static func sizeProblem(_ request: BackendRequest, path: String = "") -> PayloadIssue? {
+        let size: Int
+        switch request.kind {
+        case .aivi:
+            // The body less its `{"content":…,"state":"…"}` wrapper.
+            size = request.bodyBytes.count - #"{"content":,"state":""}"#.utf8.count - (request.body["state"]?.stringValue?.utf8.count ?? 0)
+        case .islandpulse:
+            size = request.bodyBytes.count
+        case .homeassistant:
+            return nil
+        }
+        guard size > contentLimit else { return nil }
+        return PayloadIssue(path: path, "the payload is \(size) bytes; a Live Activity holds at most \(contentLimit)")
     }
 
     static func liveUpdate(_ rule: ActivityRule, _ fields: [String: JSONValue], phase: ActivityPhase) -> Result<BackendRequest, Issues> {

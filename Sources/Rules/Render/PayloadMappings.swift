@@ -1,5 +1,6 @@
 import HomeAssistant
 import JSON
+import LiveActivity
 
 /// Aivi templates shown on Island Pulse, where the shapes match: monitor's columns → sports' A and B,
 /// progress and generic → the progress layout.
@@ -28,9 +29,15 @@ enum IslandPulseMapping {
         return body.filter { $0.value != .null }
     }
 
+    /// The free tier shows the default layout only, which needs a message: the layout's figures say it in words.
+    static func freeTier(_ body: inout [String: JSONValue]) {
+        body["layout"] = "default"
+        if (body["message"]?.stringValue ?? "").isEmpty, let summary = summary(body) { body["message"] = .string(summary) }
+    }
+
     /// A one-line message from a layout's figures, for the default layout: "Room Kitchen · Area 12.5", "Step 2/5".
     static func summary(_ body: [String: JSONValue]) -> String? {
-        func text(_ key: String) -> String? { body[key].flatMap { PayloadText.of($0) } }
+        func text(_ key: String) -> String? { body[key].flatMap(PayloadNormalizer.scalarText).flatMap { $0.isEmpty ? nil : $0 } }
         let sides = [(text("subA"), text("metricA")), (text("subB"), text("metricB"))].compactMap { label, value -> String? in
             guard let value else { return nil }
             return label.map { "\($0) \(value)" } ?? value
@@ -40,16 +47,6 @@ enum IslandPulseMapping {
     }
 }
 
-enum PayloadText {
-    static func of(_ value: JSONValue) -> String? {
-        switch value {
-        case .string(let s): return s.isEmpty ? nil : s
-        case .int(let i): return String(i)
-        case .double(let d): return d.description
-        default: return nil
-        }
-    }
-}
 
 /// Aivi progress and generic templates shown as Home Assistant live updates: the bar in percent, a countdown as a chronometer.
 enum LiveUpdateMapping {

@@ -2,6 +2,17 @@ import HomeAssistant
 
 /// Turning what entities hold (strings, mostly) into numbers, times and durations, as Home Assistant's helpers do.
 enum Conversions {
+    /// Home Assistant's `float` and `int`: a number, else the fallback, else an error (never a silent 0).
+    static func number(_ value: TemplateValue, integer: Bool, fallback: TemplateValue?) throws(EvaluationError) -> TemplateValue {
+        if integer, case .int = value { return value }
+        if let d = float(value) {
+            guard integer else { return .double(d) }
+            if d.isFinite, abs(d) < 9.2e18 { return .int(Int(d.rounded(.towardZero))) }
+        }
+        if let fallback { return fallback }
+        throw EvaluationError("\(integer ? "int" : "float") got \(value.typeName) \(value.repr), which is not a number, and no default")
+    }
+
     static func float(_ value: TemplateValue) -> Double? {
         switch value {
         case .int, .double, .bool: return value.number

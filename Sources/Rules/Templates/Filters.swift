@@ -8,15 +8,8 @@ enum Filters {
                       context: EvaluationContext) throws(EvaluationError) -> TemplateValue {
         let fallback = args.first ?? (keywords.isEmpty ? nil : keywords["default"])
         switch filter {
-        case .float:
-            if let d = Conversions.float(value) { return .double(d) }
-            if let fallback { return fallback }
-            throw EvaluationError("float got \(value.typeName) \(value.repr), which is not a number, and no default")
-        case .int:
-            if case .int = value { return value }
-            if let d = Conversions.float(value), d.isFinite, abs(d) < 9.2e18 { return .int(Int(d.rounded(.towardZero))) }
-            if let fallback { return fallback }
-            throw EvaluationError("int got \(value.typeName) \(value.repr), which is not a number, and no default")
+        case .float, .int:
+            return try Conversions.number(value, integer: filter == .int, fallback: fallback)
         case .round:
             guard let d = Conversions.float(value) else {
                 if let fallback = keywords["default"] { return fallback }

@@ -55,14 +55,7 @@ struct TemplateEvaluator {
         case .isState(let id, let value):
             return .bool(context.states[id]?.state == value)
         case .number(let input, let integer, let fallback):
-            let value = try evaluate(input)
-            if integer, case .int = value { return value }
-            if let d = Conversions.float(value) {
-                guard integer else { return .double(d) }
-                if d.isFinite, abs(d) < 9.2e18 { return .int(Int(d.rounded(.towardZero))) }
-            }
-            if let fallback { return fallback }
-            throw EvaluationError("\(integer ? "int" : "float") got \(value.typeName) \(value.repr), which is not a number, and no default")
+            return try Conversions.number(try evaluate(input), integer: integer, fallback: fallback)
         case .filter(let filter, let input, let arguments, let keywords):
             let value: TemplateValue
             do {
