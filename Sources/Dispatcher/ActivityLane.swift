@@ -54,9 +54,6 @@ public struct ActivityLane: Sendable {
         }
     }
 
-    /// True while the activity is (or is about to be) on the phone.
-    public var isActive: Bool { phase == .starting || phase == .running || (phase == .idle && queuedStart != nil) }
-
     /// Nothing queued, nothing in flight.
     public var isQuiet: Bool { inFlight == nil && queuedEnd == nil && queuedStart == nil && queuedUpdate == nil }
 

@@ -98,7 +98,7 @@ public struct ActivityEngine: Sendable {
                 }
                 lastRequest[id] = nil
             case (_, true):
-                switch ActivityRenderer.render(rule, phase: was ? .update : .start, in: EvaluationContext(states: states, now: now), notes: &issues) {
+                switch ActivityRenderer.render(rule, phase: was ? .update : .start, in: context, notes: &issues) {
                 case .failure(let failure):
                     issues += failure.issues
                     if !was { active[id] = false }  // not started: try again on the next change

@@ -17,7 +17,6 @@ struct OutgoingMessages {
     init(fragmentSize: Int) { self.fragmentSize = fragmentSize }
 
     var isEmpty: Bool { head == messages.count }
-    var count: Int { messages.count - head }
 
     mutating func append(_ message: [UInt8]) { messages.append(message) }
 

@@ -33,11 +33,6 @@ public final class WebSocketConnection: @unchecked Sendable {
         for s in cStrings { free(s) }
     }
 
-    /// Messages queued and not yet fully written.
-    public var queuedMessageCount: Int { outgoing.count }
-
-    public var isOpen: Bool { wsi != nil && !isFinished && closeRequest == nil }
-
     // MARK: Commands (loop thread)
 
     /// Queues a text message.

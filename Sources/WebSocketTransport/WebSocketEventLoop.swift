@@ -133,8 +133,6 @@ public final class WebSocketEventLoop: @unchecked Sendable {
         finished.wait()
     }
 
-    public var isOnLoopThread: Bool { Thread.current === thread }
-
     private func run() {
         while !stopRequested.load(ordering: .acquiring) {
             if lws_service(context, 0) < 0 { break }

@@ -72,7 +72,11 @@ struct ResilienceTests {
             case 200..<300: #expect(report.outcome == .delivered)
             case 429, 500..<600:
                 if case .retry = report.outcome {} else { Issue.record("\(status) not retried") }
-            case 409, 403: break
+            case 409, 403:
+                let code = (try? JSONParser.parse(body))?["error"]?.stringValue
+                if status == 409, code == "ACTIVITY_ALREADY_RUNNING", kind == .start { #expect(report.outcome == .alreadyRunning) }
+                else if status == 403, code == "FREE_TIER_JOB_LOCKED" { #expect(report.outcome == .locked) }
+                else if case .rejected = report.outcome {} else { Issue.record("\(status) \(code ?? "-") → \(report.outcome)") }
             default:
                 if case .rejected = report.outcome {} else { Issue.record("\(status) → \(report.outcome)") }
             }
