@@ -263,7 +263,7 @@ public actor Dispatcher {
     }
 
     private func resumeQuietWaiters() {
-        guard isQuiet, !quietWaiters.isEmpty else { return }
+        guard !quietWaiters.isEmpty, isQuiet else { return }
         let waiters = quietWaiters
         quietWaiters = []
         for waiter in waiters { waiter.resume() }

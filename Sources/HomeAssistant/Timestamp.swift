@@ -9,6 +9,13 @@ public enum Timestamp {
         return out + "+00:00"
     }
 
+    /// UTC with milliseconds and `Z` (`2026-11-22T12:00:00.123Z`), as log lines carry it: fixed width, no ICU.
+    public static func logTime(_ epoch: Double) -> String {
+        let c = components((epoch * 1000).rounded(.down) / 1000)
+        return pad(Int64(c.year), 4) + "-" + pad(Int64(c.month), 2) + "-" + pad(Int64(c.day), 2) + "T" + pad(Int64(c.hour), 2) + ":"
+            + pad(Int64(c.minute), 2) + ":" + pad(Int64(c.second), 2) + "." + pad(Int64(c.microsecond / 1000), 3) + "Z"
+    }
+
     /// Parses `YYYY-MM-DDTHH:MM[:SS[.ffffff]]` with `Z`, `±HH:MM` or no offset (taken as UTC).
     public static func epoch(fromISO8601 text: String) -> Double? {
         let bytes = Array(text.utf8)

@@ -1,4 +1,5 @@
 import Foundation
+import HomeAssistant
 import JSON
 import Synchronization
 
@@ -29,7 +30,7 @@ public final class Logger: Sendable {
 
     public func log(_ level: Level, _ message: @autoclosure () -> String, _ fields: KeyValuePairs<String, String> = [:]) {
         guard level >= self.level else { return }
-        let time = ISO8601DateFormatter.string(from: Date(), timeZone: .gmt, formatOptions: [.withInternetDateTime, .withFractionalSeconds])
+        let time = Timestamp.logTime(Date().timeIntervalSince1970)
         switch format {
         case .text:
             var line = "time=\(time) level=\(level.name) msg=\(Self.quote(message()))"

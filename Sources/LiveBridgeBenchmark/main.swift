@@ -238,11 +238,14 @@ var results: [String: JSONValue] = [:]
                           "max_ms": .double(((latencies.max() ?? 0) * 100).rounded() / 100)]
 }
 
-try await startup(entities: 5_000, padding: 0, name: "startup_5000_entities")
-try await latency(changes: 1_000)
-try await flood(changes: floodChanges)
-try await flood(changes: floodChanges, name: "flood_state_changed", source: "state_changed", noise: 0.95)
-try await startup(entities: 100, padding: 32 << 20, name: "snapshot_32_mib")
+// LIVEBRIDGE_BENCH=flood,latency runs only those scenarios (for profiling one of them); the results file is then left alone.
+let only = ProcessInfo.processInfo.environment["LIVEBRIDGE_BENCH"].map { Set($0.split(separator: ",").map(String.init)) }
+func wanted(_ name: String) -> Bool { only?.contains(name) ?? true }
+if wanted("startup_5000_entities") { try await startup(entities: 5_000, padding: 0, name: "startup_5000_entities") }
+if wanted("latency") { try await latency(changes: 1_000) }
+if wanted("flood") { try await flood(changes: floodChanges) }
+if wanted("flood_state_changed") { try await flood(changes: floodChanges, name: "flood_state_changed", source: "state_changed", noise: 0.95) }
+if wanted("snapshot_32_mib") { try await startup(entities: 100, padding: 32 << 20, name: "snapshot_32_mib") }
 
 // Compare with the kept results, then keep these.
 let previous = (FileManager.default.contents(atPath: resultsPath)).flatMap { try? JSONParser.parse(Array($0)) }
@@ -254,7 +257,9 @@ if let previous {
         }
     }
 }
-try? FileManager.default.createDirectory(atPath: (resultsPath as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-try JSONValue.object(results).jsonText.write(toFile: resultsPath, atomically: true, encoding: .utf8)
-print("results kept in \(resultsPath)")
+if only == nil {
+    try? FileManager.default.createDirectory(atPath: (resultsPath as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+    try JSONValue.object(results).jsonText.write(toFile: resultsPath, atomically: true, encoding: .utf8)
+    print("results kept in \(resultsPath)")
+}
 exit(0)

@@ -98,6 +98,27 @@ struct HTTPClientTests {
         #expect(opened == [1, 0, 0, 0, 0])
     }
 
+    /// The server answers only once all twenty requests have arrived: a client that ran them one at a time would
+    /// never get its first answer.
+    @Test func requestsOfOneClientRunConcurrently() async throws {
+        let held = Mutex<[@Sendable (HTTPServerResponse) -> Void]>([])
+        let server = try Server { _, respond in
+            let all = held.withLock { held -> [@Sendable (HTTPServerResponse) -> Void] in
+                held.append(respond)
+                return held.count == 20 ? held : []
+            }
+            for answer in all { answer(HTTPServerResponse(status: 204)) }
+        }
+        let client = HTTPClient()
+        let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+            for n in 0..<20 {
+                group.addTask { try await client.send(HTTPRequest(method: "POST", url: server.base + "/notify/\(n)", body: [0x7B, 0x7D])).status }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(statuses == Array(repeating: 204, count: 20))
+    }
+
     @Test func authorizationIsMaskedForDisplay() {
         let request = HTTPRequest(method: "POST", url: "https://x", headers: [("Authorization", "Bearer abc123"), ("Content-Type", "application/json")])
         #expect(request.redactedHeaders == ["Authorization: Bearer ****", "Content-Type: application/json"])

@@ -8,6 +8,12 @@ struct TimestampTests {
         #expect(Timestamp.iso8601(951_782_400) == "2000-02-29T00:00:00+00:00")
     }
 
+    @Test func logTimeHasMillisecondsTruncatedAndZ() {
+        #expect(Timestamp.logTime(0) == "1970-01-01T00:00:00.000Z")
+        #expect(Timestamp.logTime(1795343668.4209) == "2026-11-22T10:34:28.420Z")
+        #expect(Timestamp.logTime(1795343668.9999) == "2026-11-22T10:34:28.999Z")
+    }
+
     @Test func parsesOffsetsFractionsAndZ() {
         #expect(Timestamp.epoch(fromISO8601: "2026-11-22T10:34:28.42+00:00") == 1795343668.42)
         #expect(Timestamp.epoch(fromISO8601: "2026-11-22T11:34:28+01:00") == 1795343668)

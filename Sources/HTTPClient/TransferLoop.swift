@@ -1,0 +1,186 @@
+import CCurl
+import Foundation
+import Synchronization
+
+/// libcurl's multi interface on one thread: every transfer of an `HTTPClient` runs there, concurrently, and the
+/// transfers share one connection cache (kept-alive connections, HTTP/2 multiplexing over TLS).
+///
+/// Other threads hand transfers over with `submit`, which queues them and wakes the loop with `curl_multi_wakeup`.
+/// Easy handles are created, reused and freed on the loop's thread only. A thread per client, not per request:
+/// a push costs no thread creation.
+final class TransferLoop: @unchecked Sendable {
+    /// One request on its way: what to send, where the answer goes. Handed over once, then touched only by the loop.
+    final class Transfer: @unchecked Sendable {
+        let request: HTTPRequest
+        let completion: @Sendable (Result<HTTPResponse, HTTPTransportError>) -> Void
+        var body: [UInt8] = []
+        var headers: [String: String] = [:]
+        var headerList: UnsafeMutablePointer<curl_slist>?
+
+        init(request: HTTPRequest, completion: @escaping @Sendable (Result<HTTPResponse, HTTPTransportError>) -> Void) {
+            self.request = request
+            self.completion = completion
+        }
+    }
+
+    private struct Inbox {
+        var transfers: [Transfer] = []
+        var stopping = false
+    }
+
+    private let options: HTTPClient.Options
+    private let multi: UnsafeMutableRawPointer
+    private let inbox = Mutex(Inbox())
+    // Confined to the loop's thread.
+    private var active: [UnsafeMutableRawPointer: Transfer] = [:]
+    private var idleHandles: [UnsafeMutableRawPointer] = []
+
+    private static let initialise: Void = { curl_global_init(Int(CURL_GLOBAL_DEFAULT)) }()
+
+    init(options: HTTPClient.Options) {
+        Self.initialise
+        self.options = options
+        multi = curl_multi_init()
+        Thread.detachNewThread { [self] in run() }
+    }
+
+    /// Queues a transfer; `completion` is called on the loop's thread.
+    func submit(_ transfer: Transfer) {
+        inbox.withLock { inbox in
+            inbox.transfers.append(transfer)
+            curl_multi_wakeup(multi)
+        }
+    }
+
+    /// Ends the loop: transfers still running fail with `CURLE_ABORTED_BY_CALLBACK`. The wake-up is sent under the
+    /// lock the loop reads `stopping` with, so the multi handle is not yet freed when it goes out.
+    func shutdown() {
+        inbox.withLock { inbox in
+            inbox.stopping = true
+            curl_multi_wakeup(multi)
+        }
+    }
+
+    private func run() {
+        while true {
+            let (incoming, stopping) = inbox.withLock { inbox in
+                defer { inbox.transfers = [] }
+                return (inbox.transfers, inbox.stopping)
+            }
+            if stopping {
+                let stopped = HTTPTransportError(code: Int(CURLE_ABORTED_BY_CALLBACK.rawValue), message: "the HTTP client was shut down", isTimeout: false)
+                for transfer in incoming + active.values { transfer.completion(.failure(stopped)) }
+                break
+            }
+            for transfer in incoming { begin(transfer) }
+            var running: Int32 = 0
+            curl_multi_perform(multi, &running)
+            collectFinished()
+            curl_multi_poll(multi, nil, 0, 1000, nil)
+        }
+        for handle in active.keys {
+            curl_multi_remove_handle(multi, handle)
+            curl_easy_cleanup(handle)
+        }
+        for transfer in active.values { curl_slist_free_all(transfer.headerList) }
+        active = [:]
+        for handle in idleHandles { curl_easy_cleanup(handle) }
+        idleHandles = []
+        curl_multi_cleanup(multi)
+    }
+
+    private func begin(_ transfer: Transfer) {
+        guard let handle = idleHandles.popLast() ?? curl_easy_init() else {
+            transfer.completion(.failure(HTTPTransportError(code: Int(CURLE_OUT_OF_MEMORY.rawValue), message: "libcurl could not make a handle", isTimeout: false)))
+            return
+        }
+        configure(handle, for: transfer)
+        active[handle] = transfer
+        curl_multi_add_handle(multi, handle)
+    }
+
+    private func configure(_ handle: UnsafeMutableRawPointer, for transfer: Transfer) {
+        let request = transfer.request
+        _ = ccurl_setopt_string(handle, CURLOPT_URL, request.url)
+        _ = ccurl_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
+        _ = ccurl_setopt_string(handle, CURLOPT_CUSTOMREQUEST, request.method)
+        _ = ccurl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, HTTPClient.milliseconds(options.connectTimeout))
+        _ = ccurl_setopt_long(handle, CURLOPT_TIMEOUT_MS, HTTPClient.milliseconds(options.totalTimeout))
+        _ = ccurl_setopt_long(handle, CURLOPT_SSL_VERIFYPEER, 1)
+        _ = ccurl_setopt_long(handle, CURLOPT_SSL_VERIFYHOST, 2)
+        _ = ccurl_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 0)
+        _ = ccurl_setopt_string(handle, CURLOPT_USERAGENT, options.userAgent)
+        if let caFile = options.caFile { _ = ccurl_setopt_string(handle, CURLOPT_CAINFO, caFile) }
+        if request.method == "HEAD" { _ = ccurl_setopt_long(handle, CURLOPT_NOBODY, 1) }
+        if !request.body.isEmpty || ["POST", "PUT", "PATCH"].contains(request.method) {
+            _ = ccurl_setopt_long(handle, CURLOPT_POSTFIELDSIZE, request.body.count)
+            request.body.withUnsafeBufferPointer { buffer in
+                _ = ccurl_setopt_pointer(handle, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: buffer.baseAddress ?? UnsafePointer(bitPattern: 1)!))
+            }
+        }
+        for header in request.headers { transfer.headerList = curl_slist_append(transfer.headerList, "\(header.name): \(header.value)") }
+        transfer.headerList = curl_slist_append(transfer.headerList, "Expect:")
+        _ = ccurl_setopt_slist(handle, CURLOPT_HTTPHEADER, transfer.headerList)
+        let pointer = Unmanaged.passUnretained(transfer).toOpaque()
+        _ = ccurl_setopt_write_function(handle, writeCallback)
+        _ = ccurl_setopt_pointer(handle, CURLOPT_WRITEDATA, pointer)
+        _ = ccurl_setopt_header_function(handle, headerCallback)
+        _ = ccurl_setopt_pointer(handle, CURLOPT_HEADERDATA, pointer)
+    }
+
+    private func collectFinished() {
+        var left: Int32 = 0
+        while let message = curl_multi_info_read(multi, &left) {
+            guard message.pointee.msg == CURLMSG_DONE, let handle = message.pointee.easy_handle else { continue }
+            let code = message.pointee.data.result  // read before removing the handle: that frees the message
+            curl_multi_remove_handle(multi, handle)
+            guard let transfer = active.removeValue(forKey: handle) else { continue }
+            let result = outcome(handle, code, transfer)
+            curl_slist_free_all(transfer.headerList)
+            transfer.headerList = nil
+            curl_easy_reset(handle)
+            if idleHandles.count < 16 { idleHandles.append(handle) } else { curl_easy_cleanup(handle) }
+            transfer.completion(result)
+        }
+    }
+
+    private func outcome(_ handle: UnsafeMutableRawPointer, _ code: CURLcode, _ transfer: Transfer) -> Result<HTTPResponse, HTTPTransportError> {
+        guard code == CURLE_OK else {
+            let message = String(cString: curl_easy_strerror(code))
+            return .failure(HTTPTransportError(code: Int(code.rawValue), message: message, isTimeout: code == CURLE_OPERATION_TIMEDOUT))
+        }
+        var status = 0
+        var opened = 0
+        _ = ccurl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
+        _ = ccurl_getinfo_long(handle, CURLINFO_NUM_CONNECTS, &opened)
+        return .success(HTTPResponse(status: status, headers: transfer.headers, body: transfer.body, connectionsOpened: opened))
+    }
+
+    fileprivate static func transfer(_ pointer: UnsafeMutableRawPointer?) -> Transfer? {
+        pointer.map { Unmanaged<Transfer>.fromOpaque($0).takeUnretainedValue() }
+    }
+
+    fileprivate static func append(body data: UnsafeMutablePointer<CChar>?, _ count: Int, to pointer: UnsafeMutableRawPointer?) {
+        guard let data, let transfer = transfer(pointer) else { return }
+        data.withMemoryRebound(to: UInt8.self, capacity: count) { transfer.body.append(contentsOf: UnsafeBufferPointer(start: $0, count: count)) }
+    }
+
+    fileprivate static func append(header data: UnsafeMutablePointer<CChar>?, _ count: Int, to pointer: UnsafeMutableRawPointer?) {
+        guard let data, let transfer = transfer(pointer) else { return }
+        let line = data.withMemoryRebound(to: UInt8.self, capacity: count) { String(decoding: UnsafeBufferPointer(start: $0, count: count), as: UTF8.self) }
+        if line.hasPrefix("HTTP/") { transfer.headers = [:]; return }  // a new response (after 100 Continue or a proxy's)
+        guard let colon = line.firstIndex(of: ":") else { return }
+        let name = line[..<colon].lowercased()
+        transfer.headers[name] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+}
+
+private func writeCallback(_ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ user: UnsafeMutableRawPointer?) -> Int {
+    TransferLoop.append(body: data, size * count, to: user)
+    return size * count
+}
+
+private func headerCallback(_ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ user: UnsafeMutableRawPointer?) -> Int {
+    TransferLoop.append(header: data, size * count, to: user)
+    return size * count
+}
