@@ -19,8 +19,9 @@ deps:
 build: deps
 	$(SWIFT) build
 
+## release: the deployable binary, Swift's runtime and Foundation linked in (as the Dockerfile builds it)
 release: deps
-	$(SWIFT) build -c release
+	$(SWIFT) build -c release --static-swift-stdlib --product livebridge
 
 ## test: every unit and loopback test
 test: deps
@@ -45,10 +46,10 @@ screenshots: build
 	@command -v chromium >/dev/null 2>&1 || ($(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium)
 	python3 Tests/screenshots/check.py
 
-## bench: livebridge run (release) under the simulator: start-up, flood, 32 MiB snapshot; results kept in bench/results.json
+## bench: livebridge run (release, as deployed) under the simulator: start-up, latency, floods, 32 MiB snapshot; results kept in bench/results.json
 bench: deps
-	$(SWIFT) build -c release --product livebridge
-	$(SWIFT) build -c release --product LiveBridgeBenchmark
+	$(SWIFT) build -c release --static-swift-stdlib --product livebridge
+	$(SWIFT) build -c release --static-swift-stdlib --product LiveBridgeBenchmark
 	.build/release/LiveBridgeBenchmark .build/release/livebridge 100000 bench/results.json
 
 ## bench-rules: 1,000 activities against 100,000 state changes (release build)

@@ -39,8 +39,10 @@ let package = Package(
         .executableTarget(name: "livebridge", dependencies: ["HomeAssistant", "HomeAssistantSimulator", "JSON", "LiveActivity", "Rules", "Dispatcher", "HTTPClient", "LiveBridge", "FakePushServices", "Preview"]),
         // make bench-rules: rule evaluation speed, in a release build.
         .executableTarget(name: "RulesBenchmark", dependencies: ["Rules", "LiveActivity", "HomeAssistant", "JSON"]),
+        // CPU time and memory of another process, from /proc: for the benchmark and the resilience suite.
+        .target(name: "ProcessMeasurement"),
         // make bench: livebridge run as a subprocess under the simulator's load.
-        .executableTarget(name: "LiveBridgeBenchmark", dependencies: ["HomeAssistantSimulator", "FakePushServices", "HTTPClient", "JSON", "WebSocketTransport"]),
+        .executableTarget(name: "LiveBridgeBenchmark", dependencies: ["HomeAssistantSimulator", "FakePushServices", "HTTPClient", "JSON", "ProcessMeasurement", "WebSocketTransport"]),
         .testTarget(name: "HomeAssistantTests", dependencies: ["HomeAssistant", "HomeAssistantSimulator", "WebSocketTransport", "JSON"]),
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
         .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient", "WebSocketTransport"]),
@@ -51,7 +53,7 @@ let package = Package(
         .testTarget(name: "LiveActivityTests", dependencies: ["LiveActivity", "JSON"]),
         .testTarget(name: "RulesTests", dependencies: ["Rules", "JSON", "HomeAssistant", "LiveActivity"]),
         // The real binary as a subprocess.
-        .testTarget(name: "LiveBridgeCLITests", dependencies: ["HomeAssistantSimulator", "JSON", "FakePushServices", "HTTPClient", "WebSocketTransport"]),
+        .testTarget(name: "LiveBridgeCLITests", dependencies: ["HomeAssistantSimulator", "JSON", "FakePushServices", "HTTPClient", "ProcessMeasurement", "WebSocketTransport"]),
         .testTarget(name: "SystemLibraryTests", dependencies: ["CCurl", "CYAML", "CLibWebSockets"]),
     ],
     swiftLanguageModes: [.v6]

@@ -75,6 +75,25 @@ public actor Dispatcher {
         }
     }
 
+    /// One event for one activity at one backend, as the rules engine hands them over.
+    public struct Submission: Sendable {
+        public let activity: String
+        public let backend: String
+        public let budget: UpdateBudget
+        public let event: Event
+        public init(activity: String, backend: String, budget: UpdateBudget, event: Event) {
+            self.activity = activity
+            self.backend = backend
+            self.budget = budget
+            self.event = event
+        }
+    }
+
+    /// A whole evaluation's events in one call: one hop onto the dispatcher per batch of changes, not per activity.
+    public func submit(_ batch: [Submission]) {
+        for item in batch { submit(activity: item.activity, backend: item.backend, budget: item.budget, item.event) }
+    }
+
     public func submit(activity: String, backend name: String, budget: UpdateBudget, _ event: Event) {
         guard let backend = backends[name] else {
             onLog("activity \(activity): no backend named \(name)")

@@ -41,6 +41,8 @@ public final class FakePushService: Sendable {
         /// The latest payload per activity (`aivi/slug`, `islandpulse/job`), for the preview page.
         var shown: [String: JSONValue] = [:]
         var log: [JSONValue] = []
+        var down = false
+        var refusedWhileDown = 0
     }
 
     public let aiviToken: String
@@ -79,6 +81,12 @@ public final class FakePushService: Sendable {
 
     /// Answers the next requests with these, in order, before the contract applies again.
     public func script(_ answers: [Scripted]) { state.withLock { $0.scripted += answers } }
+
+    /// While down, every push is answered `503 SERVICE_UNAVAILABLE` and not recorded: the service is out.
+    public func setDown(_ down: Bool) { state.withLock { $0.down = down } }
+
+    /// Pushes refused while down.
+    public var refusedWhileDown: Int { state.withLock { $0.refusedWhileDown } }
 
     /// Waits until the recorded requests satisfy `predicate`; false after `timeout`.
     public func wait(timeout: Duration = .seconds(10), until predicate: @escaping @Sendable ([Recorded]) -> Bool) async -> Bool {
@@ -133,6 +141,11 @@ public final class FakePushService: Sendable {
             default: return respond(error(404, "NOT_FOUND", "no such page"))
             }
         }
+        let refused = state.withLock { s -> Bool in
+            if s.down { s.refusedWhileDown += 1 }
+            return s.down
+        }
+        if refused { return respond(error(503, "SERVICE_UNAVAILABLE", "the service is down")) }
         let body = try? JSONParser.parse(request.body)
         var record = Recorded(method: request.method, path: request.path, authorization: request.headers["authorization"],
                               userAgent: request.headers["user-agent"], body: body)

@@ -8,12 +8,7 @@ import Rules
 /// read a changed entity, and finds the edges of `active_when` (rising → start, falling → end). Pure: no I/O.
 public struct ActivityEngine: Sendable {
     /// One thing for the dispatcher to do.
-    public struct Command: Sendable {
-        public let activity: String
-        public let backend: String
-        public let budget: UpdateBudget
-        public let event: Dispatcher.Event
-    }
+    public typealias Command = Dispatcher.Submission
 
     public private(set) var rules: RulesFile
     public private(set) var states: [String: EntityState] = [:]

@@ -57,6 +57,8 @@ public actor LiveBridgeService {
                                                         allowSelfSigned: settings.allowSelfSigned)
         configuration.startupPollInterval = .seconds(2)
         configuration.entitySource = settings.entitySource
+        configuration.pingInterval = settings.pingInterval
+        configuration.pongTimeout = settings.pongTimeout
         let metrics = self.metrics
         let connection = try HomeAssistantConnection(configuration: configuration) { event in
             if case .reconnecting = event { metrics.reconnect() }
@@ -187,10 +189,12 @@ public actor LiveBridgeService {
     private func dispatch(_ result: (commands: [ActivityEngine.Command], problems: [String])) async {
         metrics.renders(result.commands.count)
         for problem in result.problems { logger.warning(problem) }
-        for command in result.commands {
-            logger.debug("queued", ["activity": command.activity, "backend": command.backend, "event": command.event.name])
-            await dispatcher.submit(activity: command.activity, backend: command.backend, budget: command.budget, command.event)
+        if logger.level <= .debug {
+            for command in result.commands {
+                logger.debug("queued", ["activity": command.activity, "backend": command.backend, "event": command.event.name])
+            }
         }
+        await dispatcher.submit(result.commands)
     }
 
     private var eventProblems = ProblemReport()

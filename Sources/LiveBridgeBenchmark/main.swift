@@ -3,6 +3,7 @@ import Foundation
 import HTTPClient
 import HomeAssistantSimulator
 import JSON
+import ProcessMeasurement
 import WebSocketTransport
 
 // make bench: the simulator drives `livebridge run` (a real subprocess, release build) with a fake backend.

@@ -29,7 +29,7 @@ struct ConfigReferenceTests {
                                    "generic", "monitor", "progress", "live_update", "default", "score", "sports", "{{ … }}",
                                    "!secret NAME", "!env_var NAME [default]", "!include FILE", "homeassistant:", "backends: NAME:",
                                    "defaults:", "status:", "events:", "livebridge_activity", "activities: ID:", "style", "value", "header", "footer", "color", "segments",
-                                   "display", "text_color", "formatter", "icon: auto", "subscribe_entities", "state_changed"]
+                                   "display", "text_color", "formatter", "icon: auto", "subscribe_entities", "state_changed", "30s", "10s"]
         var unknown: [String] = []
         var rest = Substring(section)
         while let open = rest.firstIndex(of: "`") {

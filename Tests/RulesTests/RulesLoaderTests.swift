@@ -35,6 +35,22 @@ struct RulesLoaderTests {
 
         """
 
+    @Test func theHeartbeatIsConfigurableAndMustBePositive() throws {
+        let good = try ConfigFolder(["livebridge.yaml": "homeassistant: { url: ws://h:8123, token: t, ping_interval: 5s, pong_timeout: 2s }\n"])
+        let settings = try #require(try RulesLoader.load(file: good.file("livebridge.yaml"), environment: [:]).get().homeAssistant)
+        #expect(settings.pingInterval == .seconds(5))
+        #expect(settings.pongTimeout == .seconds(2))
+        let bad = try ConfigFolder(["livebridge.yaml": "homeassistant: { url: ws://h:8123, token: t, ping_interval: 0s, pong_timeout: soon }\n"])
+        guard case .failure(let failure) = RulesLoader.load(file: bad.file("livebridge.yaml"), environment: [:]) else {
+            Issue.record("a zero ping interval loaded")
+            return
+        }
+        #expect(failure.errors.map { "\($0.location.line):\($0.location.column) \($0.path): \($0.message)" } == [
+            "1:61 homeassistant.ping_interval: must be longer than 0s",
+            "1:79 homeassistant.pong_timeout: \"soon\" is not a duration; write 5s, 2m, 1h30m or 00:00:05",
+        ])
+    }
+
     @Test func aValidFileLoadsWithTheEntitiesItReads() throws {
         let folder = try ConfigFolder(["livebridge.yaml": Self.header + Self.washer, "secrets.yaml": "ha_token: llat-secret-xyz\n"])
         let rules = try RulesLoader.load(file: folder.file("livebridge.yaml"), environment: [:]).get()

@@ -10,6 +10,9 @@ public struct RulesFile: Sendable {
         public var allowSelfSigned: Bool
         /// `subscribe_entities` (default) or the `state_changed` fallback.
         public var entitySource: ConnectionConfiguration.EntitySource = .subscribeEntities
+        /// A ping this often; no pong within `pongTimeout` and the link is taken as dead and dialled again.
+        public var pingInterval: Duration = .seconds(30)
+        public var pongTimeout: Duration = .seconds(10)
     }
 
     public enum BackendKind: String, Sendable, CaseIterable {

@@ -123,6 +123,12 @@ public enum RulesLoader {
                                           "unknown entity source \"\(source)\"; expected subscribe_entities or state_changed"))
             }
         }
+        for (key, path) in [("ping_interval", \RulesFile.HomeAssistantSettings.pingInterval), ("pong_timeout", \.pongTimeout)] {
+            guard let value = reader.duration(key, errors: &errors) else { continue }
+            if value > .zero { settings[keyPath: path] = value } else {
+                errors.append(ConfigError(reader[key]!.location, path: "homeassistant." + key, "must be longer than 0s"))
+            }
+        }
         return settings
     }
 

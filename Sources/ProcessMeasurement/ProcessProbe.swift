@@ -1,11 +1,13 @@
 import Foundation
 
-/// CPU time and memory of a running process, from /proc.
-struct ProcessProbe {
-    let pid: Int32
+/// CPU time and memory of a running process, from /proc: for the benchmark and the resilience suite.
+public struct ProcessProbe: Sendable {
+    public let pid: Int32
+
+    public init(pid: Int32) { self.pid = pid }
 
     /// User + system CPU seconds so far.
-    var cpuSeconds: Double {
+    public var cpuSeconds: Double {
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
               let close = stat.lastIndex(of: ")") else { return 0 }
         let fields = stat[stat.index(after: close)...].split(separator: " ")
@@ -15,7 +17,7 @@ struct ProcessProbe {
     }
 
     /// (current RSS, peak RSS) in MiB.
-    var memory: (rss: Double, peak: Double) {
+    public var memory: (rss: Double, peak: Double) {
         guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return (0, 0) }
         func value(_ key: String) -> Double {
             let line = status.split(separator: "\n").first { $0.hasPrefix(key + ":") } ?? ""
