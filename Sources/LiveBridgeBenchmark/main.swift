@@ -120,8 +120,10 @@ var results: [String: JSONValue] = [:]
     let readyMs = ((logTime(ready.text) ?? ready.at) - (logTime(auth.text) ?? auth.at)) * 1000
     try await Task.sleep(for: .milliseconds(500))
     let memory = daemon.probe.memory
-    print(String(format: "%@: ready %.0f ms after auth_ok; RSS %.1f MiB (peak %.1f MiB)", name, readyMs, memory.rss, memory.peak))
+    print(String(format: "%@: ready %.0f ms after auth_ok; RSS %.1f MiB (%.1f MiB its own, %.1f MiB mapped files; peak %.1f MiB)", name, readyMs,
+                 memory.rss, memory.anonymous, memory.file, memory.peak))
     results[name] = ["ready_ms": .double((readyMs * 10).rounded() / 10), "rss_mib": .double((memory.rss * 10).rounded() / 10),
+                     "anonymous_rss_mib": .double((memory.anonymous * 10).rounded() / 10),
                      "peak_rss_mib": .double((memory.peak * 10).rounded() / 10)]
 }
 
@@ -190,12 +192,12 @@ var results: [String: JSONValue] = [:]
     }
     let rate = Double(changes) / elapsed
     print(String(format: "%@ (%@, %.0f%% noise): %d changes, %d on %d entities read by %d activities: %.0f changes/s sustained; %.2f CPU s per 100,000 changes; "
-                 + "RSS %.1f MiB (peak %.1f MiB); %d pushes (only the latest per activity matters); change → backend p50 %.2f ms, p99 %.2f ms, max %.2f ms",
-                 name, source, noise * 100, changes, relevant, entities, activities, rate, cpu / Double(changes) * 100_000, memory.rss, memory.peak, latencies.count,
+                 + "RSS %.1f MiB (%.1f MiB its own; peak %.1f MiB); %d pushes (only the latest per activity matters); change → backend p50 %.2f ms, p99 %.2f ms, max %.2f ms",
+                 name, source, noise * 100, changes, relevant, entities, activities, rate, cpu / Double(changes) * 100_000, memory.rss, memory.anonymous, memory.peak, latencies.count,
                  percentile(latencies, 0.5), percentile(latencies, 0.99), latencies.max() ?? 0))
     results[name] = ["changes_per_s": .double(rate.rounded()), "relevant_changes_per_s": .double((Double(relevant) / elapsed).rounded()), "cpu_s_per_100k": .double((cpu / Double(changes) * 100_000 * 100).rounded() / 100),
                         "rss_mib": .double((memory.rss * 10).rounded() / 10), "peak_rss_mib": .double((memory.peak * 10).rounded() / 10),
-                        "pushes": .int(latencies.count), "latency_p50_ms": .double((percentile(latencies, 0.5) * 100).rounded() / 100),
+                        "anonymous_rss_mib": .double((memory.anonymous * 10).rounded() / 10), "pushes": .int(latencies.count), "latency_p50_ms": .double((percentile(latencies, 0.5) * 100).rounded() / 100),
                         "latency_p99_ms": .double((percentile(latencies, 0.99) * 100).rounded() / 100),
                         "latency_max_ms": .double(((latencies.max() ?? 0) * 100).rounded() / 100)]
 }

@@ -16,13 +16,18 @@ public struct ProcessProbe: Sendable {
         return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
     }
 
-    /// (current RSS, peak RSS) in MiB.
-    public var memory: (rss: Double, peak: Double) {
-        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return (0, 0) }
+    /// Resident memory in MiB: now, at its peak, and now split into the process's own pages (heap, stacks) and pages
+    /// of mapped files (the executable and shared libraries, shared with other processes and reclaimable).
+    public struct Memory: Sendable {
+        public let rss, peak, anonymous, file: Double
+    }
+
+    public var memory: Memory {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return Memory(rss: 0, peak: 0, anonymous: 0, file: 0) }
         func value(_ key: String) -> Double {
             let line = status.split(separator: "\n").first { $0.hasPrefix(key + ":") } ?? ""
             return (Double(line.split(separator: " ").dropFirst().first ?? "0") ?? 0) / 1024
         }
-        return (value("VmRSS"), value("VmHWM"))
+        return Memory(rss: value("VmRSS"), peak: value("VmHWM"), anonymous: value("RssAnon"), file: value("RssFile"))
     }
 }
