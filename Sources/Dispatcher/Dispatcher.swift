@@ -44,6 +44,8 @@ public actor Dispatcher {
         let backend: any PushBackend
         var inFlight = false
         var wake: Task<Void, Never>?
+        /// When `wake` fires: a lane already woken at or before a new deadline keeps its timer (no task per change).
+        var wakeAt: ContinuousClock.Instant?
         var lockLogged = false
         var lastDelivered: [UInt8]?
     }
@@ -187,6 +189,8 @@ public actor Dispatcher {
             }
             slot.inFlight = true
             slot.wake?.cancel()
+            slot.wake = nil
+            slot.wakeAt = nil
             slots[key] = slot
             if push.kind == .start {
                 // Written ahead: if LiveBridge dies before the answer, the next start knows a start may be on the phone
@@ -212,13 +216,21 @@ public actor Dispatcher {
     }
 
     private func schedule(_ key: String, _ decision: ActivityLane.Decision) {
-        guard case .wait(let until?) = decision else { return }
-        slots[key]?.wake?.cancel()
-        slots[key]?.wake = Task { [weak self] in
+        guard case .wait(let until?) = decision, slots[key] != nil else { return }
+        if let wakeAt = slots[key]!.wakeAt, wakeAt <= until, slots[key]!.wake != nil { return }  // pump then decides again
+        slots[key]!.wake?.cancel()
+        slots[key]!.wakeAt = until
+        slots[key]!.wake = Task { [weak self] in
             try? await Task.sleep(until: until, clock: .continuous)
             guard !Task.isCancelled else { return }
-            await self?.pump(key)
+            await self?.woke(key)
         }
+    }
+
+    private func woke(_ key: String) {
+        slots[key]?.wake = nil
+        slots[key]?.wakeAt = nil
+        pump(key)
     }
 
     private func completed(_ key: String, _ push: Push, _ report: DeliveryReport, duration: Duration) {

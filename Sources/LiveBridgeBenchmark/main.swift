@@ -130,7 +130,8 @@ var results: [String: JSONValue] = [:]
 // MARK: Flood
 
 /// `noise`: the share of changes on entities no rule reads (all of them reach LiveBridge on the state_changed path).
-@MainActor func flood(changes: Int, name: String = "flood", source: String = "subscribe_entities", noise: Double = 0) async throws {
+/// `minInterval`: the per-activity budget; 0s pushes whenever the previous push is answered.
+@MainActor func flood(changes: Int, name: String = "flood", source: String = "subscribe_entities", noise: Double = 0, minInterval: String = "0s") async throws {
     let simulator = try HomeAssistantSimulator(token: token)
     defer { simulator.stop() }
     let backend = try FakePushService(acceptsAnyToken: true)
@@ -140,7 +141,7 @@ var results: [String: JSONValue] = [:]
     var rules = """
         homeassistant: { url: \(simulator.url), token: \(token), entity_source: \(source) }
         backends: { aivi: { type: aivi, token: t, base_url: \(backend.baseURL) } }
-        defaults: { backend: aivi, debounce: 0s, max_wait: 0s, min_interval: 0s }
+        defaults: { backend: aivi, debounce: 0s, max_wait: 0s, min_interval: \(minInterval) }
         activities:
 
         """
@@ -247,6 +248,8 @@ func wanted(_ name: String) -> Bool { only?.contains(name) ?? true }
 if wanted("startup_5000_entities") { try await startup(entities: 5_000, padding: 0, name: "startup_5000_entities") }
 if wanted("latency") { try await latency(changes: 1_000) }
 if wanted("flood") { try await flood(changes: floodChanges) }
+// The same flood with a phone's budget (one push per activity per second): the cost of taking in changes, not of pushing.
+if wanted("flood_min_interval_1s") { try await flood(changes: floodChanges, name: "flood_min_interval_1s", minInterval: "1s") }
 if wanted("flood_state_changed") { try await flood(changes: floodChanges, name: "flood_state_changed", source: "state_changed", noise: 0.95) }
 if wanted("snapshot_32_mib") { try await startup(entities: 100, padding: 32 << 20, name: "snapshot_32_mib") }
 
