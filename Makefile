@@ -28,7 +28,7 @@ test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --skip ResilienceTests
 
-## resilience: faults it must survive (mutated rules files and responses, malformed and oversized frames, a full disk)
+## resilience: faults it must survive: the daemon under restarts, silence, a 2-minute backend outage, kill -9, a read-only disk (DaemonResilienceTests); mutated rules files and responses, malformed and oversized frames, a full disk (ResilienceTests). make test skips both.
 resilience: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --filter ResilienceTests
