@@ -43,9 +43,8 @@ public actor Dispatcher {
         let activity: String
         let backend: any PushBackend
         var inFlight = false
-        var wake: Task<Void, Never>?
-        /// When `wake` fires: a lane already woken at or before a new deadline keeps its timer (no task per change).
-        var wakeAt: ContinuousClock.Instant?
+        /// The timer that pumps the lane at `at`; a lane due to wake at or before a new deadline keeps it (no task per change).
+        var wake: (task: Task<Void, Never>, at: ContinuousClock.Instant)?
         var lockLogged = false
         var lastDelivered: [UInt8]?
     }
@@ -188,9 +187,8 @@ public actor Dispatcher {
                 return
             }
             slot.inFlight = true
-            slot.wake?.cancel()
+            slot.wake?.task.cancel()
             slot.wake = nil
-            slot.wakeAt = nil
             slots[key] = slot
             if push.kind == .start {
                 // Written ahead: if LiveBridge dies before the answer, the next start knows a start may be on the phone
@@ -217,19 +215,18 @@ public actor Dispatcher {
 
     private func schedule(_ key: String, _ decision: ActivityLane.Decision) {
         guard case .wait(let until?) = decision, slots[key] != nil else { return }
-        if let wakeAt = slots[key]!.wakeAt, wakeAt <= until, slots[key]!.wake != nil { return }  // pump then decides again
-        slots[key]!.wake?.cancel()
-        slots[key]!.wakeAt = until
-        slots[key]!.wake = Task { [weak self] in
+        if let wake = slots[key]!.wake, wake.at <= until { return }  // it pumps then, and the lane decides again
+        slots[key]!.wake?.task.cancel()
+        let task = Task { [weak self] in
             try? await Task.sleep(until: until, clock: .continuous)
             guard !Task.isCancelled else { return }
             await self?.woke(key)
         }
+        slots[key]!.wake = (task, until)
     }
 
     private func woke(_ key: String) {
         slots[key]?.wake = nil
-        slots[key]?.wakeAt = nil
         pump(key)
     }
 

@@ -54,6 +54,13 @@ struct DaemonResilienceTests {
             try Subprocess(["run", "--config", config, "--data-dir", data])
         }
 
+        /// `livebridge run`, once the washer's start has reached the backend.
+        func runStarted() async throws -> Subprocess {
+            let livebridge = try run()
+            #expect(await service.wait { $0.count == 1 })
+            return livebridge
+        }
+
         /// What each push said: Aivi's state and progress, or Island Pulse's action and message.
         var pushes: [String] {
             service.requests.map { request in
@@ -73,8 +80,7 @@ struct DaemonResilienceTests {
     @Test func homeAssistantRestartingMidActivity() async throws {
         let s = try await Setup()
         defer { s.simulator.stop() }
-        let livebridge = try s.run()
-        #expect(await s.service.wait { $0.count == 1 })
+        let livebridge = try await s.runStarted()
         var rss: [Double] = []
         for round in 1...5 {
             await s.simulator.restart(coreState: "STARTING")
@@ -99,8 +105,7 @@ struct DaemonResilienceTests {
     @Test func theNetworkGoingSilent() async throws {
         let s = try await Setup(homeAssistant: ", ping_interval: 1s, pong_timeout: 1s")
         defer { s.simulator.stop() }
-        let livebridge = try s.run()
-        #expect(await s.service.wait { $0.count == 1 })
+        let livebridge = try await s.runStarted()
         await s.simulator.setUnresponsive(true)
         #expect(await livebridge.stderr.wait { $0.contains { $0.contains("no pong within 1s") } })
         await s.simulator.setState("sensor.washer_progress", "60")
@@ -120,8 +125,7 @@ struct DaemonResilienceTests {
     @Test func aBackendDownForTwoMinutesThenBack() async throws {
         let s = try await Setup()
         defer { s.simulator.stop() }
-        let livebridge = try s.run()
-        #expect(await s.service.wait { $0.count == 1 })
+        let livebridge = try await s.runStarted()
         let before = ProcessProbe(pid: livebridge.process.processIdentifier).memory.rss
         s.service.setDown(true)
         await s.simulator.setState("sensor.washer_progress", "50")
@@ -166,8 +170,7 @@ struct DaemonResilienceTests {
     @Test func aReadOnlyDataDirectory() async throws {
         let s = try await Setup()
         defer { s.simulator.stop() }
-        let livebridge = try s.run()
-        #expect(await s.service.wait { $0.count == 1 })
+        let livebridge = try await s.runStarted()
         try ReadOnly.set(s.data, true)
         defer { try? ReadOnly.set(s.data, false) }
         await s.simulator.setState("sensor.washer_status", "idle")
