@@ -14,29 +14,31 @@ let package = Package(
         .systemLibrary(name: "CLibWebSockets", pkgConfig: "libwebsockets", providers: [.apt(["libwebsockets-dev"])]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
+        // What the daemon needs beyond FoundationEssentials (threads, trimming), so Foundation's full module and ICU stay out.
+        .target(name: "Platform"),
         // libwebsockets on a thread of its own: client and server sockets, timers, frame reassembly.
-        .target(name: "WebSocketTransport", dependencies: ["CLibWebSockets"]),
+        .target(name: "WebSocketTransport", dependencies: ["Platform", "CLibWebSockets"]),
         // JSON values, a strict parser and a deterministic encoder.
         .target(name: "JSON"),
         // The Home Assistant WebSocket API: protocol, entity store, reconnect.
-        .target(name: "HomeAssistant", dependencies: ["JSON", "WebSocketTransport"]),
+        .target(name: "HomeAssistant", dependencies: ["Platform", "JSON", "WebSocketTransport"]),
         // Live Activity payloads: Aivi templates, Island Pulse layouts, Home Assistant live updates; schemas and validation.
-        .target(name: "LiveActivity", dependencies: ["JSON", "HomeAssistant"]),
+        .target(name: "LiveActivity", dependencies: ["Platform", "JSON", "HomeAssistant"]),
         // What the phone will show: the Lock Screen and Dynamic Island drawn as deterministic SVG.
         .target(name: "Preview", dependencies: ["JSON", "HomeAssistant"]),
         // The rules file: YAML with positions, the template-expression language, activity evaluation.
-        .target(name: "Rules", dependencies: ["CYAML", "JSON", "HomeAssistant", "LiveActivity"]),
+        .target(name: "Rules", dependencies: ["Platform", "CYAML", "JSON", "HomeAssistant", "LiveActivity"]),
         // HTTP over libcurl, at the edge: the push backends' transport.
-        .target(name: "HTTPClient", dependencies: ["CCurl"]),
+        .target(name: "HTTPClient", dependencies: ["Platform", "CCurl"]),
         // The dispatcher: per-activity lifecycle, update budget, retries.
         .target(name: "Dispatcher", dependencies: ["Rules", "LiveActivity", "JSON", "HTTPClient"]),
         // Aivi and Island Pulse as documented, over real HTTP on 127.0.0.1: for tests and the local preview.
         .target(name: "FakePushServices", dependencies: ["WebSocketTransport", "JSON", "Preview"]),
         // The running service: connection → rules → dispatcher, logging, signals.
-        .target(name: "LiveBridge", dependencies: ["HomeAssistant", "Rules", "LiveActivity", "Dispatcher", "HTTPClient", "JSON", "WebSocketTransport"]),
+        .target(name: "LiveBridge", dependencies: ["Platform", "HomeAssistant", "Rules", "LiveActivity", "Dispatcher", "HTTPClient", "JSON", "WebSocketTransport"]),
         // A fake Home Assistant for tests, the demo and the benchmark.
         .target(name: "HomeAssistantSimulator", dependencies: ["HomeAssistant", "WebSocketTransport"]),
-        .executableTarget(name: "livebridge", dependencies: ["HomeAssistant", "HomeAssistantSimulator", "JSON", "LiveActivity", "Rules", "Dispatcher", "HTTPClient", "LiveBridge", "FakePushServices", "Preview"]),
+        .executableTarget(name: "livebridge", dependencies: ["Platform", "HomeAssistant", "HomeAssistantSimulator", "JSON", "LiveActivity", "Rules", "Dispatcher", "HTTPClient", "LiveBridge", "FakePushServices", "Preview"]),
         // make bench-rules: rule evaluation speed, in a release build.
         .executableTarget(name: "RulesBenchmark", dependencies: ["Rules", "LiveActivity", "HomeAssistant", "JSON"]),
         // CPU time and memory of another process, from /proc: for the benchmark and the resilience suite.

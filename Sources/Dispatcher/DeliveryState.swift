@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import JSON
 
 /// What LiveBridge must remember across restarts and crashes: per activity and backend, whether it is running on the
@@ -65,14 +66,14 @@ public struct DeliveryStateFile: Sendable {
     /// Checks the directory can be written, now, so a bad data directory is an error at start-up and not at the first push.
     public init(directory: String) throws {
         self.directory = directory
-        var isDirectory: ObjCBool = false
+        var isDirectory = false
         if !FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) {
             do {
                 try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             } catch {
                 throw Unusable(description: "cannot create the data directory \(directory): \(Self.reason(errno))")
             }
-        } else if !isDirectory.boolValue {
+        } else if !isDirectory {
             throw Unusable(description: "the data directory \(directory) is not a directory")
         }
         guard access(directory, W_OK | X_OK) == 0 else {

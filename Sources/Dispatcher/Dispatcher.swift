@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Rules
 
 /// Runs one `ActivityLane` per activity and backend: sends what each lane says is due, wakes lanes when their

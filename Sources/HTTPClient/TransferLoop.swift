@@ -1,5 +1,6 @@
 import CCurl
-import Foundation
+import FoundationEssentials
+import Platform
 import Synchronization
 
 /// libcurl's multi interface on one thread: every transfer of an `HTTPClient` runs there, concurrently, and the
@@ -41,7 +42,7 @@ final class TransferLoop: @unchecked Sendable {
         Self.initialise
         self.options = options
         multi = curl_multi_init()
-        Thread.detachNewThread { [self] in run() }
+        DetachedThread.start { [self] in run() }
     }
 
     /// Queues a transfer; `completion` is called on the loop's thread.
@@ -171,7 +172,7 @@ final class TransferLoop: @unchecked Sendable {
         if line.hasPrefix("HTTP/") { transfer.headers = [:]; return }  // a new response (after 100 Continue or a proxy's)
         guard let colon = line.firstIndex(of: ":") else { return }
         let name = line[..<colon].lowercased()
-        transfer.headers[name] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespacesAndNewlines)
+        transfer.headers[name] = line[line.index(after: colon)...].trimmingWhitespace()
     }
 }
 

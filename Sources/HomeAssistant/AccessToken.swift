@@ -1,11 +1,12 @@
-import Foundation
+import FoundationEssentials
+import Platform
 /// A Home Assistant long-lived access token. It prints as a mask, so it cannot leak into logs or errors by accident.
 public struct AccessToken: Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible {
     /// The secret itself; read only where it is sent to Home Assistant.
     public let secret: String
 
     public init(_ secret: String) {
-        self.secret = secret.trimmingCharacters(in: .whitespacesAndNewlines)
+        self.secret = secret.trimmingWhitespace()
     }
 
     public var isEmpty: Bool { secret.isEmpty }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Gives the heap's free pages back to the system after a large, short-lived allocation (a snapshot's parse tree),
 /// so a daemon that ran for months does not sit on its biggest moment. glibc's `malloc_trim`, looked up at run time:

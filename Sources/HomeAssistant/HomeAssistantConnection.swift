@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Platform
 import JSON
 import Synchronization
 import WebSocketTransport
@@ -154,7 +155,7 @@ public final class HomeAssistantConnection: @unchecked Sendable {
         }
         let eventLoop = self.loop
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-            Thread.detachNewThread {
+            DetachedThread.start {
                 eventLoop.shutdown()
                 done.resume()
             }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Platform
 import WebSocketTransport
 
 /// Turns what a user writes for their Home Assistant into the WebSocket endpoint to dial.
@@ -12,8 +13,8 @@ public enum ServerURL {
     }
 
     public static func endpoint(from text: String, caFile: String? = nil, allowSelfSigned: Bool = false) throws -> WebSocketEndpoint {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
-        guard let schemeEnd = trimmed.range(of: "://") else {
+        let trimmed = text.trimmingSpaces()
+        guard let schemeEnd = trimmed.firstRange(of: "://") else {
             throw Invalid(url: text, reason: "expected ws://, wss://, http:// or https://")
         }
         let scheme = trimmed[..<schemeEnd.lowerBound].lowercased()

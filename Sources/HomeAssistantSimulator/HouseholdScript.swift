@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HomeAssistant
 import JSON
 
@@ -59,6 +59,8 @@ public struct HouseholdScript: Sendable {
 enum TemplateDuration {
     static func text(_ seconds: Double) -> String {
         let s = Int(seconds.rounded())
-        return "\(s / 3600):" + String(format: "%02d:%02d", s % 3600 / 60, s % 60)
+        return "\(s / 3600):" + twoDigits(s % 3600 / 60) + ":" + twoDigits(s % 60)
     }
+
+    private static func twoDigits(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
 }

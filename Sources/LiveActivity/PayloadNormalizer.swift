@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Platform
 import JSON
 
 /// Checks a payload against its schema and puts it in the exact form the backend receives:
@@ -179,7 +180,7 @@ public enum PayloadNormalizer {
         switch value {
         case .int(let i): return Double(i)
         case .double(let d): return d.isFinite ? d : nil
-        case .string(let s): return Double(s.trimmingCharacters(in: .whitespaces)).flatMap { $0.isFinite ? $0 : nil }
+        case .string(let s): return Double(s.trimmingSpaces()).flatMap { $0.isFinite ? $0 : nil }
         default: return nil
         }
     }

@@ -1,5 +1,6 @@
 import Dispatcher
-import Foundation
+import FoundationEssentials
+import Platform
 import HTTPClient
 import HomeAssistant
 import JSON
@@ -246,7 +247,7 @@ public actor LiveBridgeService {
         let complete = await dispatcher.flush(deadline: options.shutdownDeadline)
         if !complete { logger.warning("stopping with pushes still pending; they resume from the state file next start") }
         await connection.stop()
-        if let statusLoop { Thread.detachNewThread { statusLoop.shutdown() } }
+        if let statusLoop { DetachedThread.start { statusLoop.shutdown() } }
         let waiters = stopWaiters
         stopWaiters = []
         for waiter in waiters { waiter.resume() }

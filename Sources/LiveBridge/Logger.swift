@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Platform
 import HomeAssistant
 import JSON
 import Synchronization
@@ -22,7 +23,7 @@ public final class Logger: Sendable {
     public let format: Format
     private let write: @Sendable (String) -> Void
 
-    public init(level: Level = .info, format: Format = .text, write: @escaping @Sendable (String) -> Void = { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }) {
+    public init(level: Level = .info, format: Format = .text, write: @escaping @Sendable (String) -> Void = Logger.standardError) {
         self.level = level
         self.format = format
         self.write = write
@@ -50,8 +51,20 @@ public final class Logger: Sendable {
 
     static func quote(_ value: String) -> String {
         guard value.isEmpty || value.contains(where: { $0 == " " || $0 == "\"" || $0 == "=" || $0.isNewline }) else { return value }
-        return "\"" + value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"").replacingOccurrences(of: "\n", with: "\\n") + "\""
+        var quoted = "\""
+        for scalar in value.unicodeScalars {
+            switch scalar {
+            case "\\": quoted += "\\\\"
+            case "\"": quoted += "\\\""
+            case "\n": quoted += "\\n"
+            default: quoted.unicodeScalars.append(scalar)
+            }
+        }
+        return quoted + "\""
     }
+
+    /// Each line to stderr in one write: lines from several threads never interleave.
+    public static let standardError: @Sendable (String) -> Void = { StandardStream.error.write($0 + "\n") }
 
     static func json(_ value: String) -> String {
         var out = ""

@@ -44,7 +44,7 @@ let loadTime = clock.now - loadStart
 var readers: [String: [ActivityRule]] = [:]
 for rule in rules.activities { for id in rule.entityIDs { readers[id, default: []].append(rule) } }
 
-var context = EvaluationContext(states: [:], now: 1_795_348_800, timeZone: TimeZone(identifier: "UTC")!)
+var context = EvaluationContext(states: [:], now: 1_795_348_800, timeZone: .utc)
 for n in 0..<entityCount {
     context.states["sensor.e\(n)"] = EntityState(entityID: "sensor.e\(n)", state: "5", attributes: ["program": "Cotton"], lastChanged: 0)
 }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A TCP port on 127.0.0.1 that nothing listens on right now (for tests and benchmarks that start a listener later).
 public enum LoopbackPort {

@@ -1,5 +1,5 @@
 import CLibWebSockets
-import Foundation
+import FoundationEssentials
 
 /// What a connection tells its owner, on the loop thread.
 public protocol WebSocketConnectionDelegate: AnyObject {

@@ -1,5 +1,7 @@
 import CLibWebSockets
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Platform
 import Synchronization
 
 /// One libwebsockets context and the thread that services it.
@@ -38,7 +40,6 @@ public final class WebSocketEventLoop: @unchecked Sendable {
     private let pending = Mutex<[@Sendable () -> Void]>([])
     private let stopRequested = Atomic<Bool>(false)
     private let finished = DispatchSemaphore(value: 0)
-    private var thread: Thread?
 
     // Strings and tables libwebsockets keeps pointers to, alive until the context is destroyed.
     private var protocols: UnsafeMutablePointer<lws_protocols>
@@ -95,11 +96,7 @@ public final class WebSocketEventLoop: @unchecked Sendable {
             listenPort = Int(lws_get_vhost_listen_port(vhost))
         }
         // The thread holds the loop until shutdown: a loop lives as long as it runs.
-        let thread = Thread { self.run() }
-        thread.name = options.name
-        thread.stackSize = 8 << 20
-        self.thread = thread
-        thread.start()
+        DetachedThread.start(name: options.name, stackSize: 8 << 20) { self.run() }
     }
 
     deinit {

@@ -1,3 +1,4 @@
+import Glibc
 /// A small parser for `--flag value`, `--flag=value`, `--switch` and positional arguments.
 struct ArgumentList {
     private(set) var options: [String: String] = [:]

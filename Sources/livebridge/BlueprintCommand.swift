@@ -1,3 +1,4 @@
+import Glibc
 import Rules
 
 /// `livebridge blueprint lint FILE...`: every error with line:column; exit 1 on any.

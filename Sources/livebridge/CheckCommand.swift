@@ -1,4 +1,6 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import Rules
 
 /// `livebridge check CONFIG`: every error with file:line:column, exit 1; or a one-line summary, exit 0.

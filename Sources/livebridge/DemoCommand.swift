@@ -1,5 +1,7 @@
 import FakePushServices
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import HomeAssistantSimulator
 import JSON
 import LiveBridge
@@ -28,7 +30,7 @@ enum DemoCommand {
 
         let logger = Logger(level: .info)
         let service = try LiveBridgeService(options: .init(configPath: folder + "/livebridge.yaml", dataDirectory: folder + "/data"), logger: logger)
-        FileHandle.standardOutput.write(Data("LiveBridge demo: open \(preview.baseURL) (Ctrl-C stops)\n".utf8))
+        standardOutput("LiveBridge demo: open \(preview.baseURL) (Ctrl-C stops)\n")
         let household = Task { await HouseholdScript(simulator: simulator, cycle: cycle).runForever() }
         let decisions = Task { await reportBudgetDecisions(service: service, preview: preview) }
         let stop = SignalWatcher(signals: [SIGTERM, SIGINT]) { Task { await service.stop() } }

@@ -1,4 +1,7 @@
-import Foundation
+import Platform
+import Dispatch
+import FoundationEssentials
+import Glibc
 
 /// Dispatches `livebridge SUBCOMMAND …` to its command.
 enum LiveBridgeCommand {
@@ -62,6 +65,12 @@ struct UsageError: Error {
     init(_ message: String) { self.message = message }
 }
 
+/// A line for the user on stderr, unbuffered.
 func standardError(_ text: String) {
-    FileHandle.standardError.write(Data((text + "\n").utf8))
+    StandardStream.error.write(text + "\n")
+}
+
+/// Text on stdout at once: a pipe's reader sees it now, not when a buffer fills.
+func standardOutput(_ text: String) {
+    StandardStream.output.write(text)
 }

@@ -1,4 +1,6 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import HomeAssistant
 import JSON
 import LiveActivity
@@ -44,7 +46,7 @@ enum PreviewCommand {
             guard let path = args.positional.first else { throw UsageError("name a PAYLOAD.json or give --config\n\n\(help)") }
             guard let data = FileManager.default.contents(atPath: path) else { throw UsageError("cannot read \(path)") }
             do { payload = try JSONParser.parse(Array(data)) } catch { throw UsageError("\(path): \(error)") }
-            title = (path as NSString).lastPathComponent
+            title = String(path.split(separator: "/").last ?? Substring(path))
         }
         let svg = PreviewRenderer.svg(payload, at: now, title: title)
         let output = out.hasSuffix(".html") ? PreviewRenderer.html([(title, svg)]) : svg

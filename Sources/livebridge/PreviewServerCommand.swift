@@ -1,5 +1,7 @@
 import FakePushServices
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 
 /// `livebridge preview-server [--port 8099] [--listen HOST]`: the demo's preview backend on its own. Point a real rules
 /// file's backends at it (`base_url: http://127.0.0.1:8099`) to see what would be pushed before spending real pushes.
@@ -17,7 +19,7 @@ enum PreviewServerCommand {
         guard let port = Int(args["port"] ?? "8099"), (0...65535).contains(port) else { throw UsageError("--port must be 0–65535") }
         let host = args["listen"] ?? "127.0.0.1"
         let server = try FakePushService(port: port, acceptsAnyToken: true, host: host)
-        FileHandle.standardOutput.write(Data("LiveBridge preview server: http://\(host):\(server.baseURL.split(separator: ":").last ?? "") (Ctrl-C stops)\n".utf8))
+        standardOutput("LiveBridge preview server: http://\(host):\(server.baseURL.split(separator: ":").last ?? "") (Ctrl-C stops)\n")
         let (signals, continuation) = AsyncStream.makeStream(of: Void.self)
         let watcher = SignalWatcher(signals: [SIGTERM, SIGINT]) { continuation.yield(()) }
         for await _ in signals { break }

@@ -1,4 +1,6 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import LiveBridge
 
 /// `livebridge run --config FILE [--data-dir DIR] [--dry-run] [--log-level L] [--log-format text|json]`.
@@ -19,7 +21,7 @@ enum RunCommand {
         guard let format = Logger.Format(rawValue: args["log-format"] ?? "text") else { throw UsageError("--log-format must be text or json") }
         let environment = ProcessInfo.processInfo.environment
         let dataDirectory = args["data-dir"] ?? environment["STATE_DIRECTORY"]?.split(separator: ":").first.map(String.init)
-            ?? (NSHomeDirectory() + "/.local/state/livebridge")
+            ?? (FileManager.default.homeDirectoryForCurrentUser.path + "/.local/state/livebridge")
         var options = LiveBridgeService.Options(configPath: config, dataDirectory: dataDirectory)
         options.dryRun = args.has("dry-run")
         let logger = Logger(level: level, format: format)

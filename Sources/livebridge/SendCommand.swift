@@ -1,5 +1,7 @@
 import Dispatcher
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import HTTPClient
 import HomeAssistant
 import JSON

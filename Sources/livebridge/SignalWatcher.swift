@@ -1,5 +1,7 @@
 import Dispatch
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 
 /// Turns SIGINT/SIGTERM into a callback; a second signal exits at once.
 final class SignalWatcher: @unchecked Sendable {

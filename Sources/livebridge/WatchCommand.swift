@@ -1,4 +1,6 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import HomeAssistant
 import JSON
 
@@ -56,7 +58,7 @@ enum WatchCommand {
                     out += line + ",\"state\":null}\n"
                 }
             }
-            FileHandle.standardOutput.write(Data(out.utf8))
+            standardOutput(out)
         }
         withExtendedLifetime(signals) {}
         return connection.currentPhase == .rejected ? 1 : 0

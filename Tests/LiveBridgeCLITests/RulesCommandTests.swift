@@ -52,6 +52,29 @@ struct RulesCommandTests {
                          "message": "Migrating users table…", "metric": "Step 2/5", "progress": 0.4, "accentColor": "#00CFFF"])
     }
 
+    /// Local times follow TZ through the tz database (glibc), summer time included: no ICU in the binary.
+    @Test(arguments: [("Europe/Berlin", "2026-11-22T12:00:00Z", "13:00 +0100"), ("Europe/Berlin", "2026-07-01T12:00:00Z", "14:00 +0200"),
+                      ("America/New_York", "2026-11-22T12:00:00Z", "07:00 -0500"), ("UTC", "2026-07-01T12:00:00Z", "12:00 +0000")])
+    func renderWritesLocalTimesInTheZoneOfTZ(zone: String, at: String, expected: String) async throws {
+        let folder = try exampleFolder()
+        try """
+            homeassistant: { url: "ws://127.0.0.1:9", token: t }
+            backends: { aivi: { type: aivi, token: t } }
+            activities:
+              clock:
+                active_when: "{{ true }}"
+                template: generic
+                backend: aivi
+                progress: 0.5
+                state: "{{ now() | as_timestamp | timestamp_custom('%H:%M %z') }}"
+            """.write(toFile: folder + "/clock.yaml", atomically: true, encoding: .utf8)
+        try "[]".write(toFile: folder + "/states.json", atomically: true, encoding: .utf8)
+        let render = try Subprocess(["render", folder + "/clock.yaml", "--states", folder + "/states.json", "--at", at], environment: ["TZ": zone])
+        #expect(await render.exitStatus() == 0, "\(render.stderr)")
+        let body = try JSONParser.parse(render.stdout.lines.count > 1 ? render.stdout.lines[1] : "null")
+        #expect(body["content"]?["state"] == .string(expected))
+    }
+
     @Test func renderEndsWithTheOnEndFields() async throws {
         let folder = try exampleFolder()
         let render = try Subprocess(["render", folder + "/livebridge.yaml", "--states",

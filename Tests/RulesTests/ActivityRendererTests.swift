@@ -61,7 +61,7 @@ struct ActivityRendererTests {
             "timer.laundry": EntityState(entityID: "timer.laundry", state: "active", attributes: ["finishes_at": "2026-11-22T13:00:00+00:00"], lastChanged: 0),
         ]
         states.merge(extra) { $1 }
-        return EvaluationContext(states: states, now: 1_795_348_800, timeZone: TimeZone(identifier: "UTC")!)
+        return EvaluationContext(states: states, now: 1_795_348_800, timeZone: .utc)
     }
 
     func rule(_ id: String) throws -> ActivityRule {

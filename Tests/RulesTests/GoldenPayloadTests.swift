@@ -191,7 +191,7 @@ struct GoldenPayloadTests {
         let folder = try ConfigFolder(["livebridge.yaml": activity == "migration-done" ? Self.finalRules : Self.rules])
         let rules = try RulesLoader.load(file: folder.file("livebridge.yaml"), environment: [:]).get()
         let rule = try #require(rules.activities.first { $0.id == activity })
-        let context = EvaluationContext(states: try StatesFile.parse(Self.states), now: 1_795_348_800, timeZone: TimeZone(identifier: "UTC")!)
+        let context = EvaluationContext(states: try StatesFile.parse(Self.states), now: 1_795_348_800, timeZone: .utc)
         #expect(try ActivityRenderer.isActive(rule, in: context).get())
         var notes: [PayloadIssue] = []
         let request = try ActivityRenderer.render(rule, phase: .update, in: context, notes: &notes).get()

@@ -18,7 +18,7 @@ struct TemplateTests {
         "sensor.minutes_left": EntityState(entityID: "sensor.minutes_left", state: "42", lastChanged: noon),
         "sensor.offline": EntityState(entityID: "sensor.offline", state: "unavailable", lastChanged: noon),
         "sensor.charge": EntityState(entityID: "sensor.charge", state: "80", attributes: ["nested": ["level": 3]], lastChanged: noon),
-    ], now: noon, timeZone: TimeZone(identifier: "UTC")!)
+    ], now: noon, timeZone: .utc)
 
     func value(_ source: String) throws -> TemplateValue {
         try Template(source).evaluate(in: context)

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import LiveActivity
 
 /// `livebridge blueprint lint`: checks a Home Assistant automation blueprint that fires LiveBridge's event —

@@ -1,8 +1,9 @@
-import Foundation
+import FoundationEssentials
+import Platform
 /// Durations as users write them: `5s`, `2m`, `1h30m`, `250ms`, `00:00:05`, or a bare number of seconds.
 public enum ConfigDuration {
     public static func parse(_ text: String) -> Duration? {
-        let t = text.trimmingCharacters(in: .whitespaces)
+        let t = text.trimmingSpaces()
         guard !t.isEmpty else { return nil }
         if let seconds = Double(t), seconds >= 0 { return .milliseconds(Int64((seconds * 1000).rounded())) }
         if t.contains(":") {

@@ -1,3 +1,4 @@
+import Platform
 import JSON
 import LiveActivity
 
@@ -136,7 +137,7 @@ struct FieldCompiler {
     /// Secret values never appear in messages.
     private func redact(_ message: String, _ node: YAMLNode) -> String {
         guard node.isSecret, let text = node.scalar, !text.isEmpty else { return message }
-        return message.replacingOccurrences(of: text, with: "<secret>")
+        return message.replacingAll(text, with: "<secret>")
     }
 }
 

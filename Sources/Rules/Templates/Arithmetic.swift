@@ -1,4 +1,5 @@
-import Foundation
+import Glibc
+import FoundationEssentials
 
 /// Python's operators over template values, including datetime and timedelta arithmetic.
 enum Arithmetic {
@@ -108,7 +109,7 @@ enum Arithmetic {
                 for _ in 0..<y where !overflow { (result, overflow) = result.multipliedReportingOverflow(by: x) }
                 if !overflow { return .int(result) }
             }
-            return .double(Foundation.pow(a, b))
+            return .double(Glibc.pow(a, b))
         default:
             throw EvaluationError("unsupported operator \(op.rawValue)")
         }

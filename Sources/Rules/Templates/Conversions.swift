@@ -1,3 +1,4 @@
+import Platform
 import HomeAssistant
 
 /// Turning what entities hold (strings, mostly) into numbers, times and durations, as Home Assistant's helpers do.
@@ -20,7 +21,7 @@ enum Conversions {
             if let d = Double(s) { return d }
             // Only text with surrounding spaces gets a second try: trimming is costly and most misses are words.
             guard s.first?.isWhitespace == true || s.last?.isWhitespace == true else { return nil }
-            let t = s.trimmingCharacters(in: .whitespaces)
+            let t = s.trimmingSpaces()
             guard !t.isEmpty, let d = Double(t) else { return nil }
             return d
         default: return nil
@@ -33,7 +34,7 @@ enum Conversions {
         case .datetime(let t): return t
         case .int, .double: return value.number
         case .string(let s):
-            if let t = Timestamp.epoch(fromISO8601: s.trimmingCharacters(in: .whitespaces)) { return t }
+            if let t = Timestamp.epoch(fromISO8601: s.trimmingSpaces()) { return t }
             return Double(s)
         default: return nil
         }
@@ -45,7 +46,7 @@ enum Conversions {
         case .timedelta(let s): return s
         case .int, .double: return value.number
         case .string(let raw):
-            let s = raw.trimmingCharacters(in: .whitespaces)
+            let s = raw.trimmingSpaces()
             if s.hasPrefix("P") || s.hasPrefix("-P") { return isoDuration(s) }
             var days = 0.0
             var clock = Substring(s)

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HomeAssistant
 
 /// What a template sees: the entity states and the time, from an injectable clock.
@@ -7,9 +7,9 @@ public struct EvaluationContext: Sendable {
     /// Seconds since 1970: `now()`.
     public var now: Double
     /// For `timestamp_custom(…, local=true)` (the default, as in Home Assistant).
-    public var timeZone: TimeZone
+    public var timeZone: LocalTimeZone
 
-    public init(states: [String: EntityState], now: Double, timeZone: TimeZone = .current) {
+    public init(states: [String: EntityState], now: Double, timeZone: LocalTimeZone = .system) {
         self.states = states
         self.now = now
         self.timeZone = timeZone

@@ -1,4 +1,6 @@
-import Foundation
+import Glibc
+import FoundationEssentials
+import Platform
 import HomeAssistant
 
 /// The filters of the template language (`value | filter(args)`), with Home Assistant's semantics:
@@ -17,7 +19,7 @@ enum Filters {
             }
             let precision = args.first?.number.map(Int.init) ?? (keywords.isEmpty ? nil : keywords["precision"]?.number.map(Int.init)) ?? 0
             let method = (args.count > 1 ? args[1] : (keywords.isEmpty ? nil : keywords["method"]))?.text ?? "common"
-            let scale = Foundation.pow(10.0, Double(precision))
+            let scale = Glibc.pow(10.0, Double(precision))
             let scaled = d * scale
             let rounded: Double = switch method {
             case "ceil": scaled.rounded(.up)
@@ -32,14 +34,14 @@ enum Filters {
             return value
         case .upper: return .string(value.text.uppercased())
         case .lower: return .string(value.text.lowercased())
-        case .title: return .string(value.text.capitalized)
+        case .title: return .string(value.text.titleCased)
         case .capitalize:
             let s = value.text.lowercased()
             return .string(s.prefix(1).uppercased() + s.dropFirst())
-        case .trim: return .string(value.text.trimmingCharacters(in: .whitespacesAndNewlines))
+        case .trim: return .string(value.text.trimmingWhitespace())
         case .replace:
             guard args.count >= 2 else { throw EvaluationError("replace needs two arguments: old and new") }
-            return .string(value.text.replacingOccurrences(of: args[0].text, with: args[1].text))
+            return .string(value.text.replacingAll(args[0].text, with: args[1].text))
         case .abs:
             switch value {
             case .int(let i): return .int(Swift.abs(i))
@@ -65,7 +67,7 @@ enum Filters {
             }
             let format = args.first?.text ?? keywords["format_string"]?.text ?? "%Y-%m-%d %H:%M:%S"
             let local = (args.count > 1 ? args[1] : keywords["local"])?.isTruthy ?? true
-            let offset = local ? Double(context.timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: epoch))) : 0
+            let offset = local ? Double(context.timeZone.secondsFromGMT(at: epoch)) : 0
             return .string(StrftimeFormat.format(format, epoch: epoch + offset, utcOffset: Int(offset)))
         case .asTimestamp:
             if let epoch = Conversions.epoch(value) { return .double(epoch) }

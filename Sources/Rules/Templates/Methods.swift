@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Platform
 
 /// Methods on values (`delta.total_seconds()`, `when.isoformat()`, `text.lower()`).
 enum Methods {
@@ -9,11 +10,11 @@ enum Methods {
         case (.timestamp, .datetime(let t)): return .double(t)
         case (.isoformat, .datetime): return .string(value.text)
         case (.strftime, .datetime(let t)):
-            let offset = context.timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: t))
+            let offset = context.timeZone.secondsFromGMT(at: t)
             return .string(StrftimeFormat.format(args.first?.text ?? "%Y-%m-%d %H:%M:%S", epoch: t + Double(offset), utcOffset: offset))
         case (.lower, .string(let s)): return .string(s.lowercased())
         case (.upper, .string(let s)): return .string(s.uppercased())
-        case (.strip, .string(let s)): return .string(s.trimmingCharacters(in: .whitespacesAndNewlines))
+        case (.strip, .string(let s)): return .string(s.trimmingWhitespace())
         case (.split, .string(let s)):
             let parts: [String] = if let separator = args.first?.text {
                 s.components(separatedBy: separator)
@@ -25,7 +26,7 @@ enum Methods {
         case (.endswith, .string(let s)): return .bool(s.hasSuffix(args.first?.text ?? ""))
         case (.replace, .string(let s)):
             guard args.count >= 2 else { throw EvaluationError("replace() needs two arguments") }
-            return .string(s.replacingOccurrences(of: args[0].text, with: args[1].text))
+            return .string(s.replacingAll(args[0].text, with: args[1].text))
         default:
             throw EvaluationError("\(value.typeName) \(value.repr) has no method \(method.rawValue)()")
         }

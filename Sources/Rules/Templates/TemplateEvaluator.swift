@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Platform
 import HomeAssistant
 
 /// Evaluates a compiled `Expression`. Never crashes: everything that cannot be computed is an `EvaluationError`.
@@ -121,7 +122,7 @@ struct TemplateEvaluator {
         var attributes: [String: TemplateValue] = [:]
         for (key, value) in state.attributes { attributes[key] = TemplateValue(value) }
         let objectID = state.entityID.split(separator: ".").last.map(String.init) ?? state.entityID
-        let name = state.attributes["friendly_name"]?.stringValue ?? objectID.replacingOccurrences(of: "_", with: " ")
+        let name = state.attributes["friendly_name"]?.stringValue ?? objectID.replacingAll("_", with: " ")
         return .mapping([
             "entity_id": .string(state.entityID), "state": .string(state.state), "attributes": .mapping(attributes),
             "last_changed": .datetime(state.lastChanged), "last_updated": .datetime(state.lastUpdated),

@@ -62,7 +62,7 @@ struct TemplateParser {
                         while i < chars.count, chars[i].isNumber { i += 1 }
                     }
                 }
-                let literal = String(chars[start..<i]).replacingOccurrences(of: "_", with: "")
+                let literal = String(chars[start..<i]).replacingAll("_", with: "")
                 if !isFloat, let value = Int(literal) {
                     tokens.append((.number(.int(value)), start))
                 } else if let value = Double(literal) {

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Platform
 
 /// Loads a YAML file the way Home Assistant users expect: `!secret NAME` from `secrets.yaml` beside the file,
 /// `!env_var NAME [default]`, `!include FILE` relative to the file. Reports every problem, not only the first.
@@ -42,7 +43,7 @@ public struct YAMLLoader {
     private mutating func parse(_ text: String, file: String) -> YAMLNode? {
         do {
             guard let raw = try YAMLParser.parse(text, file: file) else { return nil }
-            return resolve(raw, directory: (file as NSString).deletingLastPathComponent)
+            return resolve(raw, directory: PathText.directory(of: file))
         } catch {
             errors.append(error)
             return nil
@@ -92,7 +93,7 @@ public struct YAMLLoader {
     }
 
     private mutating func secret(_ name: String, at location: SourceLocation, directory: String) -> YAMLNode? {
-        let path = (directory as NSString).appendingPathComponent("secrets.yaml")
+        let path = PathText.join(directory, "secrets.yaml")
         if secretsCache[path] == nil {
             secretsCache[path] = .some(loadSecrets(path))
         }
@@ -126,7 +127,7 @@ public struct YAMLLoader {
     }
 
     private mutating func environmentVariable(_ text: String, at location: SourceLocation) -> YAMLNode? {
-        let parts = text.split(separator: " ", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+        let parts = text.split(separator: " ", maxSplits: 1).map { $0.trimmingSpaces() }
         guard let name = parts.first, !name.isEmpty else {
             errors.append(ConfigError(location, path: "", "!env_var needs a variable name"))
             return nil
@@ -146,7 +147,7 @@ public struct YAMLLoader {
             errors.append(ConfigError(location, path: "", "!include nested more than 16 deep (a cycle?)"))
             return nil
         }
-        let path = file.hasPrefix("/") ? file : (directory as NSString).appendingPathComponent(file)
+        let path = file.hasPrefix("/") ? file : PathText.join(directory, file)
         includeDepth += 1
         defer { includeDepth -= 1 }
         return loadFile(path, from: location)
