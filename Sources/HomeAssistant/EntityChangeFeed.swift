@@ -65,10 +65,14 @@ public final class EntityChangeFeed: Sendable {
     /// Changes replaced by a newer one for the same entity before the consumer saw them.
     public var coalescedCount: Int { state.withLock { $0.coalesced } }
 
+    /// Room kept between batches: a flood reuses it, while a snapshot's thousands of entries are handed back.
+    static let keptCapacity = 1024
+
     private static func drain(_ s: inout State) -> [EntityChange] {
         let batch = s.order.map { s.latest[$0]! }
-        s.order.removeAll(keepingCapacity: true)
-        s.latest.removeAll(keepingCapacity: true)
+        let keep = s.order.count <= keptCapacity
+        s.order.removeAll(keepingCapacity: keep)
+        s.latest.removeAll(keepingCapacity: keep)
         return batch
     }
 }

@@ -54,7 +54,13 @@ public final class HomeAssistantConnection: @unchecked Sendable {
         var options = WebSocketEventLoop.Options()
         options.maximumMessageSize = configuration.maximumMessageSize
         options.name = "homeassistant"
-        if case .tls(let caFile, _) = configuration.endpoint.security { options.clientCAFile = caFile }
+        // One connection to Home Assistant (and its redial while the old one closes).
+        options.maximumConnections = 4
+        options.usesTLS = false
+        if case .tls(let caFile, _) = configuration.endpoint.security {
+            options.usesTLS = true
+            options.clientCAFile = caFile
+        }
         loop = try WebSocketEventLoop(options: options)
     }
 

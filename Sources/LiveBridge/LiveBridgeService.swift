@@ -97,6 +97,9 @@ public actor LiveBridgeService {
             var loopOptions = WebSocketEventLoop.Options()
             loopOptions.listen = (listen.host, listen.port)
             loopOptions.name = "status"
+            // Plain HTTP on a local port for metrics scrapes and the preview page.
+            loopOptions.usesTLS = false
+            loopOptions.maximumConnections = 64
             do { statusLoop = try WebSocketEventLoop(options: loopOptions) } catch {
                 throw StartupError(description: "cannot listen on \(listen.host):\(listen.port) for status: \(error)")
             }

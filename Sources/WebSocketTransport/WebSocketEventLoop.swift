@@ -22,6 +22,12 @@ public final class WebSocketEventLoop: @unchecked Sendable {
         /// Largest fragment written at once.
         public var fragmentSize: Int = 256 << 10
         public var name: String = "websocket"
+        /// Whether this loop speaks TLS (wss:// out, or a listener with a certificate). Without it OpenSSL is never
+        /// initialised for the loop and no certificate store is loaded: ~1 MiB of heap and libcrypto's pages spared.
+        public var usesTLS: Bool = true
+        /// At most this many sockets at once; nil sizes libwebsockets' lookup table by the process's file limit,
+        /// 8 bytes per possible descriptor (4 MiB under systemd's 524,288). Beyond the limit, connections are refused.
+        public var maximumConnections: Int?
 
         public init() {}
     }
@@ -68,7 +74,10 @@ public final class WebSocketEventLoop: @unchecked Sendable {
 
         var info = lws_context_creation_info()
         info.protocols = UnsafePointer(protocols)
-        info.options = UInt64(LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT) | UInt64(LWS_SERVER_OPTION_VALIDATE_UTF8)
+        info.options = UInt64(LWS_SERVER_OPTION_VALIDATE_UTF8)
+        if options.usesTLS || options.serverCertificate != nil { info.options |= UInt64(LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT) }
+        // A few descriptors beyond the connections: the cancel pipe and the listener.
+        if let maximum = options.maximumConnections { info.fd_limit_per_thread = UInt32(maximum + 4) }
         info.gid = -1
         info.uid = -1
         if let listen = options.listen {
