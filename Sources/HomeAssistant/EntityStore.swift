@@ -14,12 +14,14 @@ public struct EntityStore: Sendable {
     public var count: Int { states.count }
 
     /// Replaces everything with a snapshot's `a` object. Unchanged entities are not reported.
-    public mutating func replace(withSnapshot event: JSONValue) -> [EntityChange] {
+    public mutating func replace(withSnapshot event: JSONText) throws -> [EntityChange] {
         var fresh: [String: EntityState] = [:]
-        if let added = event["a"]?.objectValue {
-            fresh.reserveCapacity(added.count)
-            for (id, compressed) in added {
-                if let state = Self.decodeFull(id: id, compressed) { fresh[id] = state }
+        try event.read { reader in
+            let parts = try Parts(&reader)
+            guard let added = parts.added else { return }
+            var entities = reader.subreader(added)
+            try entities.readObject { reader, id in
+                if let state = try Self.readFull(id: id, &reader) { fresh[id] = state }
             }
         }
         var changes: [EntityChange] = []
@@ -33,56 +35,140 @@ public struct EntityStore: Sendable {
         return changes
     }
 
-    /// Applies a later event of the subscription.
-    public mutating func apply(_ event: JSONValue) -> [EntityChange] {
+    /// Applies a later event of the subscription: `a`, then `c`, then `r`, each in entity id order.
+    public mutating func apply(_ event: JSONText) throws -> [EntityChange] {
         var changes: [EntityChange] = []
-        if let added = event["a"]?.objectValue {
-            for id in added.keys.sorted() {
-                guard let state = Self.decodeFull(id: id, added[id]!) else { continue }
-                states[id] = state
-                changes.append(.updated(state))
+        try event.read { reader in
+            let parts = try Parts(&reader)
+            if let added = parts.added {
+                var entities: [(id: String, state: EntityState)] = []
+                var members = reader.subreader(added)
+                try members.readObject { reader, id in
+                    if let state = try Self.readFull(id: id, &reader) { entities.append((id, state)) }
+                }
+                for (id, state) in Self.latestByID(entities) {
+                    states[id] = state
+                    changes.append(.updated(state))
+                }
             }
-        }
-        if let changed = event["c"]?.objectValue {
-            for id in changed.keys.sorted() {
-                guard var state = states[id], let diff = changed[id] else { continue }
-                Self.applyDiff(diff, to: &state)
-                states[id] = state
-                changes.append(.updated(state))
+            if let changed = parts.changed {
+                var diffs: [(id: String, range: Range<Int>)] = []
+                var members = reader.subreader(changed)
+                try members.readObject { reader, id in diffs.append((id, try reader.skipValueRange())) }
+                for (id, range) in Self.latestByID(diffs) {
+                    guard var state = states[id] else { continue }
+                    var diff = members.subreader(range)
+                    try Self.readDiff(&diff, into: &state)
+                    states[id] = state
+                    changes.append(.updated(state))
+                }
             }
-        }
-        if let removed = event["r"]?.arrayValue {
-            for case .string(let id) in removed where states.removeValue(forKey: id) != nil {
-                changes.append(.removed(entityID: id))
+            if let removed = parts.removed {
+                var ids = reader.subreader(removed)
+                guard ids.nextKind == .array else { return }
+                try ids.readArray { reader in
+                    if let id = try reader.readStringIfPresent(), states.removeValue(forKey: id) != nil {
+                        changes.append(.removed(entityID: id))
+                    }
+                }
             }
         }
         return changes
     }
 
-    static func decodeFull(id: String, _ compressed: JSONValue) -> EntityState? {
-        guard let state = compressed["s"]?.stringValue else { return nil }
-        let lastChanged = compressed["lc"]?.doubleValue ?? 0
-        return EntityState(entityID: id, state: state, attributes: compressed["a"]?.objectValue ?? [:],
-                           lastChanged: lastChanged, lastUpdated: compressed["lu"]?.doubleValue ?? lastChanged,
-                           contextID: contextID(compressed["c"]))
+    /// For tests and tools that hold an event as a tree.
+    public mutating func replace(withSnapshot event: JSONValue) -> [EntityChange] { try! replace(withSnapshot: JSONText(event)) }
+    public mutating func apply(_ event: JSONValue) -> [EntityChange] { try! apply(JSONText(event)) }
+
+    /// Where an event's `a`, `c` and `r` are, so they are applied in that order whatever order they came in.
+    private struct Parts {
+        var added, changed, removed: Range<Int>?
+
+        init(_ reader: inout JSONReader) throws {
+            guard reader.nextKind == .object else { try reader.skipValue(); return }
+            var parts = Parts()
+            try reader.readObject { reader, key in
+                switch key {
+                case "a": parts.added = reader.nextKind == .object ? try reader.skipValueRange() : nil
+                case "c": parts.changed = reader.nextKind == .object ? try reader.skipValueRange() : nil
+                case "r": parts.removed = try reader.skipValueRange()
+                default: try reader.skipValue()
+                }
+            }
+            self = parts
+        }
+
+        private init() {}
     }
 
-    static func applyDiff(_ diff: JSONValue, to state: inout EntityState) {
-        if let plus = diff["+"] {
-            if let s = plus["s"]?.stringValue { state.state = s }
-            if let attributes = plus["a"]?.objectValue {
-                for (key, value) in attributes { state.attributes[key] = value }
+    /// One entry per id, the last given, sorted by id (as a decoded object would have it).
+    private static func latestByID<T>(_ entries: [(id: String, T)]) -> [(id: String, T)] {
+        guard entries.count > 1 else { return entries }
+        var latest: [String: Int] = [:]
+        for (position, entry) in entries.enumerated() { latest[entry.id] = position }
+        return latest.sorted { $0.key < $1.key }.map { entries[$0.value] }
+    }
+
+    /// A full compressed state: `s` (required), `a`, `c`, `lc`, `lu` (defaults to `lc`).
+    static func readFull(id: String, _ reader: inout JSONReader) throws -> EntityState? {
+        guard reader.nextKind == .object else { try reader.skipValue(); return nil }
+        var state: String?
+        var attributes: [String: JSONValue] = [:]
+        var lastChanged: Double?, lastUpdated: Double?
+        var context: String?
+        try reader.readObject { reader, key in
+            switch key {
+            case "s": state = try reader.readStringIfPresent()
+            case "a": attributes = try reader.readValue().objectValue ?? [:]
+            case "lc": lastChanged = try reader.readDoubleIfPresent()
+            case "lu": lastUpdated = try reader.readDoubleIfPresent()
+            case "c": context = contextID(try reader.readValue())
+            default: try reader.skipValue()
             }
-            if let lc = plus["lc"]?.doubleValue {
-                state.lastChanged = lc
-                state.lastUpdated = lc
+        }
+        guard let state else { return nil }
+        return EntityState(entityID: id, state: state, attributes: attributes, lastChanged: lastChanged ?? 0,
+                           lastUpdated: lastUpdated ?? lastChanged ?? 0, contextID: context)
+    }
+
+    /// A diff: `+` sets state, attributes, times and context; then `-` removes attributes.
+    static func readDiff(_ reader: inout JSONReader, into state: inout EntityState) throws {
+        guard reader.nextKind == .object else { try reader.skipValue(); return }
+        var lastChanged: Double?, lastUpdated: Double?
+        var removedKeys: [String] = []
+        try reader.readObject { reader, key in
+            switch key {
+            case "+":
+                guard reader.nextKind == .object else { return }
+                try reader.readObject { reader, key in
+                    switch key {
+                    case "s": if let s = try reader.readStringIfPresent() { state.state = s }
+                    case "a":
+                        guard reader.nextKind == .object else { return }
+                        try reader.readObject { reader, name in state.attributes[name] = try reader.readValue() }
+                    case "lc": lastChanged = try reader.readDoubleIfPresent() ?? lastChanged
+                    case "lu": lastUpdated = try reader.readDoubleIfPresent() ?? lastUpdated
+                    case "c": if let context = contextID(try reader.readValue()) { state.contextID = context }
+                    default: try reader.skipValue()
+                    }
+                }
+            case "-":
+                guard reader.nextKind == .object else { return }
+                try reader.readObject { reader, key in
+                    guard key == "a", reader.nextKind == .array else { return }
+                    try reader.readArray { reader in
+                        if let name = try reader.readStringIfPresent() { removedKeys.append(name) }
+                    }
+                }
+            default: try reader.skipValue()
             }
-            if let lu = plus["lu"]?.doubleValue { state.lastUpdated = lu }
-            if let context = contextID(plus["c"]) { state.contextID = context }
         }
-        if let removedKeys = diff["-"]?["a"]?.arrayValue {
-            for case .string(let key) in removedKeys { state.attributes[key] = nil }
+        if let lastChanged {
+            state.lastChanged = lastChanged
+            state.lastUpdated = lastChanged
         }
+        if let lastUpdated { state.lastUpdated = lastUpdated }
+        for key in removedKeys { state.attributes[key] = nil }
     }
 
     private static func contextID(_ value: JSONValue?) -> String? {

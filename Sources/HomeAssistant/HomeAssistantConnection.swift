@@ -389,7 +389,7 @@ public final class HomeAssistantConnection: @unchecked Sendable {
                 guard let id = state["entity_id"]?.stringValue, watched.contains(id), let compressed = Self.compressed(state) else { continue }
                 snapshot[id] = compressed
             }
-            entityEvent(["a": .object(snapshot)])
+            entityEvent(JSONText(["a": .object(snapshot)]))
         }
     }
 
@@ -405,13 +405,39 @@ public final class HomeAssistantConnection: @unchecked Sendable {
         return .object(entry)
     }
 
-    /// One state_changed event: a watched entity's new state (or its removal) as a store event.
-    private func stateChangedEvent(_ event: JSONValue) {
-        guard !awaitingSnapshot, let data = event["data"], let id = data["entity_id"]?.stringValue, stateChangedFilter.contains(id) else { return }
-        if let newState = data["new_state"], newState != .null, let compressed = Self.compressed(newState) {
-            entityEvent(["a": .object([id: compressed])])
-        } else {
-            entityEvent(["r": [.string(id)]])
+    /// One state_changed event: a watched entity's new state (or its removal) as a store event. Only `data.entity_id`
+    /// is decoded until it is known to be watched: on this path most events are for entities no rule reads.
+    private func stateChangedEvent(_ event: JSONText) {
+        guard !awaitingSnapshot else { return }
+        do {
+            let watched: (id: String, newState: JSONValue)? = try event.read { reader in
+                guard reader.nextKind == .object else { try reader.skipValue(); return nil }
+                var found: (id: String, newState: JSONValue)?
+                try reader.readObject { reader, key in
+                    guard key == "data", reader.nextKind == .object else { return }
+                    var id: String?
+                    var newState: Range<Int>?
+                    try reader.readObject { reader, key in
+                        switch key {
+                        case "entity_id": id = try reader.readStringIfPresent()
+                        case "new_state": newState = try reader.skipValueRange()
+                        default: try reader.skipValue()
+                        }
+                    }
+                    guard let id, stateChangedFilter.contains(id) else { return }
+                    var state = newState.map { reader.subreader($0) }
+                    found = (id, try state?.readValue() ?? .null)
+                }
+                return found
+            }
+            guard let (id, newState) = watched else { return }
+            if newState != .null, let compressed = Self.compressed(newState) {
+                entityEvent(JSONText(["a": .object([id: compressed])]))
+            } else {
+                entityEvent(JSONText(["r": [.string(id)]]))
+            }
+        } catch {
+            emit(.warning("ignored a malformed state_changed event: \(error)"))
         }
     }
 
@@ -462,24 +488,34 @@ public final class HomeAssistantConnection: @unchecked Sendable {
             if id == entitySubscriptionID {
                 if configuration.entitySource == .stateChanged { stateChangedEvent(event) } else { entityEvent(event) }
             } else if let type = eventSubscriptionIDs[id] {
-                for continuation in (eventHandlers[type] ?? [:]).values { continuation.yield(event) }
+                guard let handlers = eventHandlers[type], !handlers.isEmpty, let value = try? event.value() else { return }
+                for continuation in handlers.values { continuation.yield(value) }
             }
         case .other:
             break
         }
     }
 
-    private func entityEvent(_ event: JSONValue) {
+    private func entityEvent(_ event: JSONText) {
         if awaitingSnapshot {
             awaitingSnapshot = false
-            let snapshot = store.replace(withSnapshot: event)
+            let snapshot: [EntityChange]
+            do { snapshot = try store.replace(withSnapshot: event) } catch {
+                // Cannot happen for a frame that parsed; if it does, a fresh connection brings a fresh snapshot.
+                abortSocket(reason: "malformed entities snapshot: \(error)")
+                return
+            }
             receivedChanges.add(snapshot.count, ordering: .relaxed)
             changes.publish(snapshot)
             phase = .ready
             attempt = 0
             emit(.ready(entities: store.count))
         } else {
-            let applied = store.apply(event)
+            let applied: [EntityChange]
+            do { applied = try store.apply(event) } catch {
+                emit(.warning("ignored a malformed entities event: \(error)"))
+                return
+            }
             receivedChanges.add(applied.count, ordering: .relaxed)
             changes.publish(applied)
         }

@@ -7,15 +7,74 @@ public enum ServerMessage: Sendable, Equatable {
     case authOK(version: String?)
     case authInvalid(message: String)
     case result(id: Int, Result<JSONValue, HomeAssistantError>)
-    case event(id: Int, JSONValue)
+    /// An event of a subscription: its payload as text, for the subscriber to read.
+    case event(id: Int, JSONText)
     case pong(id: Int)
     /// A message this client does not act on (an unknown type, or a known type missing its fields).
     case other(JSONValue)
 
+    /// Reads the envelope of each message (`id`, `type`, `success`, …) and leaves an event's payload as text,
+    /// checked but not decoded: its subscriber knows its shape and reads it straight into its own types.
     public static func decode(frame: [UInt8]) throws -> [ServerMessage] {
-        let value = try JSONParser.parse(frame)
-        if case .array(let messages) = value { return messages.map(decode(message:)) }
-        return [decode(message: value)]
+        try frame.withUnsafeBufferPointer { buffer in
+            var reader = JSONReader(buffer)
+            var messages: [ServerMessage] = []
+            if reader.nextKind == .array {
+                try reader.readArray { reader in messages.append(try decode(&reader, frame: frame)) }
+            } else {
+                messages.append(try decode(&reader, frame: frame))
+            }
+            try reader.expectEnd()
+            return messages
+        }
+    }
+
+    private static func decode(_ reader: inout JSONReader, frame: [UInt8]) throws -> ServerMessage {
+        guard reader.nextKind == .object else { return .other(try reader.readValue()) }
+        let start = reader.offset
+        var envelope = Envelope()
+        try reader.readObject { reader, key in
+            switch key {
+            case "type": envelope.type = try reader.readStringIfPresent()
+            case "id": envelope.id = try reader.readValue().intValue
+            case "event": envelope.event = try reader.skipValueRange()
+            case "result": envelope.result = try reader.readValue()
+            case "success": envelope.success = try reader.readValue().boolValue
+            case "error": envelope.error = try reader.readValue()
+            case "ha_version": envelope.version = try reader.readStringIfPresent()
+            case "message": envelope.message = try reader.readStringIfPresent()
+            default: try reader.skipValue()
+            }
+        }
+        switch (envelope.type, envelope.id) {
+        case ("auth_required", _): return .authRequired(version: envelope.version)
+        case ("auth_ok", _): return .authOK(version: envelope.version)
+        case ("auth_invalid", _): return .authInvalid(message: envelope.message ?? "invalid access token")
+        case ("pong", let id?): return .pong(id: id)
+        case ("event", let id?):
+            return .event(id: id, envelope.event.map { JSONText(frame[$0]) } ?? JSONText("null"))
+        case ("result", let id?):
+            if envelope.success == true { return .result(id: id, .success(envelope.result ?? .null)) }
+            return .result(id: id, .failure(HomeAssistantError(
+                code: envelope.error?["code"]?.stringValue ?? "unknown_error",
+                message: envelope.error?["message"]?.stringValue ?? "no message")))
+        default:
+            // Rare: the whole message, as a tree.
+            var whole = reader.subreader(start..<reader.offset)
+            return .other(try whole.readValue())
+        }
+    }
+
+    /// The fields of a message this client acts on.
+    private struct Envelope {
+        var type: String?
+        var id: Int?
+        var event: Range<Int>?
+        var result: JSONValue?
+        var success: Bool?
+        var error: JSONValue?
+        var version: String?
+        var message: String?
     }
 
     public static func decode(message: JSONValue) -> ServerMessage {
@@ -26,7 +85,7 @@ public enum ServerMessage: Sendable, Equatable {
         case ("auth_ok", _): return .authOK(version: message["ha_version"]?.stringValue)
         case ("auth_invalid", _): return .authInvalid(message: message["message"]?.stringValue ?? "invalid access token")
         case ("pong", let id?): return .pong(id: id)
-        case ("event", let id?): return .event(id: id, message["event"] ?? .null)
+        case ("event", let id?): return .event(id: id, JSONText(message["event"] ?? .null))
         case ("result", let id?):
             if message["success"]?.boolValue == true {
                 return .result(id: id, .success(message["result"] ?? .null))

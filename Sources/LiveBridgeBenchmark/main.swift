@@ -252,6 +252,8 @@ var results: [String: JSONValue] = [:]
 // LIVEBRIDGE_BENCH=flood,latency runs only those scenarios (for profiling one of them); the results file is then left alone.
 let only = ProcessInfo.processInfo.environment["LIVEBRIDGE_BENCH"].map { Set($0.split(separator: ",").map(String.init)) }
 func wanted(_ name: String) -> Bool { only?.contains(name) ?? true }
+// The fixed cost: the runtime, the C libraries and the loops, with one entity.
+if wanted("startup_1_entity") { try await startup(entities: 1, padding: 0, name: "startup_1_entity") }
 if wanted("startup_5000_entities") { try await startup(entities: 5_000, padding: 0, name: "startup_5000_entities") }
 if wanted("latency") { try await latency(changes: 1_000) }
 if wanted("flood") { try await flood(changes: floodChanges) }

@@ -60,6 +60,34 @@ struct EntityStoreTests {
         #expect(store.states.keys.sorted() == ["input_number.washer_progress", "sensor.new"])
     }
 
+    /// Read from the frame's text as it came: `a`, then `c`, then `r`, ids sorted, whatever order the members had;
+    /// `lc` before `lu` and `+` before `-` within a diff.
+    @Test func anEventIsAppliedInTheSameOrderWhateverItsMembersOrder() throws {
+        var store = EntityStore()
+        _ = store.replace(withSnapshot: snapshot)
+        let changes = try store.apply(JSONText("""
+            {"r":["sensor.b"],"c":{"sensor.b":{"-":{"a":["x"]},"+":{"lu":20.0,"a":{"x":2},"lc":10.0}},"timer.laundry":{"+":{"s":"idle"}}},
+             "a":{"sensor.b":{"s":"on","a":{"x":1},"lc":5},"sensor.a":{"s":"off","lc":4}}}
+            """))
+        #expect(changes.map(\.entityID) == ["sensor.a", "sensor.b", "sensor.b", "timer.laundry", "sensor.b"])
+        guard case .updated(let changedB) = changes[2] else { Issue.record("\(changes)"); return }
+        #expect(changedB.attributes["x"] == nil, "the - of a diff comes after its +")
+        #expect(changedB.lastChanged == 10.0)
+        #expect(changedB.lastUpdated == 20.0, "lu wins over lc whichever comes first")
+        #expect(changes.last == .removed(entityID: "sensor.b"))
+        #expect(store["sensor.b"] == nil && store["sensor.a"]?.state == "off" && store["timer.laundry"]?.state == "idle")
+    }
+
+    /// Fields of the wrong kind are ignored as the tree reading ignored them: no state means no entity.
+    @Test func fieldsOfTheWrongKindAreIgnored() throws {
+        var store = EntityStore()
+        let changes = try store.replace(withSnapshot: JSONText(#"{"a":{"sensor.n":{"s":5},"sensor.ok":{"s":"on","lc":"soon","a":[1],"c":7}}}"#))
+        #expect(changes.map(\.entityID) == ["sensor.ok"])
+        #expect(store["sensor.ok"] == EntityState(entityID: "sensor.ok", state: "on", lastChanged: 0))
+        #expect(try store.apply(JSONText(#"{"c":{"sensor.ok":{"+":{"s":null,"lu":"x"}}},"r":"sensor.ok"}"#)).count == 1)
+        #expect(store["sensor.ok"]?.state == "on")
+    }
+
     @Test func aDiffForAnUnknownEntityIsIgnored() {
         var store = EntityStore()
         #expect(store.apply(["c": ["sensor.ghost": ["+": ["s": "on"]]]]).isEmpty)

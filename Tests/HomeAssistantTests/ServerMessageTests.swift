@@ -11,7 +11,7 @@ struct ServerMessageTests {
 
     @Test func aCoalescedFrameHoldsAnArrayOfMessagesInOrder() throws {
         let messages = try decode(#"[{"id":2,"type":"result","success":true,"result":null},{"type":"event","event":{"a":{}},"id":2}]"#)
-        #expect(messages == [.result(id: 2, .success(.null)), .event(id: 2, ["a": [:]])])
+        #expect(messages == [.result(id: 2, .success(.null)), .event(id: 2, JSONText(["a": [:]]))])
     }
 
     @Test func anErrorResultCarriesCodeAndMessage() throws {
@@ -24,6 +24,21 @@ struct ServerMessageTests {
         #expect(try decode(#"{"type":"auth_invalid","message":"Invalid access token or password"}"#)
                 == [.authInvalid(message: "Invalid access token or password")])
         #expect(try decode(#"{"id":9,"type":"pong"}"#) == [.pong(id: 9)])
+    }
+
+    /// An event's payload stays text (the subscriber reads it) but is checked with the frame: a bad payload throws.
+    @Test func anEventPayloadIsLeftAsTextButChecked() throws {
+        let messages = try decode(#"{"id":3,"event":{"c":{"sensor.a":{"+":{"s":"on","lu":1.5}}}},"type":"event"}"#)
+        guard case .event(3, let payload)? = messages.first else { Issue.record("\(messages)"); return }
+        #expect(payload.description == #"{"c":{"sensor.a":{"+":{"s":"on","lu":1.5}}}}"#)
+        #expect(try payload.value() == ["c": ["sensor.a": ["+": ["s": "on", "lu": 1.5]]]])
+        for bad in [#"{"id":3,"type":"event","event":{"a":tru}}"#, #"{"id":3,"type":"event","event":{"a":"\x"}}"#,
+                    #"{"id":3,"type":"event","event":{"a":01}}"#, #"{"id":3,"type":"event","event":{"a":[1,]}}"#] {
+            #expect(throws: JSONParser.SyntaxError.self, "\(bad)") { try decode(bad) }
+        }
+        var invalidUTF8 = Array(#"{"id":3,"type":"event","event":{"a":""}}"#.utf8)
+        invalidUTF8.insert(0xC0, at: invalidUTF8.count - 3)
+        #expect(throws: JSONParser.SyntaxError.self) { try ServerMessage.decode(frame: invalidUTF8) }
     }
 
     @Test func unknownTypesAreOtherAndMalformedFramesThrow() throws {

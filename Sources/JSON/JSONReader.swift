@@ -1,0 +1,218 @@
+/// A strict pull reader over UTF-8 JSON: a caller that knows the shape it expects reads straight into its own types,
+/// and skips (still validating) what it does not need, without building a `JSONValue` tree for the whole text.
+///
+/// Each read consumes exactly one value. Member keys come as Strings (short keys need no allocation).
+/// The reader borrows its bytes: use it inside `withUnsafeBufferPointer` or `JSONText.read`.
+public struct JSONReader {
+    public enum Kind: Sendable, Equatable { case object, array, string, number, bool, null }
+
+    let bytes: UnsafeBufferPointer<UInt8>
+    var index = 0
+
+    public init(_ bytes: UnsafeBufferPointer<UInt8>) {
+        self.bytes = bytes
+        skipWhitespace()
+    }
+
+    func error(_ reason: String) -> JSONParser.SyntaxError { .init(offset: index, reason: reason) }
+
+    mutating func skipWhitespace() {
+        while index < bytes.count {
+            switch bytes[index] {
+            case 0x20, 0x09, 0x0A, 0x0D: index += 1
+            default: return
+            }
+        }
+    }
+
+    /// What the next value is; nil at the end of the input or before a byte no value starts with.
+    public var nextKind: Kind? {
+        guard index < bytes.count else { return nil }
+        switch bytes[index] {
+        case UInt8(ascii: "{"): return .object
+        case UInt8(ascii: "["): return .array
+        case UInt8(ascii: "\""): return .string
+        case UInt8(ascii: "t"), UInt8(ascii: "f"): return .bool
+        case UInt8(ascii: "n"): return .null
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number
+        default: return nil
+        }
+    }
+
+    /// The byte offset of the next value, for `range` and error positions.
+    public var offset: Int { index }
+
+    /// Throws unless only whitespace is left.
+    public mutating func expectEnd() throws {
+        skipWhitespace()
+        guard index == bytes.count else { throw error("unexpected data after the value") }
+    }
+
+    /// The next value as a tree.
+    public mutating func readValue() throws -> JSONValue {
+        let value = try value(depth: 0)
+        skipWhitespace()
+        return value
+    }
+
+    /// Calls `member` for each key of the object that comes next, positioned at its value, which `member` must read
+    /// or skip. Throws if the next value is not an object.
+    public mutating func readObject(_ member: (inout JSONReader, String) throws -> Void) throws {
+        guard index < bytes.count, bytes[index] == UInt8(ascii: "{") else { throw error("expected an object") }
+        index += 1
+        skipWhitespace()
+        if index < bytes.count, bytes[index] == UInt8(ascii: "}") { index += 1; skipWhitespace(); return }
+        while true {
+            guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw error("expected a string key") }
+            let key = try string()
+            skipWhitespace()
+            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw error("expected ':'") }
+            index += 1
+            skipWhitespace()
+            let before = index
+            try member(&self, key)
+            if index == before { try skipValue() }
+            skipWhitespace()
+            guard index < bytes.count else { throw error("unexpected end of input") }
+            if bytes[index] == UInt8(ascii: ",") { index += 1; skipWhitespace(); continue }
+            if bytes[index] == UInt8(ascii: "}") { index += 1; skipWhitespace(); return }
+            throw error("expected ',' or '}'")
+        }
+    }
+
+    /// Calls `element` for each element of the array that comes next. Throws if the next value is not an array.
+    public mutating func readArray(_ element: (inout JSONReader) throws -> Void) throws {
+        guard index < bytes.count, bytes[index] == UInt8(ascii: "[") else { throw error("expected an array") }
+        index += 1
+        skipWhitespace()
+        if index < bytes.count, bytes[index] == UInt8(ascii: "]") { index += 1; skipWhitespace(); return }
+        while true {
+            let before = index
+            try element(&self)
+            if index == before { try skipValue() }
+            skipWhitespace()
+            guard index < bytes.count else { throw error("unexpected end of input") }
+            if bytes[index] == UInt8(ascii: ",") { index += 1; skipWhitespace(); continue }
+            if bytes[index] == UInt8(ascii: "]") { index += 1; skipWhitespace(); return }
+            throw error("expected ',' or ']'")
+        }
+    }
+
+    /// The next value if it is a string; any other value is skipped and gives nil.
+    public mutating func readStringIfPresent() throws -> String? {
+        guard nextKind == .string else { try skipValue(); return nil }
+        let text = try string()
+        skipWhitespace()
+        return text
+    }
+
+    /// The next value if it is a number (integers too, as `JSONValue.doubleValue`); any other value gives nil.
+    public mutating func readDoubleIfPresent() throws -> Double? {
+        guard nextKind == .number else { try skipValue(); return nil }
+        let value = try number().doubleValue
+        skipWhitespace()
+        return value
+    }
+
+    /// Skips the next value, checking it as strictly as `readValue` would, without building it.
+    public mutating func skipValue() throws {
+        try skip(depth: 0)
+        skipWhitespace()
+    }
+
+    /// Skips the next value and gives the bytes it spans (for reading later with `subreader`).
+    public mutating func skipValueRange() throws -> Range<Int> {
+        let start = index
+        try skip(depth: 0)
+        let end = index
+        skipWhitespace()
+        return start..<end
+    }
+
+    /// A reader over a range this reader's bytes, as `skipValueRange` gave it.
+    public func subreader(_ range: Range<Int>) -> JSONReader {
+        JSONReader(UnsafeBufferPointer(rebasing: bytes[range]))
+    }
+
+    private mutating func skip(depth: Int) throws {
+        guard depth < JSONParser.maximumDepth else { throw error("nesting deeper than \(JSONParser.maximumDepth)") }
+        switch nextKind {
+        case .object: try skipObject(depth: depth)
+        case .array: try readArray { reader in try reader.skip(depth: depth + 1) }
+        case .string: try skipString()
+        case .number: _ = try number()
+        case .bool, .null: _ = try value(depth: depth)
+        case nil: throw error(index < bytes.count ? "unexpected character" : "unexpected end of input")
+        }
+    }
+
+    /// Like `readObject`, with keys checked but not made into Strings.
+    private mutating func skipObject(depth: Int) throws {
+        index += 1
+        skipWhitespace()
+        if index < bytes.count, bytes[index] == UInt8(ascii: "}") { index += 1; return }
+        while true {
+            guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw error("expected a string key") }
+            try skipString()
+            skipWhitespace()
+            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw error("expected ':'") }
+            index += 1
+            skipWhitespace()
+            try skip(depth: depth + 1)
+            skipWhitespace()
+            guard index < bytes.count else { throw error("unexpected end of input") }
+            if bytes[index] == UInt8(ascii: ",") { index += 1; skipWhitespace(); continue }
+            if bytes[index] == UInt8(ascii: "}") { index += 1; return }
+            throw error("expected ',' or '}'")
+        }
+    }
+
+    /// A string's bytes checked (escapes, control characters, UTF-8) without making the String.
+    private mutating func skipString() throws {
+        let start = index
+        index += 1
+        while index < bytes.count {
+            let byte = bytes[index]
+            switch byte {
+            case UInt8(ascii: "\""):
+                index += 1
+                return
+            case UInt8(ascii: "\\"):
+                // Escapes are rare in what is skipped: let the decoding path check this string from its start.
+                index = start
+                _ = try string()
+                return
+            case 0..<0x20:
+                throw error("control character in string")
+            case 0..<0x80:
+                index += 1
+            default:
+                index += try utf8SequenceLength(at: index)
+            }
+        }
+        throw error("unterminated string")
+    }
+
+    /// The length of the valid UTF-8 sequence starting at `at` (a byte ≥ 0x80): no overlong forms, no surrogates,
+    /// nothing past U+10FFFF.
+    func utf8SequenceLength(at start: Int) throws -> Int {
+        let lead = bytes[start]
+        let length: Int
+        var scalar: UInt32
+        switch lead {
+        case 0xC2...0xDF: (length, scalar) = (2, UInt32(lead & 0x1F))
+        case 0xE0...0xEF: (length, scalar) = (3, UInt32(lead & 0x0F))
+        case 0xF0...0xF4: (length, scalar) = (4, UInt32(lead & 0x07))
+        default: throw error("invalid UTF-8 in string")
+        }
+        guard start + length <= bytes.count else { throw error("invalid UTF-8 in string") }
+        for offset in 1..<length {
+            let byte = bytes[start + offset]
+            guard byte & 0xC0 == 0x80 else { throw error("invalid UTF-8 in string") }
+            scalar = scalar << 6 | UInt32(byte & 0x3F)
+        }
+        let smallest: UInt32 = length == 3 ? 0x800 : length == 4 ? 0x10000 : 0x80
+        guard scalar >= smallest, scalar <= 0x10FFFF, !(0xD800...0xDFFF).contains(scalar) else { throw error("invalid UTF-8 in string") }
+        return length
+    }
+}

@@ -1,0 +1,27 @@
+/// JSON not yet decoded: a value's bytes inside the frame they came in (shared, not copied), for a reader that knows
+/// its shape (`read`) or as a tree (`value()`). Two texts are equal when their values are.
+public struct JSONText: Sendable, Equatable, CustomStringConvertible {
+    public let bytes: ArraySlice<UInt8>
+
+    public init(_ bytes: ArraySlice<UInt8>) { self.bytes = bytes }
+    public init(_ text: String) { bytes = ArraySlice(text.utf8) }
+    public init(_ value: JSONValue) { self.init(value.jsonText) }
+
+    /// Reads the text with `body`, which must consume the whole value.
+    public func read<T>(_ body: (inout JSONReader) throws -> T) throws -> T {
+        try bytes.withUnsafeBufferPointer { buffer in
+            var reader = JSONReader(buffer)
+            let result = try body(&reader)
+            try reader.expectEnd()
+            return result
+        }
+    }
+
+    public func value() throws -> JSONValue { try read { try $0.readValue() } }
+
+    public var description: String { String(decoding: bytes, as: UTF8.self) }
+
+    public static func == (a: JSONText, b: JSONText) -> Bool {
+        a.bytes == b.bytes || ((try? a.value()) != nil && (try? a.value()) == (try? b.value()))
+    }
+}

@@ -1,0 +1,203 @@
+/// The tree-building half of the reader: `readValue` and the scanning it shares with the typed readers.
+extension JSONReader {
+    mutating func value(depth: Int) throws -> JSONValue {
+        guard depth < JSONParser.maximumDepth else { throw error("nesting deeper than \(JSONParser.maximumDepth)") }
+        guard index < bytes.count else { throw error("unexpected end of input") }
+        switch bytes[index] {
+        case UInt8(ascii: "{"): return try object(depth: depth)
+        case UInt8(ascii: "["): return try array(depth: depth)
+        case UInt8(ascii: "\""): return .string(try string())
+        case UInt8(ascii: "t"): try literal("true"); return .bool(true)
+        case UInt8(ascii: "f"): try literal("false"); return .bool(false)
+        case UInt8(ascii: "n"): try literal("null"); return .null
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try number()
+        default: throw error("unexpected character")
+        }
+    }
+
+    mutating func literal(_ word: StaticString) throws {
+        let count = word.utf8CodeUnitCount
+        guard index + count <= bytes.count else { throw error("unexpected end of input") }
+        for offset in 0..<count where bytes[index + offset] != word.utf8Start[offset] {
+            throw error("invalid literal")
+        }
+        index += count
+    }
+
+    mutating func object(depth: Int) throws -> JSONValue {
+        index += 1
+        var members: [String: JSONValue] = [:]
+        skipWhitespace()
+        if index < bytes.count, bytes[index] == UInt8(ascii: "}") { index += 1; return .object(members) }
+        while true {
+            skipWhitespace()
+            guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw error("expected a string key") }
+            let key = try string()
+            skipWhitespace()
+            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw error("expected ':'") }
+            index += 1
+            skipWhitespace()
+            members[key] = try value(depth: depth + 1)
+            skipWhitespace()
+            guard index < bytes.count else { throw error("unexpected end of input") }
+            if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
+            if bytes[index] == UInt8(ascii: "}") { index += 1; return .object(members) }
+            throw error("expected ',' or '}'")
+        }
+    }
+
+    mutating func array(depth: Int) throws -> JSONValue {
+        index += 1
+        var elements: [JSONValue] = []
+        skipWhitespace()
+        if index < bytes.count, bytes[index] == UInt8(ascii: "]") { index += 1; return .array(elements) }
+        while true {
+            skipWhitespace()
+            elements.append(try value(depth: depth + 1))
+            skipWhitespace()
+            guard index < bytes.count else { throw error("unexpected end of input") }
+            if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
+            if bytes[index] == UInt8(ascii: "]") { index += 1; return .array(elements) }
+            throw error("expected ',' or ']'")
+        }
+    }
+
+    mutating func string() throws -> String {
+        index += 1
+        let start = index
+        // Fast path: no escapes. The bytes are checked here, so the String is made without a second validation.
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") {
+                let slice = UnsafeBufferPointer(rebasing: bytes[start..<index])
+                index += 1
+                return String(decoding: slice, as: UTF8.self)
+            }
+            if byte == UInt8(ascii: "\\") { break }
+            if byte < 0x20 { throw error("control character in string") }
+            index += byte < 0x80 ? 1 : try utf8SequenceLength(at: index)
+        }
+        var scalars = Array(UnsafeBufferPointer(rebasing: bytes[start..<index]))
+        while index < bytes.count {
+            let byte = bytes[index]
+            switch byte {
+            case UInt8(ascii: "\""):
+                index += 1
+                return String(decoding: scalars, as: UTF8.self)
+            case UInt8(ascii: "\\"):
+                index += 1
+                guard index < bytes.count else { throw error("unexpected end of input") }
+                let escaped = bytes[index]
+                index += 1
+                switch escaped {
+                case UInt8(ascii: "\""): scalars.append(0x22)
+                case UInt8(ascii: "\\"): scalars.append(0x5C)
+                case UInt8(ascii: "/"): scalars.append(0x2F)
+                case UInt8(ascii: "b"): scalars.append(0x08)
+                case UInt8(ascii: "f"): scalars.append(0x0C)
+                case UInt8(ascii: "n"): scalars.append(0x0A)
+                case UInt8(ascii: "r"): scalars.append(0x0D)
+                case UInt8(ascii: "t"): scalars.append(0x09)
+                case UInt8(ascii: "u"):
+                    var code = try hex4()
+                    if (0xD800..<0xDC00).contains(code) {
+                        guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u")
+                        else { throw error("unpaired surrogate") }
+                        index += 2
+                        let low = try hex4()
+                        guard (0xDC00..<0xE000).contains(low) else { throw error("unpaired surrogate") }
+                        code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
+                    } else if (0xDC00..<0xE000).contains(code) {
+                        throw error("unpaired surrogate")
+                    }
+                    guard let scalar = Unicode.Scalar(code) else { throw error("invalid escape") }
+                    scalars.append(contentsOf: Array(String(Character(scalar)).utf8))
+                default: throw error("invalid escape")
+                }
+            default:
+                if byte < 0x20 { throw error("control character in string") }
+                let length = byte < 0x80 ? 1 : try utf8SequenceLength(at: index)
+                scalars.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[index..<index + length]))
+                index += length
+            }
+        }
+        throw error("unterminated string")
+    }
+
+    mutating func hex4() throws -> UInt32 {
+        guard index + 4 <= bytes.count else { throw error("unexpected end of input") }
+        var code: UInt32 = 0
+        for _ in 0..<4 {
+            let byte = bytes[index]
+            let digit: UInt32
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = UInt32(byte - UInt8(ascii: "0"))
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = UInt32(byte - UInt8(ascii: "a") + 10)
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = UInt32(byte - UInt8(ascii: "A") + 10)
+            default: throw error("invalid \\u escape")
+            }
+            code = code << 4 | digit
+            index += 1
+        }
+        return code
+    }
+
+    mutating func number() throws -> JSONValue {
+        let start = index
+        var isInteger = true
+        if bytes[index] == UInt8(ascii: "-") { index += 1 }
+        guard index < bytes.count, isDigit(bytes[index]) else { throw error("invalid number") }
+        if bytes[index] == UInt8(ascii: "0") {
+            index += 1
+        } else {
+            while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+        }
+        if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
+            isInteger = false
+            index += 1
+            guard index < bytes.count, isDigit(bytes[index]) else { throw error("invalid number") }
+            while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+        }
+        if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
+            isInteger = false
+            index += 1
+            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+            guard index < bytes.count, isDigit(bytes[index]) else { throw error("invalid number") }
+            while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+        }
+        if let fast = fastNumber(start..<index, isInteger: isInteger) { return fast }
+        let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+        if isInteger, let integer = Int(text) { return .int(integer) }
+        guard let double = Double(text) else { throw error("invalid number") }
+        return .double(double)
+    }
+
+    /// Integers of up to 18 digits, and decimals without an exponent whose digits fit in 2^53, computed from the
+    /// digits (exactly: both parts are exact doubles, and one division rounds correctly); nil leaves the rest to strtod.
+    private func fastNumber(_ range: Range<Int>, isInteger: Bool) -> JSONValue? {
+        var position = range.lowerBound
+        let negative = bytes[position] == UInt8(ascii: "-")
+        if negative { position += 1 }
+        var digits: Int64 = 0
+        var count = 0
+        var fractionDigits = 0
+        var inFraction = false
+        while position < range.upperBound {
+            let byte = bytes[position]
+            if byte == UInt8(ascii: ".") { inFraction = true; position += 1; continue }
+            guard isDigit(byte), count < 18 else { return nil }
+            digits = digits * 10 + Int64(byte - UInt8(ascii: "0"))
+            count += 1
+            if inFraction { fractionDigits += 1 }
+            position += 1
+        }
+        if isInteger { return .int(Int(negative ? -digits : digits)) }
+        guard digits < 1 << 53, fractionDigits <= 22 else { return nil }
+        let value = Double(digits) / Self.powersOfTen[fractionDigits]
+        return .double(negative ? -value : value)
+    }
+
+    private static let powersOfTen: [Double] = (0...22).map { exponent in (0..<exponent).reduce(1.0) { value, _ in value * 10 } }
+
+    func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
+}

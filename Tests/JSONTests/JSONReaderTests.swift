@@ -1,0 +1,95 @@
+import JSON
+import Testing
+
+/// The pull reader: typed reads, skipping that still checks, and ranges read later.
+struct JSONReaderTests {
+    func read<T>(_ text: String, _ body: (inout JSONReader) throws -> T) throws -> T { try JSONText(text).read(body) }
+
+    @Test func readsMembersInOrderAndSkipsWhatTheCallerLeaves() throws {
+        var seen: [String] = []
+        var state: String?
+        try read(#" { "s" : "on", "skip": {"deep": [1, {"x": null}]}, "n": 2 } "#) { reader in
+            try reader.readObject { reader, key in
+                seen.append(key)
+                if key == "s" { state = try reader.readStringIfPresent() }
+            }
+        }
+        #expect(seen == ["s", "skip", "n"])
+        #expect(state == "on")
+    }
+
+    @Test func typedReadsGiveNilForOtherKindsAndMoveOn() throws {
+        let values: [Double?] = try read(#"[1, 2.5, "3", null, {"a": 1}, -4e2]"#) { reader in
+            var out: [Double?] = []
+            try reader.readArray { reader in out.append(try reader.readDoubleIfPresent()) }
+            return out
+        }
+        #expect(values == [1, 2.5, nil, nil, nil, -400])
+        let strings: [String?] = try read(#"["a\u00e9\n", 5, ["x"], "ü"]"#) { reader in
+            var out: [String?] = []
+            try reader.readArray { reader in out.append(try reader.readStringIfPresent()) }
+            return out
+        }
+        #expect(strings == ["aé\n", nil, nil, "ü"])
+    }
+
+    @Test func aSkippedRangeReadsLater() throws {
+        let value = try read(#"{"later": {"k": [true, "v"]}, "x": 1}"#) { reader -> JSONValue in
+            var range: Range<Int>?
+            try reader.readObject { reader, key in if key == "later" { range = try reader.skipValueRange() } }
+            var sub = reader.subreader(range!)
+            return try sub.readValue()
+        }
+        #expect(value == ["k": [true, "v"]])
+    }
+
+    /// Skipping is as strict as parsing: the same bad inputs throw either way.
+    @Test(arguments: [#""\x""#, #""a\ud800""#, #""\u12g4""#, "\"tab\there\"", "01", "1.", "-", "[1,]", "{\"a\" 1}", "tru", "nul", "\"open",
+                      "[" + String(repeating: "[", count: 600) + String(repeating: "]", count: 601)])
+    func skippingRejectsWhatParsingRejects(text: String) {
+        #expect(throws: JSONParser.SyntaxError.self) { try JSONParser.parse(text) }
+        #expect(throws: JSONParser.SyntaxError.self) { try read(text) { try $0.skipValue() } }
+    }
+
+    @Test(arguments: [[0xC0, 0x80], [0xE0, 0x80, 0x80], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80], [0xC3], [0x80], [0xFF]] as [[UInt8]])
+    func skippingRejectsInvalidUTF8(sequence: [UInt8]) {
+        let bytes = Array("[\"a".utf8) + sequence + Array("b\"]".utf8)
+        #expect(throws: JSONParser.SyntaxError.self) { try JSONParser.parse(bytes) }
+        #expect(throws: JSONParser.SyntaxError.self) { try JSONText(bytes[...]).read { try $0.skipValue() } }
+    }
+
+    @Test func skippingAcceptsValidMultibyteText() throws {
+        try read(#"["é", "€", "😀", "a\"b", "\u00e9"]"#) { try $0.skipValue() }
+    }
+
+    @Test func textsAreEqualWhenTheirValuesAre() {
+        #expect(JSONText(#"{"a": 1, "b": [2]}"#) == JSONText(#"{"b":[2],"a":1}"#))
+        #expect(JSONText(#"{"a": 1}"#) != JSONText(#"{"a": 2}"#))
+    }
+}
+
+/// Numbers read from their digits must equal what strtod gives, bit for bit.
+struct JSONNumberTests {
+    @Test func decimalsAndIntegersMatchTheStandardConversion() throws {
+        var seed: UInt64 = 0x9E3779B97F4A7C15
+        func next() -> UInt64 { seed = seed &* 6364136223846793005 &+ 1442695040888963407; return seed >> 11 }
+        var texts = ["0", "-0", "0.0", "-0.0", "0.1", "1795348800.123456", "9007199254740993.5", "123456789012345678",
+                     "1234567890123456789", "-9223372036854775808", "0.30000000000000004", "4.35", "1e3", "2.5E-3", "100.000000000000000000001"]
+        for _ in 0..<20_000 {
+            let integer = next() % 10_000_000_000
+            let fractionDigits = Int(next() % 12)
+            var fraction = ""
+            for _ in 0..<fractionDigits { fraction += String(next() % 10) }
+            texts.append((next() % 2 == 0 ? "-" : "") + String(integer) + (fraction.isEmpty ? "" : "." + fraction))
+        }
+        for text in texts {
+            let parsed = try JSONParser.parse(text)
+            if let integer = Int(text) {
+                #expect(parsed == .int(integer), "\(text)")
+            } else {
+                let expected = try #require(Double(text))
+                #expect(parsed.doubleValue?.bitPattern == expected.bitPattern, "\(text)")
+            }
+        }
+    }
+}
