@@ -1,3 +1,4 @@
+import Platform
 import Synchronization
 
 /// Entity changes handed from the connection's thread to one consumer, coalesced per entity.
@@ -66,7 +67,7 @@ public final class EntityChangeFeed: Sendable {
     public var coalescedCount: Int { state.withLock { $0.coalesced } }
 
     /// Room kept between batches: a flood reuses it, while a snapshot's thousands of entries are handed back.
-    static let keptCapacity = 1024
+    static let keptCapacity = FreedMemory.largeBatch
 
     private static func drain(_ s: inout State) -> [EntityChange] {
         let batch = s.order.map { s.latest[$0]! }

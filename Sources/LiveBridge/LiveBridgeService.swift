@@ -179,6 +179,8 @@ public actor LiveBridgeService {
                 evaluatedAll = true
             }
             await dispatch(engine.evaluate(ids: ids, now: Date().timeIntervalSince1970))
+            // The engine's share of a snapshot's short-lived memory (the connection trims its own).
+            if batch.count >= FreedMemory.largeBatch { FreedMemory.release() }
         }
         guard connection.currentPhase == .rejected else { return 0 }
         // A rejected token is final, but exiting would let a supervisor restart us into the same rejection (and an

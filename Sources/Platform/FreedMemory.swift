@@ -1,10 +1,11 @@
-import FoundationEssentials
+#if canImport(Glibc)
 import Glibc
+#endif
 
 /// Gives the heap's free pages back to the system after a large, short-lived allocation (a snapshot's parse tree),
 /// so a daemon that ran for months does not sit on its biggest moment. glibc's `malloc_trim`, looked up at run time:
 /// a C library without it (musl) simply keeps its pages.
-enum FreedMemory {
+public enum FreedMemory {
     private typealias Trim = @convention(c) (Int) -> Int32
 
     private static let trim: Trim? = {
@@ -12,5 +13,8 @@ enum FreedMemory {
         return unsafeBitCast(symbol, to: Trim.self)
     }()
 
-    static func release() { _ = trim?(0) }
+    public static func release() { _ = trim?(0) }
+
+    /// A batch of changes this large was a snapshot (or a flood): worth a trim once it is processed.
+    public static let largeBatch = 1024
 }
