@@ -58,13 +58,19 @@ public struct JSONReader {
     /// Calls `member` for each key of the object that comes next, positioned at its value, which `member` must read
     /// or skip. Throws if the next value is not an object.
     public mutating func readObject(_ member: (inout JSONReader, String) throws -> Void) throws {
+        try scanObject(keys: true) { reader, key in try member(&reader, key!) }
+    }
+
+    /// The member loop of reading and skipping: keys made into Strings only when `keys`.
+    private mutating func scanObject(keys: Bool, _ member: (inout JSONReader, String?) throws -> Void) throws {
         guard index < bytes.count, bytes[index] == UInt8(ascii: "{") else { throw error("expected an object") }
         index += 1
         skipWhitespace()
         if index < bytes.count, bytes[index] == UInt8(ascii: "}") { index += 1; skipWhitespace(); return }
         while true {
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw error("expected a string key") }
-            let key = try string()
+            var key: String?
+            if keys { key = try string() } else { try skipString() }
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw error("expected ':'") }
             index += 1
@@ -137,33 +143,12 @@ public struct JSONReader {
     private mutating func skip(depth: Int) throws {
         guard depth < JSONParser.maximumDepth else { throw error("nesting deeper than \(JSONParser.maximumDepth)") }
         switch nextKind {
-        case .object: try skipObject(depth: depth)
+        case .object: try scanObject(keys: false) { reader, _ in try reader.skip(depth: depth + 1) }
         case .array: try readArray { reader in try reader.skip(depth: depth + 1) }
         case .string: try skipString()
         case .number: _ = try number()
         case .bool, .null: _ = try value(depth: depth)
         case nil: throw error(index < bytes.count ? "unexpected character" : "unexpected end of input")
-        }
-    }
-
-    /// Like `readObject`, with keys checked but not made into Strings.
-    private mutating func skipObject(depth: Int) throws {
-        index += 1
-        skipWhitespace()
-        if index < bytes.count, bytes[index] == UInt8(ascii: "}") { index += 1; return }
-        while true {
-            guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw error("expected a string key") }
-            try skipString()
-            skipWhitespace()
-            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw error("expected ':'") }
-            index += 1
-            skipWhitespace()
-            try skip(depth: depth + 1)
-            skipWhitespace()
-            guard index < bytes.count else { throw error("unexpected end of input") }
-            if bytes[index] == UInt8(ascii: ",") { index += 1; skipWhitespace(); continue }
-            if bytes[index] == UInt8(ascii: "}") { index += 1; return }
-            throw error("expected ',' or '}'")
         }
     }
 

@@ -25,41 +25,15 @@ extension JSONReader {
     }
 
     mutating func object(depth: Int) throws -> JSONValue {
-        index += 1
         var members: [String: JSONValue] = [:]
-        skipWhitespace()
-        if index < bytes.count, bytes[index] == UInt8(ascii: "}") { index += 1; return .object(members) }
-        while true {
-            skipWhitespace()
-            guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw error("expected a string key") }
-            let key = try string()
-            skipWhitespace()
-            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw error("expected ':'") }
-            index += 1
-            skipWhitespace()
-            members[key] = try value(depth: depth + 1)
-            skipWhitespace()
-            guard index < bytes.count else { throw error("unexpected end of input") }
-            if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
-            if bytes[index] == UInt8(ascii: "}") { index += 1; return .object(members) }
-            throw error("expected ',' or '}'")
-        }
+        try readObject { reader, key in members[key] = try reader.value(depth: depth + 1) }
+        return .object(members)
     }
 
     mutating func array(depth: Int) throws -> JSONValue {
-        index += 1
         var elements: [JSONValue] = []
-        skipWhitespace()
-        if index < bytes.count, bytes[index] == UInt8(ascii: "]") { index += 1; return .array(elements) }
-        while true {
-            skipWhitespace()
-            elements.append(try value(depth: depth + 1))
-            skipWhitespace()
-            guard index < bytes.count else { throw error("unexpected end of input") }
-            if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
-            if bytes[index] == UInt8(ascii: "]") { index += 1; return .array(elements) }
-            throw error("expected ',' or ']'")
-        }
+        try readArray { reader in elements.append(try reader.value(depth: depth + 1)) }
+        return .array(elements)
     }
 
     mutating func string() throws -> String {
