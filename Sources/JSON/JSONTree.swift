@@ -146,8 +146,10 @@ extension JSONReader {
         return .double(double)
     }
 
-    /// Integers of up to 18 digits, and decimals without an exponent whose digits fit in 2^53, computed from the
-    /// digits (exactly: both parts are exact doubles, and one division rounds correctly); nil leaves the rest to strtod.
+    /// Integers of up to 18 digits, and decimals of up to 18 digits without an exponent, computed from the digits;
+    /// nil leaves the rest to strtod. Digits below 2^53: both parts are exact doubles and one division rounds
+    /// correctly. Above (Home Assistant's timestamps, 16–17 digits): the quotient in 80-bit precision, rounded once more
+    /// to a double, which is correct unless the 80-bit quotient sits exactly halfway between two doubles.
     private func fastNumber(_ range: Range<Int>, isInteger: Bool) -> JSONValue? {
         var position = range.lowerBound
         let negative = bytes[position] == UInt8(ascii: "-")
@@ -166,8 +168,19 @@ extension JSONReader {
             position += 1
         }
         if isInteger { return .int(Int(negative ? -digits : digits)) }
-        guard digits < 1 << 53, fractionDigits <= 22 else { return nil }
-        let value = Double(digits) / Self.powersOfTen[fractionDigits]
+        guard fractionDigits <= 22 else { return nil }
+        let value: Double
+        if digits < 1 << 53 {
+            value = Double(digits) / Self.powersOfTen[fractionDigits]
+        } else {
+            #if arch(x86_64) || arch(i386)
+            let quotient = Float80(digits) / Float80(Self.powersOfTen[fractionDigits])
+            guard quotient.significandBitPattern & 0x7FF != 0x400 else { return nil }
+            value = Double(quotient)
+            #else
+            return nil
+            #endif
+        }
         return .double(negative ? -value : value)
     }
 

@@ -75,6 +75,14 @@ struct JSONNumberTests {
         func next() -> UInt64 { seed = seed &* 6364136223846793005 &+ 1442695040888963407; return seed >> 11 }
         var texts = ["0", "-0", "0.0", "-0.0", "0.1", "1795348800.123456", "9007199254740993.5", "123456789012345678",
                      "1234567890123456789", "-9223372036854775808", "0.30000000000000004", "4.35", "1e3", "2.5E-3", "100.000000000000000000001"]
+        // Timestamps as Python writes them: 16–18 significant digits, above 2^53 as an integer.
+        for _ in 0..<20_000 {
+            let digits = String(1_000_000_000_000_000 + next() % 9_000_000_000_000_000)  // 16 digits, then trimmed or grown
+            let length = 16 + Int(next() % 3)
+            let all = String((digits + String(next() % 100)).prefix(length))
+            let point = 1 + Int(next() % UInt64(all.count - 1))
+            texts.append(String(all.prefix(point)) + "." + String(all.dropFirst(point)))
+        }
         for _ in 0..<20_000 {
             let integer = next() % 10_000_000_000
             let fractionDigits = Int(next() % 12)
