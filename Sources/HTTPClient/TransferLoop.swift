@@ -42,7 +42,7 @@ final class TransferLoop: @unchecked Sendable {
         Self.initialise
         self.options = options
         multi = curl_multi_init()
-        DetachedThread.start { [self] in run() }
+        DetachedThread.start(name: "http") { [self] in run() }
     }
 
     /// Queues a transfer; `completion` is called on the loop's thread.

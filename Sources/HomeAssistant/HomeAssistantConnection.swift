@@ -405,32 +405,11 @@ public final class HomeAssistantConnection: @unchecked Sendable {
         return .object(entry)
     }
 
-    /// One state_changed event: a watched entity's new state (or its removal) as a store event. Only `data.entity_id`
-    /// is decoded until it is known to be watched: on this path most events are for entities no rule reads.
+    /// One state_changed event: a watched entity's new state (or its removal) as a store event.
     private func stateChangedEvent(_ event: JSONText) {
         guard !awaitingSnapshot else { return }
         do {
-            let watched: (id: String, newState: JSONValue)? = try event.read { reader in
-                guard reader.nextKind == .object else { try reader.skipValue(); return nil }
-                var found: (id: String, newState: JSONValue)?
-                try reader.readObject { reader, key in
-                    guard key == "data", reader.nextKind == .object else { return }
-                    var id: String?
-                    var newState: Range<Int>?
-                    try reader.readObject { reader, key in
-                        switch key {
-                        case "entity_id": id = try reader.readStringIfPresent()
-                        case "new_state": newState = try reader.skipValueRange()
-                        default: try reader.skipValue()
-                        }
-                    }
-                    guard let id, stateChangedFilter.contains(id) else { return }
-                    var state = newState.map { reader.subreader($0) }
-                    found = (id, try state?.readValue() ?? .null)
-                }
-                return found
-            }
-            guard let (id, newState) = watched else { return }
+            guard let (id, newState) = try StateChangedEvent.read(event, watching: stateChangedFilter) else { return }
             if newState != .null, let compressed = Self.compressed(newState) {
                 entityEvent(JSONText(["a": .object([id: compressed])]))
             } else {
