@@ -10,7 +10,7 @@ public enum HeapArenas {
     private typealias Mallopt = @convention(c) (Int32, Int32) -> Int32
     private static let arenaMaximum: Int32 = -8  // M_ARENA_MAX in malloc.h
 
-    /// Call before the threads start.
+    /// Call first thing in `main`: glibc reads the limit once, when it makes the first arena for a second thread.
     public static func limit(to count: Int32) {
         guard getenv("MALLOC_ARENA_MAX") == nil,
               let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "mallopt") else { return }  // RTLD_DEFAULT
