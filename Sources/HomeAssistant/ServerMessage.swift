@@ -76,25 +76,4 @@ public enum ServerMessage: Sendable, Equatable {
         var version: String?
         var message: String?
     }
-
-    public static func decode(message: JSONValue) -> ServerMessage {
-        guard let type = message["type"]?.stringValue else { return .other(message) }
-        let id = message["id"]?.intValue
-        switch (type, id) {
-        case ("auth_required", _): return .authRequired(version: message["ha_version"]?.stringValue)
-        case ("auth_ok", _): return .authOK(version: message["ha_version"]?.stringValue)
-        case ("auth_invalid", _): return .authInvalid(message: message["message"]?.stringValue ?? "invalid access token")
-        case ("pong", let id?): return .pong(id: id)
-        case ("event", let id?): return .event(id: id, JSONText(message["event"] ?? .null))
-        case ("result", let id?):
-            if message["success"]?.boolValue == true {
-                return .result(id: id, .success(message["result"] ?? .null))
-            }
-            let error = message["error"]
-            return .result(id: id, .failure(HomeAssistantError(
-                code: error?["code"]?.stringValue ?? "unknown_error",
-                message: error?["message"]?.stringValue ?? "no message")))
-        default: return .other(message)
-        }
-    }
 }

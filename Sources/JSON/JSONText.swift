@@ -22,6 +22,8 @@ public struct JSONText: Sendable, Equatable, CustomStringConvertible {
     public var description: String { String(decoding: bytes, as: UTF8.self) }
 
     public static func == (a: JSONText, b: JSONText) -> Bool {
-        a.bytes == b.bytes || ((try? a.value()) != nil && (try? a.value()) == (try? b.value()))
+        if a.bytes == b.bytes { return true }
+        guard let first = try? a.value(), let second = try? b.value() else { return false }
+        return first == second
     }
 }
