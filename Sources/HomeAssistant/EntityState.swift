@@ -21,6 +21,16 @@ public struct EntityState: Sendable, Equatable {
         self.contextID = contextID
     }
 
+    /// From the full form `get_states` and `state_changed` give (ISO 8601 times, `context.id`); nil without a state.
+    public init?(entityID: String, fullState: JSONValue) {
+        guard let state = fullState["state"]?.stringValue else { return nil }
+        let lastChanged = fullState["last_changed"]?.stringValue.flatMap(Timestamp.epoch(fromISO8601:))
+        let lastUpdated = fullState["last_updated"]?.stringValue.flatMap(Timestamp.epoch(fromISO8601:))
+        self.init(entityID: entityID, state: state, attributes: fullState["attributes"]?.objectValue ?? [:],
+                  lastChanged: lastChanged ?? 0, lastUpdated: lastUpdated ?? lastChanged ?? 0,
+                  contextID: fullState["context"]?["id"]?.stringValue)
+    }
+
     /// `{"entity_id":…,"state":…,"attributes":{…},"last_changed":…,"last_updated":…}` with ISO 8601 times.
     public var jsonValue: JSONValue {
         .object([

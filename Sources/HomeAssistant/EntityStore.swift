@@ -24,6 +24,12 @@ public struct EntityStore: Sendable {
                 if let state = try Self.readFull(id: id, &reader) { fresh[id] = state }
             }
         }
+        return replace(with: fresh)
+    }
+
+    /// Replaces everything with these states (a snapshot however it came): removed entities first, then new or
+    /// changed ones, each in id order. Unchanged entities are not reported.
+    public mutating func replace(with fresh: [String: EntityState]) -> [EntityChange] {
         var changes: [EntityChange] = []
         for id in states.keys.sorted() where fresh[id] == nil {
             changes.append(.removed(entityID: id))
@@ -74,6 +80,13 @@ public struct EntityStore: Sendable {
             }
         }
         return changes
+    }
+
+    /// One entity's new state, or its removal (nil): what a `state_changed` event says.
+    public mutating func set(_ entityID: String, to state: EntityState?) -> [EntityChange] {
+        guard let state else { return states.removeValue(forKey: entityID) == nil ? [] : [.removed(entityID: entityID)] }
+        states[entityID] = state
+        return [.updated(state)]
     }
 
     /// For tests and tools that hold an event as a tree.

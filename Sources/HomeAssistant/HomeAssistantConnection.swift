@@ -384,37 +384,25 @@ public final class HomeAssistantConnection: @unchecked Sendable {
                 abortSocket(reason: "could not read the states")
                 return
             }
-            var snapshot: [String: JSONValue] = [:]
+            var fresh: [String: EntityState] = [:]
             for state in states {
-                guard let id = state["entity_id"]?.stringValue, watched.contains(id), let compressed = Self.compressed(state) else { continue }
-                snapshot[id] = compressed
+                guard let id = state["entity_id"]?.stringValue, watched.contains(id),
+                      let entity = EntityState(entityID: id, fullState: state) else { continue }
+                fresh[id] = entity
             }
-            entityEvent(JSONText(["a": .object(snapshot)]))
+            awaitingSnapshot = false
+            snapshotArrived(store.replace(with: fresh))
         }
     }
 
     private var stateChangedFilter: Set<String> = []
 
-    /// A full state object (`get_states`, `state_changed`) in the compressed form the store reads.
-    static func compressed(_ state: JSONValue) -> JSONValue? {
-        guard let value = state["state"]?.stringValue else { return nil }
-        var entry: [String: JSONValue] = ["s": .string(value), "a": state["attributes"] ?? [:]]
-        if let changed = state["last_changed"]?.stringValue.flatMap(Timestamp.epoch(fromISO8601:)) { entry["lc"] = .double(changed) }
-        if let updated = state["last_updated"]?.stringValue.flatMap(Timestamp.epoch(fromISO8601:)) { entry["lu"] = .double(updated) }
-        if let context = state["context"]?["id"] { entry["c"] = context }
-        return .object(entry)
-    }
-
-    /// One state_changed event: a watched entity's new state (or its removal) as a store event.
+    /// One state_changed event: a watched entity's new state, or its removal.
     private func stateChangedEvent(_ event: JSONText) {
         guard !awaitingSnapshot else { return }
         do {
             guard let (id, newState) = try StateChangedEvent.read(event, watching: stateChangedFilter) else { return }
-            if newState != .null, let compressed = Self.compressed(newState) {
-                entityEvent(JSONText(["a": .object([id: compressed])]))
-            } else {
-                entityEvent(JSONText(["r": [.string(id)]]))
-            }
+            changesArrived(store.set(id, to: EntityState(entityID: id, fullState: newState)))
         } catch {
             emit(.warning("ignored a malformed state_changed event: \(error)"))
         }
@@ -475,29 +463,31 @@ public final class HomeAssistantConnection: @unchecked Sendable {
         }
     }
 
+    /// A `subscribe_entities` event: the first is the snapshot, the rest are diffs.
     private func entityEvent(_ event: JSONText) {
         if awaitingSnapshot {
             awaitingSnapshot = false
-            let snapshot: [EntityChange]
-            do { snapshot = try store.replace(withSnapshot: event) } catch {
+            do { snapshotArrived(try store.replace(withSnapshot: event)) } catch {
                 // Cannot happen for a frame that parsed; if it does, a fresh connection brings a fresh snapshot.
                 abortSocket(reason: "malformed entities snapshot: \(error)")
-                return
             }
-            receivedChanges.add(snapshot.count, ordering: .relaxed)
-            changes.publish(snapshot)
-            phase = .ready
-            attempt = 0
-            emit(.ready(entities: store.count))
         } else {
-            let applied: [EntityChange]
-            do { applied = try store.apply(event) } catch {
+            do { changesArrived(try store.apply(event)) } catch {
                 emit(.warning("ignored a malformed entities event: \(error)"))
-                return
             }
-            receivedChanges.add(applied.count, ordering: .relaxed)
-            changes.publish(applied)
         }
+    }
+
+    private func snapshotArrived(_ snapshot: [EntityChange]) {
+        changesArrived(snapshot)
+        phase = .ready
+        attempt = 0
+        emit(.ready(entities: store.count))
+    }
+
+    private func changesArrived(_ applied: [EntityChange]) {
+        receivedChanges.add(applied.count, ordering: .relaxed)
+        changes.publish(applied)
     }
 
     private func emit(_ event: ConnectionEvent) {

@@ -88,6 +88,29 @@ struct EntityStoreTests {
         #expect(store["sensor.ok"]?.state == "on")
     }
 
+    /// The full form of `get_states` and `state_changed`: ISO times, `context.id`; no state, no entity.
+    @Test func aFullStateBecomesAnEntityState() throws {
+        let full: JSONValue = ["entity_id": "sensor.a", "state": "on", "attributes": ["x": 1],
+                               "last_changed": "2026-11-22T12:00:00+00:00", "last_updated": "2026-11-22T12:00:30.5+00:00",
+                               "context": ["id": "01CTX", "parent_id": nil, "user_id": nil]]
+        let state = try #require(EntityState(entityID: "sensor.a", fullState: full))
+        #expect(state == EntityState(entityID: "sensor.a", state: "on", attributes: ["x": 1], lastChanged: 1_795_348_800,
+                                     lastUpdated: 1_795_348_830.5, contextID: "01CTX"))
+        #expect(EntityState(entityID: "sensor.a", fullState: ["state": "off"])?.lastUpdated == 0)
+        #expect(EntityState(entityID: "sensor.a", fullState: ["attributes": [:]]) == nil)
+        #expect(EntityState(entityID: "sensor.a", fullState: .null) == nil)
+    }
+
+    /// `state_changed` sets one entity or removes it; removing an unknown entity reports nothing.
+    @Test func oneEntityIsSetOrRemoved() {
+        var store = EntityStore()
+        let on = EntityState(entityID: "sensor.a", state: "on", lastChanged: 1)
+        #expect(store.set("sensor.a", to: on) == [.updated(on)])
+        #expect(store.set("sensor.a", to: nil) == [.removed(entityID: "sensor.a")])
+        #expect(store.set("sensor.a", to: nil).isEmpty)
+        #expect(store.count == 0)
+    }
+
     @Test func aDiffForAnUnknownEntityIsIgnored() {
         var store = EntityStore()
         #expect(store.apply(["c": ["sensor.ghost": ["+": ["s": "on"]]]]).isEmpty)
