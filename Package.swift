@@ -56,6 +56,7 @@ let package = Package(
         .testTarget(name: "RulesTests", dependencies: ["Rules", "JSON", "HomeAssistant", "LiveActivity"]),
         // The real binary as a subprocess.
         .testTarget(name: "LiveBridgeCLITests", dependencies: ["HomeAssistantSimulator", "JSON", "FakePushServices", "HTTPClient", "ProcessMeasurement", "WebSocketTransport"]),
+        .testTarget(name: "PlatformTests", dependencies: ["Platform"]),
         .testTarget(name: "SystemLibraryTests", dependencies: ["CCurl", "CYAML", "CLibWebSockets"]),
     ],
     swiftLanguageModes: [.v6]

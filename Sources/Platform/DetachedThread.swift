@@ -30,10 +30,8 @@ public enum DetachedThread {
     }
 
     /// glibc's pthread_setname_np, which Swift's Glibc module leaves out (it is a GNU extension); absent on others.
-    private static let setName: (@convention(c) (pthread_t, UnsafePointer<CChar>) -> Int32)? = {
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "pthread_setname_np") else { return nil }
-        return unsafeBitCast(symbol, to: (@convention(c) (pthread_t, UnsafePointer<CChar>) -> Int32).self)
-    }()
+    private static let setName = CLibrarySymbol.function("pthread_setname_np",
+                                                         as: (@convention(c) (pthread_t, UnsafePointer<CChar>) -> Int32).self)
 
     private final class Body {
         let run: @Sendable () -> Void

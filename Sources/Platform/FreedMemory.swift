@@ -6,12 +6,7 @@ import Glibc
 /// so a daemon that ran for months does not sit on its biggest moment. glibc's `malloc_trim`, looked up at run time:
 /// a C library without it (musl) simply keeps its pages.
 public enum FreedMemory {
-    private typealias Trim = @convention(c) (Int) -> Int32
-
-    private static let trim: Trim? = {
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_trim") else { return nil }  // RTLD_DEFAULT
-        return unsafeBitCast(symbol, to: Trim.self)
-    }()
+    private static let trim = CLibrarySymbol.function("malloc_trim", as: (@convention(c) (Int) -> Int32).self)
 
     public static func release() { _ = trim?(0) }
 

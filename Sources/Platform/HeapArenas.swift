@@ -7,13 +7,14 @@ import Glibc
 /// measurable CPU cost under the flood (`make bench`). `mallopt(M_ARENA_MAX)`, looked up at run time (absent on musl);
 /// `MALLOC_ARENA_MAX` in the environment still decides when set.
 public enum HeapArenas {
-    private typealias Mallopt = @convention(c) (Int32, Int32) -> Int32
     private static let arenaMaximum: Int32 = -8  // M_ARENA_MAX in malloc.h
 
     /// Call first thing in `main`: glibc reads the limit once, when it makes the first arena for a second thread.
-    public static func limit(to count: Int32) {
+    /// True when the limit is set.
+    @discardableResult
+    public static func limit(to count: Int32) -> Bool {
         guard getenv("MALLOC_ARENA_MAX") == nil,
-              let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "mallopt") else { return }  // RTLD_DEFAULT
-        _ = unsafeBitCast(symbol, to: Mallopt.self)(arenaMaximum, count)
+              let mallopt = CLibrarySymbol.function("mallopt", as: (@convention(c) (Int32, Int32) -> Int32).self) else { return false }
+        return mallopt(arenaMaximum, count) == 1
     }
 }

@@ -5,7 +5,8 @@ public enum PathText {
         var trimmed = Substring(path)
         while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed.removeLast() }
         guard let slash = trimmed.lastIndex(of: "/") else { return "" }
-        let folder = trimmed[..<slash]
+        var folder = trimmed[..<slash]
+        while folder.count > 1, folder.hasSuffix("/") { folder.removeLast() }
         return folder.isEmpty ? "/" : String(folder)
     }
 
