@@ -1,6 +1,7 @@
 import JSON
 
-/// The local copy of the entities LiveBridge watches, kept from `subscribe_entities`' compressed messages.
+/// The local copy of the entities LiveBridge watches, kept from `subscribe_entities`' compressed messages, read
+/// straight from their text (or, on the `state_changed` path, from full states: `replace(with:)`, `set(_:to:)`).
 ///
 /// A snapshot (`a` in the first event of a subscription) replaces the store: an entity that vanished
 /// while disconnected is removed, not kept. Later events carry `a` (added), `c` (changed: `+` sets,
@@ -88,10 +89,6 @@ public struct EntityStore: Sendable {
         states[entityID] = state
         return [.updated(state)]
     }
-
-    /// For tests and tools that hold an event as a tree.
-    public mutating func replace(withSnapshot event: JSONValue) -> [EntityChange] { try! replace(withSnapshot: JSONText(event)) }
-    public mutating func apply(_ event: JSONValue) -> [EntityChange] { try! apply(JSONText(event)) }
 
     /// Where an event's `a`, `c` and `r` are, so they are applied in that order whatever order they came in.
     private struct Parts {

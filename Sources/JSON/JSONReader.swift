@@ -55,8 +55,8 @@ public struct JSONReader {
         return value
     }
 
-    /// Calls `member` for each key of the object that comes next, positioned at its value, which `member` must read
-    /// or skip. Throws if the next value is not an object.
+    /// Calls `member` for each key of the object that comes next, positioned at its value, which `member` reads or
+    /// skips; a value it leaves untouched is skipped for it. Throws if the next value is not an object.
     public mutating func readObject(_ member: (inout JSONReader, String) throws -> Void) throws {
         try scanObject(keys: true) { reader, key in try member(&reader, key!) }
     }
@@ -86,7 +86,8 @@ public struct JSONReader {
         }
     }
 
-    /// Calls `element` for each element of the array that comes next. Throws if the next value is not an array.
+    /// Calls `element` for each element of the array that comes next (one it leaves untouched is skipped). Throws if
+    /// the next value is not an array.
     public mutating func readArray(_ element: (inout JSONReader) throws -> Void) throws {
         guard index < bytes.count, bytes[index] == UInt8(ascii: "[") else { throw error("expected an array") }
         index += 1

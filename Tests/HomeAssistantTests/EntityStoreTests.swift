@@ -136,3 +136,9 @@ struct EntityStoreTests {
         #expect(state.jsonLine == #"{"entity_id":"sensor.x","state":"on","attributes":{"a":1},"last_changed":"2026-11-22T10:34:28.420000+00:00","last_updated":"2026-11-22T10:34:29+00:00"}"#)
     }
 }
+
+/// The fixtures above are trees; the store reads text, as it comes from Home Assistant.
+extension EntityStore {
+    mutating func replace(withSnapshot event: JSONValue) -> [EntityChange] { try! replace(withSnapshot: JSONText(event)) }
+    mutating func apply(_ event: JSONValue) -> [EntityChange] { try! apply(JSONText(event)) }
+}
