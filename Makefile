@@ -20,9 +20,19 @@ build: deps
 	$(SWIFT) build
 
 ## release: the deployable binary, Swift's runtime and Foundation linked in, linked by the toolchain's lld with packed
-## relative relocations (DT_RELR, glibc ≥ 2.36): 1.7 MiB of relocation records the loader reads at every start shrink to 30 KiB
-RELEASE := -c release --static-swift-stdlib -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs
+## relative relocations (DT_RELR, glibc ≥ 2.36): 1.7 MiB of relocation records the loader reads at every start shrink to 30 KiB.
+## One section per function, and the functions a running daemon executes (bench/livebridge.order, from `make hot-code`)
+## placed first, together: the kernel maps 64 KiB around each fault, so hot code spread over 10 MiB of text costs resident
+## memory far beyond its size.
+RELEASE_WITHOUT_ORDER := -c release --static-swift-stdlib -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs \
+	-Xswiftc -Xfrontend -Xswiftc -function-sections
+RELEASE := $(RELEASE_WITHOUT_ORDER) -Xlinker --symbol-ordering-file=$(CURDIR)/bench/livebridge.order -Xlinker --no-warn-symbol-ordering
+export RELEASE_WITHOUT_ORDER
+# SwiftPM does not see the order file: relink when it is newer than the binary.
+RELINK_IF_REORDERED = @for binary in .build/release/livebridge .build/release/LiveBridgeBenchmark; do \
+	[ ! -e $$binary ] || [ $$binary -nt bench/livebridge.order ] || rm -f $$binary; done
 release: deps
+	$(RELINK_IF_REORDERED)
 	$(SWIFT) build $(RELEASE) --product livebridge
 
 ## test: every unit and loopback test
@@ -50,9 +60,14 @@ screenshots: build
 
 ## bench: livebridge run (release, as deployed) under the simulator: start-up, latency, floods, 32 MiB snapshot; results kept in bench/results.json
 bench: deps
+	$(RELINK_IF_REORDERED)
 	$(SWIFT) build $(RELEASE) --product livebridge
 	$(SWIFT) build $(RELEASE) --product LiveBridgeBenchmark
 	.build/release/LiveBridgeBenchmark .build/release/livebridge 100000 bench/results.json
+
+## hot-code: regenerate bench/livebridge.order from callgrind profiles of the daemon under the benchmark (needs valgrind)
+hot-code: deps
+	bench/profile-hot-code
 
 ## bench-rules: 1,000 activities against 100,000 state changes (release build)
 bench-rules: deps
