@@ -8,8 +8,17 @@ import JSON
 /// `-` removes attributes) and `r` (removed). Every method returns what changed, in order.
 public struct EntityStore: Sendable {
     public private(set) var states: [String: EntityState] = [:]
+    private var names = SharedNames()
 
     public init() {}
+
+    /// The ids the rules watch, sorted: entities read from now on keep the rules' instance of their id.
+    public mutating func share(entityIDs sorted: [String]) {
+        names.share(entityIDs: sorted)
+    }
+
+    /// `id` as the rules hold it, when they watch it.
+    public func sharedEntityID(_ id: String) -> String { names.entityID(id) }
 
     public subscript(entityID: String) -> EntityState? { states[entityID] }
     public var count: Int { states.count }
@@ -22,7 +31,8 @@ public struct EntityStore: Sendable {
             guard let added = parts.added else { return }
             var entities = reader.subreader(added)
             try entities.readObject { reader, id in
-                if let state = try Self.readFull(id: id, &reader) { fresh[id] = state }
+                let id = names.entityID(id)
+                if let state = try Self.readFull(id: id, &reader, names: &names) { fresh[id] = state }
             }
         }
         return replace(with: fresh)
@@ -51,7 +61,8 @@ public struct EntityStore: Sendable {
                 var entities: [(id: String, state: EntityState)] = []
                 var members = reader.subreader(added)
                 try members.readObject { reader, id in
-                    if let state = try Self.readFull(id: id, &reader) { entities.append((id, state)) }
+                    let id = names.entityID(id)
+                    if let state = try Self.readFull(id: id, &reader, names: &names) { entities.append((id, state)) }
                 }
                 for (id, state) in Self.latestByID(entities) {
                     states[id] = state
@@ -65,7 +76,7 @@ public struct EntityStore: Sendable {
                 for (id, range) in Self.latestByID(diffs) {
                     guard var state = states[id] else { continue }
                     var diff = members.subreader(range)
-                    try Self.readDiff(&diff, into: &state)
+                    try Self.readDiff(&diff, into: &state, names: &names)
                     states[id] = state
                     changes.append(.updated(state))
                 }
@@ -120,16 +131,19 @@ public struct EntityStore: Sendable {
     }
 
     /// A full compressed state: `s` (required), `a`, `c`, `lc`, `lu` (defaults to `lc`).
-    static func readFull(id: String, _ reader: inout JSONReader) throws -> EntityState? {
+    static func readFull(id: String, _ reader: inout JSONReader, names: inout SharedNames) throws -> EntityState? {
         guard reader.nextKind == .object else { try reader.skipValue(); return nil }
         var state: String?
-        var attributes: [String: JSONValue] = [:]
+        var attributes: [EntityAttributes.Element] = []
         var lastChanged: Double?, lastUpdated: Double?
         var context: String?
         try reader.readObject { reader, key in
             switch key {
             case "s": state = try reader.readStringIfPresent()
-            case "a": attributes = try reader.readValue().objectValue ?? [:]
+            case "a":
+                attributes = []
+                guard reader.nextKind == .object else { try reader.skipValue(); return }
+                try reader.readObject { reader, name in attributes.append((names.attributeName(name), try reader.readValue())) }
             case "lc": lastChanged = try reader.readDoubleIfPresent()
             case "lu": lastUpdated = try reader.readDoubleIfPresent()
             case "c": context = contextID(try reader.readValue())
@@ -137,12 +151,12 @@ public struct EntityStore: Sendable {
             }
         }
         guard let state else { return nil }
-        return EntityState(entityID: id, state: state, attributes: attributes, lastChanged: lastChanged ?? 0,
+        return EntityState(entityID: id, state: state, attributes: EntityAttributes(attributes), lastChanged: lastChanged ?? 0,
                            lastUpdated: lastUpdated ?? lastChanged ?? 0, contextID: context)
     }
 
     /// A diff: `+` sets state, attributes, times and context; then `-` removes attributes.
-    static func readDiff(_ reader: inout JSONReader, into state: inout EntityState) throws {
+    static func readDiff(_ reader: inout JSONReader, into state: inout EntityState, names: inout SharedNames) throws {
         guard reader.nextKind == .object else { try reader.skipValue(); return }
         var lastChanged: Double?, lastUpdated: Double?
         var removedKeys: [String] = []
@@ -155,7 +169,9 @@ public struct EntityStore: Sendable {
                     case "s": if let s = try reader.readStringIfPresent() { state.state = s }
                     case "a":
                         guard reader.nextKind == .object else { return }
-                        try reader.readObject { reader, name in state.attributes[name] = try reader.readValue() }
+                        try reader.readObject { reader, name in
+                            state.attributes[names.attributeName(name)] = try reader.readValue()
+                        }
                     case "lc": lastChanged = try reader.readDoubleIfPresent() ?? lastChanged
                     case "lu": lastUpdated = try reader.readDoubleIfPresent() ?? lastUpdated
                     case "c": if let context = contextID(try reader.readValue()) { state.contextID = context }

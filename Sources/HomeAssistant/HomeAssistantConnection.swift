@@ -37,7 +37,10 @@ public final class HomeAssistantConnection: @unchecked Sendable {
     private var inFlight: [Int: Request] = [:]
     private var queued: [Request] = []
     private var store = EntityStore()
-    private var entityFilter: [String]?
+    /// Sorted. The store keeps these instances of the ids rather than its own copies.
+    private var entityFilter: [String]? {
+        didSet { store.share(entityIDs: entityFilter ?? []) }
+    }
     private var entitySubscriptionID: Int?
     private var awaitingSnapshot = false
     private var reportedStartupWait = false
@@ -386,7 +389,7 @@ public final class HomeAssistantConnection: @unchecked Sendable {
             }
             var fresh: [String: EntityState] = [:]
             for state in states {
-                guard let id = state["entity_id"]?.stringValue, watched.contains(id),
+                guard let id = state["entity_id"]?.stringValue.map(store.sharedEntityID), watched.contains(id),
                       let entity = EntityState(entityID: id, fullState: state) else { continue }
                 fresh[id] = entity
             }
@@ -402,7 +405,8 @@ public final class HomeAssistantConnection: @unchecked Sendable {
         guard !awaitingSnapshot else { return }
         do {
             guard let (id, newState) = try StateChangedEvent.read(event, watching: stateChangedFilter) else { return }
-            changesArrived(store.set(id, to: EntityState(entityID: id, fullState: newState)))
+            let shared = store.sharedEntityID(id)
+            changesArrived(store.set(shared, to: EntityState(entityID: shared, fullState: newState)))
         } catch {
             emit(.warning("ignored a malformed state_changed event: \(error)"))
         }

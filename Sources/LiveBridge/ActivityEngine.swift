@@ -12,7 +12,7 @@ public struct ActivityEngine: Sendable {
 
     public private(set) var rules: RulesFile
     public private(set) var states: [String: EntityState] = [:]
-    private var readers: [String: [String]] = [:]
+    private var readers = ReaderIndex([])
     private var byID: [String: ActivityRule] = [:]
     private var active: [String: Bool] = [:]
     private var lastRequest: [String: BackendRequest] = [:]
@@ -26,12 +26,9 @@ public struct ActivityEngine: Sendable {
     }
 
     private mutating func index() {
-        readers = [:]
+        readers = ReaderIndex(rules.activities)
         byID = [:]
-        for rule in rules.activities {
-            byID[rule.id] = rule
-            for entity in rule.entityIDs { readers[entity, default: []].append(rule.id) }
-        }
+        for rule in rules.activities { byID[rule.id] = rule }
     }
 
     /// Swaps in reloaded rules: removed activities end, the others go on with the new fields.
@@ -60,7 +57,9 @@ public struct ActivityEngine: Sendable {
             case .updated(let state): states[state.entityID] = state
             case .removed(let id): states[id] = nil
             }
-            for id in readers[change.entityID] ?? [] where seen.insert(id).inserted { touched.append(id) }
+            readers.forEachReader(of: change.entityID) { id in
+                if seen.insert(id).inserted { touched.append(id) }
+            }
         }
         return touched
     }

@@ -22,6 +22,7 @@ public final class WebSocketConnection: @unchecked Sendable {
     private var isFinished = false
     private var cStrings: [UnsafeMutablePointer<CChar>] = []
     private var writeBuffer: [UInt8] = []
+    private static let keptWriteCapacity = 16 * 1024
 
     init(loop: WebSocketEventLoop, maximumMessageSize: Int, fragmentSize: Int) {
         self.loop = loop
@@ -152,6 +153,8 @@ public final class WebSocketConnection: @unchecked Sendable {
         let written = writeBuffer.withUnsafeMutableBufferPointer { buffer in
             lws_write(wsi, buffer.baseAddress! + pre, fragment.bytes.count, lws_write_protocol(UInt32(flags)))
         }
+        // Kept for the next small message; a large one (a subscription naming thousands of entities) gives its room back.
+        if writeBuffer.capacity > Self.keptWriteCapacity { writeBuffer = [] }
         if written < fragment.bytes.count { return false }
         if !outgoing.isEmpty || closeRequest != nil { lws_callback_on_writable(wsi) }
         return true

@@ -4,7 +4,7 @@ import Testing
 
 struct IconCatalogTests {
     func symbol(_ id: String, _ attributes: [String: String] = [:]) -> String? {
-        IconCatalog.symbol(for: EntityState(entityID: id, state: "on", attributes: attributes.mapValues { .string($0) }, lastChanged: 0))
+        IconCatalog.symbol(for: EntityState(entityID: id, state: "on", attributes: EntityAttributes(attributes.mapValues { .string($0) }), lastChanged: 0))
     }
 
     @Test(arguments: [

@@ -31,7 +31,7 @@ public enum StatesFile {
                 return epoch
             }
             let changed = try time("last_changed") ?? 0
-            states[id] = EntityState(entityID: id, state: state, attributes: item["attributes"]?.objectValue ?? [:],
+            states[id] = EntityState(entityID: id, state: state, attributes: EntityAttributes(item["attributes"]?.objectValue ?? [:]),
                                      lastChanged: changed, lastUpdated: try time("last_updated") ?? changed)
         }
         return states

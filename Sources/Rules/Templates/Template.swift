@@ -18,10 +18,8 @@ public struct Template: Sendable {
     let parts: [Part]
     /// The entities this template reads, found at load.
     public let entityIDs: Set<String>
-    public let source: String
 
     public init(_ source: String) throws(CompileError) {
-        self.source = source
         var parts: [Part] = []
         var entities: Set<String> = []
         let chars = Array(source)

@@ -1,0 +1,59 @@
+import HomeAssistant
+import JSON
+import Testing
+
+struct EntityAttributesTests {
+    @Test func readByNameAndIteratedInNameOrder() {
+        let attributes = EntityAttributes([("unit", "%"), ("friendly_name", "Washer"), ("brightness", 128)])
+        #expect(attributes["friendly_name"] == "Washer")
+        #expect(attributes["brightness"] == 128)
+        #expect(attributes["missing"] == nil)
+        #expect(attributes.map(\.key) == ["brightness", "friendly_name", "unit"])
+        #expect(attributes.count == 3)
+    }
+
+    /// As a JSON object: a name given twice keeps its last value.
+    @Test func aNameGivenTwiceKeepsItsLastValue() {
+        let attributes = EntityAttributes([("a", 1), ("b", 2), ("a", 3), ("a", 4), ("b", 5)])
+        #expect(attributes.map(\.key) == ["a", "b"])
+        #expect(attributes["a"] == 4 && attributes["b"] == 5)
+    }
+
+    @Test func settingInsertsReplacesAndNilRemoves() {
+        var attributes: EntityAttributes = ["m": 1]
+        attributes["z"] = "last"
+        attributes["a"] = "first"
+        attributes["m"] = 2
+        #expect(attributes.map(\.key) == ["a", "m", "z"] && attributes["m"] == 2)
+        attributes["m"] = nil
+        attributes["missing"] = nil
+        #expect(attributes.map(\.key) == ["a", "z"])
+        #expect(attributes["m"] == nil, "a removed attribute reads as absent, not as JSON null")
+        attributes["n"] = .null
+        #expect(attributes["n"] == .some(.null), "a null value is kept")
+    }
+
+    @Test func theDictionaryFormRoundTrips() {
+        let dictionary: [String: JSONValue] = ["icon": "mdi:washing-machine", "remaining": 12.5, "tags": ["a", "b"]]
+        let attributes = EntityAttributes(dictionary)
+        #expect(attributes.dictionary == dictionary)
+        #expect(attributes == ["tags": ["a", "b"], "icon": "mdi:washing-machine", "remaining": 12.5])
+        #expect(attributes != ["icon": "mdi:washing-machine"])
+    }
+
+    /// States share one box until one of them changes: the other keeps what it had.
+    @Test func aChangedCopyLeavesTheOriginalAlone() {
+        let original = EntityState(entityID: "sensor.washer", state: "on", attributes: ["x": 1], lastChanged: 5, contextID: "c1")
+        var copy = original
+        #expect(copy == original)
+        copy.attributes["x"] = nil
+        copy.state = "off"
+        copy.lastUpdated = 9
+        copy.contextID = nil
+        #expect(original.attributes["x"] == 1 && original.state == "on" && original.lastUpdated == 5 && original.contextID == "c1")
+        #expect(copy.attributes.isEmpty && copy.state == "off" && copy.lastUpdated == 9 && copy.contextID == nil)
+        #expect(copy != original)
+        let rebuilt = EntityState(entityID: "sensor.washer", state: "on", attributes: ["x": 1], lastChanged: 5, contextID: "c1")
+        #expect(rebuilt == original, "equal fields in different boxes are equal")
+    }
+}
