@@ -4,7 +4,7 @@ PACKAGES := libwebsockets-dev libcurl4-openssl-dev libyaml-dev pkg-config
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEMO_PORT ?= 8099
 
-.PHONY: all deps build release test resilience e2e demo bench bench-rules screenshots clean
+.PHONY: all deps build release static-c++ hot-code test resilience e2e demo bench bench-rules screenshots clean
 
 all: build
 
@@ -24,14 +24,23 @@ build: deps
 ## One section per function, and the functions a running daemon executes (bench/livebridge.order, from `make hot-code`)
 ## placed first, together: the kernel maps 64 KiB around each fault, so hot code spread over 10 MiB of text costs resident
 ## memory far beyond its size.
+## The C++ runtime that Swift's runtime needs is linked in too, when libstdc++.a is installed (libstdc++-dev, which
+## Swift's toolchain requires): loaded as libstdc++.so it resolves thousands of its own symbols at every start, 1 MiB
+## resident, for the few functions the runtime calls. A folder holding only the archive, searched first, makes the
+## toolchain's -lstdc++ pick it.
+STATIC_CXX := $(shell clang -print-file-name=libstdc++.a 2>/dev/null)
+STATIC_CXX_DIR := $(CURDIR)/.build/static-c++
 RELEASE_WITHOUT_ORDER := -c release --static-swift-stdlib -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs \
-	-Xswiftc -Xfrontend -Xswiftc -function-sections
+	-Xswiftc -Xfrontend -Xswiftc -function-sections $(if $(filter /%,$(STATIC_CXX)),-Xswiftc -L$(STATIC_CXX_DIR))
 RELEASE := $(RELEASE_WITHOUT_ORDER) -Xlinker --symbol-ordering-file=$(CURDIR)/bench/livebridge.order -Xlinker --no-warn-symbol-ordering
 export RELEASE_WITHOUT_ORDER
 # SwiftPM does not see the order file: relink when it is newer than the binary.
 RELINK_IF_REORDERED = @for binary in .build/release/livebridge .build/release/LiveBridgeBenchmark; do \
 	[ ! -e $$binary ] || [ $$binary -nt bench/livebridge.order ] || rm -f $$binary; done
-release: deps
+static-c++:
+	@[ -z "$(filter /%,$(STATIC_CXX))" ] || { mkdir -p $(STATIC_CXX_DIR) && ln -sf $(STATIC_CXX) $(STATIC_CXX_DIR)/libstdc++.a; }
+
+release: deps static-c++
 	$(RELINK_IF_REORDERED)
 	$(SWIFT) build $(RELEASE) --product livebridge
 
@@ -59,14 +68,14 @@ screenshots: build
 	python3 Tests/screenshots/check.py
 
 ## bench: livebridge run (release, as deployed) under the simulator: start-up, latency, floods, 32 MiB snapshot; results kept in bench/results.json
-bench: deps
+bench: deps static-c++
 	$(RELINK_IF_REORDERED)
 	$(SWIFT) build $(RELEASE) --product livebridge
 	$(SWIFT) build $(RELEASE) --product LiveBridgeBenchmark
 	.build/release/LiveBridgeBenchmark .build/release/livebridge 100000 bench/results.json
 
 ## hot-code: regenerate bench/livebridge.order from callgrind profiles of the daemon under the benchmark (needs valgrind)
-hot-code: deps
+hot-code: deps static-c++
 	bench/profile-hot-code
 
 ## bench-rules: 1,000 activities against 100,000 state changes (release build)
