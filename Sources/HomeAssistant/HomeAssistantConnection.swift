@@ -521,13 +521,10 @@ extension HomeAssistantConnection: WebSocketConnectionDelegate {
             emit(.warning("ignored a malformed message from Home Assistant (\(message.count) bytes): \(error)"))
             return
         }
-        let wasAwaitingSnapshot = awaitingSnapshot
         for message in messages {
             handle(message)
             if socket !== connection { return }
         }
-        // A snapshot's parse tree is gone now; hand the freed heap back to the system rather than keep it for months.
-        if wasAwaitingSnapshot && !awaitingSnapshot { FreedMemory.release() }
     }
 
     public func connection(_ connection: WebSocketConnection, didCloseWith reason: CloseReason) {

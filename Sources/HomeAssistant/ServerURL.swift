@@ -14,7 +14,7 @@ public enum ServerURL {
 
     public static func endpoint(from text: String, caFile: String? = nil, allowSelfSigned: Bool = false) throws -> WebSocketEndpoint {
         let trimmed = text.trimmingSpaces()
-        guard let schemeEnd = trimmed.firstRange(of: "://") else {
+        guard let schemeEnd = trimmed.firstRange(ofText: "://") else {
             throw Invalid(url: text, reason: "expected ws://, wss://, http:// or https://")
         }
         let scheme = trimmed[..<schemeEnd.lowerBound].lowercased()

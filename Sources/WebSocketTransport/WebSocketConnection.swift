@@ -1,5 +1,6 @@
 import CLibWebSockets
 import FoundationEssentials
+import Platform
 
 /// What a connection tells its owner, on the loop thread.
 public protocol WebSocketConnectionDelegate: AnyObject {
@@ -23,6 +24,7 @@ public final class WebSocketConnection: @unchecked Sendable {
     private var cStrings: [UnsafeMutablePointer<CChar>] = []
     private var writeBuffer: [UInt8] = []
     private static let keptWriteCapacity = 16 * 1024
+    private static let largeMessage = 256 * 1024
 
     init(loop: WebSocketEventLoop, maximumMessageSize: Int, fragmentSize: Int) {
         self.loop = loop
@@ -122,16 +124,25 @@ public final class WebSocketConnection: @unchecked Sendable {
     /// Returns false when the connection must be dropped.
     func received(_ chunk: UnsafeRawBufferPointer, wsi: OpaquePointer) -> Bool {
         let isLast = lws_is_final_fragment(wsi) != 0 && lws_remaining_packet_payload(wsi) == 0
-        switch assembler.append(chunk, isLast: isLast) {
-        case .incomplete:
-            return true
-        case .complete(let message):
-            delegate?.connection(self, didReceive: message)
-            return true
-        case .tooLarge(let size):
-            closeReasonOverride = .messageTooLarge(size: size, limit: assembler.maximumSize)
-            return false
+        var delivered = 0
+        func assemble() -> Bool {
+            switch assembler.append(chunk, isLast: isLast) {
+            case .incomplete:
+                return true
+            case .complete(let message):
+                delivered = message.count
+                delegate?.connection(self, didReceive: message)
+                return true
+            case .tooLarge(let size):
+                closeReasonOverride = .messageTooLarge(size: size, limit: assembler.maximumSize)
+                return false
+            }
         }
+        let keep = assemble()
+        // A large message (a snapshot) and all that was made from it are gone once it is handled: hand the freed heap
+        // back to the system here, after the frame itself is released, rather than keep it for months.
+        if delivered >= Self.largeMessage { FreedMemory.release() }
+        return keep
     }
 
     /// Writes one fragment. Returns false when the connection must be closed now.

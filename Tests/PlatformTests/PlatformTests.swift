@@ -34,6 +34,25 @@ struct PlatformTests {
         #expect("abc".replacingAll("", with: "-") == "abc")
     }
 
+    /// As Foundation's replacingOccurrences(of:with:) and range(of:), for text without combining marks.
+    @Test(arguments: [("aaa", "aa", "b"), ("washer_dryer_x", "_", " "), ("{{ a }} and {{ b }}", "{{", "<"), ("abc", "abc", ""),
+                      ("abc", "x", "y"), ("ab", "abc", "z"), ("Grüße, Grüße", "ü", "ue"), ("日本語の日本", "日本", "Japan"), ("", "a", "b"),
+                      ("x→y→z", "→", " to ")])
+    func searchAndReplaceMatchFoundation(text: String, target: String, replacement: String) {
+        #expect(text.replacingAll(target, with: replacement) == text.replacingOccurrences(of: target, with: replacement))
+        #expect(text.containsText(target) == (text.range(of: target) != nil))
+        #expect(text.firstRange(ofText: target) == text.range(of: target))
+    }
+
+    /// Matched on whole scalars, as Python's str.replace (and so Jinja's replace filter) does: an "e" followed by a
+    /// combining accent is still an "e", where a Character search would see "é".
+    @Test func matchingIsByScalarNotByCharacter() {
+        let decomposed = "Cafe\u{301} e"
+        #expect(decomposed.replacingAll("e", with: "E") == "CafE\u{301} E")
+        #expect(decomposed.containsText("e\u{301}"))
+        #expect("abc".firstRange(ofText: "") == nil && !"abc".containsText(""))
+    }
+
     @Test func titleCaseUpperCasesEachWordsFirstLetter() {
         #expect("washer dryer".titleCased == "Washer Dryer")
         #expect("they're LOUD".titleCased == "They're Loud")

@@ -106,7 +106,7 @@ struct FieldCompiler {
     static let opaque = try! Template("{{ none }}")
 
     static func isTemplate(_ text: String) -> Bool {
-        text.contains("{{") || text.contains("{%") || text.contains("{#")
+        text.containsText("{{") || text.containsText("{%") || text.containsText("{#")
     }
 
     /// A YAML scalar as JSON: plain numbers and true/false become numbers and booleans; everything else stays text
