@@ -1,15 +1,18 @@
 import Rules
 
-/// Which activities read each entity, by entity id. Nearly every entity has one reader, so that one is kept inline and
-/// only entities several activities read get a list: a list per entity would cost more than the index itself.
+/// Which activities read each entity, by entity id. Nearly every entity has one reader, so that one is kept inline, as
+/// a position in the rules' activities, and only entities several activities read get a list: a list (or an id) per
+/// entity would cost more than the index itself.
 struct ReaderIndex: Sendable {
-    private var first: [String: String] = [:]
-    private var others: [String: [String]] = [:]
+    private let activityIDs: [String]
+    private var first: [String: Int32] = [:]
+    private var others: [String: [Int32]] = [:]
 
     init(_ activities: [ActivityRule]) {
-        for rule in activities {
+        activityIDs = activities.map(\.id)
+        for (position, rule) in zip(Int32(0)..., activities) {
             for entity in rule.entityIDs {
-                if first[entity] == nil { first[entity] = rule.id } else { others[entity, default: []].append(rule.id) }
+                if first[entity] == nil { first[entity] = position } else { others[entity, default: []].append(position) }
             }
         }
     }
@@ -17,7 +20,7 @@ struct ReaderIndex: Sendable {
     /// Calls `body` with the id of each activity that reads `entity`, in rule order.
     func forEachReader(of entity: String, _ body: (String) -> Void) {
         guard let first = first[entity] else { return }
-        body(first)
-        for id in others[entity] ?? [] { body(id) }
+        body(activityIDs[Int(first)])
+        for position in others[entity] ?? [] { body(activityIDs[Int(position)]) }
     }
 }

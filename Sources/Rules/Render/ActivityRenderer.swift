@@ -101,7 +101,7 @@ public enum ActivityRenderer {
 
     static func resolveAutoIcon(_ fields: inout [String: JSONValue], rule: ActivityRule, context: EvaluationContext, notes: inout [PayloadIssue]) {
         guard fields["icon"] == "auto" else { return }
-        let entity = rule.mainEntity ?? rule.activeWhen.entityIDs.sorted().first
+        let entity = rule.mainEntity ?? rule.activeWhen.sortedEntityIDs.first
         if let entity, let state = context.states[entity], let symbol = IconCatalog.symbol(for: state) {
             fields["icon"] = .string(symbol)
         } else {

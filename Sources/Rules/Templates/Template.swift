@@ -16,8 +16,11 @@ public struct Template: Sendable {
     }
 
     let parts: [Part]
-    /// The entities this template reads, found at load.
-    public let entityIDs: Set<String>
+    /// The entities this template reads, found at load, sorted. An array rather than a set: one template may read
+    /// thousands, and they stay for the life of the rules.
+    public let sortedEntityIDs: [String]
+    /// The same, as a set.
+    public var entityIDs: Set<String> { Set(sortedEntityIDs) }
 
     public init(_ source: String) throws(CompileError) {
         var parts: [Part] = []
@@ -58,7 +61,7 @@ public struct Template: Sendable {
         }
         if !text.isEmpty { parts.append(.text(text)) }
         self.parts = parts
-        self.entityIDs = entities
+        self.sortedEntityIDs = entities.sorted()
     }
 
     /// True when the template has no expressions: its value is fixed.
