@@ -21,7 +21,8 @@ build: deps
 
 ## release: the deployable binary, Swift's runtime and Foundation linked in, linked by the toolchain's lld with packed
 ## relative relocations (DT_RELR, glibc ≥ 2.36): 1.7 MiB of relocation records the loader reads at every start shrink to 30 KiB.
-## One section per function, and the functions a running daemon executes (bench/livebridge.order, from `make hot-code`)
+## Segments aligned to 64 KiB, the kernel's fault-around window, so where code falls in those windows is the same at
+## every start, whatever address ASLR picks. One section per function, and the functions a running daemon executes (bench/livebridge.order, from `make hot-code`)
 ## placed first, together: the kernel maps 64 KiB around each fault, so hot code spread over 10 MiB of text costs resident
 ## memory far beyond its size.
 ## The C++ runtime that Swift's runtime needs is linked in too, when libstdc++.a is installed (libstdc++-dev, which
@@ -31,6 +32,7 @@ build: deps
 STATIC_CXX := $(shell clang -print-file-name=libstdc++.a 2>/dev/null)
 STATIC_CXX_DIR := $(CURDIR)/.build/static-c++
 RELEASE_WITHOUT_ORDER := -c release --static-swift-stdlib -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs \
+	-Xlinker -z -Xlinker max-page-size=65536 \
 	-Xswiftc -Xfrontend -Xswiftc -function-sections $(if $(filter /%,$(STATIC_CXX)),-Xswiftc -L$(STATIC_CXX_DIR))
 RELEASE := $(RELEASE_WITHOUT_ORDER) -Xlinker --symbol-ordering-file=$(CURDIR)/bench/livebridge.order -Xlinker --no-warn-symbol-ordering
 export RELEASE_WITHOUT_ORDER
