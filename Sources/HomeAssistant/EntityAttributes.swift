@@ -6,14 +6,17 @@ public struct EntityAttributes: Sendable, Equatable, Sequence, ExpressibleByDict
     public typealias Element = (key: String, value: JSONValue)
 
     /// Sorted by name, names unique.
-    private var members: [Member]
+    private(set) var members: [Member]
 
-    private struct Member: Sendable, Equatable {
+    struct Member: Sendable, Equatable {
         let name: String
         var value: JSONValue
     }
 
     public init() { members = [] }
+
+    /// Members already sorted by name, names unique.
+    init(sortedMembers: [Member]) { members = sortedMembers }
 
     public init(_ dictionary: [String: JSONValue]) {
         members = dictionary.map { Member(name: $0.key, value: $0.value) }.sorted { $0.name < $1.name }
@@ -45,13 +48,9 @@ public struct EntityAttributes: Sendable, Equatable, Sequence, ExpressibleByDict
 
     /// The value of an attribute; setting nil removes it.
     public subscript(name: String) -> JSONValue? {
-        get {
-            let index = position(of: name)
-            guard index < members.count, members[index].name == name else { return nil }
-            return members[index].value
-        }
+        get { Self.value(of: name, in: members) }
         set {
-            let index = position(of: name)
+            let index = Self.position(of: name, in: members)
             let present = index < members.count && members[index].name == name
             switch (newValue, present) {
             case (let value?, true): members[index].value = value
@@ -72,9 +71,18 @@ public struct EntityAttributes: Sendable, Equatable, Sequence, ExpressibleByDict
         members.lazy.map { (key: $0.name, value: $0.value) }.makeIterator()
     }
 
-    /// Where `name` is or would go: the first member not sorted before it.
-    private func position(of name: String) -> Int {
-        var low = 0, high = members.count
+    /// The value of `name` among members sorted by name.
+    static func value<Members: RandomAccessCollection<Member>>(of name: String, in members: Members) -> JSONValue?
+    where Members.Index == Int {
+        let index = position(of: name, in: members)
+        guard index < members.endIndex, members[index].name == name else { return nil }
+        return members[index].value
+    }
+
+    /// Where `name` is or would go among members sorted by name: the first member not sorted before it.
+    static func position<Members: RandomAccessCollection<Member>>(of name: String, in members: Members) -> Int
+    where Members.Index == Int {
+        var low = members.startIndex, high = members.endIndex
         while low < high {
             let middle = (low + high) / 2
             if members[middle].name < name { low = middle + 1 } else { high = middle }

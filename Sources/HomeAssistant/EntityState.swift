@@ -2,92 +2,97 @@ import JSON
 
 /// The full state of one Home Assistant entity, as `get_states` would give it.
 ///
-/// A value with its fields in one shared box: the connection's store, the engine and the change on its way between them
-/// hold the same state, so each entity is kept once however many hold it. Copied on write.
-public struct EntityState: Sendable, Equatable {
+/// A value with its fields and its attributes in one shared allocation: the connection's store, the engine and the
+/// change on its way between them hold the same state, so each entity is kept once however many hold it, in one block
+/// of memory. Copied on write: the storage changes only while one state holds it (`unique()`), so sharing it across
+/// threads is safe, which the compiler cannot see through `ManagedBuffer`.
+public struct EntityState: @unchecked Sendable, Equatable {
     private var storage: Storage
 
     public var entityID: String {
-        get { storage.entityID }
-        set { unique().entityID = newValue }
+        get { storage.header.fields.entityID }
+        set { unique().header.fields.entityID = newValue }
     }
     public var state: String {
-        get { storage.state }
-        set { unique().state = newValue }
+        get { storage.header.fields.state }
+        set { unique().header.fields.state = newValue }
     }
+    /// All attributes, as a value. To read one, `attribute(_:)` does without the copy.
     public var attributes: EntityAttributes {
-        get { storage.attributes }
-        _modify {
-            let storage = unique()
-            yield &storage.attributes
-        }
+        get { EntityAttributes(sortedMembers: storage.members { Array($0) }) }
+        set { storage = Storage.make(storage.header.fields, newValue.members) }
     }
     /// Seconds since 1970, as Home Assistant sends them.
     public var lastChanged: Double {
-        get { storage.lastChanged }
-        set { unique().lastChanged = newValue }
+        get { storage.header.fields.lastChanged }
+        set { unique().header.fields.lastChanged = newValue }
     }
     public var lastUpdated: Double {
-        get { storage.lastUpdated }
-        set { unique().lastUpdated = newValue }
+        get { storage.header.fields.lastUpdated }
+        set { unique().header.fields.lastUpdated = newValue }
     }
     /// The context id of the change that produced this state, when known.
     public var contextID: String? {
-        get { storage.contextID }
-        set { unique().contextID = newValue }
+        get { storage.header.fields.contextID }
+        set { unique().header.fields.contextID = newValue }
     }
 
     public init(entityID: String, state: String, attributes: EntityAttributes = [:],
                 lastChanged: Double, lastUpdated: Double? = nil, contextID: String? = nil) {
-        storage = Storage(entityID: entityID, state: state, attributes: attributes, lastChanged: lastChanged,
-                          lastUpdated: lastUpdated ?? lastChanged, contextID: contextID)
+        let fields = Fields(entityID: entityID, state: state, lastChanged: lastChanged,
+                            lastUpdated: lastUpdated ?? lastChanged, contextID: contextID)
+        storage = Storage.make(fields, attributes.members)
+    }
+
+    /// One attribute's value, read in place.
+    public func attribute(_ name: String) -> JSONValue? {
+        storage.members { EntityAttributes.value(of: name, in: $0) }
     }
 
     public static func == (lhs: EntityState, rhs: EntityState) -> Bool {
-        lhs.storage === rhs.storage || lhs.storage.fields == rhs.storage.fields
+        if lhs.storage === rhs.storage { return true }
+        return lhs.storage.header.fields == rhs.storage.header.fields && lhs.storage.members { left in rhs.storage.members { left.elementsEqual($0) } }
     }
 
-    /// The box, copied first when someone else holds it too.
+    /// The storage, copied first when someone else holds it too.
     private mutating func unique() -> Storage {
-        if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+        if !isKnownUniquelyReferenced(&storage) { storage = Storage.make(storage.header.fields, storage.members { Array($0) }) }
         return storage
     }
 
-    /// Mutated only through `unique()`, so only while this state is its sole holder: sharing it across threads is safe.
-    private final class Storage: @unchecked Sendable {
+    private struct Fields: Equatable {
         var entityID: String
         var state: String
-        var attributes: EntityAttributes
         var lastChanged: Double
         var lastUpdated: Double
         var contextID: String?
-
-        init(entityID: String, state: String, attributes: EntityAttributes, lastChanged: Double, lastUpdated: Double,
-             contextID: String?) {
-            self.entityID = entityID
-            self.state = state
-            self.attributes = attributes
-            self.lastChanged = lastChanged
-            self.lastUpdated = lastUpdated
-            self.contextID = contextID
-        }
-
-        func copy() -> Storage {
-            Storage(entityID: entityID, state: state, attributes: attributes, lastChanged: lastChanged,
-                    lastUpdated: lastUpdated, contextID: contextID)
-        }
-
-        var fields: Fields { Fields(entityID: entityID, state: state, attributes: attributes, lastChanged: lastChanged,
-                                    lastUpdated: lastUpdated, contextID: contextID) }
     }
 
-    private struct Fields: Equatable {
-        let entityID: String
-        let state: String
-        let attributes: EntityAttributes
-        let lastChanged: Double
-        let lastUpdated: Double
-        let contextID: String?
+    private struct Header {
+        var fields: Fields
+        /// How many attributes follow.
+        let count: Int
+    }
+
+    /// The fields, then the attributes sorted by name, in one allocation. (A `ManagedBuffer` subclass keeps everything
+    /// in its header: stored properties of its own would overlap the elements.)
+    private final class Storage: ManagedBuffer<Header, EntityAttributes.Member> {
+        static func make(_ fields: Fields, _ members: [EntityAttributes.Member]) -> Storage {
+            let buffer = create(minimumCapacity: members.count) { _ in Header(fields: fields, count: members.count) }
+            let storage = unsafeDowncast(buffer, to: Storage.self)
+            storage.withUnsafeMutablePointerToElements { elements in
+                _ = UnsafeMutableBufferPointer(start: elements, count: members.count).initialize(from: members)
+            }
+            return storage
+        }
+
+        func members<Result>(_ body: (UnsafeBufferPointer<EntityAttributes.Member>) -> Result) -> Result {
+            withUnsafeMutablePointers { header, elements in body(UnsafeBufferPointer(start: elements, count: header.pointee.count)) }
+        }
+
+        deinit {
+            _ = withUnsafeMutablePointers { header, elements in elements.deinitialize(count: header.pointee.count) }
+        }
     }
 
     /// From the full form `get_states` and `state_changed` give (ISO 8601 times, `context.id`); nil without a state.

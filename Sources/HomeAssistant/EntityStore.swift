@@ -159,6 +159,7 @@ public struct EntityStore: Sendable {
     static func readDiff(_ reader: inout JSONReader, into state: inout EntityState, names: inout SharedNames) throws {
         guard reader.nextKind == .object else { try reader.skipValue(); return }
         var lastChanged: Double?, lastUpdated: Double?
+        var setAttributes: [EntityAttributes.Element] = []
         var removedKeys: [String] = []
         try reader.readObject { reader, key in
             switch key {
@@ -170,7 +171,7 @@ public struct EntityStore: Sendable {
                     case "a":
                         guard reader.nextKind == .object else { return }
                         try reader.readObject { reader, name in
-                            state.attributes[names.attributeName(name)] = try reader.readValue()
+                            setAttributes.append((names.attributeName(name), try reader.readValue()))
                         }
                     case "lc": lastChanged = try reader.readDoubleIfPresent() ?? lastChanged
                     case "lu": lastUpdated = try reader.readDoubleIfPresent() ?? lastUpdated
@@ -194,7 +195,12 @@ public struct EntityStore: Sendable {
             state.lastUpdated = lastChanged
         }
         if let lastUpdated { state.lastUpdated = lastUpdated }
-        for key in removedKeys { state.attributes[key] = nil }
+        guard !setAttributes.isEmpty || !removedKeys.isEmpty else { return }
+        // One new set of attributes for the whole diff: the state keeps them in one block with its fields.
+        var attributes = state.attributes
+        for (name, value) in setAttributes { attributes[name] = value }
+        for key in removedKeys { attributes[key] = nil }
+        state.attributes = attributes
     }
 
     private static func contextID(_ value: JSONValue?) -> String? {

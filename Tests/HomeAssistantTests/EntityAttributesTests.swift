@@ -41,7 +41,7 @@ struct EntityAttributesTests {
         #expect(attributes != ["icon": "mdi:washing-machine"])
     }
 
-    /// States share one box until one of them changes: the other keeps what it had.
+    /// States share one allocation until one of them changes: the other keeps what it had.
     @Test func aChangedCopyLeavesTheOriginalAlone() {
         let original = EntityState(entityID: "sensor.washer", state: "on", attributes: ["x": 1], lastChanged: 5, contextID: "c1")
         var copy = original
@@ -53,7 +53,21 @@ struct EntityAttributesTests {
         #expect(original.attributes["x"] == 1 && original.state == "on" && original.lastUpdated == 5 && original.contextID == "c1")
         #expect(copy.attributes.isEmpty && copy.state == "off" && copy.lastUpdated == 9 && copy.contextID == nil)
         #expect(copy != original)
+        #expect(original.attribute("x") == 1 && copy.attribute("x") == nil && original.attribute("missing") == nil)
         let rebuilt = EntityState(entityID: "sensor.washer", state: "on", attributes: ["x": 1], lastChanged: 5, contextID: "c1")
         #expect(rebuilt == original, "equal fields in different boxes are equal")
+    }
+
+    /// The fields and the attributes live in one allocation: every way of building a state reads back the same.
+    @Test func aStateReadsBackWhatItWasGiven() {
+        let many = EntityAttributes((0..<50).map { (key: "attribute_\($0)", value: JSONValue.int($0)) })
+        var state = EntityState(entityID: "sensor.many", state: "x", attributes: many, lastChanged: 1, lastUpdated: 2)
+        #expect(state.attributes == many && state.attributes.count == 50)
+        #expect(state.attribute("attribute_7") == 7 && state.attribute("attribute_49") == 49)
+        state.attributes["attribute_7"] = "seven"
+        state.state = "y"
+        #expect(state.attribute("attribute_7") == "seven" && state.state == "y" && state.lastUpdated == 2)
+        let empty = EntityState(entityID: "sensor.none", state: "", lastChanged: 0)
+        #expect(empty.attributes.isEmpty && empty.attribute("x") == nil)
     }
 }

@@ -33,11 +33,11 @@ public enum IconCatalog {
     ]
 
     public static func symbol(for state: EntityState) -> String? {
-        if let icon = state.attributes["icon"]?.stringValue, icon.hasPrefix("mdi:") {
+        if let icon = state.attribute("icon")?.stringValue, icon.hasPrefix("mdi:") {
             let name = String(icon.dropFirst(4))
             if let match = mdiWords.first(where: { name.contains($0.0) }) { return match.1 }
         }
-        if let deviceClass = state.attributes["device_class"]?.stringValue, let symbol = deviceClasses[deviceClass] {
+        if let deviceClass = state.attribute("device_class")?.stringValue, let symbol = deviceClasses[deviceClass] {
             return symbol
         }
         let domain = String(state.entityID.split(separator: ".").first ?? "")

@@ -20,7 +20,7 @@ enum Functions {
         case .stateAttr:
             let (_, state) = try entity()
             guard case .string(let name) = try argument(1) else { throw EvaluationError("state_attr() needs an attribute name") }
-            return state?.attributes[name].map(TemplateValue.init) ?? .none
+            return state?.attribute(name).map(TemplateValue.init) ?? .none
         case .isState:
             let (_, state) = try entity()
             guard let state else { return .bool(false) }
@@ -32,7 +32,7 @@ enum Functions {
             let (_, state) = try entity()
             guard case .string(let name) = try argument(1) else { throw EvaluationError("is_state_attr() needs an attribute name") }
             let expected = try argument(2)
-            guard let actual = state?.attributes[name] else { return .bool(false) }
+            guard let actual = state?.attribute(name) else { return .bool(false) }
             return .bool(Arithmetic.equal(TemplateValue(actual), expected))
         case .hasValue:
             let (_, state) = try entity()

@@ -52,7 +52,7 @@ struct TemplateEvaluator {
         case .stateOf(let id):
             return .string(context.states[id]?.state ?? "unknown")
         case .attributeOf(let id, let name):
-            return context.states[id]?.attributes[name].map(TemplateValue.init) ?? .none
+            return context.states[id]?.attribute(name).map(TemplateValue.init) ?? .none
         case .isState(let id, let value):
             return .bool(context.states[id]?.state == value)
         case .number(let input, let integer, let fallback):
@@ -122,7 +122,7 @@ struct TemplateEvaluator {
         var attributes: [String: TemplateValue] = [:]
         for (key, value) in state.attributes { attributes[key] = TemplateValue(value) }
         let objectID = state.entityID.split(separator: ".").last.map(String.init) ?? state.entityID
-        let name = state.attributes["friendly_name"]?.stringValue ?? objectID.replacingAll("_", with: " ")
+        let name = state.attribute("friendly_name")?.stringValue ?? objectID.replacingAll("_", with: " ")
         return .mapping([
             "entity_id": .string(state.entityID), "state": .string(state.state), "attributes": .mapping(attributes),
             "last_changed": .datetime(state.lastChanged), "last_updated": .datetime(state.lastUpdated),
