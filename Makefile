@@ -19,16 +19,18 @@ deps:
 build: deps
 	$(SWIFT) build
 
-## release: the deployable binary, Swift's runtime and Foundation linked in, linked by the toolchain's lld with packed
-## relative relocations (DT_RELR, glibc ≥ 2.36): 1.7 MiB of relocation records the loader reads at every start shrink to 30 KiB.
-## Segments aligned to 64 KiB, the kernel's fault-around window, so where code falls in those windows is the same at
-## every start, whatever address ASLR picks. One section per function, and the functions a running daemon executes (bench/livebridge.order, from `make hot-code`)
-## placed first, together: the kernel maps 64 KiB around each fault, so hot code spread over 10 MiB of text costs resident
-## memory far beyond its size.
-## The C++ runtime that Swift's runtime needs is linked in too, when libstdc++.a is installed (libstdc++-dev, which
-## Swift's toolchain requires): loaded as libstdc++.so it resolves thousands of its own symbols at every start, 1 MiB
-## resident, for the few functions the runtime calls. A folder holding only the archive, searched first, makes the
-## toolchain's -lstdc++ pick it.
+## release: the deployable binary, Swift's runtime and Foundation linked in, linked by the toolchain's lld:
+## - packed relative relocations (DT_RELR, glibc ≥ 2.36): 1.7 MiB of relocation records the loader reads at every start
+##   shrink to 30 KiB;
+## - one section per function, and the functions a running daemon executes (bench/livebridge.order, from
+##   `make hot-code`) placed first, together: the kernel maps 64 KiB around each page fault, so hot code spread over
+##   10 MiB of text costs resident memory far beyond its size;
+## - segments aligned to 64 KiB, that window, so where code falls in the windows is the same at every start whatever
+##   address ASLR picks;
+## - the C++ runtime Swift's runtime needs linked in too, when libstdc++.a is installed (libstdc++-dev, which Swift's
+##   toolchain requires): loaded as libstdc++.so it resolves thousands of its own symbols at every start, 1 MiB
+##   resident, for the few functions the runtime calls. A folder holding only the archive, searched first, makes the
+##   toolchain's -lstdc++ pick it.
 STATIC_CXX := $(shell clang -print-file-name=libstdc++.a 2>/dev/null)
 STATIC_CXX_DIR := $(CURDIR)/.build/static-c++
 RELEASE_WITHOUT_ORDER := -c release --static-swift-stdlib -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs \
