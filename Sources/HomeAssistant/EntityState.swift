@@ -56,7 +56,10 @@ public struct EntityState: @unchecked Sendable, Equatable {
 
     /// The storage, copied first when someone else holds it too.
     private mutating func unique() -> Storage {
-        if !isKnownUniquelyReferenced(&storage) { storage = Storage.make(storage.header.fields, storage.members { Array($0) }) }
+        if !isKnownUniquelyReferenced(&storage) {
+            let fields = storage.header.fields
+            storage = storage.members { Storage.make(fields, $0) }
+        }
         return storage
     }
 
@@ -77,7 +80,7 @@ public struct EntityState: @unchecked Sendable, Equatable {
     /// The fields, then the attributes sorted by name, in one allocation. (A `ManagedBuffer` subclass keeps everything
     /// in its header: stored properties of its own would overlap the elements.)
     private final class Storage: ManagedBuffer<Header, EntityAttributes.Member> {
-        static func make(_ fields: Fields, _ members: [EntityAttributes.Member]) -> Storage {
+        static func make<Members: Collection<EntityAttributes.Member>>(_ fields: Fields, _ members: Members) -> Storage {
             let buffer = create(minimumCapacity: members.count) { _ in Header(fields: fields, count: members.count) }
             let storage = unsafeDowncast(buffer, to: Storage.self)
             storage.withUnsafeMutablePointerToElements { elements in
