@@ -82,11 +82,6 @@ public struct EntityAttributes: Sendable, Equatable, Sequence, ExpressibleByDict
     /// Where `name` is or would go among members sorted by name: the first member not sorted before it.
     static func position<Members: RandomAccessCollection<Member>>(of name: String, in members: Members) -> Int
     where Members.Index == Int {
-        var low = members.startIndex, high = members.endIndex
-        while low < high {
-            let middle = (low + high) / 2
-            if members[middle].name < name { low = middle + 1 } else { high = middle }
-        }
-        return low
+        members.sortedPosition(of: name) { $0.name }
     }
 }

@@ -17,12 +17,8 @@ struct SharedNames: Sendable {
     /// The watched id's own instance when `id` is one of them.
     func entityID(_ id: String) -> String {
         guard !Self.isInline(id) else { return id }
-        var low = 0, high = entityIDs.count
-        while low < high {
-            let middle = (low + high) / 2
-            if entityIDs[middle] < id { low = middle + 1 } else { high = middle }
-        }
-        return low < entityIDs.count && entityIDs[low] == id ? entityIDs[low] : id
+        let index = entityIDs.sortedPosition(of: id) { $0 }
+        return index < entityIDs.count && entityIDs[index] == id ? entityIDs[index] : id
     }
 
     mutating func attributeName(_ name: String) -> String {
