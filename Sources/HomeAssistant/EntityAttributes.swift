@@ -50,7 +50,7 @@ public struct EntityAttributes: Sendable, Equatable, Sequence, ExpressibleByDict
     public subscript(name: String) -> JSONValue? {
         get { Self.value(of: name, in: members) }
         set {
-            let index = Self.position(of: name, in: members)
+            let index = members.sortedPosition(of: name) { $0.name }
             let present = index < members.count && members[index].name == name
             switch (newValue, present) {
             case (let value?, true): members[index].value = value
@@ -74,14 +74,8 @@ public struct EntityAttributes: Sendable, Equatable, Sequence, ExpressibleByDict
     /// The value of `name` among members sorted by name.
     static func value<Members: RandomAccessCollection<Member>>(of name: String, in members: Members) -> JSONValue?
     where Members.Index == Int {
-        let index = position(of: name, in: members)
+        let index = members.sortedPosition(of: name) { $0.name }
         guard index < members.endIndex, members[index].name == name else { return nil }
         return members[index].value
-    }
-
-    /// Where `name` is or would go among members sorted by name: the first member not sorted before it.
-    static func position<Members: RandomAccessCollection<Member>>(of name: String, in members: Members) -> Int
-    where Members.Index == Int {
-        members.sortedPosition(of: name) { $0.name }
     }
 }

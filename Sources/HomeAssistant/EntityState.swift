@@ -6,7 +6,7 @@ import JSON
 /// change on its way between them hold the same state, so each entity is kept once however many hold it, in one block
 /// of memory. Copied on write: the storage changes only while one state holds it (`unique()`), so sharing it across
 /// threads is safe, which the compiler cannot see through `ManagedBuffer`.
-public struct EntityState: @unchecked Sendable, Equatable {
+public struct EntityState: @unchecked Sendable, Equatable, CustomDebugStringConvertible {
     private var storage: Storage
 
     public var entityID: String {
@@ -42,6 +42,12 @@ public struct EntityState: @unchecked Sendable, Equatable {
         let fields = Fields(entityID: entityID, state: state, lastChanged: lastChanged,
                             lastUpdated: lastUpdated ?? lastChanged, contextID: contextID)
         storage = Storage.make(fields, attributes.members)
+    }
+
+    /// The fields, as the struct this used to be printed them (for test failures and debugging).
+    public var debugDescription: String {
+        "EntityState(entityID: \(entityID), state: \(state), attributes: \(attributes.dictionary), "
+            + "lastChanged: \(lastChanged), lastUpdated: \(lastUpdated), contextID: \(contextID ?? "nil"))"
     }
 
     /// One attribute's value, read in place.

@@ -1,7 +1,8 @@
 import JSON
 
 /// The local copy of the entities LiveBridge watches, kept from `subscribe_entities`' compressed messages, read
-/// straight from their text (or, on the `state_changed` path, from full states: `replace(with:)`, `set(_:to:)`).
+/// straight from their text (or, on the `state_changed` path, from full states: `replace(withFullStates:keeping:)`,
+/// `set(_:fullState:)`).
 ///
 /// A snapshot (`a` in the first event of a subscription) replaces the store: an entity that vanished
 /// while disconnected is removed, not kept. Later events carry `a` (added), `c` (changed: `+` sets,
@@ -16,9 +17,6 @@ public struct EntityStore: Sendable {
     public mutating func share(entityIDs sorted: [String]) {
         names.share(entityIDs: sorted)
     }
-
-    /// `id` as the rules hold it, when they watch it.
-    public func sharedEntityID(_ id: String) -> String { names.entityID(id) }
 
     public subscript(entityID: String) -> EntityState? { states[entityID] }
     public var count: Int { states.count }
@@ -38,9 +36,20 @@ public struct EntityStore: Sendable {
         return replace(with: fresh)
     }
 
+    /// Replaces everything with the entities of `get_states` that are in `watched`.
+    public mutating func replace(withFullStates fullStates: [JSONValue], keeping watched: Set<String>) -> [EntityChange] {
+        var fresh: [String: EntityState] = [:]
+        for fullState in fullStates {
+            guard let id = fullState["entity_id"]?.stringValue, watched.contains(id) else { continue }
+            let shared = names.entityID(id)
+            if let state = EntityState(entityID: shared, fullState: fullState) { fresh[shared] = state }
+        }
+        return replace(with: fresh)
+    }
+
     /// Replaces everything with these states (a snapshot however it came): removed entities first, then new or
     /// changed ones, each in id order. Unchanged entities are not reported.
-    public mutating func replace(with fresh: [String: EntityState]) -> [EntityChange] {
+    private mutating func replace(with fresh: [String: EntityState]) -> [EntityChange] {
         var changes: [EntityChange] = []
         for id in states.keys.sorted() where fresh[id] == nil {
             changes.append(.removed(entityID: id))
@@ -94,10 +103,14 @@ public struct EntityStore: Sendable {
         return changes
     }
 
-    /// One entity's new state, or its removal (nil): what a `state_changed` event says.
-    public mutating func set(_ entityID: String, to state: EntityState?) -> [EntityChange] {
-        guard let state else { return states.removeValue(forKey: entityID) == nil ? [] : [.removed(entityID: entityID)] }
-        states[entityID] = state
+    /// One entity's new full state, or its removal (a full state without a state, or null): what a `state_changed`
+    /// event says.
+    public mutating func set(_ entityID: String, fullState: JSONValue) -> [EntityChange] {
+        let id = names.entityID(entityID)
+        guard let state = EntityState(entityID: id, fullState: fullState) else {
+            return states.removeValue(forKey: id) == nil ? [] : [.removed(entityID: id)]
+        }
+        states[id] = state
         return [.updated(state)]
     }
 
@@ -155,9 +168,11 @@ public struct EntityStore: Sendable {
                            lastUpdated: lastUpdated ?? lastChanged ?? 0, contextID: context)
     }
 
-    /// A diff: `+` sets state, attributes, times and context; then `-` removes attributes.
+    /// A diff: `+` sets state, attributes, times and context; then `-` removes attributes. Read whole, then applied
+    /// at once: the state is shared with the engine, so its first change copies it, and only one change should.
     static func readDiff(_ reader: inout JSONReader, into state: inout EntityState, names: inout SharedNames) throws {
         guard reader.nextKind == .object else { try reader.skipValue(); return }
+        var newState: String?, context: String?
         var lastChanged: Double?, lastUpdated: Double?
         var setAttributes: [EntityAttributes.Element] = []
         var removedKeys: [String] = []
@@ -167,7 +182,7 @@ public struct EntityStore: Sendable {
                 guard reader.nextKind == .object else { return }
                 try reader.readObject { reader, key in
                     switch key {
-                    case "s": if let s = try reader.readStringIfPresent() { state.state = s }
+                    case "s": newState = try reader.readStringIfPresent() ?? newState
                     case "a":
                         guard reader.nextKind == .object else { return }
                         try reader.readObject { reader, name in
@@ -175,7 +190,7 @@ public struct EntityStore: Sendable {
                         }
                     case "lc": lastChanged = try reader.readDoubleIfPresent() ?? lastChanged
                     case "lu": lastUpdated = try reader.readDoubleIfPresent() ?? lastUpdated
-                    case "c": if let context = contextID(try reader.readValue()) { state.contextID = context }
+                    case "c": context = contextID(try reader.readValue()) ?? context
                     default: try reader.skipValue()
                     }
                 }
@@ -190,17 +205,20 @@ public struct EntityStore: Sendable {
             default: try reader.skipValue()
             }
         }
+        if !setAttributes.isEmpty || !removedKeys.isEmpty {
+            // New attributes make the state's own copy; the fields below then change in place.
+            var attributes = state.attributes
+            for (name, value) in setAttributes { attributes[name] = value }
+            for key in removedKeys { attributes[key] = nil }
+            state.attributes = attributes
+        }
+        if let newState { state.state = newState }
+        if let context { state.contextID = context }
         if let lastChanged {
             state.lastChanged = lastChanged
             state.lastUpdated = lastChanged
         }
         if let lastUpdated { state.lastUpdated = lastUpdated }
-        guard !setAttributes.isEmpty || !removedKeys.isEmpty else { return }
-        // One new set of attributes for the whole diff: the state keeps them in one block with its fields.
-        var attributes = state.attributes
-        for (name, value) in setAttributes { attributes[name] = value }
-        for key in removedKeys { attributes[key] = nil }
-        state.attributes = attributes
     }
 
     private static func contextID(_ value: JSONValue?) -> String? {

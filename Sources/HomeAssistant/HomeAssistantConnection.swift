@@ -387,14 +387,8 @@ public final class HomeAssistantConnection: @unchecked Sendable {
                 abortSocket(reason: "could not read the states")
                 return
             }
-            var fresh: [String: EntityState] = [:]
-            for state in states {
-                guard let id = state["entity_id"]?.stringValue.map(store.sharedEntityID), watched.contains(id),
-                      let entity = EntityState(entityID: id, fullState: state) else { continue }
-                fresh[id] = entity
-            }
             awaitingSnapshot = false
-            snapshotArrived(store.replace(with: fresh))
+            snapshotArrived(store.replace(withFullStates: states, keeping: watched))
         }
     }
 
@@ -405,8 +399,7 @@ public final class HomeAssistantConnection: @unchecked Sendable {
         guard !awaitingSnapshot else { return }
         do {
             guard let (id, newState) = try StateChangedEvent.read(event, watching: stateChangedFilter) else { return }
-            let shared = store.sharedEntityID(id)
-            changesArrived(store.set(shared, to: EntityState(entityID: shared, fullState: newState)))
+            changesArrived(store.set(id, fullState: newState))
         } catch {
             emit(.warning("ignored a malformed state_changed event: \(error)"))
         }

@@ -101,14 +101,47 @@ struct EntityStoreTests {
         #expect(EntityState(entityID: "sensor.a", fullState: .null) == nil)
     }
 
-    /// `state_changed` sets one entity or removes it; removing an unknown entity reports nothing.
+    /// `state_changed` sets one entity or removes it (a null new state); removing an unknown entity reports nothing.
     @Test func oneEntityIsSetOrRemoved() {
         var store = EntityStore()
-        let on = EntityState(entityID: "sensor.a", state: "on", lastChanged: 1)
-        #expect(store.set("sensor.a", to: on) == [.updated(on)])
-        #expect(store.set("sensor.a", to: nil) == [.removed(entityID: "sensor.a")])
-        #expect(store.set("sensor.a", to: nil).isEmpty)
+        let on = EntityState(entityID: "sensor.a", state: "on", attributes: ["unit": "%"], lastChanged: 1795343668.5)
+        let full: JSONValue = ["entity_id": "sensor.a", "state": "on", "attributes": ["unit": "%"],
+                               "last_changed": "2026-11-22T10:34:28.500000+00:00"]
+        #expect(store.set("sensor.a", fullState: full) == [.updated(on)])
+        #expect(store["sensor.a"] == on)
+        #expect(store.set("sensor.a", fullState: .null) == [.removed(entityID: "sensor.a")])
+        #expect(store.set("sensor.a", fullState: .null).isEmpty)
         #expect(store.count == 0)
+    }
+
+    /// `get_states` as a snapshot: only watched entities are kept, the rest of the house is passed over.
+    @Test func fullStatesReplaceTheStoreKeepingOnlyWatchedEntities() {
+        var store = EntityStore()
+        _ = store.replace(withSnapshot: snapshot)
+        let changes = store.replace(withFullStates: [
+            ["entity_id": "sensor.kept", "state": "1", "last_changed": "2026-11-22T12:00:00+00:00"],
+            ["entity_id": "sensor.other", "state": "2", "last_changed": "2026-11-22T12:00:00+00:00"],
+            ["entity_id": "sensor.no_state", "last_changed": "2026-11-22T12:00:00+00:00"],
+        ], keeping: ["sensor.kept", "sensor.no_state"])
+        #expect(changes.map(\.entityID) == ["input_number.washer_progress", "timer.laundry", "sensor.kept"])
+        #expect(store.states.keys.sorted() == ["sensor.kept"])
+    }
+
+    /// A state is shared with whoever took it before (the engine): a diff changing state, attributes and times makes
+    /// the store's own copy and leaves the one given out as it was.
+    @Test func aDiffLeavesAStateGivenOutUnchanged() throws {
+        var store = EntityStore()
+        _ = store.replace(withSnapshot: snapshot)
+        let givenOut = try #require(store["input_number.washer_progress"])
+        _ = store.apply(try JSONParser.parse("""
+            {"c":{"input_number.washer_progress":{"+":{"s":"40.0","a":{"max":50.0},"lc":1795343700.0,"c":"01NEW"},"-":{"a":["icon"]}}}}
+            """))
+        let now = try #require(store["input_number.washer_progress"])
+        #expect(givenOut.state == "0.0" && givenOut.attribute("max") == .double(100.0) && givenOut.attribute("icon") != nil)
+        #expect(givenOut.lastChanged == 1795343668.42 && givenOut.contextID == "01M8ABC")
+        #expect(now.state == "40.0" && now.attribute("max") == .double(50.0) && now.attribute("icon") == nil)
+        #expect(now.lastChanged == 1795343700.0 && now.lastUpdated == 1795343700.0 && now.contextID == "01NEW")
+        #expect(now.attribute("friendly_name") == "Washer progress")
     }
 
     @Test func aDiffForAnUnknownEntityIsIgnored() {

@@ -23,7 +23,20 @@ struct SharedNamesTests {
         #expect(storage(try #require(store["sensor.dryer_remaining_time"]).entityID) == storage(watched[1]))
         let other = try #require(store["sensor.not_watched_but_sent"])
         #expect(other.state == "2", "an id not watched is kept as it came")
-        #expect(store.sharedEntityID("sensor.elsewhere_not_watched") == "sensor.elsewhere_not_watched")
+    }
+
+    /// On the `state_changed` path too: full states from `get_states` and events keep the rules' instance.
+    @Test func fullStatesKeepTheRulesInstanceOfTheirIDs() throws {
+        let watched = ["input_number.washer_progress", "sensor.dryer_remaining_time"]
+        var store = EntityStore()
+        store.share(entityIDs: watched)
+        _ = store.replace(withFullStates: [["entity_id": .string(String("input_number.washer_progress")), "state": "1"]],
+                          keeping: Set(watched))
+        _ = store.set(String("sensor.dryer_remaining_time"), fullState: ["state": "3"])
+        #expect(storage(try #require(store["input_number.washer_progress"]).entityID) == storage(watched[0]))
+        #expect(storage(try #require(store["sensor.dryer_remaining_time"]).entityID) == storage(watched[1]))
+        let key = try #require(store.states.keys.first { $0 == watched[1] })
+        #expect(storage(key) == storage(watched[1]))
     }
 
     @Test func aLongAttributeNameIsStoredOnceForAllEntities() throws {
