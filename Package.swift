@@ -25,7 +25,7 @@ let package = Package(
         // Live Activity payloads: Aivi templates, Island Pulse layouts, Home Assistant live updates; schemas and validation.
         .target(name: "LiveActivity", dependencies: ["Platform", "JSON", "HomeAssistant"]),
         // What the phone will show: the Lock Screen and Dynamic Island drawn as deterministic SVG.
-        .target(name: "Preview", dependencies: ["JSON", "HomeAssistant"]),
+        .target(name: "Preview", dependencies: ["Platform", "JSON", "HomeAssistant"]),
         // The rules file: YAML with positions, the template-expression language, activity evaluation.
         .target(name: "Rules", dependencies: ["Platform", "CYAML", "JSON", "HomeAssistant", "LiveActivity"]),
         // HTTP over libcurl, at the edge: the push backends' transport.

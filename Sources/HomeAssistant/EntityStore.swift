@@ -157,8 +157,8 @@ public struct EntityStore: Sendable {
                 attributes = []
                 guard reader.nextKind == .object else { try reader.skipValue(); return }
                 try reader.readObject { reader, name in attributes.append((names.attributeName(name), try reader.readValue())) }
-            case "lc": lastChanged = try reader.readDoubleIfPresent()
-            case "lu": lastUpdated = try reader.readDoubleIfPresent()
+            case "lc": lastChanged = try readTime(&reader)
+            case "lu": lastUpdated = try readTime(&reader)
             case "c": context = contextID(try reader.readValue())
             default: try reader.skipValue()
             }
@@ -188,8 +188,8 @@ public struct EntityStore: Sendable {
                         try reader.readObject { reader, name in
                             setAttributes.append((names.attributeName(name), try reader.readValue()))
                         }
-                    case "lc": lastChanged = try reader.readDoubleIfPresent() ?? lastChanged
-                    case "lu": lastUpdated = try reader.readDoubleIfPresent() ?? lastUpdated
+                    case "lc": lastChanged = try readTime(&reader) ?? lastChanged
+                    case "lu": lastUpdated = try readTime(&reader) ?? lastUpdated
                     case "c": context = contextID(try reader.readValue()) ?? context
                     default: try reader.skipValue()
                     }
@@ -219,6 +219,12 @@ public struct EntityStore: Sendable {
             state.lastUpdated = lastChanged
         }
         if let lastUpdated { state.lastUpdated = lastUpdated }
+    }
+
+    /// `lc`/`lu`: seconds since 1970, taken only if Python's datetime could hold them (Home Assistant cannot send
+    /// more); a time such as 9.2e12 or 1e999999 (infinity) is ignored as if absent, never stored.
+    private static func readTime(_ reader: inout JSONReader) throws -> Double? {
+        try reader.readDoubleIfPresent().flatMap(Timestamp.checked)
     }
 
     private static func contextID(_ value: JSONValue?) -> String? {

@@ -1,5 +1,15 @@
 /// Epoch seconds ⇄ ISO 8601, the way Home Assistant writes them (`2026-11-22T12:00:00.123456+00:00`).
 public enum Timestamp {
+    /// The instants Python's `datetime` can hold, years 1 to 9999, as seconds since 1970. Home Assistant's templates
+    /// fail (`ValueError: year is out of range`) outside it; so do ours, and nothing outside it is formatted.
+    public static let representable: ClosedRange<Double> = -62_135_596_800 ... 253_402_300_799
+
+    /// `epoch` if it is an instant Python's `datetime` can hold (finite, years 1–9999), else nil.
+    @inlinable
+    public static func checked(_ epoch: Double) -> Double? {
+        representable.contains(epoch) ? epoch : nil
+    }
+
     /// UTC, microseconds shown only when there are any, as Python's isoformat does.
     public static func iso8601(_ epoch: Double) -> String {
         let c = components(epoch)
@@ -16,7 +26,7 @@ public enum Timestamp {
             + pad(Int64(c.minute), 2) + ":" + pad(Int64(c.second), 2) + "." + pad(Int64(c.microsecond / 1000), 3) + "Z"
     }
 
-    /// Parses `YYYY-MM-DDTHH:MM[:SS[.ffffff]]` with `Z`, `±HH:MM` or no offset (taken as UTC).
+    /// Parses `YYYY-MM-DDTHH:MM[:SS[.ffffff]]` with `Z`, `±HH:MM` or no offset (taken as UTC); nil outside years 1–9999.
     public static func epoch(fromISO8601 text: String) -> Double? {
         let bytes = Array(text.utf8)
         var index = 0
@@ -74,7 +84,7 @@ public enum Timestamp {
         }
         guard index == bytes.count else { return nil }
         let days = daysSinceEpoch(year: year, month: month, day: day)
-        return Double(days * 86_400 + hour * 3600 + minute * 60 + second - offset) + fraction
+        return checked(Double(days * 86_400 + hour * 3600 + minute * 60 + second - offset) + fraction)
     }
 
     /// Calendar fields of a UTC instant; weekday 0 is Monday, as Python counts.
@@ -83,7 +93,10 @@ public enum Timestamp {
         public let microsecond: Int
     }
 
-    public static func components(_ epoch: Double) -> Components {
+    /// Total: an instant outside `representable` (or NaN) is clamped into it, so formatting never traps. Callers that
+    /// must refuse such instants check with `checked(_:)` first.
+    public static func components(_ unclamped: Double) -> Components {
+        let epoch = unclamped.isNaN ? 0 : min(max(unclamped, representable.lowerBound), representable.upperBound)
         var micros = Int64((epoch * 1_000_000).rounded())
         var seconds = micros >= 0 ? micros / 1_000_000 : (micros - 999_999) / 1_000_000
         micros -= seconds * 1_000_000

@@ -1,3 +1,4 @@
+import Platform
 import HomeAssistant
 import JSON
 
@@ -69,12 +70,12 @@ struct ActivityPresentation: Equatable {
             let remaining = content["remaining_time"]?.intValue.map { Self.clock(Double($0)) + " left" }
             let accentColor = accent
             body = .generic(state: content["state"]?.stringValue.map { Label(text: $0) }, bar: Bar(value: progress, color: accentColor), remaining: remaining)
-            compact = Label(text: "\(Int((progress * 100).rounded()))%")
+            compact = Label(text: "\(Int(saturating: (progress * 100).rounded()))%")
         default:
             let bar = Self.bar(content["progress"])
             body = .progress(headerLeft: Self.value(content["header_left"], at: now), headerRight: Self.value(content["header_right"], at: now),
                              bar: bar, footerLeft: Self.value(content["footer_left"], at: now), footerRight: Self.value(content["footer_right"], at: now))
-            compact = Self.value(content["compact_value"], at: now) ?? bar.map { Label(text: "\(Int(($0.value * 100).rounded()))%") }
+            compact = Self.value(content["compact_value"], at: now) ?? bar.map { Label(text: "\(Int(saturating: ($0.value * 100).rounded()))%") }
         }
     }
 
@@ -94,7 +95,7 @@ struct ActivityPresentation: Equatable {
                            subA: body["subA"]?.stringValue, subB: body["subB"]?.stringValue)
         switch layout {
         case "sports": compact = Label(text: "\(body["metricA"]?.stringValue ?? "–")–\(body["metricB"]?.stringValue ?? "–")")
-        case "progress": compact = Label(text: body["metric"]?.stringValue ?? progress.map { "\(Int(($0 * 100).rounded()))%" } ?? "")
+        case "progress": compact = Label(text: body["metric"]?.stringValue ?? progress.map { "\(Int(saturating: ($0 * 100).rounded()))%" } ?? "")
         default: compact = body["metric"]?.stringValue.map { Label(text: $0) } ?? Label(text: status, color: PreviewPalette.status(status))
         }
     }
@@ -117,7 +118,7 @@ struct ActivityPresentation: Equatable {
 
     /// `M:SS` under an hour, `H:MM:SS` above, as the system timer text shows.
     static func clock(_ seconds: Double) -> String {
-        let total = Int(seconds.rounded(.down))
+        let total = Int(saturating: min(max(seconds, 0), 1e12).rounded(.down))
         let (h, m, s) = (total / 3600, total % 3600 / 60, total % 60)
         let two = { (n: Int) in n < 10 ? "0\(n)" : "\(n)" }
         return h > 0 ? "\(h):\(two(m)):\(two(s))" : "\(m):\(two(s))"

@@ -39,6 +39,34 @@ struct EntityStoreTests {
         #expect(timer.contextID == "01J")
     }
 
+    /// Times no datetime can hold (year 293,000; infinity from an overflowing literal) are ignored, never stored:
+    /// formatting them or reading them in a template would otherwise have nothing sane to give.
+    @Test func timesBeyondYear9999AreIgnored() throws {
+        var store = EntityStore()
+        _ = store.replace(withSnapshot: try JSONParser.parse("""
+            {"a":{"sensor.far":{"s":"1","lc":9.2e12,"lu":1e999999},"sensor.near":{"s":"2","lc":1795343000.0,"lu":1e999999}}}
+            """))
+        #expect(try #require(store["sensor.far"]).lastChanged == 0)
+        #expect(try #require(store["sensor.far"]).lastUpdated == 0)
+        #expect(try #require(store["sensor.near"]).lastUpdated == 1795343000.0, "lu falls back to lc")
+        _ = store.apply(try JSONParser.parse("""
+            {"c":{"sensor.near":{"+":{"s":"3","lc":-9.2e12,"lu":9.2e12}}}}
+            """))
+        let near = try #require(store["sensor.near"])
+        #expect(near.state == "3")
+        #expect(near.lastChanged == 1795343000.0)
+        #expect(near.lastUpdated == 1795343000.0)
+        #expect(near.jsonLine.contains(#""last_changed":"2026-11-22T10:23:20+00:00""#))
+    }
+
+    @Test func formattingATimeIsTotal() {
+        #expect(Timestamp.iso8601(9.2e12) == "9999-12-31T23:59:59+00:00")
+        #expect(Timestamp.iso8601(-.infinity) == "0001-01-01T00:00:00+00:00")
+        #expect(Timestamp.iso8601(.nan) == "1970-01-01T00:00:00+00:00")
+        #expect(Timestamp.epoch(fromISO8601: "0000-12-31T00:00:00+00:00") == nil)
+        #expect(Timestamp.epoch(fromISO8601: "0001-01-01T00:00:00+00:00") == -62_135_596_800)
+    }
+
     @Test func aDiffWithOnlyLastUpdatedKeepsLastChanged() throws {
         var store = EntityStore()
         _ = store.replace(withSnapshot: snapshot)

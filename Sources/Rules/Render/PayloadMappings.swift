@@ -1,3 +1,4 @@
+import Platform
 import HomeAssistant
 import JSON
 import LiveActivity
@@ -24,7 +25,7 @@ enum IslandPulseMapping {
             body["layout"] = "progress"
             body["progress"] = content["progress"]
             body["message"] = content["state"]
-            if let p = content["progress"]?.doubleValue { body["metric"] = .string("\(Int((p * 100).rounded()))%") }
+            if let p = content["progress"]?.doubleValue { body["metric"] = .string("\(Int(saturating: (p * 100).rounded()))%") }
         }
         return body.filter { $0.value != .null }
     }
@@ -54,7 +55,7 @@ enum LiveUpdateMapping {
         var fields: [String: JSONValue] = ["progress_max": 100]
         switch template {
         case "progress":
-            if let p = content["progress"]?["value"]?.doubleValue { fields["progress"] = .int(Int((p * 100).rounded())) }
+            if let p = content["progress"]?["value"]?.doubleValue { fields["progress"] = .int(Int(saturating: (p * 100).rounded())) }
             fields["message"] = content["header_left"]?["value"] ?? content["footer_left"]?["value"] ?? ""
             for slot in ["header_right", "footer_right", "header_left", "footer_left"] {
                 if content[slot]?["formatter"] == "time_until", let text = content[slot]?["value"]?.stringValue,
@@ -65,7 +66,7 @@ enum LiveUpdateMapping {
                 }
             }
         default:  // generic
-            if let p = content["progress"]?.doubleValue { fields["progress"] = .int(Int((p * 100).rounded())) }
+            if let p = content["progress"]?.doubleValue { fields["progress"] = .int(Int(saturating: (p * 100).rounded())) }
             fields["message"] = content["state"] ?? ""
             if let remaining = content["remaining_time"]?.doubleValue {
                 fields["when"] = .double(now + remaining)

@@ -59,60 +59,111 @@ enum Arithmetic {
         switch (op, l, r) {
         case (.add, .string(let a), .string(let b)): return .string(a + b)
         case (.add, .list(let a), .list(let b)): return .list(a + b)
-        case (.add, .datetime(let t), .timedelta(let d)), (.add, .timedelta(let d), .datetime(let t)): return .datetime(t + d)
-        case (.subtract, .datetime(let t), .timedelta(let d)): return .datetime(t - d)
-        case (.subtract, .datetime(let a), .datetime(let b)): return .timedelta(a - b)
-        case (.add, .timedelta(let a), .timedelta(let b)): return .timedelta(a + b)
-        case (.subtract, .timedelta(let a), .timedelta(let b)): return .timedelta(a - b)
+        case (.add, .datetime(let t), .timedelta(let d)), (.add, .timedelta(let d), .datetime(let t)):
+            return try .datetime(checked: t + d)
+        case (.subtract, .datetime(let t), .timedelta(let d)): return try .datetime(checked: t - d)
+        case (.subtract, .datetime(let a), .datetime(let b)): return try .timedelta(checked: a - b)
+        case (.add, .timedelta(let a), .timedelta(let b)): return try .timedelta(checked: a + b)
+        case (.subtract, .timedelta(let a), .timedelta(let b)): return try .timedelta(checked: a - b)
         case (.multiply, .timedelta(let d), _):
             guard let n = r.number else { break }
-            return .timedelta(d * n)
+            return try .timedelta(checked: d * n)
         case (.divide, .timedelta(let a), .timedelta(let b)):
             guard b != 0 else { throw EvaluationError("division by zero") }
             return .double(a / b)
         case (.divide, .timedelta(let d), _):
             guard let n = r.number else { break }
             guard n != 0 else { throw EvaluationError("division by zero") }
-            return .timedelta(d / n)
-        case (.multiply, .string(let s), .int(let n)): return .string(String(repeating: s, count: max(0, n)))
+            return try .timedelta(checked: d / n)
+        case (.multiply, .string(let s), .int(let n)), (.multiply, .int(let n), .string(let s)):
+            return .string(try repeated(s, n))
         default: break
         }
         guard let a = l.number, let b = r.number, !isString(l), !isString(r) else {
             throw EvaluationError("unsupported operand types for \(op.rawValue): \(l.typeName) \(l.repr) and \(r.typeName) \(r.repr)")
         }
-        let integers: (Int, Int)? = if case .int(let x) = l, case .int(let y) = r { (x, y) } else { nil }
+        // Booleans are integers in Python (True + True == 2).
+        let integers: (Int, Int)? = if let x = l.integer, let y = r.integer { (x, y) } else { nil }
+        func exact(_ result: (partialValue: Int, overflow: Bool)) throws(EvaluationError) -> TemplateValue {
+            guard !result.overflow else { throw EvaluationError.integerOverflow("\(l.repr) \(op.rawValue) \(r.repr)") }
+            return .int(result.partialValue)
+        }
         switch op {
         case .add:
-            if let (x, y) = integers { let (s, o) = x.addingReportingOverflow(y); if !o { return .int(s) } }
+            if let (x, y) = integers { return try exact(x.addingReportingOverflow(y)) }
             return .double(a + b)
         case .subtract:
-            if let (x, y) = integers { let (s, o) = x.subtractingReportingOverflow(y); if !o { return .int(s) } }
+            if let (x, y) = integers { return try exact(x.subtractingReportingOverflow(y)) }
             return .double(a - b)
         case .multiply:
-            if let (x, y) = integers { let (s, o) = x.multipliedReportingOverflow(by: y); if !o { return .int(s) } }
+            if let (x, y) = integers { return try exact(x.multipliedReportingOverflow(by: y)) }
             return .double(a * b)
         case .divide:
             guard b != 0 else { throw EvaluationError("division by zero") }
             return .double(a / b)
         case .floorDivide:
             guard b != 0 else { throw EvaluationError("division by zero") }
-            if let (x, y) = integers { return .int(Int((Double(x) / Double(y)).rounded(.down))) }
+            if let (x, y) = integers { return try exact(floorDivision(x, y)) }
             return .double((a / b).rounded(.down))
         case .modulo:
             guard b != 0 else { throw EvaluationError("division by zero") }
-            if let (x, y) = integers { return .int(((x % y) + y) % y) }
-            return .double(a - b * (a / b).rounded(.down))
+            if let (x, y) = integers { return .int(floorModulo(x, y)) }
+            return .double(floatModulo(a, b))
         case .power:
-            if let (x, y) = integers, y >= 0, y < 63 {
-                var result = 1
-                var overflow = false
-                for _ in 0..<y where !overflow { (result, overflow) = result.multipliedReportingOverflow(by: x) }
-                if !overflow { return .int(result) }
-            }
+            if let (x, y) = integers, y >= 0 { return try exact(integerPower(x, y)) }
             return .double(Glibc.pow(a, b))
         default:
             throw EvaluationError("unsupported operator \(op.rawValue)")
         }
+    }
+
+    /// Python's `x // y` on integers: the quotient rounded toward negative infinity (only `min // -1` overflows).
+    static func floorDivision(_ x: Int, _ y: Int) -> (partialValue: Int, overflow: Bool) {
+        let (q, overflow) = x.dividedReportingOverflow(by: y)
+        guard !overflow else { return (q, true) }
+        return (x % y != 0 && (x < 0) != (y < 0)) ? (q - 1, false) : (q, false)
+    }
+
+    /// Python's `x % y` on integers: the remainder takes the divisor's sign. Never overflows (`min % -1` is 0).
+    static func floorModulo(_ x: Int, _ y: Int) -> Int {
+        let r = x.remainderReportingOverflow(dividingBy: y).partialValue
+        return r != 0 && (r < 0) != (y < 0) ? r + y : r
+    }
+
+    /// Python's `x % y` on floats: the sign of the divisor, `nan` for an infinite dividend.
+    static func floatModulo(_ a: Double, _ b: Double) -> Double {
+        guard a.isFinite else { return .nan }
+        if b.isInfinite { return a == 0 || (a < 0) == (b < 0) ? a : b }
+        let r = a.truncatingRemainder(dividingBy: b)
+        return r != 0 && (r < 0) != (b < 0) ? r + b : (r == 0 ? (b < 0 ? -0.0 : 0.0) : r)
+    }
+
+    /// `x ** y` for y ≥ 0 by squaring, reporting overflow instead of trapping.
+    static func integerPower(_ base: Int, _ exponent: Int) -> (partialValue: Int, overflow: Bool) {
+        var result = 1, factor = base, remaining = exponent
+        while remaining > 0 {
+            if remaining & 1 == 1 {
+                let (r, o) = result.multipliedReportingOverflow(by: factor)
+                if o { return (r, true) }
+                result = r
+            }
+            remaining >>= 1
+            if remaining > 0 {
+                let (f, o) = factor.multipliedReportingOverflow(by: factor)
+                // 0, 1 and -1 never overflow; a larger factor that does would overflow the result too.
+                if o { return (f, true) }
+                factor = f
+            }
+        }
+        return (result, false)
+    }
+
+    /// `text * n`: empty for n ≤ 0, bounded by `EvaluationLimits.maximumTextLength`.
+    static func repeated(_ text: String, _ n: Int) throws(EvaluationError) -> String {
+        guard n > 0, !text.isEmpty else { return "" }
+        let (length, overflow) = text.count.multipliedReportingOverflow(by: n)
+        try EvaluationLimits.checkLength(overflow ? .max : length, "repeating a \(text.count)-character text \(n) times")
+        return String(repeating: text, count: n)
     }
 
     private static func isString(_ v: TemplateValue) -> Bool {

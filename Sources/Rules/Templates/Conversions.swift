@@ -6,9 +6,12 @@ enum Conversions {
     /// Home Assistant's `float` and `int`: a number, else the fallback, else an error (never a silent 0).
     static func number(_ value: TemplateValue, integer: Bool, fallback: TemplateValue?) throws(EvaluationError) -> TemplateValue {
         if integer, case .int = value { return value }
+        // Python's int() reads a whole number's digits exactly; through a float, 2^63 - 1 would become 2^63.
+        if integer, case .string(let s) = value, let exact = Int(s) ?? Int(s.trimmingSpaces()) { return .int(exact) }
         if let d = float(value) {
             guard integer else { return .double(d) }
-            if d.isFinite, abs(d) < 9.2e18 { return .int(Int(d.rounded(.towardZero))) }
+            // int(nan) and int(inf) fail in Python; so does any number beyond 64 bits here (Python would grow the int).
+            if let i = Int(truncating: d) { return .int(i) }
         }
         if let fallback { return fallback }
         throw EvaluationError("\(integer ? "int" : "float") got \(value.typeName) \(value.repr), which is not a number, and no default")
@@ -28,20 +31,26 @@ enum Conversions {
         }
     }
 
-    /// Seconds since 1970 from a datetime, an ISO 8601 string or a number.
+    /// Seconds since 1970 from a datetime, an ISO 8601 string or a number; nil for what Python's datetime cannot hold
+    /// (NaN, infinities, years outside 1–9999), as Home Assistant's conversions fail there.
     static func epoch(_ value: TemplateValue) -> Double? {
         switch value {
         case .datetime(let t): return t
-        case .int, .double: return value.number
+        case .int, .double: return value.number.flatMap(Timestamp.checked)
         case .string(let s):
             if let t = Timestamp.epoch(fromISO8601: s.trimmingSpaces()) { return t }
-            return Double(s)
+            return Double(s).flatMap(Timestamp.checked)
         default: return nil
         }
     }
 
-    /// Seconds from `H:MM:SS`, `MM:SS`, `D days, H:MM:SS`, ISO 8601 `PT1H30M`, or a number of seconds.
+    /// Seconds from `H:MM:SS`, `MM:SS`, `D days, H:MM:SS`, ISO 8601 `PT1H30M`, or a number of seconds; nil for what
+    /// Python's timedelta cannot hold (NaN, beyond ±999,999,999 days).
     static func duration(_ value: TemplateValue) -> Double? {
+        anyDuration(value).flatMap { TemplateValue.timedeltaRange.contains($0) ? $0 : nil }
+    }
+
+    private static func anyDuration(_ value: TemplateValue) -> Double? {
         switch value {
         case .timedelta(let s): return s
         case .int, .double: return value.number

@@ -1,3 +1,4 @@
+import Platform
 import FoundationEssentials
 import HomeAssistant
 
@@ -21,4 +22,32 @@ public struct EvaluationError: Error, Equatable, Sendable, CustomStringConvertib
     public let message: String
     public init(_ message: String) { self.message = message }
     public var description: String { message }
+
+    /// Python's integers grow without bound; ours are 64 bits, so a result beyond them fails rather than wraps.
+    static func integerOverflow(_ expression: String) -> EvaluationError {
+        EvaluationError("integer overflow: \(expression) is beyond 64-bit integers (±9,223,372,036,854,775,807)")
+    }
+}
+
+/// Bounds on what one evaluation may build, so a state (`'x' * (states('sensor.n') | int)`) cannot exhaust memory.
+enum EvaluationLimits {
+    /// The longest text a template may build by repetition or replacement, in characters. Payload fields are short:
+    /// Island Pulse's longest is 256 characters, a Live Activity's whole payload 4 KB.
+    static let maximumTextLength = 65_536
+
+    /// `text` with every `old` replaced by `new`, refused when the result would pass `maximumTextLength`.
+    static func replacing(_ old: String, with new: String, in text: String) throws(EvaluationError) -> String {
+        let growth = new.count - old.count
+        if growth > 0, !old.isEmpty, text.count + (text.count / old.count) * growth > maximumTextLength {
+            let occurrences = text.components(separatedBy: old).count - 1
+            try checkLength(text.count + occurrences * growth, "replacing \(occurrences) × \(old.count) characters with \(new.count)")
+        }
+        return text.replacingAll(old, with: new)
+    }
+
+    static func checkLength(_ count: Int, _ what: @autoclosure () -> String) throws(EvaluationError) {
+        guard count <= maximumTextLength else {
+            throw EvaluationError("\(what()) would make \(count) characters; the limit is \(maximumTextLength)")
+        }
+    }
 }

@@ -13,21 +13,25 @@ enum Filters {
         case .float, .int:
             return try Conversions.number(value, integer: filter == .int, fallback: fallback)
         case .round:
+            let fallback = args.count > 2 ? args[2] : (keywords.isEmpty ? nil : keywords["default"])
+            let precisionValue = args.first ?? (keywords.isEmpty ? nil : keywords["precision"]) ?? .int(0)
+            let method = (args.count > 1 ? args[1] : (keywords.isEmpty ? nil : keywords["method"]))?.text ?? "common"
             guard let d = Conversions.float(value) else {
-                if let fallback = keywords["default"] { return fallback }
+                if let fallback { return fallback }
                 throw EvaluationError("round got \(value.typeName) \(value.repr), which is not a number")
             }
-            let precision = args.first?.number.map(Int.init) ?? (keywords.isEmpty ? nil : keywords["precision"]?.number.map(Int.init)) ?? 0
-            let method = (args.count > 1 ? args[1] : (keywords.isEmpty ? nil : keywords["method"]))?.text ?? "common"
-            let scale = Glibc.pow(10.0, Double(precision))
-            let scaled = d * scale
-            let rounded: Double = switch method {
-            case "ceil": scaled.rounded(.up)
-            case "floor": scaled.rounded(.down)
-            case "half": (scaled * 2).rounded() / 2
-            default: scaled.rounded(.toNearestOrEven)
+            guard let precision = precisionValue.number.flatMap(Int.init(truncating:)) else {
+                if let fallback { return fallback }
+                throw EvaluationError("round's precision must be a whole number, got \(precisionValue.typeName) \(precisionValue.repr)")
             }
-            return precision == 0 ? .int(Int(rounded)) : .double(rounded / scale)
+            let rounded = Rounding.round(d, precision: precision, method: method)
+            guard precision == 0 else { return .double(rounded) }
+            // Home Assistant gives int(result) at precision 0: int(nan) and int(inf) fail, and so does a number beyond
+            // 64 bits here.
+            if let whole = Int(truncating: rounded) { return .int(whole) }
+            if let fallback { return fallback }
+            throw EvaluationError("round of \(TemplateValue.pythonFloat(d)) has no whole-number value"
+                                  + (d.isFinite ? " within 64 bits" : ""))
         case .default, .d:
             let boolean = (args.count > 1 ? args[1] : keywords["boolean"])?.isTruthy ?? false
             if value == .none || (boolean && !value.isTruthy) { return fallback ?? .string("") }
@@ -41,10 +45,12 @@ enum Filters {
         case .trim: return .string(value.text.trimmingWhitespace())
         case .replace:
             guard args.count >= 2 else { throw EvaluationError("replace needs two arguments: old and new") }
-            return .string(value.text.replacingAll(args[0].text, with: args[1].text))
+            return .string(try EvaluationLimits.replacing(args[0].text, with: args[1].text, in: value.text))
         case .abs:
             switch value {
-            case .int(let i): return .int(Swift.abs(i))
+            case .int(let i):
+                guard i != .min else { throw EvaluationError.integerOverflow("abs(\(i))") }
+                return .int(Swift.abs(i))
             case .double(let d): return .double(Swift.abs(d))
             case .timedelta(let s): return .timedelta(Swift.abs(s))
             default:
@@ -111,6 +117,27 @@ enum Filters {
             default: return .bool(value.isTruthy)
             }
         }
+    }
+}
+
+/// `round(x, precision, method)` as Home Assistant's filter computes it, total over every Double and precision.
+enum Rounding {
+    static func round(_ d: Double, precision: Int, method: String) -> Double {
+        guard d.isFinite else { return d }
+        // "half" ignores the precision, as Home Assistant's does.
+        if method == "half" { return (d * 2).rounded(.toNearestOrEven) / 2 }
+        // Beyond these a Double has no digits left to round (Python returns x), or every digit is rounded away (0).
+        if precision > 330 { return d }
+        if precision < -330 { return 0 * d }
+        let scale = Glibc.pow(10.0, Double(precision))
+        let scaled = d * scale
+        guard scaled.isFinite else { return d }
+        let rounded: Double = switch method {
+        case "ceil": scaled.rounded(.up)
+        case "floor": scaled.rounded(.down)
+        default: scaled.rounded(.toNearestOrEven)
+        }
+        return rounded / scale
     }
 }
 

@@ -61,7 +61,7 @@ enum Functions {
                 guard i < 2, let n = value.number else { throw EvaluationError("timedelta() takes days and seconds positionally; use keywords") }
                 seconds += n * (i == 0 ? 86_400 : 1)
             }
-            return .timedelta(seconds)
+            return try .timedelta(checked: seconds)
         case .float, .int, .round, .abs, .bool:
             let filter: Filter = switch function {
             case .float: .float

@@ -1,4 +1,5 @@
 import Glibc
+import Platform
 
 /// The offset from UTC that local times are written in (`timestamp_custom`, `strftime`), at a given instant.
 ///
@@ -18,7 +19,8 @@ public struct LocalTimeZone: Sendable {
 
     /// The machine's zone as glibc resolves it (`localtime_r` is thread-safe and reads the zone once).
     public static let system = LocalTimeZone { epoch in
-        var time = time_t(epoch.rounded(.down))
+        guard let seconds = Int(truncating: epoch.rounded(.down)) else { return 0 }
+        var time = time_t(seconds)
         var fields = tm()
         guard localtime_r(&time, &fields) != nil else { return 0 }
         return fields.tm_gmtoff

@@ -26,7 +26,7 @@ enum Methods {
         case (.endswith, .string(let s)): return .bool(s.hasSuffix(args.first?.text ?? ""))
         case (.replace, .string(let s)):
             guard args.count >= 2 else { throw EvaluationError("replace() needs two arguments") }
-            return .string(s.replacingAll(args[0].text, with: args[1].text))
+            return .string(try EvaluationLimits.replacing(args[0].text, with: args[1].text, in: s))
         default:
             throw EvaluationError("\(value.typeName) \(value.repr) has no method \(method.rawValue)()")
         }

@@ -26,7 +26,10 @@ struct TemplateEvaluator {
                 return value
             case .negate:
                 switch value {
-                case .int(let i): return .int(-i)
+                case .int(let i):
+                    guard i != .min else { throw EvaluationError.integerOverflow("-(\(i))") }
+                    return .int(-i)
+                case .bool(let b): return .int(b ? -1 : 0)
                 case .double(let d): return .double(-d)
                 case .timedelta(let s): return .timedelta(-s)
                 default: throw EvaluationError("cannot negate \(value.typeName) \(value.repr)")

@@ -52,6 +52,15 @@ public enum TemplateValue: Sendable, Equatable {
         }
     }
 
+    /// The integer this value is, if it is one (booleans count, as in Python).
+    var integer: Int? {
+        switch self {
+        case .int(let i): return i
+        case .bool(let b): return b ? 1 : 0
+        default: return nil
+        }
+    }
+
     /// What `{{ value }}` prints: Python's str(), except datetimes in ISO 8601 (what formatters expect).
     public var text: String {
         switch self {
@@ -106,11 +115,36 @@ public enum TemplateValue: Sendable, Equatable {
         return d.description
     }
 
-    /// Python's str(timedelta): `1:25:00`, `2 days, 0:00:05`, `-1 day, 23:59:50`.
-    static func durationText(_ seconds: Double) -> String {
-        var micros = Int64((seconds * 1_000_000).rounded())
-        let days = micros >= 0 ? micros / 86_400_000_000 : (micros - 86_399_999_999) / 86_400_000_000
-        micros -= days * 86_400_000_000
+    /// The durations Python's `timedelta` can hold: ±999,999,999 days (to the whole second at the top: a Double this
+    /// large has no microseconds left).
+    static let timedeltaRange: ClosedRange<Double> = -86_399_999_999_999 ... 86_399_999_999_999
+
+    /// A datetime, or the error Python raises for an instant outside years 1–9999 (or NaN).
+    static func datetime(checked epoch: Double, _ what: @autoclosure () -> String = "date") throws(EvaluationError) -> TemplateValue {
+        guard let epoch = Timestamp.checked(epoch) else {
+            throw EvaluationError("\(what()) value out of range: \(pythonFloat(epoch)) seconds since 1970 is outside years 1–9999")
+        }
+        return .datetime(epoch)
+    }
+
+    /// A timedelta, or the error Python raises for NaN or more than 999,999,999 days.
+    static func timedelta(checked seconds: Double) throws(EvaluationError) -> TemplateValue {
+        guard timedeltaRange.contains(seconds) else {
+            throw EvaluationError(seconds.isNaN ? "timedelta of nan: cannot convert float NaN to integer"
+                                  : "timedelta of \(pythonFloat(seconds)) seconds is beyond ±999,999,999 days")
+        }
+        return .timedelta(seconds)
+    }
+
+    /// Python's str(timedelta): `1:25:00`, `2 days, 0:00:05`, `-1 day, 23:59:50`. Total: values outside
+    /// `timedeltaRange` (which `timedelta(checked:)` keeps out) are clamped into it.
+    static func durationText(_ unclamped: Double) -> String {
+        let seconds = unclamped.isNaN ? 0 : min(max(unclamped, timedeltaRange.lowerBound), timedeltaRange.upperBound)
+        // Whole days apart from the rest: 999,999,999 days in microseconds would not fit in 64 bits.
+        var days = Int64((seconds / 86_400).rounded(.down))
+        var micros = Int64(((seconds - Double(days) * 86_400) * 1_000_000).rounded())
+        if micros >= 86_400_000_000 { micros -= 86_400_000_000; days += 1 }
+        if micros < 0 { micros += 86_400_000_000; days -= 1 }
         let total = micros / 1_000_000
         let fraction = micros % 1_000_000
         var text = "\(total / 3600):" + two(total % 3600 / 60) + ":" + two(total % 60)
