@@ -31,7 +31,7 @@ let package = Package(
         // HTTP over libcurl, at the edge: the push backends' transport.
         .target(name: "HTTPClient", dependencies: ["Platform", "CCurl"]),
         // The dispatcher: per-activity lifecycle, update budget, retries.
-        .target(name: "Dispatcher", dependencies: ["Rules", "LiveActivity", "JSON", "HTTPClient"]),
+        .target(name: "Dispatcher", dependencies: ["Platform", "Rules", "LiveActivity", "JSON", "HTTPClient"]),
         // Aivi and Island Pulse as documented, over real HTTP on 127.0.0.1: for tests and the local preview.
         .target(name: "FakePushServices", dependencies: ["WebSocketTransport", "JSON", "Preview"]),
         // The running service: connection → rules → dispatcher, logging, signals.

@@ -41,7 +41,7 @@ public enum HTTPOutcome {
             case 403 where code == "FREE_TIER_JOB_LOCKED":
                 return DeliveryReport(.locked, status: 403, code: code)
             case 429:
-                let after = response.headers["retry-after"].flatMap(Double.init).map { Duration.milliseconds(Int64($0 * 1000)) }
+                let after = response.headers["retry-after"].flatMap(RetryPolicy.retryAfter)
                 return DeliveryReport(.retry(after: after), status: 429, code: code)
             case 500..<600:
                 return DeliveryReport(.retry(after: nil), status: response.status, code: code)

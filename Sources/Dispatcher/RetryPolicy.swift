@@ -1,3 +1,4 @@
+import Platform
 /// Back-off between tries of a failed push: exponential with jitter, capped; a server's Retry-After wins.
 public struct RetryPolicy: Sendable, Equatable {
     public var initial: Duration
@@ -9,6 +10,19 @@ public struct RetryPolicy: Sendable, Equatable {
         self.initial = initial
         self.maximum = maximum
         self.lockedWait = lockedWait
+    }
+
+    /// The longest wait a `Retry-After` header is taken at; `delay` caps it again at ten times `maximum`.
+    static let longestRetryAfter = Duration.seconds(86_400)
+
+    /// A `Retry-After` header's delay in seconds (RFC 9110: a whole number; a decimal is taken too), clamped to a day;
+    /// nil for what is not a number of seconds (`nan`, `-5`, an HTTP date), which leaves the usual back-off.
+    public static func retryAfter(_ header: String) -> Duration? {
+        let text = header.trimmingWhitespace()
+        guard text.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2E || $0 == 0x65 || $0 == 0x45 || $0 == 0x2B }),
+              let seconds = Double(text), seconds >= 0 else { return nil }
+        guard seconds < 86_400 else { return longestRetryAfter }
+        return .milliseconds(Int64((seconds * 1000).rounded()))
     }
 
     /// `random` in [0, 1); the delay lies in the upper half of the doubled-per-attempt ceiling.
