@@ -48,7 +48,7 @@ let package = Package(
         .testTarget(name: "HomeAssistantTests", dependencies: ["HomeAssistant", "HomeAssistantSimulator", "WebSocketTransport", "JSON"]),
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
         .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient", "WebSocketTransport"]),
-        .testTarget(name: "LiveBridgeTests", dependencies: ["LiveBridge", "Dispatcher", "HomeAssistant", "Rules", "JSON"]),
+        .testTarget(name: "LiveBridgeTests", dependencies: ["LiveBridge", "WebSocketTransport", "Dispatcher", "HomeAssistant", "Rules", "JSON"]),
         .testTarget(name: "PreviewTests", dependencies: ["Preview", "JSON"]),
         .testTarget(name: "ResilienceTests", dependencies: ["Dispatcher", "HTTPClient", "HomeAssistant", "HomeAssistantSimulator", "JSON", "Rules"]),
         .testTarget(name: "DispatcherTests", dependencies: ["Dispatcher", "FakePushServices", "HTTPClient", "Rules", "JSON", "HomeAssistant", "HomeAssistantSimulator"]),

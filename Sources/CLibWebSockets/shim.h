@@ -16,7 +16,5 @@ static inline void *clws_timer_owner(lws_sorted_usec_list_t *sul) {
     return ((clws_timer *)sul)->owner;
 }
 
-/// Errors and warnings only; libwebsockets' own logging goes to stderr.
-static inline void clws_quiet_logging(void) { lws_set_log_level(LLL_ERR, NULL); }
 
 #endif

@@ -71,6 +71,7 @@ public final class FakePushService: Sendable {
             guard let self else { return respond(HTTPServerResponse(status: 503)) }
             self.handle(request, respond)
         }
+        loop.start()
     }
 
     deinit { loop.shutdown() }

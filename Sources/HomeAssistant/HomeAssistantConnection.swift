@@ -65,6 +65,7 @@ public final class HomeAssistantConnection: @unchecked Sendable {
             options.clientCAFile = caFile
         }
         loop = try WebSocketEventLoop(options: options)
+        loop.start()
     }
 
     // MARK: Public API
@@ -100,11 +101,13 @@ public final class HomeAssistantConnection: @unchecked Sendable {
     public func events(ofType type: String) -> AsyncStream<JSONValue> {
         let (stream, continuation) = AsyncStream.makeStream(of: JSONValue.self, bufferingPolicy: .bufferingNewest(4096))
         let key = UUID()
-        loop.perform { [self] in
+        let accepted = loop.perform { [self] in
             let isNew = eventHandlers[type] == nil
             eventHandlers[type, default: [:]][key] = continuation
             if isNew && isAuthenticated { subscribeEvents(type) }
         }
+        // A stopped connection has no events to give.
+        guard accepted else { continuation.finish(); return stream }
         let loop = self.loop
         continuation.onTermination = { [weak self] _ in
             loop.perform { [weak self] in self?.eventHandlers[type]?[key] = nil }
@@ -116,10 +119,11 @@ public final class HomeAssistantConnection: @unchecked Sendable {
     /// fails with `timeout` after `requestTimeout`, `disconnected` if the link drops before the result.
     public func send(_ command: [String: JSONValue]) async throws -> JSONValue {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<JSONValue, Error>) in
-            loop.perform { [self] in
+            let accepted = loop.perform { [self] in
                 let request = Request(command: command) { continuation.resume(with: $0.mapError { $0 as Error }) }
                 enqueue(request)
             }
+            if !accepted { continuation.resume(throwing: HomeAssistantError.stopped) }
         }
     }
 
@@ -140,16 +144,17 @@ public final class HomeAssistantConnection: @unchecked Sendable {
     /// The entities held now.
     public func currentStates() async -> [EntityState] {
         await withCheckedContinuation { continuation in
-            loop.perform { [self] in
+            let accepted = loop.perform { [self] in
                 continuation.resume(returning: store.states.values.sorted { $0.entityID < $1.entityID })
             }
+            if !accepted { continuation.resume(returning: []) }
         }
     }
 
     /// Closes the socket and stops the loop. Pending requests fail with `stopped`.
     public func stop() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            loop.perform { [self] in
+            let accepted = loop.perform { [self] in
                 guard phase != .stopped else { continuation.resume(); return }
                 let wasOpen = socket != nil
                 enterFinalPhase(.stopped, failure: .stopped, closeReason: "LiveBridge is stopping")
@@ -161,6 +166,8 @@ public final class HomeAssistantConnection: @unchecked Sendable {
                     continuation.resume()
                 }
             }
+            // Stopped already: the loop is gone.
+            if !accepted { continuation.resume() }
         }
         let eventLoop = self.loop
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
@@ -178,6 +185,7 @@ public final class HomeAssistantConnection: @unchecked Sendable {
     }
 
     private func connect() {
+        loop.preconditionInEventLoop()
         generation += 1
         closeReason = nil
         reportedStartupWait = false
@@ -213,6 +221,7 @@ public final class HomeAssistantConnection: @unchecked Sendable {
     }
 
     private func scheduleReconnect() {
+        loop.preconditionInEventLoop()
         let delay = configuration.reconnect.delay(attempt: attempt, random: Double.random(in: 0..<1))
         attempt += 1
         phase = .disconnected
@@ -268,6 +277,7 @@ public final class HomeAssistantConnection: @unchecked Sendable {
     }
 
     private func enqueue(_ request: Request) {
+        loop.preconditionInEventLoop()
         switch phase {
         case .stopped: request.finish(.failure(.stopped)); return
         case .rejected: request.finish(.failure(.rejected)); return
@@ -430,6 +440,7 @@ public final class HomeAssistantConnection: @unchecked Sendable {
     // MARK: Incoming
 
     private func handle(_ message: ServerMessage) {
+        loop.preconditionInEventLoop()
         switch message {
         case .authRequired:
             let auth: JSONValue = ["type": "auth", "access_token": .string(configuration.token.secret)]
@@ -488,6 +499,7 @@ public final class HomeAssistantConnection: @unchecked Sendable {
     }
 
     private func emit(_ event: ConnectionEvent) {
+        loop.preconditionInEventLoop()
         onEvent(event)
     }
 }

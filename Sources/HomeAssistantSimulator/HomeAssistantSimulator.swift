@@ -65,6 +65,7 @@ public final class HomeAssistantSimulator: @unchecked Sendable {
         loop = try WebSocketEventLoop(options: loopOptions)
         port = loop.listenPort
         loop.onAccept = { [weak self] connection in self?.accepted(connection) }
+        loop.start()
     }
 
     public convenience init(token: String) throws {
@@ -213,10 +214,12 @@ public final class HomeAssistantSimulator: @unchecked Sendable {
 
     private func onLoop(_ work: @escaping @Sendable (HomeAssistantSimulator) -> Void) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            loop.perform { [self] in
+            let accepted = loop.perform { [self] in
                 work(self)
                 continuation.resume()
             }
+            // Stopped: nothing to do on a loop that is gone.
+            if !accepted { continuation.resume() }
         }
     }
 

@@ -41,6 +41,7 @@ public actor LiveBridgeService {
     public init(options: Options, logger: Logger) throws {
         self.options = options
         self.logger = logger
+        logger.takeLibraryLogs()
         let rules: RulesFile
         switch RulesLoader.load(file: options.configPath) {
         case .failure(let errors):
@@ -101,7 +102,7 @@ public actor LiveBridgeService {
             loopOptions.usesTLS = false
             loopOptions.maximumConnections = 64
             do { statusLoop = try WebSocketEventLoop(options: loopOptions) } catch {
-                throw StartupError(description: "cannot listen on \(listen.host):\(listen.port) for status: \(error)")
+                throw StartupError(description: "status listener (status.listen): \(error)")
             }
         }
     }
@@ -117,6 +118,7 @@ public actor LiveBridgeService {
             guard let self else { return respond(HTTPServerResponse(status: 503)) }
             Task { respond(await self.status(request)) }
         }
+        statusLoop?.start()
     }
 
     func status(_ request: HTTPServerRequest) async -> HTTPServerResponse {

@@ -3,6 +3,7 @@ import Platform
 import HomeAssistant
 import JSON
 import Synchronization
+import WebSocketTransport
 
 /// Lines to stderr in logfmt (`time=… level=info msg="…" key=value`) or JSON, cheap when the level is off.
 /// Callers pass no secrets: tokens are never handed to the logger.
@@ -48,6 +49,14 @@ public final class Logger: Sendable {
     public func warning(_ message: @autoclosure () -> String, _ fields: KeyValuePairs<String, String> = [:]) { log(.warning, message(), fields) }
     public func error(_ message: @autoclosure () -> String, _ fields: KeyValuePairs<String, String> = [:]) { log(.error, message(), fields) }
     public func debug(_ message: @autoclosure () -> String, _ fields: KeyValuePairs<String, String> = [:]) { log(.debug, message(), fields) }
+
+    /// Takes libwebsockets' own lines (a failed TLS handshake, a socket it could not open) as this logger's, so
+    /// `--log-format json` stays one JSON object per line. Process-wide: libwebsockets keeps one log hook.
+    public func takeLibraryLogs() {
+        LibWebSocketsLog.route { [self] line, isError in
+            log(isError ? .error : .warning, "libwebsockets", ["detail": line])
+        }
+    }
 
     static func quote(_ value: String) -> String {
         guard value.isEmpty || value.contains(where: { $0 == " " || $0 == "\"" || $0 == "=" || $0.isNewline }) else { return value }

@@ -9,9 +9,7 @@ func webSocketCallback(_ wsi: OpaquePointer?, _ reason: lws_callback_reasons, _ 
     }
     switch reason {
     case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
-        if let context = lws_get_context(wsi), let owner = lws_context_user(context) {
-            Unmanaged<WebSocketEventLoop>.fromOpaque(owner).takeUnretainedValue().runPending()
-        }
+        loop(of: wsi)?.runPending()
         return 0
 
     case LWS_CALLBACK_CLIENT_ESTABLISHED:
@@ -19,9 +17,7 @@ func webSocketCallback(_ wsi: OpaquePointer?, _ reason: lws_callback_reasons, _ 
         return 0
 
     case LWS_CALLBACK_ESTABLISHED:
-        if let context = lws_get_context(wsi), let owner = lws_context_user(context) {
-            _ = Unmanaged<WebSocketEventLoop>.fromOpaque(owner).takeUnretainedValue().accepted(wsi: wsi)
-        }
+        _ = loop(of: wsi)?.accepted(wsi: wsi)
         return 0
 
     case LWS_CALLBACK_CLIENT_RECEIVE, LWS_CALLBACK_RECEIVE:
@@ -74,5 +70,6 @@ func webSocketCallback(_ wsi: OpaquePointer?, _ reason: lws_callback_reasons, _ 
 
 private func loop(of wsi: OpaquePointer) -> WebSocketEventLoop? {
     guard let context = lws_get_context(wsi), let owner = lws_context_user(context) else { return nil }
-    return Unmanaged<WebSocketEventLoop>.fromOpaque(owner).takeUnretainedValue()
+    // The context's user is the loop's OwnerBox; its loop is nil only during lws_create_context.
+    return Unmanaged<WebSocketEventLoop.OwnerBox>.fromOpaque(owner).takeUnretainedValue().loop
 }

@@ -44,6 +44,7 @@ public final class WebSocketConnection: @unchecked Sendable {
     }
 
     public func send(bytes: [UInt8]) {
+        loop.preconditionInEventLoop()
         guard let wsi, !isFinished, closeRequest == nil else { return }
         outgoing.append(bytes)
         lws_callback_on_writable(wsi)
@@ -51,6 +52,7 @@ public final class WebSocketConnection: @unchecked Sendable {
 
     /// Closes the connection once the messages already queued are written.
     public func close(reason: String) {
+        loop.preconditionInEventLoop()
         guard let wsi, !isFinished, closeRequest == nil else { return }
         closeRequest = reason
         if isEstablished {
@@ -66,6 +68,7 @@ public final class WebSocketConnection: @unchecked Sendable {
 
     /// Drops the socket without a closing handshake, as a lost network would.
     public func abort(reason: String = "aborted") {
+        loop.preconditionInEventLoop()
         guard let wsi, !isFinished else { return }
         abortRequested = true
         closeRequest = closeRequest ?? reason

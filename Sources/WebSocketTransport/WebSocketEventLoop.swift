@@ -34,40 +34,63 @@ public final class WebSocketEventLoop: @unchecked Sendable {
 
     public let options: Options
     /// The port the listener is bound to; 0 for a client-only loop.
-    public private(set) var listenPort: Int = 0
+    public let listenPort: Int
 
-    /// Called on the loop thread for every connection a listener accepts.
-    public var onAccept: (@Sendable (WebSocketConnection) -> Void)?
+    /// Called on the loop thread for every connection a listener accepts. Set before `start()`.
+    public var onAccept: (@Sendable (WebSocketConnection) -> Void)? {
+        willSet { precondition(!hasStarted, "\(options.name): set onAccept before start()") }
+    }
     /// Serves plain HTTP requests to the listener (WebSocket upgrades go to `onAccept`); nil answers 404.
-    public var onHTTPRequest: HTTPHandler?
+    /// Set before `start()`.
+    public var onHTTPRequest: HTTPHandler? {
+        willSet { precondition(!hasStarted, "\(options.name): set onHTTPRequest before start()") }
+    }
     var httpExchanges: [OpaquePointer: HTTPExchange] = [:]
 
-    private var context: OpaquePointer?
-    private let pending = Mutex<[@Sendable () -> Void]>([])
+    /// Destroyed by the loop thread when it stops, or by `deinit` for a loop never started. Other threads reach it
+    /// only through `perform`, under `queue`'s lock and only while the loop runs.
+    private let context: OpaquePointer
+    private let queue = Locked(WorkQueue())
     private let stopRequested = Atomic<Bool>(false)
     private let finished = DispatchSemaphore(value: 0)
+    /// The loop thread's id (pthread_t), 0 before it starts: what `preconditionInEventLoop` compares with.
+    private let loopThread = Atomic<UInt>(0)
+    private var hasStarted: Bool { queue.withLock { $0.phase != .created } }
+
+    /// Work handed over by other threads, and whether the loop still takes it.
+    private struct WorkQueue {
+        enum Phase { case created, running, stopped }
+        var phase = Phase.created
+        var work: [@Sendable () -> Void] = []
+    }
 
     // Strings and tables libwebsockets keeps pointers to, alive until the context is destroyed.
-    private var protocols: UnsafeMutablePointer<lws_protocols>
+    private let protocols: UnsafeMutablePointer<lws_protocols>
     private var cStrings: [UnsafeMutablePointer<CChar>] = []
 
     // Confined to the loop thread.
-    private var timer: UnsafeMutablePointer<clws_timer>
+    private let timer: UnsafeMutablePointer<clws_timer>
     private var timers: [ScheduledTimer] = []
     private var nextTimerID = 0
+    private var contextDestroyed = false
     var connections: [ObjectIdentifier: WebSocketConnection] = [:]
 
+    /// Creates the context and binds the listener, if any; nothing is serviced until `start()`.
+    /// Throws when the context cannot be made: a listener's port already in use says so, with host and port.
     public init(options: Options) throws {
         self.options = options
-        protocols = .allocate(capacity: 2)
-        timer = .allocate(capacity: 1)
+        let protocols = UnsafeMutablePointer<lws_protocols>.allocate(capacity: 2)
+        let timer = UnsafeMutablePointer<clws_timer>.allocate(capacity: 1)
         timer.initialize(to: clws_timer())
-        clws_quiet_logging()
-
-        let protocolName = strdup("livebridge")!
-        cStrings.append(protocolName)
+        LibWebSocketsLog.install()
+        var strings: [UnsafeMutablePointer<CChar>] = []
+        func keep(_ string: String) -> UnsafeMutablePointer<CChar> {
+            let copy = strdup(string)!
+            strings.append(copy)
+            return copy
+        }
         protocols[0] = lws_protocols()
-        protocols[0].name = UnsafePointer(protocolName)
+        protocols[0].name = UnsafePointer(keep("livebridge"))
         protocols[0].callback = webSocketCallback
         protocols[0].rx_buffer_size = 64 << 10
         protocols[1] = lws_protocols()
@@ -93,22 +116,56 @@ public final class WebSocketEventLoop: @unchecked Sendable {
         if let caFile = options.clientCAFile {
             info.client_ssl_ca_filepath = UnsafePointer(keep(caFile))
         }
-        info.user = Unmanaged.passUnretained(self).toOpaque()
+        // The loop finds itself from libwebsockets' callbacks through a box filled in below: `self` cannot be
+        // handed out before every stored property is set.
+        let owner = OwnerBox()
+        info.user = Unmanaged.passUnretained(owner).toOpaque()
         guard let context = lws_create_context(&info) else {
-            Self.release(protocols: protocols, timer: timer, strings: cStrings)
-            throw TransportError("libwebsockets could not create its context"
-                + (options.listen.map { " listening on \($0.host):\($0.port)" } ?? ""))
+            // Nothing else holds these yet: released here, once (deinit does not run for a throwing init that
+            // had not set every property).
+            Self.release(protocols: protocols, timer: timer, strings: strings)
+            throw TransportError(options.listen.map { ListenProbe.problem(host: $0.host, port: $0.port) }
+                                 ?? "libwebsockets could not create its context")
         }
-        self.context = context
-        timer.pointee.owner = Unmanaged.passUnretained(self).toOpaque()
+        var port = 0
         if options.listen != nil, let vhost = lws_get_vhost_by_name(context, "default") {
-            listenPort = Int(lws_get_vhost_listen_port(vhost))
+            port = Int(lws_get_vhost_listen_port(vhost))
         }
-        // The thread holds the loop until shutdown: a loop lives as long as it runs.
+        self.protocols = protocols
+        self.timer = timer
+        self.cStrings = strings
+        self.context = context
+        self.listenPort = port
+        self.owner = owner
+        owner.loop = self
+        timer.pointee.owner = Unmanaged.passUnretained(self).toOpaque()
+    }
+
+    /// Where libwebsockets' context user pointer leads: the loop, set once before the loop thread starts.
+    final class OwnerBox: @unchecked Sendable {
+        unowned(unsafe) var loop: WebSocketEventLoop?
+    }
+    private let owner: OwnerBox
+
+    /// Starts servicing on the loop's own thread; handlers must be set before. The thread holds the loop until
+    /// shutdown: a loop lives as long as it runs. Calling it again does nothing.
+    public func start() {
+        let first = queue.withLock { queue -> Bool in
+            guard queue.phase == .created else { return false }
+            queue.phase = .running
+            return true
+        }
+        guard first else { return }
         DetachedThread.start(name: options.name, stackSize: 8 << 20) { self.run() }
     }
 
     deinit {
+        // A loop that ran destroyed its context on its thread; one never started still holds it.
+        // Its callbacks, on this thread, must not reach a loop being torn down.
+        if !contextDestroyed {
+            owner.loop = nil
+            lws_context_destroy(context)
+        }
         Self.release(protocols: protocols, timer: timer, strings: cStrings)
     }
 
@@ -119,47 +176,77 @@ public final class WebSocketEventLoop: @unchecked Sendable {
         for s in strings { free(s) }
     }
 
-    private func keep(_ string: String) -> UnsafeMutablePointer<CChar> {
-        let copy = strdup(string)!
-        cStrings.append(copy)
-        return copy
+    /// Runs `work` on the loop thread, soon. Safe from any thread. Work handed over before `shutdown()` runs, even
+    /// while the loop stops; after it, `perform` refuses at once and returns false, so a caller waiting on the work
+    /// can fail instead of waiting forever.
+    @discardableResult
+    public func perform(_ work: @escaping @Sendable () -> Void) -> Bool {
+        queue.withLock { queue -> Bool in
+            guard queue.phase != .stopped else { return false }
+            queue.work.append(work)
+            // Under the lock: the loop thread marks the queue stopped under it before it destroys the context.
+            if queue.phase == .running { lws_cancel_service(context) }
+            return true
+        }
     }
 
-    /// Runs `work` on the loop thread, soon. Safe from any thread.
-    public func perform(_ work: @escaping @Sendable () -> Void) {
-        pending.withLock { $0.append(work) }
-        if let context { lws_cancel_service(context) }
+    /// Whether the caller is on this loop's thread.
+    public var isInEventLoop: Bool {
+        let thread = loopThread.load(ordering: .acquiring)
+        return thread != 0 && pthread_equal(pthread_t(thread), pthread_self()) != 0
     }
 
-    /// Stops the loop: every connection is dropped and the context destroyed. Blocks until done.
-    /// Must not be called from the loop thread.
+    /// Traps in debug builds when called off the loop thread: what is confined to the loop says so, checked.
+    @inlinable
+    public func preconditionInEventLoop(file: StaticString = #fileID, line: UInt = #line) {
+        assert(isInEventLoop, "\(options.name): must run on its event loop's thread", file: file, line: line)
+    }
+
+    /// Stops the loop: work already handed over runs, every connection is dropped and the context destroyed.
+    /// Blocks until done. Must not be called from the loop thread.
     public func shutdown() {
-        guard !stopRequested.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        if let context { lws_cancel_service(context) }
+        precondition(!isInEventLoop, "\(options.name): shutdown() would wait for its own thread")
+        start()  // a loop never started still has a context to destroy on its thread
+        guard !stopRequested.exchange(true, ordering: .acquiringAndReleasing) else {
+            finished.wait()
+            finished.signal()
+            return
+        }
+        queue.withLock { queue in if queue.phase == .running { lws_cancel_service(context) } }
         finished.wait()
+        // Let every other caller of shutdown() through too.
+        finished.signal()
     }
 
     private func run() {
+        loopThread.store(UInt(pthread_self()), ordering: .releasing)
+        runPending()
         while !stopRequested.load(ordering: .acquiring) {
             if lws_service(context, 0) < 0 { break }
         }
+        // No new work from here on; what was handed over before runs while connections still exist.
+        let leftover = queue.withLock { queue in
+            queue.phase = .stopped
+            defer { queue.work = [] }
+            return queue.work
+        }
+        for item in leftover { item() }
         lws_sul_cancel(&timer.pointee.sul)
         lws_context_destroy(context)
-        context = nil
+        contextDestroyed = true
         for connection in connections.values { connection.contextDestroyed() }
         connections = [:]
         httpExchanges = [:]
         timers = []
-        let leftover = pending.withLock { queue in defer { queue = [] }; return queue }
-        _ = leftover
         finished.signal()
     }
 
     /// Drains work queued by other threads (LWS_CALLBACK_EVENT_WAIT_CANCELLED).
     func runPending() {
-        let work = pending.withLock { queue -> [@Sendable () -> Void] in
-            defer { queue = [] }
-            return queue
+        preconditionInEventLoop()
+        let work = queue.withLock { queue -> [@Sendable () -> Void] in
+            defer { queue.work = [] }
+            return queue.work
         }
         for item in work { item() }
     }
@@ -167,6 +254,7 @@ public final class WebSocketEventLoop: @unchecked Sendable {
     // MARK: HTTP
 
     func httpBegan(wsi: OpaquePointer, uri: String) {
+        preconditionInEventLoop()
         let exchange = HTTPExchange.begin(wsi: wsi, uri: uri)
         httpExchanges[wsi] = exchange
         let length = Int(exchange.headers["content-length"] ?? "0") ?? 0
@@ -174,10 +262,12 @@ public final class WebSocketEventLoop: @unchecked Sendable {
     }
 
     func httpBody(wsi: OpaquePointer, _ chunk: UnsafeRawBufferPointer) {
+        preconditionInEventLoop()
         httpExchanges[wsi]?.body.append(contentsOf: chunk)
     }
 
     func httpBodyComplete(wsi: OpaquePointer) {
+        preconditionInEventLoop()
         guard let exchange = httpExchanges[wsi] else { return }
         guard let handler = onHTTPRequest else {
             exchange.response = HTTPServerResponse(status: 404, json: #"{"error":"not found"}"#)
@@ -197,6 +287,7 @@ public final class WebSocketEventLoop: @unchecked Sendable {
     }
 
     func httpWriteable(wsi: OpaquePointer) -> Bool {
+        preconditionInEventLoop()
         guard let exchange = httpExchanges[wsi] else { return true }
         let keep = exchange.writeable(wsi: wsi)
         if exchange.headersSent, exchange.response != nil, !keep || exchange.isFinished { httpExchanges[wsi] = nil }
@@ -204,6 +295,7 @@ public final class WebSocketEventLoop: @unchecked Sendable {
     }
 
     func httpClosed(wsi: OpaquePointer) {
+        preconditionInEventLoop()
         httpExchanges[wsi] = nil
     }
 
@@ -212,6 +304,7 @@ public final class WebSocketEventLoop: @unchecked Sendable {
     /// Opens a client connection; its delegate hears of the outcome on the loop thread.
     /// Call on the loop thread.
     public func connect(to endpoint: WebSocketEndpoint, delegate: WebSocketConnectionDelegate) -> WebSocketConnection {
+        preconditionInEventLoop()
         let connection = WebSocketConnection(loop: self, maximumMessageSize: options.maximumMessageSize,
                                              fragmentSize: options.fragmentSize)
         connection.delegate = delegate
@@ -221,6 +314,7 @@ public final class WebSocketEventLoop: @unchecked Sendable {
     }
 
     func accepted(wsi: OpaquePointer) -> WebSocketConnection {
+        preconditionInEventLoop()
         let connection = WebSocketConnection(loop: self, maximumMessageSize: options.maximumMessageSize,
                                              fragmentSize: options.fragmentSize)
         connection.attach(wsi: wsi)
@@ -230,6 +324,7 @@ public final class WebSocketEventLoop: @unchecked Sendable {
     }
 
     func forget(_ connection: WebSocketConnection) {
+        preconditionInEventLoop()
         connections[ObjectIdentifier(connection)] = nil
     }
 
@@ -247,6 +342,7 @@ public final class WebSocketEventLoop: @unchecked Sendable {
     /// Runs `work` on the loop thread after `delay`. Call on the loop thread.
     @discardableResult
     public func schedule(after delay: Duration, _ work: @escaping () -> Void) -> TimerToken {
+        preconditionInEventLoop()
         nextTimerID += 1
         let entry = ScheduledTimer(id: nextTimerID, deadline: .now + delay, work: work)
         let index = timers.firstIndex { $0.deadline > entry.deadline } ?? timers.count
@@ -257,11 +353,12 @@ public final class WebSocketEventLoop: @unchecked Sendable {
 
     /// Cancels a timer that has not fired yet. Call on the loop thread.
     public func cancel(_ token: TimerToken) {
+        preconditionInEventLoop()
         timers.removeAll { $0.id == token.id }
     }
 
     private func armTimer() {
-        guard let context, let first = timers.first else { return }
+        guard !contextDestroyed, let first = timers.first else { return }
         let delay = ContinuousClock.now.duration(to: first.deadline)
         let (seconds, attoseconds) = delay.components
         let microseconds = max(0, seconds * 1_000_000 + attoseconds / 1_000_000_000_000)
@@ -269,6 +366,7 @@ public final class WebSocketEventLoop: @unchecked Sendable {
     }
 
     func timerFired() {
+        preconditionInEventLoop()
         let now = ContinuousClock.now
         while let first = timers.first, first.deadline <= now {
             timers.removeFirst()

@@ -26,6 +26,7 @@ struct HTTPClientTests {
                 recorder.requests.withLock { $0.append(request) }
                 answer(request, respond)
             }
+            loop.start()
         }
 
         deinit { loop.shutdown() }

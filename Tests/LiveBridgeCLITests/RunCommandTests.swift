@@ -207,3 +207,30 @@ struct RunCommandTests {
         #expect(livebridge.stderr.lines == ["livebridge run: the data directory \(s.folder)/notadir is not a directory"])
     }
 }
+
+extension RunCommandTests {
+    /// Used to abort with "double free detected"; now one line naming the address, exit 1.
+    @Test func aStatusPortInUseIsAClearErrorAtStartUp() async throws {
+        let busy = try FakePushService()
+        let port = Int(busy.baseURL.split(separator: ":").last!)!
+        let s = try setup(statusPort: port)
+        defer { s.simulator.stop() }
+        let livebridge = try run(s)
+        #expect(await livebridge.exitStatus() == 1)
+        #expect(livebridge.stderr.lines.last
+                    == "livebridge run: status listener (status.listen): cannot listen on 127.0.0.1:\(port): already in use (another program, or another LiveBridge, has it)")
+        #expect(!livebridge.stderr.lines.contains { $0.hasPrefix("libwebsockets:") }, "libwebsockets' own lines go through the logger")
+        withExtendedLifetime(busy) {}
+    }
+
+    @Test(arguments: [["demo"], ["preview-server"], ["simulator"]])
+    func aListeningCommandOnAPortInUseSaysSoAndExits1(command: [String]) async throws {
+        let busy = try FakePushService()
+        let port = Int(busy.baseURL.split(separator: ":").last!)!
+        let livebridge = try Subprocess(command + ["--port", String(port)])
+        #expect(await livebridge.exitStatus() == 1)
+        #expect(livebridge.stderr.lines.last
+                    == "livebridge \(command[0]): cannot listen on 127.0.0.1:\(port): already in use (another program, or another LiveBridge, has it)")
+        withExtendedLifetime(busy) {}
+    }
+}
