@@ -17,8 +17,15 @@ struct TemplateParser {
         case end
     }
 
+    /// How deep an expression may nest: brackets, calls and signs inside one another, and chains such as
+    /// `a + b + c…` (each operator a level). Evaluation recurses once per level, so a bound here is what keeps a
+    /// hostile rules file (a thousand brackets, a thousand `+ 1`) from overflowing the stack at load or when a
+    /// state changes. Jinja's own bound is Python's recursion limit, which templates of this size also hit.
+    static let maximumDepth = 100
+
     private var tokens: [(token: Token, offset: Int)] = []
     private var index = 0
+    private var nesting = 0
     /// Entity ids read by the expression, found while parsing.
     private(set) var entityIDs: Set<String> = []
 
@@ -27,6 +34,10 @@ struct TemplateParser {
         parser.tokens = try Self.tokenize(text)
         let expression = try parser.conditional()
         guard parser.current == .end else { throw parser.error("unexpected \(parser.describe(parser.current))") }
+        let depth = expression.depth
+        guard depth <= maximumDepth else {
+            throw SyntaxError(offset: 0, message: "expression is \(depth) levels deep; the limit is \(maximumDepth) (a chain such as a + b + c counts a level per operator)")
+        }
         return (expression, parser.entityIDs)
     }
 
@@ -147,7 +158,29 @@ struct TemplateParser {
         guard accept(symbol) else { throw error("expected \"\(symbol)\" but found \(describe(current))") }
     }
 
+    /// Counts one level of nesting for the parse of `body`: the parser recurses per level, so it stops before the
+    /// stack does.
+    private mutating func nested<T>(_ body: (inout TemplateParser) throws(SyntaxError) -> T) throws(SyntaxError) -> T {
+        nesting += 1
+        defer { nesting -= 1 }
+        guard nesting <= Self.maximumDepth else {
+            throw error("expression nests deeper than \(Self.maximumDepth) levels")
+        }
+        return try body(&self)
+    }
+
+    /// Counts one more operator in a chain (`a + b + c`, `x | f | g`, `a.b.c`): each is a level of the tree, built
+    /// without recursion, so chains are bounded here rather than by the stack.
+    private func link(_ links: inout Int) throws(SyntaxError) {
+        links += 1
+        guard links <= Self.maximumDepth else { throw error("expression chains more than \(Self.maximumDepth) operators") }
+    }
+
     private mutating func conditional() throws(SyntaxError) -> Expression {
+        try nested { parser throws(SyntaxError) in try parser.conditionalBody() }
+    }
+
+    private mutating func conditionalBody() throws(SyntaxError) -> Expression {
         let value = try or()
         guard acceptKeyword("if") else { return value }
         let condition = try or()
@@ -157,24 +190,28 @@ struct TemplateParser {
 
     private mutating func or() throws(SyntaxError) -> Expression {
         var left = try and()
-        while acceptKeyword("or") { left = .or(left, try and()) }
+        var links = 0
+        while acceptKeyword("or") { try link(&links); left = .or(left, try and()) }
         return left
     }
 
     private mutating func and() throws(SyntaxError) -> Expression {
         var left = try not()
-        while acceptKeyword("and") { left = .and(left, try not()) }
+        var links = 0
+        while acceptKeyword("and") { try link(&links); left = .and(left, try not()) }
         return left
     }
 
     private mutating func not() throws(SyntaxError) -> Expression {
-        if acceptKeyword("not") { return .unary(.not, try not()) }
+        if acceptKeyword("not") { return .unary(.not, try nested { parser throws(SyntaxError) in try parser.not() }) }
         return try comparison()
     }
 
     private mutating func comparison() throws(SyntaxError) -> Expression {
         var left = try concat()
+        var links = 0
         while true {
+            try link(&links)
             if case .symbol(let s) = current, let op = BinaryOperator(rawValue: s),
                [.equal, .notEqual, .less, .lessOrEqual, .greater, .greaterOrEqual].contains(op) {
                 advance()
@@ -199,13 +236,16 @@ struct TemplateParser {
 
     private mutating func concat() throws(SyntaxError) -> Expression {
         var left = try additive()
-        while accept("~") { left = .binary(.concat, left, try additive()) }
+        var links = 0
+        while accept("~") { try link(&links); left = .binary(.concat, left, try additive()) }
         return left
     }
 
     private mutating func additive() throws(SyntaxError) -> Expression {
         var left = try multiplicative()
+        var links = 0
         while true {
+            try link(&links)
             if accept("+") { left = .binary(.add, left, try multiplicative()) }
             else if accept("-") { left = .binary(.subtract, left, try multiplicative()) }
             else { return left }
@@ -214,7 +254,9 @@ struct TemplateParser {
 
     private mutating func multiplicative() throws(SyntaxError) -> Expression {
         var left = try power()
+        var links = 0
         while true {
+            try link(&links)
             if accept("*") { left = .binary(.multiply, left, try power()) }
             else if accept("//") { left = .binary(.floorDivide, left, try power()) }
             else if accept("/") { left = .binary(.divide, left, try power()) }
@@ -225,7 +267,8 @@ struct TemplateParser {
 
     private mutating func power() throws(SyntaxError) -> Expression {
         var left = try unary()
-        while accept("**") { left = .binary(.power, left, try unary()) }
+        var links = 0
+        while accept("**") { try link(&links); left = .binary(.power, left, try unary()) }
         return left
     }
 
@@ -233,9 +276,9 @@ struct TemplateParser {
     private mutating func unary(withFilters: Bool = true) throws(SyntaxError) -> Expression {
         var node: Expression
         if accept("-") {
-            node = .unary(.negate, try unary(withFilters: false))
+            node = .unary(.negate, try nested { parser throws(SyntaxError) in try parser.unary(withFilters: false) })
         } else if accept("+") {
-            node = .unary(.plus, try unary(withFilters: false))
+            node = .unary(.plus, try nested { parser throws(SyntaxError) in try parser.unary(withFilters: false) })
         } else {
             node = try postfix()
         }
@@ -244,7 +287,9 @@ struct TemplateParser {
 
     private mutating func filters(_ input: Expression) throws(SyntaxError) -> Expression {
         var value = input
+        var links = 0
         while accept("|") {
+            try link(&links)
             guard case .name(let name) = current else { throw error("expected a filter name after \"|\"") }
             guard let filter = Filter(rawValue: name) else {
                 throw error("unknown filter \"\(name)\"; supported: " + Filter.allCases.map(\.rawValue).joined(separator: ", "))
@@ -261,7 +306,9 @@ struct TemplateParser {
     private mutating func postfix(after base: Expression? = nil) throws(SyntaxError) -> Expression {
         var value: Expression
         if let base { value = base } else { value = try primary() }
+        var links = 0
         while true {
+            try link(&links)
             if accept(".") {
                 guard case .name(let name) = current else { throw error("expected a name after \".\"") }
                 let nameOffset = offset

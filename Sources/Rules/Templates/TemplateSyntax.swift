@@ -27,6 +27,34 @@ indirect enum Expression: Sendable {
     case test(Expression, TestKind, negated: Bool)
 }
 
+extension Expression {
+    /// The sub-expressions evaluated to evaluate this one.
+    var children: [Expression] {
+        switch self {
+        case .literal, .entity, .stateOf, .attributeOf, .isState: return []
+        case .list(let items): return items
+        case .unary(_, let e), .attribute(let e, _), .test(let e, _, _), .number(let e, _, _): return [e]
+        case .binary(_, let l, let r), .and(let l, let r), .or(let l, let r), .item(let l, let r): return [l, r]
+        case .conditional(let c, let t, let o): return [c, t] + (o.map { [$0] } ?? [])
+        case .call(_, let args, let keywords): return args + keywords.map(\.1)
+        case .filter(_, let input, let args, let keywords): return [input] + args + keywords.map(\.1)
+        case .method(let base, _, let args): return [base] + args
+        }
+    }
+
+    /// Levels of evaluation this expression needs, counted without recursion (the tree may be deeper than the
+    /// stack allows; that is what this measures).
+    var depth: Int {
+        var deepest = 0
+        var pending: [(Expression, Int)] = [(self, 1)]
+        while let (expression, level) = pending.popLast() {
+            deepest = max(deepest, level)
+            for child in expression.children { pending.append((child, level + 1)) }
+        }
+        return deepest
+    }
+}
+
 enum UnaryOperator: Sendable { case negate, plus, not }
 
 enum BinaryOperator: String, Sendable {

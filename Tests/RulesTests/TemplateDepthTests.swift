@@ -1,0 +1,43 @@
+import HomeAssistant
+@testable import Rules
+import Testing
+
+/// Templates nested or chained beyond what evaluation can take are refused at load, with a position; up to the
+/// limit they evaluate, even on a thread with a small stack.
+struct TemplateDepthTests {
+    func compileError(_ source: String) -> Template.CompileError? {
+        do { _ = try Template(source); return nil } catch { return error }
+    }
+
+    @Test func aThousandNestedBracketsAreRefusedWhereTheyPassTheLimit() throws {
+        let error = try #require(compileError("{{ " + String(repeating: "(", count: 1000) + "1" + String(repeating: ")", count: 1000) + " }}"))
+        #expect(error.message == "expression nests deeper than 100 levels")
+        #expect(error.offset == 3 + 100, "at the bracket that passes the limit")
+    }
+
+    @Test func aChainOfAThousandAdditionsIsRefused() throws {
+        let error = try #require(compileError("{{ 1" + String(repeating: " + 1", count: 1000) + " }}"))
+        #expect(error.message == "expression chains more than 100 operators")
+    }
+
+    @Test(arguments: ["{{ " + String(repeating: "-", count: 5000) + "1 }}", "{{ " + String(repeating: "not ", count: 5000) + "1 }}",
+                      "{{ x" + String(repeating: ".a", count: 5000) + " }}", "{{ 1" + String(repeating: " | abs", count: 5000) + " }}",
+                      "{{ " + String(repeating: "[", count: 5000) + " }}", "{{ " + String(repeating: "min(", count: 5000) + " }}",
+                      "{{ " + String(repeating: "-", count: 60) + "(1" + String(repeating: " + 1", count: 60) + ") }}"])
+    func hostileShapesAreRefusedNotCrashed(source: String) {
+        #expect(compileError(source) != nil)
+    }
+
+    @Test func signsAroundAChainCountTogether() throws {
+        let error = try #require(compileError("{{ " + String(repeating: "-", count: 60) + "(1" + String(repeating: " + 1", count: 60) + ") }}"))
+        #expect(error.message == "expression is 121 levels deep; the limit is 100 (a chain such as a + b + c counts a level per operator)")
+    }
+
+    @Test func nestingUpToTheLimitEvaluatesOnAPoolThread() async throws {
+        let deep = try Template("{{ " + String(repeating: "(", count: 90) + "1" + String(repeating: " + 1)", count: 90) + " }}")
+        let value = await Task.detached { try? deep.evaluate(in: EvaluationContext(states: [:], now: 0, timeZone: .utc)) }.value
+        #expect(value == .int(91))
+        let chained = try Template("{{ 0" + String(repeating: " + 1", count: 99) + " }}")
+        #expect(try chained.evaluate(in: EvaluationContext(states: [:], now: 0, timeZone: .utc)) == .int(99))
+    }
+}
