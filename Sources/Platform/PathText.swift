@@ -10,6 +10,11 @@ public enum PathText {
         return folder.isEmpty ? "/" : String(folder)
     }
 
+    /// The file's own name: "a/b/c.yaml" → "c.yaml".
+    public static func lastComponent(of path: String) -> String {
+        path.split(separator: "/").last.map(String.init) ?? path
+    }
+
     /// `name` inside `directory`, with one slash between them.
     public static func join(_ directory: String, _ name: String) -> String {
         if directory.isEmpty { return name }

@@ -91,9 +91,49 @@ struct YAMLLoaderTests {
         ])
     }
 
-    @Test func anIncludeCycleStops() throws {
-        let (_, errors, _) = try load("a: !include loop.yaml\n", files: ["loop.yaml": "b: !include loop.yaml\n"])
-        #expect(errors.contains { $0.message.hasPrefix("!include nested more than 16 deep") })
+    @Test func anIncludeCycleIsNamedAtTheIncludeThatCloses() throws {
+        let (_, errors, folder) = try load("a: !include loop.yaml\n", files: ["loop.yaml": "b: !include loop.yaml\nc: !include loop.yaml\n"])
+        #expect(errors.map { "\($0.location.file == folder.file("loop.yaml")) \($0.location.line):\($0.location.column) \($0.message)" } == [
+            "true 1:4 !include loop.yaml is a cycle: loop.yaml → loop.yaml",
+            "true 2:4 !include loop.yaml is a cycle: loop.yaml → loop.yaml",
+        ])
+    }
+
+    @Test func aCycleThroughTheMainFileAndThreeIncludesPerFileEndsAtOnce() throws {
+        let three = "x: !include b.yaml\ny: !include b.yaml\nz: !include b.yaml\n"
+        let (_, errors, _) = try load("a: !include b.yaml\n", files: ["b.yaml": "p: !include c.yaml\nq: !include c.yaml\nr: !include livebridge.yaml\n", "c.yaml": three])
+        #expect(Set(errors.map(\.message)) == ["!include b.yaml is a cycle: b.yaml → c.yaml → b.yaml",
+                                              "!include livebridge.yaml is a cycle: livebridge.yaml → b.yaml → livebridge.yaml"])
+    }
+
+    @Test func includesAreCounted() throws {
+        // A tree of includes without a cycle: 5 files each including the next 5 times is 5^5 loads.
+        var files: [String: String] = [:]
+        for level in 0..<5 { files["l\(level).yaml"] = (0..<5).map { "k\($0): !include l\(level + 1).yaml" }.joined(separator: "\n") }
+        files["l5.yaml"] = "leaf: 1\n"
+        let (_, errors, _) = try load("root: !include l0.yaml\n", files: files)
+        #expect(errors.map(\.message) == ["more than 256 !include in one configuration"])
+    }
+
+    /// "Billion laughs": each line doubles the last ten times; 974 bytes that expand to a billion nodes.
+    @Test func aliasesThatExpandBeyondTheBoundAreRefusedWithAPosition() throws {
+        var text = "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n"
+        for i in 1..<9 { text += "a\(i): &a\(i) [" + Array(repeating: "*a\(i - 1)", count: 10).joined(separator: ", ") + "]\n" }
+        let (node, errors, _) = try load(text)
+        #expect(node == nil)
+        #expect(errors.map { "\($0.location.line):\($0.location.column) \($0.message)" } == ["5:45 aliases expand this file to more than 100000 nodes"])
+    }
+
+    @Test func aliasesWithinTheBoundResolve() throws {
+        var text = "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n"
+        for i in 1..<4 { text += "a\(i): &a\(i) [" + Array(repeating: "*a\(i - 1)", count: 10).joined(separator: ", ") + "]\n" }
+        let (_, errors, _) = try load(text)
+        #expect(errors.isEmpty)
+    }
+
+    @Test func nestingBeyond64IsRefused() throws {
+        let (_, errors, _) = try load("a: " + String(repeating: "[", count: 10_000) + String(repeating: "]", count: 10_000) + "\n")
+        #expect(errors.map { "\($0.location.line):\($0.location.column) \($0.message)" } == ["1:67 lists and mappings nested more than 64 deep"])
     }
 
     @Test func anchorsAndAliasesResolve() throws {

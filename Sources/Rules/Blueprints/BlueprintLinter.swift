@@ -20,7 +20,7 @@ public enum BlueprintLinter {
         let raw: YAMLParser.Raw
         do {
             guard let parsed = try YAMLParser.parse(text, file: file) else { return [ConfigError(start, path: "", "the file is empty")] }
-            raw = parsed
+            raw = parsed.root
         } catch {
             return [error]
         }

@@ -1,3 +1,4 @@
+import Glibc
 import FoundationEssentials
 import Platform
 
@@ -7,7 +8,13 @@ public struct YAMLLoader {
     public var environment: [String: String]
     private var secretsCache: [String: [String: YAMLNode]?] = [:]
     private var errors: [ConfigError] = []
-    private var includeDepth = 0
+    /// The files being loaded, outermost first, by real path: an `!include` of one of them is a cycle.
+    private var includeChain: [String] = []
+    private var includeCount = 0
+    private var expandedNodes = 0
+    /// At most this many `!include`s in one load, however they nest.
+    static let maximumIncludes = 256
+    static let maximumIncludeDepth = 16
 
     public init(environment: [String: String] = ProcessInfo.processInfo.environment) {
         self.environment = environment
@@ -16,6 +23,9 @@ public struct YAMLLoader {
     /// The root node (nil when the file is empty or unreadable) and every error found.
     public mutating func load(file path: String) -> (YAMLNode?, [ConfigError]) {
         errors = []
+        includeChain = [Self.realPath(path)]
+        includeCount = 0
+        expandedNodes = 0
         let node = loadFile(path, from: nil)
         return (node, errors)
     }
@@ -23,6 +33,9 @@ public struct YAMLLoader {
     /// Loads from text, as if it were the file `path` (includes and secrets resolve beside it).
     public mutating func load(text: String, file path: String) -> (YAMLNode?, [ConfigError]) {
         errors = []
+        includeChain = [Self.realPath(path)]
+        includeCount = 0
+        expandedNodes = 0
         let node = parse(text, file: path)
         return (node, errors)
     }
@@ -41,8 +54,14 @@ public struct YAMLLoader {
     }
 
     private mutating func parse(_ text: String, file: String) -> YAMLNode? {
-        do {
-            guard let raw = try YAMLParser.parse(text, file: file) else { return nil }
+        do throws(ConfigError) {
+            guard let (raw, nodes) = try YAMLParser.parse(text, file: file) else { return nil }
+            // Included files count toward one budget: 256 includes of a file just under the bound would not do.
+            expandedNodes += nodes
+            guard expandedNodes <= YAMLParser.maximumExpandedNodes else {
+                throw ConfigError(raw.location, path: "",
+                                  "with its includes the configuration expands to more than \(YAMLParser.maximumExpandedNodes) nodes")
+            }
             return resolve(raw, directory: PathText.directory(of: file))
         } catch {
             errors.append(error)
@@ -143,13 +162,33 @@ public struct YAMLLoader {
     }
 
     private mutating func include(_ file: String, at location: SourceLocation, directory: String) -> YAMLNode? {
-        guard includeDepth < 16 else {
-            errors.append(ConfigError(location, path: "", "!include nested more than 16 deep (a cycle?)"))
+        let path = file.hasPrefix("/") ? file : PathText.join(directory, file)
+        let real = Self.realPath(path)
+        if let start = includeChain.firstIndex(of: real) {
+            let cycle = (includeChain[start...] + [real]).map { PathText.lastComponent(of: $0) }.joined(separator: " → ")
+            errors.append(ConfigError(location, path: "", "!include \(file) is a cycle: \(cycle)"))
             return nil
         }
-        let path = file.hasPrefix("/") ? file : PathText.join(directory, file)
-        includeDepth += 1
-        defer { includeDepth -= 1 }
+        guard includeChain.count <= Self.maximumIncludeDepth else {
+            errors.append(ConfigError(location, path: "", "!include nested more than \(Self.maximumIncludeDepth) deep"))
+            return nil
+        }
+        includeCount += 1
+        guard includeCount <= Self.maximumIncludes else {
+            if includeCount == Self.maximumIncludes + 1 {
+                errors.append(ConfigError(location, path: "", "more than \(Self.maximumIncludes) !include in one configuration"))
+            }
+            return nil
+        }
+        includeChain.append(real)
+        defer { includeChain.removeLast() }
         return loadFile(path, from: location)
+    }
+
+    /// The path with links and `..` resolved, so one file reached two ways is one file; as given if it does not exist.
+    static func realPath(_ path: String) -> String {
+        guard let resolved = realpath(path, nil) else { return path }
+        defer { free(resolved) }
+        return String(cString: resolved)
     }
 }

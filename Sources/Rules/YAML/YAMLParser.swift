@@ -2,10 +2,11 @@ import CYAML
 
 /// Parses YAML text with libyaml into `YAMLNode`s with line and column, keeping custom tags for the loader.
 struct YAMLParser {
-    struct Tagged {
-        var node: YAMLNode
-        var tag: String?
-    }
+    /// At most this many nodes once aliases are expanded: libyaml does not bound it, and a 1 KB file of aliases
+    /// to aliases ("billion laughs") expands to a billion. A rules file has a few hundred.
+    static let maximumExpandedNodes = 100_000
+    /// At most this many lists and mappings inside one another.
+    static let maximumDepth = 64
 
     /// A node still being built: a tag waiting on the loader, or the finished tree.
     indirect enum Raw {
@@ -20,15 +21,15 @@ struct YAMLParser {
         }
     }
 
-    /// The first document of `text`; nil for an empty file.
-    static func parse(_ text: String, file: String) throws(ConfigError) -> Raw? {
+    /// The first document of `text` and the number of nodes it holds with aliases expanded; nil for an empty file.
+    static func parse(_ text: String, file: String) throws(ConfigError) -> (root: Raw, expandedNodes: Int)? {
         var parser = yaml_parser_t()
         guard yaml_parser_initialize(&parser) == 1 else {
             throw ConfigError(SourceLocation(file: file, line: 1, column: 1), path: "", "cannot initialise the YAML parser")
         }
         defer { yaml_parser_delete(&parser) }
         let bytes = Array(text.utf8)
-        return try bytes.withUnsafeBufferPointer { buffer throws(ConfigError) -> Raw? in
+        return try bytes.withUnsafeBufferPointer { buffer throws(ConfigError) -> (root: Raw, expandedNodes: Int)? in
             yaml_parser_set_input_string(&parser, buffer.baseAddress, buffer.count)
             var builder = Builder(file: file)
             while true {
@@ -42,17 +43,19 @@ struct YAMLParser {
                 }
                 defer { yaml_event_delete(&event) }
                 if event.type == YAML_STREAM_END_EVENT { break }
-                if let done = try builder.handle(&event) { return done }
+                if let done = try builder.handle(&event) { return (done, builder.expandedNodes) }
             }
-            return builder.root
+            return builder.root.map { ($0, builder.expandedNodes) }
         }
     }
 
     private struct Builder {
         let file: String
-        var stack: [(kind: Int, items: [Raw], tag: String?, location: SourceLocation, anchor: String?)] = []
-        var anchors: [String: Raw] = [:]
+        var stack: [(kind: Int, items: [Raw], tag: String?, location: SourceLocation, anchor: String?, nodes: Int)] = []
+        /// Each anchored node with the number of nodes it expands to.
+        var anchors: [String: (node: Raw, nodes: Int)] = [:]
         var root: Raw?
+        var expandedNodes = 0
 
         init(file: String) { self.file = file }
 
@@ -72,16 +75,21 @@ struct YAMLParser {
                 let scalar = event.data.scalar
                 let text = String(decoding: UnsafeBufferPointer(start: scalar.value, count: scalar.length), as: UTF8.self)
                 let node = Raw.scalar(text, tag: Self.string(scalar.tag), plain: scalar.style == YAML_PLAIN_SCALAR_STYLE, here)
-                if let anchor = Self.string(scalar.anchor) { anchors[anchor] = node }
-                return add(node)
+                if let anchor = Self.string(scalar.anchor) { anchors[anchor] = (node, 1) }
+                return try add(node, nodes: 1, at: here)
             case YAML_ALIAS_EVENT:
                 let name = Self.string(event.data.alias.anchor) ?? ""
-                guard let node = anchors[name] else { throw ConfigError(here, path: "", "unknown alias *\(name)") }
-                return add(node)
-            case YAML_SEQUENCE_START_EVENT:
-                stack.append((0, [], Self.string(event.data.sequence_start.tag), here, Self.string(event.data.sequence_start.anchor)))
-            case YAML_MAPPING_START_EVENT:
-                stack.append((1, [], Self.string(event.data.mapping_start.tag), here, Self.string(event.data.mapping_start.anchor)))
+                guard let anchored = anchors[name] else { throw ConfigError(here, path: "", "unknown alias *\(name)") }
+                return try add(anchored.node, nodes: anchored.nodes, at: here)
+            case YAML_SEQUENCE_START_EVENT, YAML_MAPPING_START_EVENT:
+                guard stack.count < YAMLParser.maximumDepth else {
+                    throw ConfigError(here, path: "", "lists and mappings nested more than \(YAMLParser.maximumDepth) deep")
+                }
+                if event.type == YAML_SEQUENCE_START_EVENT {
+                    stack.append((0, [], Self.string(event.data.sequence_start.tag), here, Self.string(event.data.sequence_start.anchor), 1))
+                } else {
+                    stack.append((1, [], Self.string(event.data.mapping_start.tag), here, Self.string(event.data.mapping_start.anchor), 1))
+                }
             case YAML_SEQUENCE_END_EVENT, YAML_MAPPING_END_EVENT:
                 let open = stack.removeLast()
                 let node: Raw
@@ -96,8 +104,8 @@ struct YAMLParser {
                     }
                     node = .mapping(pairs, tag: open.tag, open.location)
                 }
-                if let anchor = open.anchor { anchors[anchor] = node }
-                return add(node)
+                if let anchor = open.anchor { anchors[anchor] = (node, open.nodes) }
+                return try add(node, nodes: open.nodes, at: open.location)
             case YAML_DOCUMENT_END_EVENT:
                 return root
             default:
@@ -106,12 +114,20 @@ struct YAMLParser {
             return nil
         }
 
-        private mutating func add(_ node: Raw) -> Raw? {
+        /// Adds a finished node (`nodes` of them once expanded) to the open list or mapping, or makes it the root.
+        private mutating func add(_ node: Raw, nodes: Int, at here: SourceLocation) throws(ConfigError) -> Raw? {
             if stack.isEmpty {
                 root = node
+                expandedNodes = nodes
                 return nil
             }
-            stack[stack.count - 1].items.append(node)
+            let open = stack.count - 1
+            stack[open].nodes += nodes
+            // Each open list or mapping counts itself and its finished children: together, everything so far.
+            guard stack.reduce(0, { $0 + $1.nodes }) <= YAMLParser.maximumExpandedNodes else {
+                throw ConfigError(here, path: "", "aliases expand this file to more than \(YAMLParser.maximumExpandedNodes) nodes")
+            }
+            stack[open].items.append(node)
             return nil
         }
     }
