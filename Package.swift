@@ -33,11 +33,11 @@ let package = Package(
         // The dispatcher: per-activity lifecycle, update budget, retries.
         .target(name: "Dispatcher", dependencies: ["Platform", "Rules", "LiveActivity", "JSON", "HTTPClient"]),
         // Aivi and Island Pulse as documented, over real HTTP on 127.0.0.1: for tests and the local preview.
-        .target(name: "FakePushServices", dependencies: ["WebSocketTransport", "JSON", "Preview"]),
+        .target(name: "FakePushServices", dependencies: ["Platform", "WebSocketTransport", "JSON", "Preview"]),
         // The running service: connection → rules → dispatcher, logging, signals.
         .target(name: "LiveBridge", dependencies: ["Platform", "HomeAssistant", "Rules", "LiveActivity", "Dispatcher", "HTTPClient", "JSON", "WebSocketTransport"]),
         // A fake Home Assistant for tests, the demo and the benchmark.
-        .target(name: "HomeAssistantSimulator", dependencies: ["HomeAssistant", "WebSocketTransport"]),
+        .target(name: "HomeAssistantSimulator", dependencies: ["Platform", "HomeAssistant", "WebSocketTransport"]),
         .executableTarget(name: "livebridge", dependencies: ["Platform", "HomeAssistant", "HomeAssistantSimulator", "JSON", "LiveActivity", "Rules", "Dispatcher", "HTTPClient", "LiveBridge", "FakePushServices", "Preview"]),
         // make bench-rules: rule evaluation speed, in a release build.
         .executableTarget(name: "RulesBenchmark", dependencies: ["Rules", "LiveActivity", "HomeAssistant", "JSON"]),
@@ -45,17 +45,17 @@ let package = Package(
         .target(name: "ProcessMeasurement"),
         // make bench: livebridge run as a subprocess under the simulator's load.
         .executableTarget(name: "LiveBridgeBenchmark", dependencies: ["HomeAssistantSimulator", "FakePushServices", "HTTPClient", "JSON", "ProcessMeasurement", "WebSocketTransport"]),
-        .testTarget(name: "HomeAssistantTests", dependencies: ["HomeAssistant", "HomeAssistantSimulator", "WebSocketTransport", "JSON"]),
+        .testTarget(name: "HomeAssistantTests", dependencies: ["Platform", "HomeAssistant", "HomeAssistantSimulator", "WebSocketTransport", "JSON"]),
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
-        .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient", "WebSocketTransport"]),
-        .testTarget(name: "LiveBridgeTests", dependencies: ["LiveBridge", "WebSocketTransport", "Dispatcher", "HomeAssistant", "Rules", "JSON"]),
+        .testTarget(name: "HTTPClientTests", dependencies: ["Platform", "HTTPClient", "WebSocketTransport"]),
+        .testTarget(name: "LiveBridgeTests", dependencies: ["Platform", "LiveBridge", "WebSocketTransport", "Dispatcher", "HomeAssistant", "Rules", "JSON"]),
         .testTarget(name: "PreviewTests", dependencies: ["Preview", "JSON"]),
         .testTarget(name: "ResilienceTests", dependencies: ["Dispatcher", "HTTPClient", "HomeAssistant", "HomeAssistantSimulator", "JSON", "Rules"]),
-        .testTarget(name: "DispatcherTests", dependencies: ["Dispatcher", "FakePushServices", "HTTPClient", "Rules", "JSON", "HomeAssistant", "HomeAssistantSimulator"]),
+        .testTarget(name: "DispatcherTests", dependencies: ["Platform", "Dispatcher", "FakePushServices", "HTTPClient", "Rules", "JSON", "HomeAssistant", "HomeAssistantSimulator"]),
         .testTarget(name: "LiveActivityTests", dependencies: ["LiveActivity", "JSON"]),
         .testTarget(name: "RulesTests", dependencies: ["Rules", "JSON", "HomeAssistant", "LiveActivity"]),
         // The real binary as a subprocess.
-        .testTarget(name: "LiveBridgeCLITests", dependencies: ["HomeAssistantSimulator", "JSON", "FakePushServices", "HTTPClient", "ProcessMeasurement", "WebSocketTransport"]),
+        .testTarget(name: "LiveBridgeCLITests", dependencies: ["Platform", "HomeAssistantSimulator", "JSON", "FakePushServices", "HTTPClient", "ProcessMeasurement", "WebSocketTransport"]),
         .testTarget(name: "PlatformTests", dependencies: ["Platform"]),
         .testTarget(name: "SystemLibraryTests", dependencies: ["CCurl", "CYAML", "CLibWebSockets"]),
     ],

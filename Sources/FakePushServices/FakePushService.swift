@@ -1,3 +1,4 @@
+import Platform
 import FoundationEssentials
 import JSON
 import Preview
@@ -50,7 +51,7 @@ public final class FakePushService: Sendable {
     /// Island Pulse tokens on the free tier.
     public let freeTier: Set<String>
     private let loop: WebSocketEventLoop
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     public var baseURL: String { "http://127.0.0.1:\(loop.listenPort)" }
 

@@ -31,7 +31,7 @@ final class TransferLoop: @unchecked Sendable {
 
     private let options: HTTPClient.Options
     private let multi: UnsafeMutableRawPointer
-    private let inbox = Mutex(Inbox())
+    private let inbox = Locked(Inbox())
     // Confined to the loop's thread.
     private var active: [UnsafeMutableRawPointer: Transfer] = [:]
     private var idleHandles: [UnsafeMutableRawPointer] = []

@@ -15,7 +15,7 @@ public final class EntityChangeFeed: Sendable {
         var coalesced = 0
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     public init() {}
 

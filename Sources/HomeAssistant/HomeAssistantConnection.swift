@@ -19,7 +19,7 @@ public final class HomeAssistantConnection: @unchecked Sendable {
 
     private let loop: WebSocketEventLoop
     private let onEvent: @Sendable (ConnectionEvent) -> Void
-    private let sharedPhase = Mutex(ConnectionPhase.idle)
+    private let sharedPhase = Locked(ConnectionPhase.idle)
     private let receivedChanges = Atomic<Int>(0)
 
     /// Entity changes received from Home Assistant so far (before the feed coalesces them).

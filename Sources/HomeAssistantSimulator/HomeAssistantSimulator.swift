@@ -1,3 +1,4 @@
+import Platform
 import FoundationEssentials
 import HomeAssistant
 import JSON
@@ -28,8 +29,8 @@ public final class HomeAssistantSimulator: @unchecked Sendable {
     public var url: String { "\(options.tlsCertificate == nil ? "ws" : "wss")://127.0.0.1:\(port)/api/websocket" }
 
     private let loop: WebSocketEventLoop
-    private let recorded = Mutex(SimulatorRecord())
-    private let waiters = Mutex<[UUID: (predicate: @Sendable (SimulatorRecord) -> Bool, continuation: CheckedContinuation<Bool, Never>)]>([:])
+    private let recorded = Locked(SimulatorRecord())
+    private let waiters = Locked<[UUID: (predicate: @Sendable (SimulatorRecord) -> Bool, continuation: CheckedContinuation<Bool, Never>)]>([:])
 
     // Confined to the loop thread.
     private var entities: [String: SimulatedEntity] = [:]

@@ -1,3 +1,4 @@
+import Platform
 import Synchronization
 
 /// Counters and the push-latency histogram behind /metrics, in Prometheus' text format.
@@ -15,7 +16,7 @@ public final class Metrics: Sendable {
     }
 
     static let bounds: [Double] = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     public init() {}
 

@@ -1,3 +1,4 @@
+import Platform
 import Dispatcher
 import FakePushServices
 import Foundation
@@ -22,7 +23,7 @@ struct DispatcherLifecycleTests {
     @Test func aSlowActivityDoesNotHoldUpAnother() async throws {
         let service = try FakePushService()
         service.script([.init(status: 200, delay: .milliseconds(600))])
-        let order = Mutex<[String]>([])
+        let order = Locked<[String]>([])
         let backend = HTTPPushBackend(name: "pulse", baseURL: service.baseURL, scheme: "Bearer", token: "pulse-test-id", client: HTTPClient())
         let dispatcher = Dispatcher(backends: [backend], retry: fastRetry, onPush: { record in order.withLock { $0.append(record.activity) } })
         await dispatcher.submit(activity: "slow", backend: "pulse", budget: budget, .start(request("slow", "start")))
@@ -79,7 +80,7 @@ struct DispatcherLifecycleTests {
         #expect(calls.last?["service_data"]?["message"] == "clear_notification")
 
         await simulator.failService("notify.mobile_app_phone", with: HomeAssistantError(code: "service_validation_error", message: "bad"))
-        let records = Mutex<[Dispatcher.PushRecord]>([])
+        let records = Locked<[Dispatcher.PushRecord]>([])
         let failing = Dispatcher(backends: [backend], retry: fastRetry, onPush: { r in records.withLock { $0.append(r) } })
         await failing.submit(activity: "washer", backend: "phone", budget: budget, .start(start))
         await failing.waitUntilQuiet()

@@ -1,3 +1,4 @@
+import Platform
 import Foundation
 import HTTPClient
 import Synchronization
@@ -8,7 +9,7 @@ import WebSocketTransport
 @Suite(.timeLimit(.minutes(1)))
 struct HTTPClientTests {
     final class Recorder: Sendable {
-        let requests = Mutex<[HTTPServerRequest]>([])
+        let requests = Locked<[HTTPServerRequest]>([])
     }
 
     /// A server that records requests and answers with `answer`.
@@ -102,7 +103,7 @@ struct HTTPClientTests {
     /// The server answers only once all twenty requests have arrived: a client that ran them one at a time would
     /// never get its first answer.
     @Test func requestsOfOneClientRunConcurrently() async throws {
-        let held = Mutex<[@Sendable (HTTPServerResponse) -> Void]>([])
+        let held = Locked<[@Sendable (HTTPServerResponse) -> Void]>([])
         let server = try Server { _, respond in
             let all = held.withLock { held -> [@Sendable (HTTPServerResponse) -> Void] in
                 held.append(respond)

@@ -1,3 +1,4 @@
+import Platform
 import Foundation
 import HomeAssistant
 import HomeAssistantSimulator
@@ -9,7 +10,7 @@ let simulatorToken = "llat-test-9f3c2e71d4b8a6"
 
 /// Connection events collected for assertions, with a way to wait for one.
 final class EventLog: Sendable {
-    private let state = Mutex<(events: [ConnectionEvent], waiters: [(predicate: @Sendable ([ConnectionEvent]) -> Bool, continuation: CheckedContinuation<Bool, Never>)])>(([], []))
+    private let state = Locked<(events: [ConnectionEvent], waiters: [(predicate: @Sendable ([ConnectionEvent]) -> Bool, continuation: CheckedContinuation<Bool, Never>)])>(([], []))
 
     var events: [ConnectionEvent] { state.withLock { $0.events } }
     var lines: [String] { events.map(\.description) }

@@ -1,3 +1,4 @@
+import Platform
 import Foundation
 import HomeAssistantSimulator
 import JSON
@@ -106,7 +107,7 @@ final class LineCollector: Sendable {
         var waiters: [UUID: Waiter] = [:]
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     var lines: [String] { state.withLock { $0.lines } }
 

@@ -1,3 +1,4 @@
+import Platform
 import Foundation
 import LiveBridge
 import Synchronization
@@ -6,7 +7,7 @@ import Testing
 
 struct LoggerTests {
     final class Lines: Sendable {
-        let all = Mutex<[String]>([])
+        let all = Locked<[String]>([])
         func write(_ line: String) { all.withLock { $0.append(line) } }
         var values: [String] { all.withLock { $0 } }
     }
