@@ -47,7 +47,7 @@ struct RulesLoaderTests {
         }
         #expect(failure.errors.map { "\($0.location.line):\($0.location.column) \($0.path): \($0.message)" } == [
             "1:61 homeassistant.ping_interval: must be longer than 0s",
-            "1:79 homeassistant.pong_timeout: \"soon\" is not a duration; write 5s, 2m, 1h30m or 00:00:05",
+            "1:79 homeassistant.pong_timeout: \"soon\" is not a duration; write 5s, 2m, 1h30m, 00:05:00 or {minutes: 5}",
         ])
     }
 
@@ -216,5 +216,54 @@ struct RulesLoaderTests {
         #expect(ConfigDuration.parse("1.5") == .milliseconds(1500))
         #expect(ConfigDuration.parse("soon") == nil)
         #expect(ConfigDuration.parse("5x") == nil)
+        #expect(ConfigDuration.parse("0:05") == .seconds(300), "Home Assistant's H:MM")
+        #expect(ConfigDuration.parse("1:90:00") == .seconds(9000), "Home Assistant does not bound minutes")
+        #expect(ConfigDuration.parse("inf") == nil)
+        #expect(ConfigDuration.parse("1e300") == nil)
+        #expect(ConfigDuration.parse("nan") == nil)
+    }
+
+    /// The whole file's errors for `defaults:` written as given (line 4).
+    func defaultsErrors(_ defaults: String, secrets: String = "ha_token: llat-secret-xyz\n") throws -> [String] {
+        let text = "homeassistant: { url: http://ha.local:8123, token: !secret ha_token }\nbackends:\n  aivi: { type: aivi, token: t }\n"
+            + "defaults:\n" + defaults + "activities:\n" + Self.washer
+        let folder = try ConfigFolder(["livebridge.yaml": text, "secrets.yaml": secrets])
+        switch RulesLoader.load(file: folder.file("livebridge.yaml"), environment: [:]) {
+        case .success(let rules): return ["ok \(rules.budget.debounce) \(rules.budget.maxWait) \(rules.budget.minInterval)"]
+        case .failure(let failure): return failure.errors.map { "\($0.location.line):\($0.location.column) \($0.path): \($0.message)" }
+        }
+    }
+
+    @Test func aDurationOfTheWrongTypeIsAnErrorAtItsPlace() throws {
+        #expect(try defaultsErrors("  max_wait: [1, 2]\n") == ["5:13 defaults.max_wait: a list is not a duration; write 5s, 2m, 1h30m, 00:05:00 or {minutes: 5}"])
+        #expect(try defaultsErrors("  debounce: -5s\n") == ["5:13 defaults.debounce: \"-5s\" is not a duration; write 5s, 2m, 1h30m, 00:05:00 or {minutes: 5}"])
+        #expect(try defaultsErrors("  debounce: \"-0:05\"\n") == ["5:13 defaults.debounce: \"-0:05\" is negative; a duration is 0s or longer"])
+        #expect(try defaultsErrors("  min_interval: 1e300\n") == ["5:17 defaults.min_interval: \"1e300\" is longer than 7 days"])
+        let unknownKey = try defaultsErrors("  max_wait: {minutes: 5, second: 3}\n")
+        #expect(unknownKey == ["5:26 defaults.max_wait.second: unknown key \"second\" in a duration (did you mean \"seconds\"?)"])
+        #expect(try defaultsErrors("  max_wait: {minutes: [5]}\n") == ["5:23 defaults.max_wait.minutes: a list is not a number of minutes"])
+    }
+
+    @Test func durationsTakeHomeAssistantsForms() throws {
+        #expect(try defaultsErrors("  debounce: {seconds: 2, milliseconds: 500}\n  max_wait: {hours: 1, minutes: 5}\n  min_interval: \"00:01\"\n")
+                    == ["ok 2.5 seconds 3900.0 seconds 60.0 seconds"])
+        #expect(try defaultsErrors("  debounce: 0.25\n  max_wait: \"0:00:30\"\n  min_interval: 1m\n")
+                    == ["ok 0.25 seconds 30.0 seconds 60.0 seconds"])
+    }
+
+    @Test func aWrongValueFromASecretIsShownAsItsSecretName() throws {
+        let text = "homeassistant: { url: http://ha.local:8123, token: t, entity_source: !secret src }\n"
+            + "backends:\n  aivi: { type: !secret kind, token: t, tier: !secret tier, base_url: !secret url }\n"
+            + "status: { listen: !secret listen }\nactivities:\n" + Self.washer
+        let secrets = "src: hunter2-source\nkind: hunter2-kind\ntier: hunter2-tier\nurl: hunter2-url\nlisten: hunter2-listen\n"
+        let folder = try ConfigFolder(["livebridge.yaml": text, "secrets.yaml": secrets])
+        guard case .failure(let failure) = RulesLoader.load(file: folder.file("livebridge.yaml"), environment: [:]) else {
+            Issue.record("loaded"); return
+        }
+        let all = failure.errors.map(\.message).joined(separator: "\n")
+        #expect(!all.contains("hunter2"), "\(all)")
+        #expect(all.contains("unknown entity source !secret src"))
+        #expect(all.contains("unknown backend type !secret kind"))
+        #expect(all.contains("!secret listen is not HOST:PORT"))
     }
 }

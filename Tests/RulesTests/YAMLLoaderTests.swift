@@ -49,7 +49,7 @@ struct YAMLLoaderTests {
         let token = mapping(node)[0].value
         #expect(token.scalar == "abc123")
         #expect(token.isSecret)
-        #expect(token.quoted == "<secret>")
+        #expect(token.quoted == "!secret ha_token")
         #expect(token.location.line == 1 && token.location.column == 8)
     }
 

@@ -46,8 +46,15 @@ struct MappingReader {
         return text
     }
 
+    /// The value at `key` as an error shows it: quoted, or `!secret NAME` when it came from a secret.
+    func shown(_ key: String) -> String { self[key]?.quoted ?? "nothing" }
+
     func bool(_ key: String, errors: inout [ConfigError]) -> Bool? {
-        guard let value = self[key], let text = value.scalar else { return nil }
+        guard let value = self[key] else { return nil }
+        guard let text = value.scalar else {
+            errors.append(ConfigError(value.location, path: join(path, key), "expected true or false, got \(value.kindName)"))
+            return nil
+        }
         switch text.lowercased() {
         case "true", "yes", "on": return true
         case "false", "no", "off": return false
@@ -57,13 +64,17 @@ struct MappingReader {
         }
     }
 
+    /// A duration in any form Home Assistant's `delay:` takes (`00:05:00`, `5:00`, seconds, `{minutes: 5}`) or
+    /// LiveBridge's short one (`5s`, `2m`, `1h30m`, `250ms`); never negative, at most `ConfigDuration.longest`.
     func duration(_ key: String, errors: inout [ConfigError]) -> Duration? {
-        guard let value = self[key], let text = value.scalar else { return nil }
-        guard let duration = ConfigDuration.parse(text) else {
-            errors.append(ConfigError(value.location, path: join(path, key), "\(value.quoted) is not a duration; write 5s, 2m, 1h30m or 00:00:05"))
+        guard let value = self[key] else { return nil }
+        switch ConfigDuration.parse(value) {
+        case .success(let duration): return duration
+        case .failure(let problem):
+            errors.append(ConfigError(problem.location ?? value.location, path: join(path, key) + (problem.key.map { "." + $0 } ?? ""),
+                                      problem.message))
             return nil
         }
-        return duration
     }
 }
 

@@ -80,7 +80,7 @@ public enum RulesLoader {
                 } else if parts.count == 1, let port = Int(parts[0]), (1...65535).contains(port) {
                     status = RulesFile.StatusListener(host: "127.0.0.1", port: port)
                 } else {
-                    errors.append(ConfigError(reader["listen"]!.location, path: "status.listen", "\"\(listen)\" is not HOST:PORT (e.g. 127.0.0.1:9321)"))
+                    errors.append(ConfigError(reader["listen"]!.location, path: "status.listen", "\(reader.shown("listen")) is not HOST:PORT (e.g. 127.0.0.1:9321)"))
                 }
             }
         }
@@ -89,7 +89,7 @@ public enum RulesLoader {
             reader.rejectUnknown(allowed: ConfigReference.eventsKeys, errors: &errors)
             if let type = reader.string("type", errors: &errors) {
                 if type.isEmpty || type.contains(" ") {
-                    errors.append(ConfigError(reader["type"]!.location, path: "events.type", "\"\(type)\" is not an event type"))
+                    errors.append(ConfigError(reader["type"]!.location, path: "events.type", "\(reader.shown("type")) is not an event type"))
                 } else {
                     eventType = type
                 }
@@ -120,7 +120,7 @@ public enum RulesLoader {
                 settings.entitySource = parsed
             } else {
                 errors.append(ConfigError(reader["entity_source"]!.location, path: "homeassistant.entity_source",
-                                          "unknown entity source \"\(source)\"; expected subscribe_entities or state_changed"))
+                                          "unknown entity source \(reader.shown("entity_source")); expected subscribe_entities or state_changed"))
             }
         }
         for (key, path) in [("ping_interval", \RulesFile.HomeAssistantSettings.pingInterval), ("pong_timeout", \.pongTimeout)] {
@@ -140,7 +140,7 @@ public enum RulesLoader {
             return nil
         }
         guard let kind = RulesFile.BackendKind(rawValue: typeText) else {
-            var message = "unknown backend type \"\(typeText)\""
+            var message = "unknown backend type \(reader.shown("type"))"
             if let s = Suggestion.closest(to: typeText, in: RulesFile.BackendKind.allCases.map(\.rawValue)) { message += " (did you mean \"\(s)\"?)" }
             else { message += "; expected aivi, islandpulse or homeassistant" }
             errors.append(ConfigError(reader["type"]!.location, path: path + ".type", message))
@@ -159,7 +159,7 @@ public enum RulesLoader {
         if kind == .homeassistant {
             service = reader.string("service", errors: &errors)
             if let s = service, !(s.hasPrefix("notify.") && EntityID.isValid(s)) {
-                errors.append(ConfigError(reader["service"]!.location, path: path + ".service", "\"\(s)\" is not a notify service; write notify.mobile_app_<device>"))
+                errors.append(ConfigError(reader["service"]!.location, path: path + ".service", "\(reader.shown("service")) is not a notify service; write notify.mobile_app_<device>"))
             } else if service == nil {
                 errors.append(ConfigError(node.location, path: path + ".service", "is required, e.g. notify.mobile_app_my_iphone"))
             }
@@ -169,12 +169,12 @@ public enum RulesLoader {
             switch tier {
             case "free": freeTier = true
             case "pro": freeTier = false
-            default: errors.append(ConfigError(reader["tier"]!.location, path: path + ".tier", "unknown tier \"\(tier)\"; expected free or pro"))
+            default: errors.append(ConfigError(reader["tier"]!.location, path: path + ".tier", "unknown tier \(reader.shown("tier")); expected free or pro"))
             }
         }
         let baseURL = reader.string("base_url", errors: &errors)
         if let baseURL, !(baseURL.hasPrefix("https://") || baseURL.hasPrefix("http://")) {
-            errors.append(ConfigError(reader["base_url"]!.location, path: path + ".base_url", "\"\(baseURL)\" must start with https:// or http://"))
+            errors.append(ConfigError(reader["base_url"]!.location, path: path + ".base_url", "\(reader.shown("base_url")) must start with https:// or http://"))
         }
         return RulesFile.Backend(name: name, kind: kind, token: token.map(AccessToken.init), baseURL: baseURL, freeTier: freeTier,
                                  service: service, location: node.location)

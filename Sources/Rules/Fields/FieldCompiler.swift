@@ -136,8 +136,8 @@ struct FieldCompiler {
 
     /// Secret values never appear in messages.
     private func redact(_ message: String, _ node: YAMLNode) -> String {
-        guard node.isSecret, let text = node.scalar, !text.isEmpty else { return message }
-        return message.replacingAll(text, with: "<secret>")
+        guard let source = node.secretSource, let text = node.scalar, !text.isEmpty else { return message }
+        return message.replacingAll(text, with: source)
     }
 }
 

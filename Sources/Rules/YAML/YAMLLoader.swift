@@ -125,7 +125,7 @@ public struct YAMLLoader {
             return nil
         }
         value.location = location
-        value.isSecret = true
+        value.secretSource = "!secret " + name
         value.isPlain = false
         return value
     }
@@ -152,7 +152,7 @@ public struct YAMLLoader {
             return nil
         }
         if let value = environment[name] {
-            return YAMLNode(.scalar(value), at: location, isSecret: true)
+            return YAMLNode(.scalar(value), at: location, secretSource: "!env_var " + name)
         }
         if parts.count == 2 {
             return YAMLNode(.scalar(parts[1]), at: location, isPlain: true)

@@ -10,14 +10,17 @@ public struct YAMLNode: Sendable {
     public var location: SourceLocation
     /// True for a plain (unquoted) scalar: only those may mean null, true or a number.
     public var isPlain: Bool
+    /// Where a secret value came from, as written (`!secret ha_token`, `!env_var AIVI_TOKEN`): errors show this,
+    /// never the value.
+    public var secretSource: String?
     /// Came from `!secret` or `!env_var`: the value is never shown in an error.
-    public var isSecret: Bool
+    public var isSecret: Bool { secretSource != nil }
 
-    public init(_ kind: Kind, at location: SourceLocation, isPlain: Bool = false, isSecret: Bool = false) {
+    public init(_ kind: Kind, at location: SourceLocation, isPlain: Bool = false, secretSource: String? = nil) {
         self.kind = kind
         self.location = location
         self.isPlain = isPlain
-        self.isSecret = isSecret
+        self.secretSource = secretSource
     }
 
     public var scalar: String? {
@@ -41,7 +44,7 @@ public struct YAMLNode: Sendable {
 
     /// How the value reads in an error: quoted, shortened, or hidden when secret.
     public var quoted: String {
-        if isSecret { return "<secret>" }
+        if let secretSource { return secretSource }
         guard let text = scalar else { return kindName }
         return "\"" + (text.count > 40 ? String(text.prefix(37)) + "…" : text) + "\""
     }
