@@ -4,7 +4,7 @@ PACKAGES := libwebsockets-dev libcurl4-openssl-dev libyaml-dev pkg-config
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEMO_PORT ?= 8099
 
-.PHONY: all deps build release static-c++ hot-code test resilience e2e demo bench bench-rules screenshots clean
+.PHONY: all deps build release static-c++ hot-code test resilience sanitize fuzz e2e demo bench bench-rules screenshots clean
 
 all: build
 
@@ -57,6 +57,17 @@ test: deps
 resilience: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --filter ResilienceTests
+
+## sanitize: make test's suites under ThreadSanitizer, then AddressSanitizer; the first report fails the run.
+## Locks are pthread mutexes in the TSan build (-D LIVEBRIDGE_PTHREAD_LOCK): TSan does not see Swift's Mutex on Linux
+## and would report every value behind one. The CLI tests run the sanitized livebridge binary too. Leak checking is
+## off: the Swift runtime's metadata caches live until exit by design.
+SANITIZED_TESTS = debug/LiveBridgePackageTests.xctest --testing-library swift-testing --skip ResilienceTests
+sanitize: deps
+	$(SWIFT) build --build-tests --sanitize=thread -Xswiftc -DLIVEBRIDGE_PTHREAD_LOCK --scratch-path .build-tsan
+	TSAN_OPTIONS="halt_on_error=1 exitcode=66 second_deadlock_stack=1" .build-tsan/$(SANITIZED_TESTS)
+	$(SWIFT) build --build-tests --sanitize=address --scratch-path .build-asan
+	ASAN_OPTIONS="halt_on_error=1 detect_leaks=0 exitcode=67" .build-asan/$(SANITIZED_TESTS)
 
 ## e2e: against a real Home Assistant (venv cached in ~/.cache/livebridge-e2e)
 e2e: build

@@ -1,3 +1,4 @@
+import Platform
 /// HTTP over libcurl for one backend: its connections reused, connect and total timeouts, TLS verification on,
 /// proxies from the environment (libcurl reads http_proxy/https_proxy/no_proxy), `User-Agent: livebridge/<version>`.
 ///
@@ -7,7 +8,7 @@ public final class HTTPClient: Sendable {
     public struct Options: Sendable {
         public var connectTimeout: Duration = .seconds(5)
         public var totalTimeout: Duration = .seconds(15)
-        public var userAgent = "livebridge/0.1"
+        public var userAgent = "livebridge/" + LiveBridgeVersion.current
         /// A PEM bundle to trust instead of the system store (tests with their own CA).
         public var caFile: String?
         public init() {}

@@ -49,7 +49,7 @@ public actor LiveBridgeService {
         case .success(let loaded): rules = loaded
         }
         guard let settings = rules.homeAssistant else {
-            throw StartupError(description: "\(options.configPath): homeassistant: (url and token) is required to run")
+            throw StartupError(description: ConfigErrors(rules.problemsForRun).description)
         }
         let stateFile: DeliveryStateFile
         do { stateFile = try DeliveryStateFile(directory: options.dataDirectory) } catch {

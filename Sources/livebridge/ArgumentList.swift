@@ -16,6 +16,10 @@ struct ArgumentList {
                 break
             }
             guard argument.hasPrefix("--") else {
+                // "-x" is a mistaken option, not a file named "-x" ("-" alone and "-5" are values).
+                if argument.count > 1, argument.hasPrefix("-"), !(argument.dropFirst().first?.isNumber ?? false) {
+                    throw UsageError("unknown option \(argument)")
+                }
                 positional.append(argument)
                 continue
             }

@@ -7,8 +7,7 @@ enum BlueprintCommand {
 
     static func run(_ arguments: [String]) throws -> Int32 {
         guard arguments.first == "lint" else { throw UsageError(help) }
-        let args = try ArgumentList(Array(arguments.dropFirst()), valued: [], flags: ["help"])
-        if args.has("help") { print(help); return 0 }
+        let args = try ArgumentList(Array(arguments.dropFirst()), valued: [])
         guard !args.positional.isEmpty else { throw UsageError("name at least one blueprint file") }
         var failed = false
         for file in args.positional {

@@ -8,10 +8,11 @@ enum CheckCommand {
     static let help = "usage: livebridge check CONFIG\n\nValidates a rules file and prints every error with file:line:column."
 
     static func run(_ arguments: [String]) throws -> Int32 {
-        let args = try ArgumentList(arguments, valued: [], flags: ["help"])
-        if args.has("help") { print(help); return 0 }
+        let args = try ArgumentList(arguments, valued: [])
         guard args.positional.count == 1 else { throw UsageError("name one rules file\n\n\(help)") }
-        switch RulesLoader.load(file: args.positional[0]) {
+        switch RulesLoader.load(file: args.positional[0]).flatMap({ rules in
+            rules.problemsForRun.isEmpty ? .success(rules) : .failure(ConfigErrors(rules.problemsForRun))
+        }) {
         case .failure(let errors):
             for error in errors.errors { standardError(error.description) }
             standardError("\(errors.errors.count) error\(errors.errors.count == 1 ? "" : "s")")

@@ -17,8 +17,7 @@ enum DemoCommand {
         """
 
     static func run(_ arguments: [String]) async throws -> Int32 {
-        let args = try ArgumentList(arguments, valued: ["port", "cycle"], flags: ["help"])
-        if args.has("help") { print(help); return 0 }
+        let args = try ArgumentList(arguments, valued: ["port", "cycle"])
         guard let port = Int(args["port"] ?? "8099"), (0...65535).contains(port) else { throw UsageError("--port must be 0–65535") }
         guard let cycle = Double(args["cycle"] ?? "60"), cycle >= 5 else { throw UsageError("--cycle must be at least 5 seconds") }
 

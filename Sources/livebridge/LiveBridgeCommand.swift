@@ -2,6 +2,7 @@ import Platform
 import Dispatch
 import FoundationEssentials
 import Glibc
+import LiveActivity
 
 /// Dispatches `livebridge SUBCOMMAND …` to its command.
 enum LiveBridgeCommand {
@@ -19,43 +20,82 @@ enum LiveBridgeCommand {
           preview    draw what the phone will show, as SVG or HTML
           blueprint  lint Home Assistant blueprints that fire livebridge_activity
           simulator  run the Home Assistant simulator (for trying watch without a Home Assistant)
-          help       show this help
+          help       show this help, or a command's: livebridge help CMD
 
-        Run `livebridge <command> --help` for a command's options.
+        Run `livebridge help <command>` or `livebridge <command> --help` for a command's options;
+        `livebridge --version` prints the version. Exit status: 0 done, 1 failed, 2 a mistake in the command line.
         """
+
+    /// The version `--version` prints and requests carry in their User-Agent.
+    static let version = LiveBridgeVersion.current
+
+    /// Each subcommand: its help text and what runs it.
+    struct Subcommand: Sendable {
+        let help: String
+        let run: @Sendable ([String]) async throws -> Int32
+    }
+
+    static let subcommands: [String: Subcommand] = [
+        "run": Subcommand(help: RunCommand.help) { try await RunCommand.run($0) },
+        "demo": Subcommand(help: DemoCommand.help) { try await DemoCommand.run($0) },
+        "preview-server": Subcommand(help: PreviewServerCommand.help) { try await PreviewServerCommand.run($0) },
+        "watch": Subcommand(help: WatchCommand.help) { try await WatchCommand.run($0) },
+        "check": Subcommand(help: CheckCommand.help) { try CheckCommand.run($0) },
+        "render": Subcommand(help: RenderCommand.help) { try RenderCommand.run($0) },
+        "send": Subcommand(help: SendCommand.help) { try await SendCommand.run($0) },
+        "preview": Subcommand(help: PreviewCommand.help) { try PreviewCommand.run($0) },
+        "blueprint": Subcommand(help: BlueprintCommand.help) { try BlueprintCommand.run($0) },
+        "simulator": Subcommand(help: SimulatorCommand.help) { try await SimulatorCommand.run($0) },
+    ]
+
+    /// Exit statuses, as documented in the README: 0 done, 1 a runtime failure (a bad rules file, a refused
+    /// connection, a port in use), 2 a mistake in the command line.
+    enum ExitStatus {
+        static let success: Int32 = 0, failure: Int32 = 1, usage: Int32 = 2
+    }
 
     static func run(_ arguments: [String]) async -> Int32 {
         guard let command = arguments.first else {
             standardError(usage)
-            return 2
+            return ExitStatus.usage
         }
         let rest = Array(arguments.dropFirst())
+        switch command {
+        case "help", "--help", "-h":
+            guard let topic = rest.first else { print(usage); return ExitStatus.success }
+            guard let subcommand = subcommands[topic] else { return unknown(topic) }
+            print(subcommand.help)
+            return ExitStatus.success
+        case "--version", "version":
+            print("livebridge \(version)")
+            return ExitStatus.success
+        default:
+            break
+        }
+        guard let subcommand = subcommands[command] else { return unknown(command) }
+        // -h or --help anywhere before "--" shows the command's help and starts nothing.
+        if rest.prefix(while: { $0 != "--" }).contains(where: { $0 == "-h" || $0 == "--help" }) {
+            print(subcommand.help)
+            return ExitStatus.success
+        }
         do {
-            switch command {
-            case "run": return try await RunCommand.run(rest)
-            case "demo": return try await DemoCommand.run(rest)
-            case "preview-server": return try await PreviewServerCommand.run(rest)
-            case "watch": return try await WatchCommand.run(rest)
-            case "check": return try CheckCommand.run(rest)
-            case "render": return try RenderCommand.run(rest)
-            case "send": return try await SendCommand.run(rest)
-            case "preview": return try PreviewCommand.run(rest)
-            case "blueprint": return try BlueprintCommand.run(rest)
-            case "simulator": return try await SimulatorCommand.run(rest)
-            case "help", "--help", "-h":
-                print(usage)
-                return 0
-            default:
-                standardError("livebridge: unknown command \"\(command)\"\n\n\(usage)")
-                return 2
-            }
+            return try await subcommand.run(rest)
         } catch let error as UsageError {
-            standardError("livebridge \(command): \(error.message)")
-            return 2
+            standardError("livebridge \(command): \(error.message)\n(livebridge help \(command) shows its usage)")
+            return ExitStatus.usage
         } catch {
             standardError("livebridge \(command): \(error)")
-            return 1
+            return ExitStatus.failure
         }
+    }
+
+    private static func unknown(_ command: String) -> Int32 {
+        var message = "livebridge: unknown command \"\(command)\""
+        if let close = Suggestion.closest(to: command, in: subcommands.keys.sorted()) {
+            message += " (did you mean \"\(close)\"?)"
+        }
+        standardError(message + "\n\n\(usage)")
+        return ExitStatus.usage
     }
 }
 

@@ -19,8 +19,7 @@ enum PreviewCommand {
         """
 
     static func run(_ arguments: [String]) throws -> Int32 {
-        let args = try ArgumentList(arguments, valued: ["config", "states", "activity", "at", "out"], flags: ["help"])
-        if args.has("help") { print(help); return 0 }
+        let args = try ArgumentList(arguments, valued: ["config", "states", "activity", "at", "out"])
         guard let out = args["out"], out.hasSuffix(".svg") || out.hasSuffix(".html") else { throw UsageError("--out FILE.svg or FILE.html is required") }
         let now = try CommandSupport.time(args)
         let payload: JSONValue

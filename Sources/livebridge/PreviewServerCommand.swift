@@ -14,8 +14,7 @@ enum PreviewServerCommand {
         """
 
     static func run(_ arguments: [String]) async throws -> Int32 {
-        let args = try ArgumentList(arguments, valued: ["port", "listen"], flags: ["help"])
-        if args.has("help") { print(help); return 0 }
+        let args = try ArgumentList(arguments, valued: ["port", "listen"])
         guard let port = Int(args["port"] ?? "8099"), (0...65535).contains(port) else { throw UsageError("--port must be 0–65535") }
         let host = args["listen"] ?? "127.0.0.1"
         let server = try FakePushService(port: port, acceptsAnyToken: true, host: host)

@@ -16,8 +16,7 @@ enum RenderCommand {
         """
 
     static func run(_ arguments: [String]) throws -> Int32 {
-        let args = try ArgumentList(arguments, valued: ["states", "activity", "at", "phase"], flags: ["help"])
-        if args.has("help") { print(help); return 0 }
+        let args = try ArgumentList(arguments, valued: ["states", "activity", "at", "phase"])
         guard args.positional.count == 1 else { throw UsageError("name one rules file\n\n\(help)") }
         guard let statesPath = args["states"] else { throw UsageError("--states STATES.json is required") }
         let now = try CommandSupport.time(args)

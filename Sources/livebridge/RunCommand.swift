@@ -14,8 +14,7 @@ enum RunCommand {
         """
 
     static func run(_ arguments: [String]) async throws -> Int32 {
-        let args = try ArgumentList(arguments, valued: ["config", "data-dir", "log-level", "log-format"], flags: ["dry-run", "help"])
-        if args.has("help") { print(help); return 0 }
+        let args = try ArgumentList(arguments, valued: ["config", "data-dir", "log-level", "log-format"], flags: ["dry-run"])
         guard let config = args["config"] ?? args.positional.first else { throw UsageError("--config FILE is required\n\n\(help)") }
         guard let level = Logger.Level(name: args["log-level"] ?? "info") else { throw UsageError("--log-level must be debug, info, warning or error") }
         guard let format = Logger.Format(rawValue: args["log-format"] ?? "text") else { throw UsageError("--log-format must be text or json") }

@@ -19,8 +19,7 @@ enum SendCommand {
         """
 
     static func run(_ arguments: [String]) async throws -> Int32 {
-        let args = try ArgumentList(arguments, valued: ["activity", "states", "action", "at"], flags: ["dry-run", "help"])
-        if args.has("help") { print(help); return 0 }
+        let args = try ArgumentList(arguments, valued: ["activity", "states", "action", "at"], flags: ["dry-run"])
         guard args.positional.count == 1 else { throw UsageError("name one rules file\n\n\(help)") }
         guard let id = args["activity"] else { throw UsageError("--activity ID is required") }
         guard let statesPath = args["states"] else { throw UsageError("--states STATES.json is required") }

@@ -17,11 +17,7 @@ enum SimulatorCommand {
         """
 
     static func run(_ arguments: [String]) async throws -> Int32 {
-        let args = try ArgumentList(arguments, valued: ["port", "token-file", "cycle"], flags: ["help"])
-        if args.has("help") {
-            print(help)
-            return 0
-        }
+        let args = try ArgumentList(arguments, valued: ["port", "token-file", "cycle"])
         guard let port = Int(args["port"] ?? "8124"), (0...65535).contains(port) else { throw UsageError("--port must be 0–65535") }
         guard let cycle = Double(args["cycle"] ?? "60"), cycle >= 5 else { throw UsageError("--cycle must be at least 5 seconds") }
         var token = ProcessInfo.processInfo.environment["LIVEBRIDGE_HA_TOKEN"] ?? "demo-token"

@@ -22,11 +22,7 @@ enum WatchCommand {
 
     static func run(_ arguments: [String]) async throws -> Int32 {
         let args = try ArgumentList(arguments, valued: ["url", "token-file", "ca-file", "max-message-size"],
-                                    flags: ["allow-self-signed", "help"])
-        if args.has("help") {
-            print(help)
-            return 0
-        }
+                                    flags: ["allow-self-signed"])
         guard let url = args["url"] else { throw UsageError("--url is required\n\n\(help)") }
         guard !args.positional.isEmpty else { throw UsageError("name at least one entity id, e.g. sensor.washer_progress") }
         for id in args.positional where !EntityID.isValid(id) {

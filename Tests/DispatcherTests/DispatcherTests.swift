@@ -42,7 +42,7 @@ struct DispatcherTests {
         let seen = service.requests
         #expect(seen.map { $0.body?["content"]?["state"]?.stringValue } == ["s", "u5", "done"])
         #expect(seen.allSatisfy { $0.method == "PATCH" && $0.path == "/activity/washer" && $0.authorization == "Token aivi-test-token" })
-        #expect(seen.allSatisfy { $0.userAgent == "livebridge/0.1" })
+        #expect(seen.allSatisfy { $0.userAgent == "livebridge/0.1.0" })
         #expect(seen.map { $0.body?["state"]?.stringValue } == ["ONGOING", "ONGOING", "IDLE"])
         #expect(await dispatcher.counters.debounced == 4)
     }

@@ -48,7 +48,7 @@ struct HTTPClientTests {
         #expect(seen.path == "/activity/washer?x=1")
         #expect(seen.headers["authorization"] == "Token secret-aivi")
         #expect(seen.headers["content-type"] == "application/json")
-        #expect(seen.headers["user-agent"] == "livebridge/0.1")
+        #expect(seen.headers["user-agent"] == "livebridge/0.1.0")
         #expect(seen.bodyText == #"{"state":"ONGOING"}"#)
     }
 

@@ -65,6 +65,14 @@ public struct RulesFile: Sendable {
     public let budget: Budget
     public let activities: [ActivityRule]
 
+    /// What keeps `run` from running this file, though `render` and `preview` can use it: `check` reports the same,
+    /// so it says OK only for a file `run` will run.
+    public var problemsForRun: [ConfigError] {
+        guard homeAssistant == nil else { return [] }
+        return [ConfigError(SourceLocation(file: path, line: 1, column: 1), path: "homeassistant",
+                            "is required to run (url and token); render and preview work without it")]
+    }
+
     /// Every entity any rule reads: exactly what the connection subscribes to.
     public var entityIDs: Set<String> { activities.reduce(into: []) { $0.formUnion($1.entityIDs) } }
 }

@@ -1,0 +1,73 @@
+import Foundation
+import Testing
+
+/// The command line itself: help for every command without starting it, the version, exit statuses 0 / 1 / 2.
+@Suite(.timeLimit(.minutes(1)))
+struct CommandLineTests {
+    static let commands = ["run", "demo", "preview-server", "watch", "check", "render", "send", "preview", "blueprint", "simulator"]
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// `demo -h` used to start the demo, `check -h` to read a file named "-h".
+    @Test(arguments: commands)
+    func helpOfEveryCommandGoesToStdoutAndStartsNothing(command: String) async throws {
+        for flag in ["-h", "--help"] {
+            let shown = try Subprocess([command, flag])
+            #expect(await shown.exitStatus() == 0, "\(command) \(flag) did not exit at once")
+            #expect(shown.stdout.lines.first?.hasPrefix("usage: livebridge \(command)") == true, "\(shown.stdout.lines)")
+            #expect(shown.stderr.lines.isEmpty)
+        }
+        let help = try Subprocess(["help", command])
+        #expect(await help.exitStatus() == 0)
+        #expect(help.stdout.lines.first?.hasPrefix("usage: livebridge \(command)") == true)
+    }
+
+    @Test func helpAfterOtherArgumentsStillWins() async throws {
+        let check = try Subprocess(["check", "missing.yaml", "-h"])
+        #expect(await check.exitStatus() == 0)
+        #expect(check.stdout.lines.first == "usage: livebridge check CONFIG")
+    }
+
+    @Test func theVersionIsTheAddOnsVersion() async throws {
+        let version = try Subprocess(["--version"])
+        #expect(await version.exitStatus() == 0)
+        let addon = try String(contentsOf: Self.repository.appendingPathComponent("config/homeassistant-addon/config.yaml"), encoding: .utf8)
+        let line = try #require(addon.split(separator: "\n").first { $0.hasPrefix("version:") })
+        let expected = line.dropFirst("version:".count).trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+        #expect(version.stdout.lines == ["livebridge \(expected)"])
+    }
+
+    @Test(arguments: [
+        (["frobnicate"], Int32(2), "livebridge: unknown command \"frobnicate\""),
+        (["chek", "x.yaml"], 2, "livebridge: unknown command \"chek\" (did you mean \"check\"?)"),
+        (["check"], 2, "livebridge check: name one rules file"),
+        (["check", "--strict", "x.yaml"], 2, "livebridge check: unknown option --strict"),
+        (["check", "-v", "x.yaml"], 2, "livebridge check: unknown option -v"),
+        (["render", "x.yaml"], 2, "livebridge render: --states STATES.json is required"),
+        (["help", "nothing"], 2, "livebridge: unknown command \"nothing\""),
+        ([], 2, "usage: livebridge <command> [options]"),
+        (["check", "/nonexistent/livebridge.yaml"], 1, "/nonexistent/livebridge.yaml:1:1: cannot read /nonexistent/livebridge.yaml"),
+    ])
+    func exitStatuses(arguments: [String], status: Int32, firstLine: String) async throws {
+        let command = try Subprocess(arguments)
+        #expect(await command.exitStatus() == status)
+        #expect(command.stderr.lines.first == firstLine, "\(command.stderr.lines)")
+    }
+
+    /// `check` says OK only for a file `run` will run.
+    @Test func checkRefusesAFileRunWouldRefuse() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("livebridge-cli-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try """
+            backends: { aivi: { type: aivi, token: t } }
+            activities:
+              clock: { active_when: "{{ true }}", template: generic, progress: 0.5 }
+            """.write(toFile: folder + "/rules.yaml", atomically: true, encoding: .utf8)
+        let expected = "\(folder)/rules.yaml:1:1: homeassistant: is required to run (url and token); render and preview work without it"
+        let check = try Subprocess(["check", folder + "/rules.yaml"])
+        #expect(await check.exitStatus() == 1)
+        #expect(check.stderr.lines == [expected, "1 error"])
+        let run = try Subprocess(["run", "--config", folder + "/rules.yaml", "--data-dir", folder])
+        #expect(await run.exitStatus() == 1)
+        #expect(run.stderr.lines == ["livebridge run: " + expected])
+    }
+}
