@@ -69,6 +69,28 @@ sanitize: deps
 	$(SWIFT) build --build-tests --sanitize=address --scratch-path .build-asan
 	ASAN_OPTIONS="halt_on_error=1 detect_leaks=0 exitcode=67" .build-asan/$(SANITIZED_TESTS)
 
+## fuzz: libFuzzer (-sanitize=fuzzer,address) on the rules loader, the JSON reader, Home Assistant's frames and templates
+## over hostile states, FUZZ_SECONDS each (default 60). Seeds: Tests/Fuzz/corpus/TARGET; what it learns stays in
+## .build-fuzz/corpus (FUZZ_KEEP=1 merges it, minimised, into Tests/). A crash, a leak-free hang over 10 s or 2 GiB is a
+## finding, written to Tests/Fuzz/findings/TARGET/: make it a unit test, fix it, commit the file (make test replays it).
+## Leak detection is off: Swift's lazily made globals look like leaks to LeakSanitizer.
+FUZZ_TARGETS := rules json messages templates
+FUZZ_SECONDS ?= 60
+fuzz: deps
+	$(SWIFT) build -c release --product LiveBridgeFuzz --scratch-path .build-fuzz -Xswiftc -sanitize=fuzzer,address -Xswiftc -DLIVEBRIDGE_FUZZING
+	@for target in $(FUZZ_TARGETS); do \
+		mkdir -p .build-fuzz/corpus/$$target Tests/Fuzz/findings/$$target; \
+		echo "fuzz $$target: $(FUZZ_SECONDS) s"; \
+		LIVEBRIDGE_FUZZ_TARGET=$$target .build-fuzz/release/LiveBridgeFuzz -max_total_time=$(FUZZ_SECONDS) -timeout=10 \
+			-rss_limit_mb=2048 -detect_leaks=0 -print_final_stats=1 -artifact_prefix=Tests/Fuzz/findings/$$target/ \
+			.build-fuzz/corpus/$$target Tests/Fuzz/corpus/$$target 2>.build-fuzz/$$target.log \
+			|| { tail -n 60 .build-fuzz/$$target.log; echo "fuzz $$target: finding in Tests/Fuzz/findings/$$target/"; exit 1; }; \
+		grep -E "stat::number_of_executed_units|stat::peak_rss_mb" .build-fuzz/$$target.log; \
+		if [ "$(FUZZ_KEEP)" = 1 ]; then LIVEBRIDGE_FUZZ_TARGET=$$target .build-fuzz/release/LiveBridgeFuzz -merge=1 -detect_leaks=0 \
+			Tests/Fuzz/corpus/$$target .build-fuzz/corpus/$$target 2>/dev/null; fi; \
+		rmdir Tests/Fuzz/findings/$$target 2>/dev/null || true; \
+	done
+
 ## e2e: against a real Home Assistant (venv cached in ~/.cache/livebridge-e2e)
 e2e: build
 	Tests/e2e/run.sh

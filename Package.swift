@@ -43,6 +43,9 @@ let package = Package(
         .executableTarget(name: "RulesBenchmark", dependencies: ["Rules", "LiveActivity", "HomeAssistant", "JSON"]),
         // CPU time and memory of another process, from /proc: for the benchmark and the resilience suite.
         .target(name: "ProcessMeasurement"),
+        // make fuzz: libFuzzer targets over what comes from outside (built with -sanitize=fuzzer,address).
+        .target(name: "FuzzTargets", dependencies: ["HomeAssistant", "JSON", "Rules"]),
+        .executableTarget(name: "LiveBridgeFuzz", dependencies: ["FuzzTargets"]),
         // make bench: livebridge run as a subprocess under the simulator's load.
         .executableTarget(name: "LiveBridgeBenchmark", dependencies: ["HomeAssistantSimulator", "FakePushServices", "HTTPClient", "JSON", "ProcessMeasurement", "WebSocketTransport"]),
         .testTarget(name: "HomeAssistantTests", dependencies: ["Platform", "HomeAssistant", "HomeAssistantSimulator", "WebSocketTransport", "JSON"]),
@@ -57,6 +60,8 @@ let package = Package(
         // The real binary as a subprocess.
         .testTarget(name: "LiveBridgeCLITests", dependencies: ["Platform", "HomeAssistantSimulator", "JSON", "FakePushServices", "HTTPClient", "ProcessMeasurement", "WebSocketTransport"]),
         .testTarget(name: "PlatformTests", dependencies: ["Platform"]),
+        // The fuzzers' kept corpus and every finding, replayed through the targets on each make test.
+        .testTarget(name: "FuzzRegressionTests", dependencies: ["FuzzTargets"]),
         .testTarget(name: "SystemLibraryTests", dependencies: ["CCurl", "CYAML", "CLibWebSockets"]),
     ],
     swiftLanguageModes: [.v6]

@@ -6,7 +6,17 @@ import LiveActivity
 public enum RulesLoader {
     public static func load(file: String, environment: [String: String] = ProcessInfo.processInfo.environment) -> Result<RulesFile, ConfigErrors> {
         var yaml = YAMLLoader(environment: environment)
-        let (root, yamlErrors) = yaml.load(file: file)
+        return decode(yaml.load(file: file), file: file)
+    }
+
+    /// Loads rules from `text` as if it were the file `file` (includes and secrets resolve beside it).
+    public static func load(text: String, file: String, environment: [String: String] = [:]) -> Result<RulesFile, ConfigErrors> {
+        var yaml = YAMLLoader(environment: environment)
+        return decode(yaml.load(text: text, file: file), file: file)
+    }
+
+    private static func decode(_ loaded: (YAMLNode?, [ConfigError]), file: String) -> Result<RulesFile, ConfigErrors> {
+        let (root, yamlErrors) = loaded
         var errors = yamlErrors
         guard let root else {
             if errors.isEmpty { errors.append(ConfigError(SourceLocation(file: file, line: 1, column: 1), path: "", "the file is empty")) }
