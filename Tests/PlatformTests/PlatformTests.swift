@@ -74,7 +74,7 @@ struct PlatformTests {
     }
 
     /// A sanitizer's allocator replaces glibc's, and its mallopt accepts nothing (make sanitize).
-    static let sanitized = ["__tsan_init", "__asan_init"].contains { dlsym(UnsafeMutableRawPointer(bitPattern: 0), $0) != nil }
+    static let sanitized = ["__tsan_init", "__asan_init"].contains { (name: String) in dlsym(UnsafeMutableRawPointer(bitPattern: 0), name) != nil }
 
     @Test func theArenaLimitIsAcceptedByGlibc() {
         #expect(HeapArenas.limit(to: 8) == (ProcessInfo.processInfo.environment["MALLOC_ARENA_MAX"] == nil && !Self.sanitized))
