@@ -81,7 +81,7 @@ fuzz: deps
 	@for target in $(FUZZ_TARGETS); do \
 		mkdir -p .build-fuzz/corpus/$$target Tests/Fuzz/findings/$$target; \
 		echo "fuzz $$target: $(FUZZ_SECONDS) s"; \
-		LIVEBRIDGE_FUZZ_TARGET=$$target .build-fuzz/release/LiveBridgeFuzz -max_total_time=$(FUZZ_SECONDS) -timeout=10 \
+		ASAN_OPTIONS=detect_leaks=0 LIVEBRIDGE_FUZZ_TARGET=$$target .build-fuzz/release/LiveBridgeFuzz -max_total_time=$(FUZZ_SECONDS) -timeout=10 \
 			-rss_limit_mb=2048 -detect_leaks=0 -print_final_stats=1 -artifact_prefix=Tests/Fuzz/findings/$$target/ \
 			.build-fuzz/corpus/$$target Tests/Fuzz/corpus/$$target 2>.build-fuzz/$$target.log \
 			|| { tail -n 60 .build-fuzz/$$target.log; echo "fuzz $$target: finding in Tests/Fuzz/findings/$$target/"; exit 1; }; \

@@ -94,7 +94,12 @@ public struct DeliveryStateFile: Sendable {
     public func save(_ state: DeliveryState) throws {
         let temporary = directory + "/.state.json.tmp"
         let bytes = state.json.jsonBytes + [0x0A]
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        // Created exclusively and never through a link: a file or link planted at the temporary name is not written
+        // through. One left by a crash between create and rename is ours to remove (unlink removes a link, not its
+        // target).
+        let flags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC
+        var fd = open(temporary, flags, 0o600)
+        if fd < 0, errno == EEXIST, unlink(temporary) == 0 { fd = open(temporary, flags, 0o600) }
         guard fd >= 0 else { throw Unusable(description: "cannot write \(temporary): \(Self.reason(errno))") }
         var written = 0
         while written < bytes.count {

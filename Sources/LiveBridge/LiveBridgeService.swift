@@ -37,6 +37,8 @@ public actor LiveBridgeService {
     private var stopping = false
     public let metrics = Metrics()
     private var statusLoop: WebSocketEventLoop?
+    /// Held for the life of the service: a second daemon on the same data directory is refused.
+    private let dataDirectoryLock: DataDirectoryLock
 
     public init(options: Options, logger: Logger) throws {
         self.options = options
@@ -52,9 +54,13 @@ public actor LiveBridgeService {
             throw StartupError(description: ConfigErrors(rules.problemsForRun).description)
         }
         let stateFile: DeliveryStateFile
-        do { stateFile = try DeliveryStateFile(directory: options.dataDirectory) } catch {
+        do {
+            stateFile = try DeliveryStateFile(directory: options.dataDirectory)
+            dataDirectoryLock = try DataDirectoryLock(directory: options.dataDirectory)
+        } catch {
             throw StartupError(description: "\(error)")
         }
+        for warning in SecretFilePermissions.warnings(configPath: options.configPath) { logger.warning(warning) }
         var configuration = try ConnectionConfiguration(url: settings.url, token: settings.token, caFile: settings.caFile,
                                                         allowSelfSigned: settings.allowSelfSigned)
         configuration.startupPollInterval = .seconds(2)

@@ -3,6 +3,7 @@ import FoundationEssentials
 import Glibc
 import HomeAssistant
 import JSON
+import Rules
 
 /// `livebridge watch --url URL --token-file FILE ENTITY_ID…`: one JSON line per state change, starting with
 /// each entity's current state; connection events on stderr. Runs until interrupted or the token is rejected.
@@ -67,6 +68,7 @@ enum WatchCommand {
             }
             let token = AccessToken(text)
             guard !token.isEmpty else { throw UsageError("the token file \(file) is empty") }
+            if let warning = SecretFilePermissions.warning(for: file, holding: "an access token") { standardError("warning: " + warning) }
             return token
         }
         if let text = ProcessInfo.processInfo.environment["LIVEBRIDGE_HA_TOKEN"], !AccessToken(text).isEmpty {

@@ -234,3 +234,18 @@ extension RunCommandTests {
         withExtendedLifetime(busy) {}
     }
 }
+
+extension RunCommandTests {
+    @Test func aSecondDaemonOnTheSameDataDirectoryIsRefused() async throws {
+        let s = try setup()
+        defer { s.simulator.stop() }
+        let first = try run(s)
+        #expect(await first.stderr.wait { $0.contains { $0.contains("msg=\"ready: ") } })
+        let second = try run(s)
+        #expect(await second.exitStatus() == 1)
+        #expect(second.stderr.lines.last?.hasPrefix("livebridge run: another LiveBridge (pid ") == true, "\(second.stderr.lines)")
+        #expect(second.stderr.lines.last?.hasSuffix("is running with the data directory \(s.folder)/data; stop it, or give this one its own --data-dir") == true)
+        first.signal(SIGTERM)
+        #expect(await first.exitStatus() == 0)
+    }
+}
