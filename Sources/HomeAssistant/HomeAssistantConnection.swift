@@ -358,7 +358,7 @@ public final class HomeAssistantConnection: @unchecked Sendable {
     private func subscribeEntities() {
         guard let filter = entityFilter else {
             phase = .ready
-            attempt = 0
+            resetBackOffWhenStable()
             emit(.ready(entities: 0))
             return
         }
@@ -489,8 +489,14 @@ public final class HomeAssistantConnection: @unchecked Sendable {
     private func snapshotArrived(_ snapshot: [EntityChange]) {
         changesArrived(snapshot)
         phase = .ready
-        attempt = 0
+        resetBackOffWhenStable()
         emit(.ready(entities: store.count))
+    }
+
+    /// The back-off starts again from its first step once this connection has stayed up `stableAfter`; a link
+    /// dropped sooner keeps counting.
+    private func resetBackOffWhenStable() {
+        addTimer(after: configuration.reconnect.stableAfter) { [self] in attempt = 0 }
     }
 
     private func changesArrived(_ applied: [EntityChange]) {
@@ -546,8 +552,10 @@ extension HomeAssistantConnection: WebSocketConnectionDelegate {
             if let timer = request.timer { loop.cancel(timer) }
             request.finish(.failure(.disconnected))
         }
-        if case .messageTooLarge = reason {
-            emit(.warning("Home Assistant sent a \(reason); raise the message size limit if this repeats"))
+        switch reason {
+        case .messageTooLarge: emit(.warning("Home Assistant sent a \(reason); raise the message size limit if this repeats"))
+        case .invalidUTF8: emit(.warning("Home Assistant sent \(reason); reconnecting"))
+        default: break
         }
         emit(.disconnected(reason: closeReason ?? reason.description))
         closeReason = nil

@@ -6,10 +6,15 @@
 public struct ReconnectPolicy: Sendable, Equatable {
     public var initial: Duration
     public var maximum: Duration
+    /// How long a connection must stay ready before the back-off starts again from `initial`: a server that
+    /// accepts, sends the snapshot, then something that forces a reconnect (invalid UTF-8, an oversized frame) is
+    /// retried ever more slowly instead of every second for ever.
+    public var stableAfter: Duration
 
-    public init(initial: Duration = .seconds(1), maximum: Duration = .seconds(60)) {
+    public init(initial: Duration = .seconds(1), maximum: Duration = .seconds(60), stableAfter: Duration = .seconds(30)) {
         self.initial = initial
         self.maximum = maximum
+        self.stableAfter = stableAfter
     }
 
     /// The ceiling for `attempt` (0-based), before jitter.

@@ -170,6 +170,13 @@ public final class HomeAssistantSimulator: @unchecked Sendable {
         }
     }
 
+    /// Sends bytes as a text message to every authenticated client, valid UTF-8 or not.
+    public func sendRawBytes(_ bytes: [UInt8]) async {
+        await onLoop { sim in
+            for client in sim.clients.values where client.authenticated { client.connection.send(bytes: bytes) }
+        }
+    }
+
     /// Makes `domain.service` answer with this error.
     public func failService(_ service: String, with error: HomeAssistantError) async {
         await onLoop { sim in sim.serviceErrors[service] = error }

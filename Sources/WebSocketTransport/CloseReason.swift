@@ -8,6 +8,8 @@ public enum CloseReason: Sendable, Equatable, CustomStringConvertible {
     case closedLocally(String)
     /// A message grew past the size cap and was dropped.
     case messageTooLarge(size: Int, limit: Int)
+    /// A text message was not UTF-8: RFC 6455 says to fail the connection (close code 1007).
+    case invalidUTF8(size: Int)
 
     public var description: String {
         switch self {
@@ -16,6 +18,7 @@ public enum CloseReason: Sendable, Equatable, CustomStringConvertible {
         case .closedLocally(let why): return "closed: \(why)"
         case .messageTooLarge(let size, let limit):
             return "message of at least \(size) bytes is over the \(limit)-byte limit; dropped"
+        case .invalidUTF8(let size): return "a \(size)-byte text message that is not valid UTF-8"
         }
     }
 }

@@ -133,6 +133,11 @@ public final class WebSocketConnection: @unchecked Sendable {
             case .incomplete:
                 return true
             case .complete(let message):
+                // Checked here rather than by libwebsockets, which would close without saying why.
+                if lws_frame_is_binary(wsi) == 0, !UTF8Validation.isValid(message) {
+                    closeReasonOverride = .invalidUTF8(size: message.count)
+                    return false
+                }
                 delivered = message.count
                 delegate?.connection(self, didReceive: message)
                 return true

@@ -97,7 +97,8 @@ public final class WebSocketEventLoop: @unchecked Sendable {
 
         var info = lws_context_creation_info()
         info.protocols = UnsafePointer(protocols)
-        info.options = UInt64(LWS_SERVER_OPTION_VALIDATE_UTF8)
+        // UTF-8 of text messages is checked by WebSocketConnection, which can then say why it closed.
+        info.options = 0
         if options.usesTLS || options.serverCertificate != nil { info.options |= UInt64(LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT) }
         // A few descriptors beyond the connections: the cancel pipe and the listener.
         if let maximum = options.maximumConnections { info.fd_limit_per_thread = UInt32(maximum + 4) }

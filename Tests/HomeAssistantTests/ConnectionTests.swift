@@ -3,6 +3,7 @@ import HomeAssistant
 import HomeAssistantSimulator
 import JSON
 import Testing
+import WebSocketTransport
 
 /// The connection against the simulator over a real WebSocket on 127.0.0.1.
 @Suite(.timeLimit(.minutes(1)))
@@ -267,6 +268,40 @@ struct ConnectionTests {
         #expect(log.count { $0.description.hasPrefix("ignored a malformed message") } == 2)
         #expect(log.count { $0.isDisconnected } == 0)
         await connection.stop()
+    }
+
+    /// Invalid UTF-8 fails the connection (RFC 6455) and says so; a server that does it after every snapshot is
+    /// retried ever more slowly, not every 20 ms for ever.
+    @Test func invalidUTF8IsNamedAndTheBackOffGrowsWhenItRepeats() async throws {
+        let simulator = try HomeAssistantSimulator(token: simulatorToken)
+        defer { simulator.stop() }
+        await simulator.setState("sensor.a", "1")
+        let log = EventLog()
+        let connection = try makeConnection(to: simulator, log: log)
+        connection.start(entityIDs: ["sensor.a"])
+        for round in 1...4 {
+            #expect(await log.wait { events in events.filter(\.isReady).count == round })
+            await simulator.sendRawBytes(Array(#"{"id":1,"type":"event","event":""#.utf8) + [0xFF] + Array(#""}"#.utf8))
+            #expect(await log.wait { events in events.filter(\.isDisconnected).count == round })
+        }
+        let delays = log.events.compactMap { event -> Duration? in if case .reconnecting(let after) = event { after } else { nil } }
+        #expect(delays.count >= 4)
+        // Ceilings 20, 40, 80, 160 ms with the delay in the upper half of each: without the growth, all would be ≤ 20 ms.
+        #expect(delays[3] >= .milliseconds(80), "\(delays)")
+        #expect(log.events.contains { $0.description == "Home Assistant sent a 35-byte text message that is not valid UTF-8; reconnecting" },
+                "\(log.events.map(\.description))")
+        await connection.stop()
+    }
+
+    @Test func utf8ValidationAgreesWithTheStandardLibrary() {
+        var random = SystemRandomNumberGenerator()
+        let pieces: [[UInt8]] = [[0x41], [0xC3, 0xA9], [0xE2, 0x82, 0xAC], [0xF0, 0x9F, 0x98, 0x80], [0xC0, 0x80], [0xED, 0xA0, 0x80],
+                                 [0xF4, 0x90, 0x80, 0x80], [0x80], [0xE2, 0x82], [0xFF], Array("0123456789abcdef".utf8)]
+        for _ in 0..<5_000 {
+            let bytes = (0..<Int.random(in: 0...12, using: &random)).flatMap { _ in pieces.randomElement(using: &random)! }
+            let expected = String(validating: bytes, as: UTF8.self) != nil
+            #expect(UTF8Validation.isValid(bytes) == expected, "\(bytes)")
+        }
     }
 
     @Test func aSlowConsumerGetsTheLatestStatePerEntity() async throws {
