@@ -107,6 +107,9 @@ public actor LiveBridgeService {
             // Plain HTTP on a local port for metrics scrapes and the preview page.
             loopOptions.usesTLS = false
             loopOptions.maximumConnections = 64
+            // GETs only: no bodies, no WebSocket upgrades (no onAccept), idle sockets closed after 5 s.
+            loopOptions.maximumRequestBody = 0
+            loopOptions.idleTimeout = .seconds(5)
             do { statusLoop = try WebSocketEventLoop(options: loopOptions) } catch {
                 throw StartupError(description: "status listener (status.listen): \(error)")
             }

@@ -43,6 +43,8 @@ final class HTTPExchange {
     var response: HTTPServerResponse?
     var headersSent = false
     var isFinished = false
+    /// Refused before its body was read: the connection closes after the answer.
+    var closeAfterResponse = false
 
     init(method: String, path: String, headers: [String: String]) {
         self.method = method
@@ -60,6 +62,7 @@ final class HTTPExchange {
     static let headerTokens: [(lws_token_indexes, String)] = [
         (WSI_TOKEN_HTTP_AUTHORIZATION, "authorization"), (WSI_TOKEN_HTTP_CONTENT_TYPE, "content-type"),
         (WSI_TOKEN_HTTP_USER_AGENT, "user-agent"), (WSI_TOKEN_HTTP_CONTENT_LENGTH, "content-length"),
+        (WSI_TOKEN_HTTP_TRANSFER_ENCODING, "transfer-encoding"),
     ]
 
     /// Reads method, path and headers of the request on `wsi`.
@@ -120,6 +123,7 @@ final class HTTPExchange {
         }
         guard written == response.body.count else { return false }
         isFinished = true
+        if closeAfterResponse { return false }
         return lws_http_transaction_completed(wsi) == 0
     }
 }

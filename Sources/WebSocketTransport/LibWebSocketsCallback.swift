@@ -49,8 +49,12 @@ func webSocketCallback(_ wsi: OpaquePointer?, _ reason: lws_callback_reasons, _ 
         return 0
 
     case LWS_CALLBACK_HTTP_BODY:
-        if let input { loop(of: wsi)?.httpBody(wsi: wsi, UnsafeRawBufferPointer(start: input, count: length)) }
-        return 0
+        guard let input else { return 0 }
+        return loop(of: wsi)?.httpBody(wsi: wsi, UnsafeRawBufferPointer(start: input, count: length)) == false ? -1 : 0
+
+    case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
+        // A WebSocket upgrade to a listener that takes none (the status page) is refused.
+        return loop(of: wsi)?.acceptsWebSockets == false ? 1 : 0
 
     case LWS_CALLBACK_HTTP_BODY_COMPLETION:
         loop(of: wsi)?.httpBodyComplete(wsi: wsi)

@@ -28,6 +28,12 @@ public final class WebSocketEventLoop: @unchecked Sendable {
         /// At most this many sockets at once; nil sizes libwebsockets' lookup table by the process's file limit,
         /// 8 bytes per possible descriptor (4 MiB under systemd's 524,288). Beyond the limit, connections are refused.
         public var maximumConnections: Int?
+        /// The largest request body a listener takes (a larger one is answered 413 and the connection closed);
+        /// 0 refuses bodies altogether, as a status page that only answers GETs should.
+        public var maximumRequestBody: Int = 1 << 20
+        /// A listener's connection that sends no complete request (headers dribbled in, a kept-alive socket left
+        /// idle) is closed after this long: idle sockets must not pile up and starve the ones that ask something.
+        public var idleTimeout: Duration = .seconds(10)
 
         public init() {}
     }
@@ -104,6 +110,13 @@ public final class WebSocketEventLoop: @unchecked Sendable {
         if let maximum = options.maximumConnections { info.fd_limit_per_thread = UInt32(maximum + 4) }
         info.gid = -1
         info.uid = -1
+        // Requests: headers bounded, and every socket holding some (a header table each) timed out when idle.
+        let idleSeconds = UInt32(max(1, options.idleTimeout.components.seconds))
+        info.timeout_secs = idleSeconds
+        info.timeout_secs_ah_idle = idleSeconds
+        info.keepalive_timeout = Int32(idleSeconds)
+        info.max_http_header_data = 4096
+        if let maximum = options.maximumConnections { info.max_http_header_pool = UInt16(clamping: maximum) }
         if let listen = options.listen {
             info.port = Int32(listen.port)
             info.iface = UnsafePointer(keep(listen.host))
@@ -258,13 +271,30 @@ public final class WebSocketEventLoop: @unchecked Sendable {
         preconditionInEventLoop()
         let exchange = HTTPExchange.begin(wsi: wsi, uri: uri)
         httpExchanges[wsi] = exchange
-        let length = Int(exchange.headers["content-length"] ?? "0") ?? 0
-        if length == 0 { httpBodyComplete(wsi: wsi) }
+        let length = Int(exchange.headers["content-length"] ?? "0") ?? -1
+        let chunked = exchange.headers["transfer-encoding"].map { !$0.isEmpty } ?? false
+        if length < 0 || length > options.maximumRequestBody || (chunked && options.maximumRequestBody == 0) {
+            refuse(exchange, wsi: wsi, status: 413,
+                   options.maximumRequestBody == 0 ? "this listener takes no request bodies" : "the request body is over \(options.maximumRequestBody) bytes")
+            return
+        }
+        if length == 0 && !chunked { httpBodyComplete(wsi: wsi) }
     }
 
-    func httpBody(wsi: OpaquePointer, _ chunk: UnsafeRawBufferPointer) {
+    /// Answers at once and closes the connection after the answer. `reason` is our own text: no quotes to escape.
+    private func refuse(_ exchange: HTTPExchange, wsi: OpaquePointer, status: Int, _ reason: String) {
+        exchange.response = HTTPServerResponse(status: status, json: #"{"error":""# + reason + #""}"#)
+        exchange.closeAfterResponse = true
+        lws_callback_on_writable(wsi)
+    }
+
+    /// Returns false when the connection must be dropped (a chunked body past the cap).
+    func httpBody(wsi: OpaquePointer, _ chunk: UnsafeRawBufferPointer) -> Bool {
         preconditionInEventLoop()
-        httpExchanges[wsi]?.body.append(contentsOf: chunk)
+        guard let exchange = httpExchanges[wsi], exchange.response == nil else { return true }
+        guard exchange.body.count + chunk.count <= options.maximumRequestBody else { return false }
+        exchange.body.append(contentsOf: chunk)
+        return true
     }
 
     func httpBodyComplete(wsi: OpaquePointer) {
@@ -313,6 +343,9 @@ public final class WebSocketEventLoop: @unchecked Sendable {
         connection.open(endpoint: endpoint, context: context)
         return connection
     }
+
+    /// Whether a listener takes WebSocket upgrades: only when something handles them.
+    var acceptsWebSockets: Bool { onAccept != nil }
 
     func accepted(wsi: OpaquePointer) -> WebSocketConnection {
         preconditionInEventLoop()

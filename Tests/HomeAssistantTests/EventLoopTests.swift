@@ -1,3 +1,4 @@
+import Glibc
 import Synchronization
 import Testing
 import WebSocketTransport
@@ -56,5 +57,102 @@ struct EventLoopTests {
         #expect(stopped.perform {}, "queued until the loop runs")
         stopped.shutdown()
         #expect(!stopped.perform {})
+    }
+}
+
+/// A listener at its edges: bodies refused or capped, WebSocket upgrades refused when nothing takes them, idle and
+/// slow sockets timed out without holding up the requests that complete.
+struct ListenerEdgeTests {
+    final class Listener {
+        let loop: WebSocketEventLoop
+        init(maximumRequestBody: Int = 0, idleTimeout: Duration = .seconds(1)) throws {
+            var options = WebSocketEventLoop.Options()
+            options.listen = ("127.0.0.1", 0)
+            options.usesTLS = false
+            options.maximumConnections = 64
+            options.maximumRequestBody = maximumRequestBody
+            options.idleTimeout = idleTimeout
+            loop = try WebSocketEventLoop(options: options)
+            loop.onHTTPRequest = { request, respond in
+                respond(HTTPServerResponse(status: 200, json: #"{"path":"\#(request.path)","bytes":\#(request.body.count)}"#))
+            }
+            loop.start()
+        }
+        deinit { loop.shutdown() }
+    }
+
+    /// A blocking TCP client on 127.0.0.1, with a receive timeout.
+    final class Socket {
+        let fd: Int32
+        init(port: Int) throws {
+            fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = in_port_t(UInt16(port).bigEndian)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            let connected = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            guard connected == 0 else { throw TransportError("connect failed") }
+            var timeout = timeval(tv_sec: 5, tv_usec: 0)
+            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        }
+        deinit { close(fd) }
+        func send(_ text: String) { _ = text.withCString { Glibc.send(fd, $0, strlen($0), Int32(MSG_NOSIGNAL)) } }
+        /// Everything until the peer closes or the timeout passes.
+        func receiveAll() -> String {
+            var out: [UInt8] = []
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while true {
+                let n = recv(fd, &buffer, buffer.count, 0)
+                if n <= 0 { break }
+                out += buffer[0..<n]
+            }
+            return String(decoding: out, as: UTF8.self)
+        }
+        /// Whether the peer closed the connection within the receive timeout.
+        func closedByPeer() -> Bool {
+            var byte: UInt8 = 0
+            return recv(fd, &byte, 1, 0) == 0
+        }
+    }
+
+    @Test func aBodyIsRefusedWhereNoneIsTaken() throws {
+        let listener = try Listener()
+        let client = try Socket(port: listener.loop.listenPort)
+        client.send("POST /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello")
+        let answer = client.receiveAll()
+        #expect(answer.hasPrefix("HTTP/1.1 413"), "\(answer)")
+        #expect(answer.hasSuffix(#"{"error":"this listener takes no request bodies"}"#))
+    }
+
+    @Test func aBodyOverTheCapIsRefusedAndOneUnderItIsRead() throws {
+        let listener = try Listener(maximumRequestBody: 16)
+        let big = try Socket(port: listener.loop.listenPort)
+        big.send("POST /x HTTP/1.1\r\nHost: x\r\nContent-Length: 17\r\n\r\n" + String(repeating: "a", count: 17))
+        #expect(big.receiveAll().hasSuffix(#"{"error":"the request body is over 16 bytes"}"#))
+        let small = try Socket(port: listener.loop.listenPort)
+        small.send("POST /x HTTP/1.1\r\nHost: x\r\nContent-Length: 16\r\nConnection: close\r\n\r\n" + String(repeating: "a", count: 16))
+        #expect(small.receiveAll().hasSuffix(#"{"path":"/x","bytes":16}"#))
+    }
+
+    @Test func aWebSocketUpgradeIsRefusedWhenNothingTakesIt() throws {
+        let listener = try Listener()
+        let client = try Socket(port: listener.loop.listenPort)
+        client.send("GET /api/websocket HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                    + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Protocol: livebridge\r\n\r\n")
+        let answer = client.receiveAll()
+        #expect(!answer.contains("101 Switching Protocols"), "\(answer)")
+    }
+
+    /// Forty sockets dribbling headers (a slow-loris) hold no one up, and are closed once idle too long.
+    @Test func slowSocketsDoNotBlockARequestAndAreTimedOut() throws {
+        let listener = try Listener(idleTimeout: .seconds(1))
+        let slow = try (0..<40).map { _ in try Socket(port: listener.loop.listenPort) }
+        for socket in slow { socket.send("GET /healthz HTTP/1.1\r\nHost: x\r\n") }
+        let client = try Socket(port: listener.loop.listenPort)
+        client.send("GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        #expect(client.receiveAll().hasSuffix(#"{"path":"/healthz","bytes":0}"#))
+        #expect(slow.allSatisfy { $0.closedByPeer() }, "idle sockets closed after the idle timeout")
     }
 }
