@@ -12,6 +12,8 @@ public enum ConnectionEvent: Sendable, Equatable, CustomStringConvertible {
     /// auth_invalid: final, nothing more is attempted.
     case rejected(message: String)
     case warning(String)
+    /// An entity asked for that Home Assistant does not have, with the closest id it does have.
+    case missingEntity(MissingEntity)
     case stopped
 
     public var description: String {
@@ -26,13 +28,14 @@ public enum ConnectionEvent: Sendable, Equatable, CustomStringConvertible {
         case .rejected(let message):
             return "Home Assistant rejected the access token (\(message)); not retrying. Create a new long-lived token and restart."
         case .warning(let text): return text
+        case .missingEntity(let missing): return missing.description
         case .stopped: return "stopped"
         }
     }
 
     public var isError: Bool {
         switch self {
-        case .rejected, .warning: return true
+        case .rejected, .warning, .missingEntity: return true
         default: return false
         }
     }
@@ -43,6 +46,23 @@ public enum ConnectionEvent: Sendable, Equatable, CustomStringConvertible {
         guard ms % 1000 != 0 else { return "\(ms / 1000)s" }
         let fraction = String(abs(ms % 1000))
         return "\(ms < 0 ? "-" : "")\(abs(ms) / 1000)." + String(repeating: "0", count: 3 - fraction.count) + fraction + "s"
+    }
+}
+
+/// An entity id the rules read (or `watch` was given) that Home Assistant does not have: a typo, or an integration
+/// that is gone. Its state reads as `unknown`, so the mistake would otherwise pass silently.
+public struct MissingEntity: Sendable, Equatable, CustomStringConvertible {
+    public let entityID: String
+    /// The closest id Home Assistant has, if one is close.
+    public let suggestion: String?
+
+    public init(entityID: String, suggestion: String?) {
+        self.entityID = entityID
+        self.suggestion = suggestion
+    }
+
+    public var description: String {
+        "\(entityID) is not an entity in Home Assistant" + (suggestion.map { " (did you mean \($0)?)" } ?? "")
     }
 }
 

@@ -22,6 +22,10 @@ public final class HomeAssistantConnection: @unchecked Sendable {
     private let sharedPhase = Locked(ConnectionPhase.idle)
     private let receivedChanges = Atomic<Int>(0)
 
+    /// Entities asked for that Home Assistant did not have at the last snapshot (less those that appeared since).
+    public var missingEntities: [MissingEntity] { sharedMissing.withLock { $0 } }
+    private let sharedMissing = Locked<[MissingEntity]>([])
+
     /// Entity changes received from Home Assistant so far (before the feed coalesces them).
     public var receivedChangeCount: Int { receivedChanges.load(ordering: .relaxed) }
 
@@ -398,7 +402,8 @@ public final class HomeAssistantConnection: @unchecked Sendable {
                 return
             }
             awaitingSnapshot = false
-            snapshotArrived(store.replace(withFullStates: states, keeping: watched))
+            snapshotArrived(store.replace(withFullStates: states, keeping: watched),
+                            knownIDs: states.compactMap { $0["entity_id"]?.stringValue })
         }
     }
 
@@ -486,11 +491,41 @@ public final class HomeAssistantConnection: @unchecked Sendable {
         }
     }
 
-    private func snapshotArrived(_ snapshot: [EntityChange]) {
+    private func snapshotArrived(_ snapshot: [EntityChange], knownIDs: [String]? = nil) {
         changesArrived(snapshot)
         phase = .ready
         resetBackOffWhenStable()
         emit(.ready(entities: store.count))
+        findMissingEntities(knownIDs: knownIDs)
+    }
+
+    /// Loop-confined copy of `sharedMissing`'s ids, checked as changes arrive.
+    private var missingIDs: Set<String> = []
+
+    /// After each snapshot: the entities asked for that Home Assistant does not have, one warning each, with a
+    /// did-you-mean from Home Assistant's own ids. `subscribe_entities` gives only the entities asked for, so their
+    /// ids are fetched (get_states) only when something is missing.
+    private func findMissingEntities(knownIDs: [String]?) {
+        let missing = (entityFilter ?? []).filter { store[$0] == nil }
+        guard !missing.isEmpty else { setMissing([]); return }
+        if let knownIDs {
+            setMissing(missing.map { MissingEntity(entityID: $0, suggestion: Suggestion.closest(to: $0, in: knownIDs)) })
+            return
+        }
+        let expected = generation
+        sendNow(["type": "get_states"]) { [self] result in
+            guard generation == expected else { return }
+            var known: [String] = []
+            if case .success(.array(let states)) = result { known = states.compactMap { $0["entity_id"]?.stringValue } }
+            let stillMissing = missing.filter { store[$0] == nil }
+            setMissing(stillMissing.map { MissingEntity(entityID: $0, suggestion: Suggestion.closest(to: $0, in: known)) })
+        }
+    }
+
+    private func setMissing(_ missing: [MissingEntity]) {
+        missingIDs = Set(missing.map(\.entityID))
+        sharedMissing.withLock { $0 = missing }
+        for entity in missing { emit(.missingEntity(entity)) }
     }
 
     /// The back-off starts again from its first step once this connection has stayed up `stableAfter`; a link
@@ -500,6 +535,16 @@ public final class HomeAssistantConnection: @unchecked Sendable {
     }
 
     private func changesArrived(_ applied: [EntityChange]) {
+        if !missingIDs.isEmpty {
+            // An entity that appears after the snapshot (an integration loading late) is no longer missing.
+            let arrived = applied.compactMap { change -> String? in
+                if case .updated(let state) = change, missingIDs.contains(state.entityID) { state.entityID } else { nil }
+            }
+            if !arrived.isEmpty {
+                missingIDs.subtract(arrived)
+                sharedMissing.withLock { $0.removeAll { arrived.contains($0.entityID) } }
+            }
+        }
         receivedChanges.add(applied.count, ordering: .relaxed)
         changes.publish(applied)
     }

@@ -1,3 +1,4 @@
+import Platform
 import JSON
 
 /// Island Pulse's `POST /notify` body and its four layouts, with the length limits of its layout reference.

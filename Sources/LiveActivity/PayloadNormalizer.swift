@@ -200,33 +200,6 @@ public enum PayloadNormalizer {
     }
 }
 
-/// "did you mean": the closest word within two edits.
-public enum Suggestion {
-    public static func closest(to word: String, in options: [String]) -> String? {
-        let lower = word.lowercased()
-        let scored = options.map { ($0, distance(lower, $0.lowercased())) }.filter { $0.1 <= max(1, min(2, word.count / 3)) }
-        return scored.min { $0.1 < $1.1 }?.0
-    }
-
-    /// Edits between two words, a swap of neighbours counting as one (optimal string alignment).
-    static func distance(_ a: String, _ b: String) -> Int {
-        let a = Array(a), b = Array(b)
-        if a.isEmpty { return b.count }
-        if b.isEmpty { return a.count }
-        var d = Array(repeating: Array(repeating: 0, count: b.count + 1), count: a.count + 1)
-        for i in 0...a.count { d[i][0] = i }
-        for j in 0...b.count { d[0][j] = j }
-        for i in 1...a.count {
-            for j in 1...b.count {
-                let cost = a[i - 1] == b[j - 1] ? 0 : 1
-                d[i][j] = min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost)
-                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] { d[i][j] = min(d[i][j], d[i - 2][j - 2] + 1) }
-            }
-        }
-        return d[a.count][b.count]
-    }
-}
-
 /// A tap_url: any scheme, but a real URL.
 enum URLCheck {
     static func problem(_ text: String) -> String? {

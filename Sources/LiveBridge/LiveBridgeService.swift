@@ -143,8 +143,18 @@ public actor LiveBridgeService {
             for (backend, code) in metrics.failingBackends.sorted(by: { $0.key < $1.key }) {
                 reasons.append("backend \(backend) refuses pushes (\(code))")
             }
-            let body: JSONValue = reasons.isEmpty ? ["status": "ok"] : ["status": "failing", "reasons": .array(reasons.map(JSONValue.string))]
-            return HTTPServerResponse(status: reasons.isEmpty ? 200 : 503, json: body.jsonText)
+            // Entities the rules read that Home Assistant does not have: running, but not as the rules intend.
+            let missing = connection.missingEntities
+            var body: [String: JSONValue] = ["status": .string(!reasons.isEmpty ? "failing" : missing.isEmpty ? "ok" : "degraded")]
+            if !reasons.isEmpty { body["reasons"] = .array(reasons.map(JSONValue.string)) }
+            if !missing.isEmpty {
+                body["missing_entities"] = .array(missing.map { entity in
+                    var item: [String: JSONValue] = ["entity_id": .string(entity.entityID)]
+                    if let suggestion = entity.suggestion { item["did_you_mean"] = .string(suggestion) }
+                    return .object(item)
+                })
+            }
+            return HTTPServerResponse(status: reasons.isEmpty ? 200 : 503, json: JSONValue.object(body).jsonText)
         case "/metrics":
             let counters = await dispatcher.counters
             return HTTPServerResponse(status: 200, contentType: "text/plain; version=0.0.4",

@@ -293,6 +293,25 @@ struct ConnectionTests {
         await connection.stop()
     }
 
+    @Test(arguments: [ConnectionConfiguration.EntitySource.subscribeEntities, .stateChanged])
+    func entitiesHomeAssistantLacksAreNamedWithTheClosestIdAndClearedWhenTheyAppear(source: ConnectionConfiguration.EntitySource) async throws {
+        let simulator = try HomeAssistantSimulator(token: simulatorToken)
+        defer { simulator.stop() }
+        await simulator.setState("sensor.washer_status", "idle")
+        await simulator.setState("sensor.dryer_status", "idle")
+        let log = EventLog()
+        let connection = try makeConnection(to: simulator, log: log) { $0.entitySource = source }
+        connection.start(entityIDs: ["sensor.washer_staus", "sensor.dryer_status", "light.nothing_like_it"])
+        #expect(await log.wait { events in events.filter { if case .missingEntity = $0 { true } else { false } }.count == 2 })
+        #expect(connection.missingEntities == [MissingEntity(entityID: "light.nothing_like_it", suggestion: nil),
+                                               MissingEntity(entityID: "sensor.washer_staus", suggestion: "sensor.washer_status")])
+        #expect(log.events.contains { $0.description == "sensor.washer_staus is not an entity in Home Assistant (did you mean sensor.washer_status?)" })
+        await simulator.setState("sensor.washer_staus", "on")
+        _ = await collect(from: connection.changes) { $0["sensor.washer_staus"] != nil }
+        #expect(connection.missingEntities == [MissingEntity(entityID: "light.nothing_like_it", suggestion: nil)])
+        await connection.stop()
+    }
+
     @Test func utf8ValidationAgreesWithTheStandardLibrary() {
         var random = SystemRandomNumberGenerator()
         let pieces: [[UInt8]] = [[0x41], [0xC3, 0xA9], [0xE2, 0x82, 0xAC], [0xF0, 0x9F, 0x98, 0x80], [0xC0, 0x80], [0xED, 0xA0, 0x80],

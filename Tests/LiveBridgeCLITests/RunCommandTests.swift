@@ -134,6 +134,7 @@ struct RunCommandTests {
         let port = try freePort()
         let s = try setup(statusPort: port)
         defer { s.simulator.stop() }
+        await s.simulator.setState("sensor.washer_progress", "10")
         await s.simulator.setState("sensor.washer_status", "running")
         let livebridge = try run(s)
         #expect(await s.service.wait { $0.count == 1 })
@@ -247,5 +248,25 @@ extension RunCommandTests {
         #expect(second.stderr.lines.last?.hasSuffix("is running with the data directory \(s.folder)/data; stop it, or give this one its own --data-dir") == true)
         first.signal(SIGTERM)
         #expect(await first.exitStatus() == 0)
+    }
+}
+
+extension RunCommandTests {
+    /// An entity the rules read that Home Assistant lacks: one warning with a did-you-mean at ready, /healthz degraded.
+    @Test func aMissingEntityIsWarnedAboutAndHealthIsDegraded() async throws {
+        let port = try freePort()
+        let s = try setup(statusPort: port)
+        defer { s.simulator.stop() }
+        await s.simulator.setState("sensor.washer_status", "idle")
+        await s.simulator.setState("sensor.washer_progres", "10")
+        let livebridge = try run(s)
+        let warning = "level=warning msg=\"sensor.washer_progress is not an entity in Home Assistant (did you mean sensor.washer_progres?)\""
+        #expect(await livebridge.stderr.wait { $0.contains { $0.hasSuffix(warning) } })
+        let health = try await HTTPClient().send(HTTPRequest(method: "GET", url: "http://127.0.0.1:\(port)/healthz"))
+        #expect(health.status == 200)
+        #expect(health.bodyText == #"{"missing_entities":[{"did_you_mean":"sensor.washer_progres","entity_id":"sensor.washer_progress"}],"status":"degraded"}"#)
+        #expect(livebridge.stderr.lines.filter { $0.contains("is not an entity") }.count == 1)
+        livebridge.signal(SIGTERM)
+        #expect(await livebridge.exitStatus() == 0)
     }
 }

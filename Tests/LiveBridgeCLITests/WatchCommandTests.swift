@@ -40,6 +40,17 @@ struct WatchCommandTests {
         #expect(!everything.contains(Self.token))
     }
 
+    @Test func saysWhichGivenIdsHomeAssistantLacks() async throws {
+        let simulator = try HomeAssistantSimulator(token: Self.token)
+        defer { simulator.stop() }
+        await simulator.setState("sensor.washer_status", "idle")
+        let tokenFile = try temporaryFile(Self.token + "\n")
+        let watch = try Subprocess(["watch", "--url", simulator.url, "--token-file", tokenFile, "sensor.washer_status", "sensor.washer_staus"])
+        #expect(await watch.stderr.wait { $0.contains("livebridge watch: sensor.washer_staus is not an entity in Home Assistant (did you mean sensor.washer_status?)") })
+        watch.signal(SIGTERM)
+        #expect(await watch.exitStatus() == 0)
+    }
+
     @Test func reconnectsByItselfAfterTheSocketDrops() async throws {
         let simulator = try HomeAssistantSimulator(token: Self.token)
         defer { simulator.stop() }

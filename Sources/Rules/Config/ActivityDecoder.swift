@@ -1,3 +1,4 @@
+import Platform
 import LiveActivity
 
 /// Decodes one entry of `activities:` into an `ActivityRule`.

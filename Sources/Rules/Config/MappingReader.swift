@@ -1,3 +1,4 @@
+import Platform
 import LiveActivity
 /// Reads a YAML mapping key by key, and reports the keys nobody asked for: a typo must never silently do nothing.
 struct MappingReader {

@@ -1,3 +1,4 @@
+import Platform
 import FoundationEssentials
 import HomeAssistant
 import LiveActivity
