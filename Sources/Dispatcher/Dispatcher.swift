@@ -41,7 +41,7 @@ public actor Dispatcher {
     private struct Slot {
         var lane: ActivityLane
         let activity: String
-        let backend: any PushBackend
+        var backend: any PushBackend
         var inFlight = false
         /// The timer that pumps the lane at `at`; a lane due to wake at or before a new deadline keeps it (no task per change).
         var wake: (task: Task<Void, Never>, at: ContinuousClock.Instant)?
@@ -49,7 +49,7 @@ public actor Dispatcher {
         var lastDelivered: [UInt8]?
     }
 
-    private let backends: [String: any PushBackend]
+    private var backends: [String: any PushBackend]
     private let retry: RetryPolicy
     private let stateFile: DeliveryStateFile?
     private var state: DeliveryState
@@ -66,6 +66,15 @@ public actor Dispatcher {
         self.onPush = onPush
         self.onLog = log
         self.state = stateFile?.load(warn: log) ?? DeliveryState()
+    }
+
+    /// Backends from a reloaded rules file: each replaces the one of its name, for queued and future pushes alike (a
+    /// push in flight finishes with the old one). Backends no longer declared stay, so lanes still ending can.
+    public func replaceBackends(_ replacements: [any PushBackend]) {
+        for backend in replacements { backends[backend.name] = backend }
+        for key in slots.keys {
+            if let backend = backends[slots[key]!.backend.name] { slots[key]!.backend = backend }
+        }
     }
 
     /// Activities the state file says are on a phone: after a restart the caller ends those whose condition is now false.

@@ -13,7 +13,9 @@ import WebSocketTransport
 /// All protocol work runs on the thread of its own `WebSocketEventLoop`; the public methods are
 /// safe from any thread and hand their work to that loop.
 public final class HomeAssistantConnection: @unchecked Sendable {
-    public let configuration: ConnectionConfiguration
+    /// The settings in force: those given at start, or the last `reconfigure`.
+    public var configuration: ConnectionConfiguration { sharedConfiguration.withLock { $0 } }
+    private let sharedConfiguration: Locked<ConnectionConfiguration>
     /// Entity changes, latest per entity, starting with each entity's state in the first snapshot.
     public let changes = EntityChangeFeed()
 
@@ -30,6 +32,8 @@ public final class HomeAssistantConnection: @unchecked Sendable {
     public var receivedChangeCount: Int { receivedChanges.load(ordering: .relaxed) }
 
     // Everything below is confined to the loop thread.
+    /// `configuration`, as the loop reads it on every message.
+    private var settings: ConnectionConfiguration
     private var socket: WebSocketConnection?
     private var phase = ConnectionPhase.idle {
         didSet { let value = phase; sharedPhase.withLock { $0 = value } }
@@ -56,7 +60,8 @@ public final class HomeAssistantConnection: @unchecked Sendable {
     private var stopWaiters: [CheckedContinuation<Void, Never>] = []
 
     public init(configuration: ConnectionConfiguration, onEvent: @escaping @Sendable (ConnectionEvent) -> Void = { _ in }) throws {
-        self.configuration = configuration
+        self.sharedConfiguration = Locked(configuration)
+        self.settings = configuration
         self.onEvent = onEvent
         var options = WebSocketEventLoop.Options()
         options.maximumMessageSize = configuration.maximumMessageSize
@@ -83,6 +88,40 @@ public final class HomeAssistantConnection: @unchecked Sendable {
             guard phase == .idle else { return }
             entityFilter = entityIDs.map { Array(Set($0)).sorted() }
             connect()
+        }
+    }
+
+    /// Why new settings cannot be taken without a restart.
+    public struct NeedsRestart: Error, CustomStringConvertible, Sendable {
+        public let description: String
+    }
+
+    /// New settings (a rotated token, another URL): the socket is dropped and dialled again with them at once.
+    /// What the event loop was made with cannot change in place: plain ws:// against wss://, the CA file, the
+    /// message size cap.
+    public func reconfigure(_ new: ConnectionConfiguration) throws(NeedsRestart) {
+        let old = configuration
+        let usesTLS = { (c: ConnectionConfiguration) -> Bool in if case .tls = c.endpoint.security { true } else { false } }
+        let caFile = { (c: ConnectionConfiguration) -> String? in if case .tls(let file, _) = c.endpoint.security { file } else { nil } }
+        guard usesTLS(new) == usesTLS(old), caFile(new) == caFile(old), new.maximumMessageSize == old.maximumMessageSize else {
+            throw NeedsRestart(description: "a change between ws:// and wss://, of ca_file or of the message size takes a restart")
+        }
+        guard currentPhase != .rejected else {
+            throw NeedsRestart(description: "Home Assistant rejected the old token and the connection has stopped; restart to use the new one")
+        }
+        sharedConfiguration.withLock { $0 = new }
+        loop.perform { [self] in
+            settings = new
+            attempt = 0
+            switch phase {
+            case .stopped, .rejected, .idle: return
+            case .disconnected:
+                if let reconnectTimer { loop.cancel(reconnectTimer) }
+                reconnectTimer = nil
+                connect()
+            default:
+                abortSocket(reason: "Home Assistant settings changed; reconnecting with the new ones")
+            }
         }
     }
 
@@ -194,10 +233,10 @@ public final class HomeAssistantConnection: @unchecked Sendable {
         closeReason = nil
         reportedStartupWait = false
         phase = .connecting
-        emit(.connecting(url: configuration.displayURL, attempt: attempt))
-        let socket = loop.connect(to: configuration.endpoint, delegate: self)
+        emit(.connecting(url: settings.displayURL, attempt: attempt))
+        let socket = loop.connect(to: settings.endpoint, delegate: self)
         self.socket = socket
-        let timeout = configuration.handshakeTimeout
+        let timeout = settings.handshakeTimeout
         addTimer(after: timeout) { [self] in
             guard phase == .connecting else { return }
             abortSocket(reason: "no WebSocket handshake within \(ConnectionEvent.seconds(timeout))")
@@ -226,7 +265,7 @@ public final class HomeAssistantConnection: @unchecked Sendable {
 
     private func scheduleReconnect() {
         loop.preconditionInEventLoop()
-        let delay = configuration.reconnect.delay(attempt: attempt, random: Double.random(in: 0..<1))
+        let delay = settings.reconnect.delay(attempt: attempt, random: Double.random(in: 0..<1))
         attempt += 1
         phase = .disconnected
         emit(.reconnecting(after: delay))
@@ -287,7 +326,7 @@ public final class HomeAssistantConnection: @unchecked Sendable {
         case .rejected: request.finish(.failure(.rejected)); return
         default: break
         }
-        request.timer = loop.schedule(after: configuration.requestTimeout) { [self] in
+        request.timer = loop.schedule(after: settings.requestTimeout) { [self] in
             request.finish(.failure(.timeout(request.type)))
             queued.removeAll { $0 === request }
         }
@@ -355,7 +394,7 @@ public final class HomeAssistantConnection: @unchecked Sendable {
                 reportedStartupWait = true
                 emit(.waitingForStartup(coreState: state))
             }
-            addTimer(after: configuration.startupPollInterval) { [self] in checkCoreState() }
+            addTimer(after: settings.startupPollInterval) { [self] in checkCoreState() }
         }
     }
 
@@ -367,7 +406,7 @@ public final class HomeAssistantConnection: @unchecked Sendable {
             return
         }
         phase = .subscribing
-        if configuration.entitySource == .stateChanged {
+        if settings.entitySource == .stateChanged {
             followStateChanged(filter)
             return
         }
@@ -431,9 +470,9 @@ public final class HomeAssistantConnection: @unchecked Sendable {
     }
 
     private func schedulePing() {
-        addTimer(after: configuration.pingInterval) { [self] in
+        addTimer(after: settings.pingInterval) { [self] in
             let id = sendNow(["type": "ping"]) { _ in }
-            let timeout = configuration.pongTimeout
+            let timeout = settings.pongTimeout
             let expected = generation
             pongTimer = loop.schedule(after: timeout) { [self] in
                 guard generation == expected, inFlight[id] != nil else { return }
@@ -448,7 +487,7 @@ public final class HomeAssistantConnection: @unchecked Sendable {
         loop.preconditionInEventLoop()
         switch message {
         case .authRequired:
-            let auth: JSONValue = ["type": "auth", "access_token": .string(configuration.token.secret)]
+            let auth: JSONValue = ["type": "auth", "access_token": .string(settings.token.secret)]
             socket?.send(auth.jsonText)
         case .authOK(let version):
             authenticated(version: version)
@@ -466,7 +505,7 @@ public final class HomeAssistantConnection: @unchecked Sendable {
             request.finish(result)
         case .event(let id, let event):
             if id == entitySubscriptionID {
-                if configuration.entitySource == .stateChanged { stateChangedEvent(event) } else { entityEvent(event) }
+                if settings.entitySource == .stateChanged { stateChangedEvent(event) } else { entityEvent(event) }
             } else if let type = eventSubscriptionIDs[id] {
                 guard let handlers = eventHandlers[type], !handlers.isEmpty, let value = try? event.value() else { return }
                 for continuation in handlers.values { continuation.yield(value) }
@@ -531,7 +570,7 @@ public final class HomeAssistantConnection: @unchecked Sendable {
     /// The back-off starts again from its first step once this connection has stayed up `stableAfter`; a link
     /// dropped sooner keeps counting.
     private func resetBackOffWhenStable() {
-        addTimer(after: configuration.reconnect.stableAfter) { [self] in attempt = 0 }
+        addTimer(after: settings.reconnect.stableAfter) { [self] in attempt = 0 }
     }
 
     private func changesArrived(_ applied: [EntityChange]) {
@@ -561,7 +600,7 @@ extension HomeAssistantConnection: WebSocketConnectionDelegate {
         cancelConnectionTimers()
         phase = .authenticating
         emit(.connected)
-        let timeout = configuration.authTimeout
+        let timeout = settings.authTimeout
         addTimer(after: timeout) { [self] in
             guard phase == .authenticating else { return }
             abortSocket(reason: "no auth_ok within \(ConnectionEvent.seconds(timeout))")

@@ -61,26 +61,14 @@ public actor LiveBridgeService {
             throw StartupError(description: "\(error)")
         }
         for warning in SecretFilePermissions.warnings(configPath: options.configPath) { logger.warning(warning) }
-        var configuration = try ConnectionConfiguration(url: settings.url, token: settings.token, caFile: settings.caFile,
-                                                        allowSelfSigned: settings.allowSelfSigned)
-        configuration.startupPollInterval = .seconds(2)
-        configuration.entitySource = settings.entitySource
-        configuration.pingInterval = settings.pingInterval
-        configuration.pongTimeout = settings.pongTimeout
+        let configuration = try Self.connectionConfiguration(settings)
         let metrics = self.metrics
         let connection = try HomeAssistantConnection(configuration: configuration) { event in
             if case .reconnecting = event { metrics.reconnect() }
             if event.isError { logger.warning(event.description) } else { logger.info(event.description) }
         }
         self.connection = connection
-        let backends: [any PushBackend] = rules.backends.values.sorted { $0.name < $1.name }.map { backend in
-            if options.dryRun { return DryRunBackend(name: backend.name, logger: logger) }
-            return BackendFactory.make(backend, client: HTTPClient()) { domain, service, data throws(HomeAssistantPushBackend.ServiceCallError) in
-                do { _ = try await connection.callService(domain: domain, service: service, data: data) } catch let error as HomeAssistantError {
-                    throw .init(code: error.code)
-                } catch { throw .init(code: "unknown_error") }
-            }
-        }
+        let backends = Self.makeBackends(Array(rules.backends.values), dryRun: options.dryRun, connection: connection, logger: logger)
         dispatcher = Dispatcher(backends: backends, stateFile: stateFile, onPush: { record in
             let outcome: String
             var permanent: String?
@@ -112,6 +100,29 @@ public actor LiveBridgeService {
             loopOptions.idleTimeout = .seconds(5)
             do { statusLoop = try WebSocketEventLoop(options: loopOptions) } catch {
                 throw StartupError(description: "status listener (status.listen): \(error)")
+            }
+        }
+    }
+
+    static func connectionConfiguration(_ settings: RulesFile.HomeAssistantSettings) throws -> ConnectionConfiguration {
+        var configuration = try ConnectionConfiguration(url: settings.url, token: settings.token, caFile: settings.caFile,
+                                                        allowSelfSigned: settings.allowSelfSigned)
+        configuration.startupPollInterval = .seconds(2)
+        configuration.entitySource = settings.entitySource
+        configuration.pingInterval = settings.pingInterval
+        configuration.pongTimeout = settings.pongTimeout
+        return configuration
+    }
+
+    /// A push backend per declared backend; Home Assistant's goes through the connection's call_service.
+    static func makeBackends(_ declared: [RulesFile.Backend], dryRun: Bool, connection: HomeAssistantConnection,
+                             logger: Logger) -> [any PushBackend] {
+        declared.sorted { $0.name < $1.name }.map { backend in
+            if dryRun { return DryRunBackend(name: backend.name, logger: logger) }
+            return BackendFactory.make(backend, client: HTTPClient()) { domain, service, data throws(HomeAssistantPushBackend.ServiceCallError) in
+                do { _ = try await connection.callService(domain: domain, service: service, data: data) } catch let error as HomeAssistantError {
+                    throw .init(code: error.code)
+                } catch { throw .init(code: "unknown_error") }
             }
         }
     }
@@ -257,7 +268,28 @@ public actor LiveBridgeService {
             logger.error("reload failed; the previous rules keep running", ["errors": String(errors.errors.count)])
             for error in errors.errors { logger.error(error.description) }
         case .success(let rules):
-            let before = Set(engine.rules.entityIDs)
+            if let problem = rules.problemsForRun.first {
+                logger.error("reload failed; the previous rules keep running")
+                logger.error(problem.description)
+                return
+            }
+            let old = engine.rules
+            // Home Assistant's settings first: a new URL or token reconnects before the new rules are evaluated.
+            if let settings = rules.homeAssistant, settings != old.homeAssistant {
+                do {
+                    try connection.reconfigure(try Self.connectionConfiguration(settings))
+                    logger.info("Home Assistant settings changed; reconnecting", ["url": settings.url])
+                } catch {
+                    logger.error("reload: Home Assistant settings not applied; the previous ones stay", ["reason": "\(error)"])
+                }
+            }
+            // New or changed backends take over at their next push; removed ones stay for lanes still ending.
+            let changed = rules.backends.values.filter { backend in !(old.backends[backend.name].map(backend.isSame) ?? false) }
+            if !changed.isEmpty {
+                await dispatcher.replaceBackends(Self.makeBackends(changed, dryRun: options.dryRun, connection: connection, logger: logger))
+                logger.info("backends changed", ["backends": changed.map(\.name).sorted().joined(separator: ",")])
+            }
+            let before = Set(old.entityIDs)
             let result = engine.reload(rules, now: Date().timeIntervalSince1970)
             if Set(rules.entityIDs) != before { connection.setEntities(rules.entityIDs.sorted()) }
             logger.info("reloaded", ["activities": String(rules.activities.count)])

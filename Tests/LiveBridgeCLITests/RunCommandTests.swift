@@ -270,3 +270,38 @@ extension RunCommandTests {
         #expect(await livebridge.exitStatus() == 0)
     }
 }
+
+extension RunCommandTests {
+    /// SIGHUP applies backends: and homeassistant: too (they used to be ignored while the log said "reloaded").
+    @Test func sighupMovesToANewBackendAndANewHomeAssistant() async throws {
+        let s = try setup()
+        defer { s.simulator.stop() }
+        let secondService = try FakePushService()
+        let secondSimulator = try HomeAssistantSimulator(token: Self.token)
+        defer { secondSimulator.stop() }
+        await s.simulator.setState("sensor.washer_status", "running")
+        await s.simulator.setState("sensor.washer_progress", "10")
+        let livebridge = try run(s)
+        #expect(await s.service.wait { $0.count == 1 })
+
+        // The backend first: same activity, its next push goes to the new base_url.
+        var text = rules(simulator: s.simulator, service: secondService)
+        try text.write(toFile: s.config, atomically: true, encoding: .utf8)
+        livebridge.signal(SIGHUP)
+        #expect(await livebridge.stderr.wait { $0.contains { $0.contains("msg=\"backends changed\" backends=aivi") } })
+        await s.simulator.setState("sensor.washer_progress", "40")
+        #expect(await secondService.wait { $0.count == 1 })
+        #expect(s.service.requests.count == 1)
+
+        // Then Home Assistant: a new URL reconnects, and its states drive the activity.
+        await secondSimulator.setState("sensor.washer_status", "running")
+        await secondSimulator.setState("sensor.washer_progress", "90")
+        text = rules(simulator: secondSimulator, service: secondService)
+        try text.write(toFile: s.config, atomically: true, encoding: .utf8)
+        livebridge.signal(SIGHUP)
+        #expect(await livebridge.stderr.wait { $0.contains { $0.contains("msg=\"Home Assistant settings changed; reconnecting\"") } })
+        #expect(await secondService.wait { requests in requests.contains { $0.body?["content"]?["progress"]?["value"] == .double(0.9) } })
+        livebridge.signal(SIGTERM)
+        #expect(await livebridge.exitStatus() == 0)
+    }
+}

@@ -3,7 +3,7 @@ import LiveActivity
 
 /// A loaded, checked rules file: where Home Assistant is, the backends, the budget defaults and the activities.
 public struct RulesFile: Sendable {
-    public struct HomeAssistantSettings: Sendable {
+    public struct HomeAssistantSettings: Sendable, Equatable {
         public var url: String
         public var token: AccessToken
         public var caFile: String?
@@ -39,6 +39,11 @@ public struct RulesFile: Sendable {
         /// Home Assistant: the notify service, e.g. `notify.mobile_app_my_iphone`.
         public let service: String?
         public let location: SourceLocation
+
+        /// The same backend, wherever it is written in the file.
+        public func isSame(as other: Backend) -> Bool {
+            (name, kind, token, baseURL, freeTier, service) == (other.name, other.kind, other.token, other.baseURL, other.freeTier, other.service)
+        }
     }
 
     /// How often an activity may be pushed.
