@@ -266,4 +266,31 @@ struct RulesLoaderTests {
         #expect(all.contains("unknown backend type !secret kind"))
         #expect(all.contains("!secret listen is not HOST:PORT"))
     }
+
+    func fileErrors(_ text: String) throws -> [String] {
+        let folder = try ConfigFolder(["livebridge.yaml": text])
+        switch RulesLoader.load(file: folder.file("livebridge.yaml"), environment: [:]) {
+        case .success: return []
+        case .failure(let failure): return failure.errors.map { "\($0.location.line):\($0.location.column) \($0.message)" }
+        }
+    }
+
+    static let top = "homeassistant: { url: ws://h:8123, token: t }\nbackends: { aivi: { type: aivi, token: t } }\nactivities:\n  washer:\n"
+
+    /// The mistakes of a file pasted from Home Assistant read like its configuration check, with the fix.
+    @Test func anUnquotedTemplateSaysToQuoteIt() throws {
+        #expect(try fileErrors(Self.top + "    active_when: {{ is_state('sensor.w', 'on') }}\n    template: generic\n")
+                    == ["5:46 a template must be quoted: write \"{{ is_state('sensor.w', 'on') }}\" (unquoted, YAML reads { as the start of a mapping)"])
+    }
+
+    @Test func aTabSaysTabsAreNotAllowed() throws {
+        #expect(try fileErrors(Self.top + "\tactive_when: \"{{ true }}\"\n") == ["5:1 tabs are not allowed in YAML; indent with spaces"])
+    }
+
+    @Test func aDedentedKeySaysWhichActivityItFellOutOf() throws {
+        let inside = try fileErrors(Self.top + "    active_when: \"{{ true }}\"\n    template: generic\n  progress: 0.5\n")
+        #expect(inside.last == "7:3 \"progress\" is a key of an activity, indented too little: it fell out of activity washer (line 4); indent it like that activity's other keys")
+        let top = try fileErrors(Self.top + "    active_when: \"{{ true }}\"\n    template: generic\nprogress: 0.5\n")
+        #expect(top.last == "7:1 \"progress\" is a key of an activity, indented too little: it fell out of activity washer (line 4); indent it like that activity's other keys")
+    }
 }

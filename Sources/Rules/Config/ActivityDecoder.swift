@@ -7,6 +7,22 @@ enum ActivityDecoder {
     static let ruleKeys = ["backend", "template", "active_when", "on_end", "status", "slug", "job_id", "tag",
                            "debounce", "max_wait", "min_interval", "entity"]
 
+    /// Whether `name` is a key an activity takes (a rule key or a payload field of any template): written elsewhere,
+    /// it was indented too little.
+    static func isActivityKey(_ name: String) -> Bool {
+        ruleKeys.contains(name) || activityFieldNames.contains(name)
+    }
+
+    private static let activityFieldNames: Set<String> = {
+        var names: Set<String> = []
+        for kind in RulesFile.BackendKind.allCases {
+            for template in TemplateCatalog.templates(for: kind) {
+                for field in TemplateCatalog.schema(template: template, backend: kind)?.fields ?? [] { names.insert(field.name) }
+            }
+        }
+        return names
+    }()
+
     static func decode(id: String, _ node: YAMLNode, backends: [String: RulesFile.Backend], defaultBackend: String?,
                        budget defaults: RulesFile.Budget, errors: inout [ConfigError]) -> ActivityRule? {
         let path = "activities." + id

@@ -32,7 +32,17 @@ public enum RulesLoader {
 
     static func decode(_ root: YAMLNode, file: String, errors: inout [ConfigError]) -> RulesFile? {
         guard let top = MappingReader(root, path: "", errors: &errors) else { return nil }
-        top.rejectUnknown(allowed: topLevelKeys, errors: &errors)
+        // An activity's key written at the top level fell out of the activity above it (indented too little).
+        let activityEntries = top["activities"].flatMap { node -> [(key: YAMLNode, value: YAMLNode)]? in
+            if case .mapping(let entries) = node.kind { entries } else { nil }
+        } ?? []
+        var dedented: [String] = []
+        for key in top.pairs.map(\.key) {
+            guard let name = key.scalar, !topLevelKeys.contains(name), ActivityDecoder.isActivityKey(name) else { continue }
+            dedented.append(name)
+            errors.append(ConfigError(key.location, path: name, Dedent.message(key: name, at: key.location, activities: activityEntries)))
+        }
+        top.rejectUnknown(allowed: topLevelKeys + dedented, errors: &errors)
 
         let homeAssistant = top["homeassistant"].flatMap { decodeHomeAssistant($0, errors: &errors) }
         var backends: [String: RulesFile.Backend] = [:]
@@ -61,6 +71,11 @@ public enum RulesLoader {
         if let node = top["activities"], let reader = MappingReader(node, path: "activities", errors: &errors) {
             for (key, value) in reader.pairs {
                 guard let id = key.scalar else { continue }
+                if value.scalar != nil || value.isNull, ActivityDecoder.isActivityKey(id) {
+                    errors.append(ConfigError(key.location, path: "activities." + id,
+                                              Dedent.message(key: id, at: key.location, activities: reader.pairs)))
+                    continue
+                }
                 if let rule = ActivityDecoder.decode(id: id, value, backends: backends, defaultBackend: defaultBackend,
                                                      budget: budget, errors: &errors) {
                     activities.append(rule)
@@ -204,6 +219,21 @@ public enum RulesLoader {
         if let s = Suggestion.closest(to: name, in: backends.keys.sorted()) { return message + " (did you mean \"\(s)\"?)" }
         message += backends.isEmpty ? "; declare it under backends:" : "; declared: " + backends.keys.sorted().joined(separator: ", ")
         return message
+    }
+}
+
+/// A key that belongs to an activity but is indented too little: where it fell out of.
+enum Dedent {
+    static func message(key: String, at location: SourceLocation, activities: [(key: YAMLNode, value: YAMLNode)]) -> String {
+        let above = activities.last { entry in
+            guard case .mapping = entry.value.kind else { return false }
+            return entry.key.location.file == location.file && entry.key.location.line < location.line
+        }
+        guard let above, let id = above.key.scalar else {
+            return "\"\(key)\" is a key of an activity: indent it under one, e.g. activities: → washer: → \(key):"
+        }
+        return "\"\(key)\" is a key of an activity, indented too little: it fell out of activity \(id) (line \(above.key.location.line)); "
+            + "indent it like that activity's other keys"
     }
 }
 

@@ -38,8 +38,9 @@ struct YAMLParser {
                     let mark = parser.problem_mark
                     let problem = parser.problem.map { String(cString: $0) } ?? "invalid YAML"
                     let context = parser.context.map { String(cString: $0) + ": " } ?? ""
+                    let hint = SyntaxHint.hint(text: text, line: mark.line + 1, column: mark.column + 1)
                     throw ConfigError(SourceLocation(file: file, line: mark.line + 1, column: mark.column + 1), path: "",
-                                      "YAML syntax error: \(context)\(problem)")
+                                      hint ?? "YAML syntax error: \(context)\(problem)")
                 }
                 defer { yaml_event_delete(&event) }
                 if event.type == YAML_STREAM_END_EVENT { break }
