@@ -10,13 +10,20 @@ import JSON
 public struct EntityStore: Sendable {
     public private(set) var states: [String: EntityState] = [:]
     private var names = SharedNames()
+    /// Once `share` has named them, the only entities kept: a server that sends others (a bug, or a hostile one
+    /// sending a hundred thousand) costs a skip each, not memory.
+    private var watched: Set<String>?
 
     public init() {}
 
-    /// The ids the rules watch, sorted: entities read from now on keep the rules' instance of their id.
+    /// The ids the rules watch, sorted: only these are kept from now on, and they keep the rules' instance of their id.
     public mutating func share(entityIDs sorted: [String]) {
         names.share(entityIDs: sorted)
+        watched = Set(sorted)
+        if let watched { states = states.filter { watched.contains($0.key) } }
     }
+
+    private func isWatched(_ id: String) -> Bool { watched?.contains(id) ?? true }
 
     public subscript(entityID: String) -> EntityState? { states[entityID] }
     public var count: Int { states.count }
@@ -29,6 +36,7 @@ public struct EntityStore: Sendable {
             guard let added = parts.added else { return }
             var entities = reader.subreader(added)
             try entities.readObject { reader, id in
+                guard isWatched(id) else { try reader.skipValue(); return }
                 let id = names.entityID(id)
                 if let state = try Self.readFull(id: id, &reader, names: &names) { fresh[id] = state }
             }
@@ -70,6 +78,7 @@ public struct EntityStore: Sendable {
                 var entities: [(id: String, state: EntityState)] = []
                 var members = reader.subreader(added)
                 try members.readObject { reader, id in
+                    guard isWatched(id) else { try reader.skipValue(); return }
                     let id = names.entityID(id)
                     if let state = try Self.readFull(id: id, &reader, names: &names) { entities.append((id, state)) }
                 }

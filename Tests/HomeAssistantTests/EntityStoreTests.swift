@@ -59,6 +59,16 @@ struct EntityStoreTests {
         #expect(near.jsonLine.contains(#""last_changed":"2026-11-22T10:23:20+00:00""#))
     }
 
+    @Test func onlyWatchedEntitiesAreKeptWhateverTheServerSends() throws {
+        var store = EntityStore()
+        store.share(entityIDs: ["sensor.a"])
+        let snapshot = try store.replace(withSnapshot: JSONText(#"{"a":{"sensor.a":{"s":"1"},"sensor.x":{"s":"2"}}}"#))
+        #expect(snapshot.map(\.entityID) == ["sensor.a"])
+        let later = try store.apply(JSONText(#"{"a":{"sensor.y":{"s":"3"}},"c":{"sensor.x":{"+":{"s":"4"}}}}"#))
+        #expect(later.isEmpty)
+        #expect(store.states.keys.sorted() == ["sensor.a"])
+    }
+
     @Test func formattingATimeIsTotal() {
         #expect(Timestamp.iso8601(9.2e12) == "9999-12-31T23:59:59+00:00")
         #expect(Timestamp.iso8601(-.infinity) == "0001-01-01T00:00:00+00:00")
