@@ -107,24 +107,9 @@ public struct ActivityEngine: Sendable {
         return (commands, found)
     }
 
-    /// The end push; when its fields cannot be rendered, a minimal end from the last request, so an end is never lost.
+    /// The end push: the rendered end, or when its fields cannot be rendered a minimal one (`ActivityRenderer.end`).
     private func endRequest(_ rule: ActivityRule, now: Double, notes: inout [PayloadIssue]) -> BackendRequest? {
-        let result = ActivityRenderer.render(rule, phase: .end, in: EvaluationContext(states: states, now: now), notes: &notes)
-        if case .success(let request) = result { return request }
-        if case .failure(let failure) = result { notes += failure.issues }
-        let backend = rule.backend
-        switch backend.kind {
-        case .aivi:
-            let content = lastRequest[rule.id]?.body["content"] ?? ["template": .string(rule.template)]
-            return BackendRequest(backend: backend.name, kind: .aivi, method: "PATCH", target: "/activity/\(rule.targetID)",
-                                  body: ["state": "IDLE", "content": content])
-        case .islandpulse:
-            return BackendRequest(backend: backend.name, kind: .islandpulse, method: "POST", target: "/notify",
-                                  body: ["job_id": .string(rule.targetID), "action": "end", "status": "success"])
-        case .homeassistant:
-            return BackendRequest(backend: backend.name, kind: .homeassistant, method: "call_service", target: backend.service ?? "notify.notify",
-                                  body: LiveUpdateSchema.serviceData(["tag": .string(rule.targetID)], ending: true))
-        }
+        ActivityRenderer.end(rule, in: EvaluationContext(states: states, now: now), last: lastRequest[rule.id], notes: &notes)
     }
 
     static func budget(_ rule: ActivityRule) -> UpdateBudget {

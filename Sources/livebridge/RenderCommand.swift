@@ -47,6 +47,17 @@ enum RenderCommand {
             }
             let shown = phase ?? (active ? .start : .end)
             var notes: [PayloadIssue] = []
+            if shown == .end {
+                // Exactly what run sends at the end: with a fallback when the end's fields do not render, built from
+                // what run would have sent last (here: this state's update).
+                var ignored: [PayloadIssue] = []
+                let last = try? ActivityRenderer.render(rule, phase: .update, in: context, notes: &ignored).get()
+                let request = ActivityRenderer.end(rule, in: context, last: last, notes: &notes)
+                print("\(rule.id): \(active ? "active" : "inactive"), end → \(request)")
+                for note in notes { print("  note: \(note)") }
+                print("")
+                continue
+            }
             switch ActivityRenderer.render(rule, phase: shown, in: context, notes: &notes) {
             case .success(let request):
                 print("\(rule.id): \(active ? "active" : "inactive"), \(shown.rawValue) → \(request)")

@@ -85,4 +85,29 @@ struct RulesCommandTests {
         #expect(body["state"] == "IDLE")
         #expect(body["content"]?["header_left"] == ["value": "Done", "text_color": "green"])
     }
+
+    /// render --phase end shows what run sends: when the on_end fields cannot render, the same fallback end.
+    @Test func renderEndShowsTheFallbackRunWouldSend() async throws {
+        let folder = try exampleFolder()
+        try """
+            homeassistant: { url: "ws://127.0.0.1:9", token: t }
+            backends: { aivi: { type: aivi, token: t } }
+            activities:
+              washer:
+                active_when: "{{ true }}"
+                template: generic
+                progress: 0.5
+                state: Washing
+                on_end: { progress: "{{ states('sensor.missing') | float }}" }
+            """.write(toFile: folder + "/end.yaml", atomically: true, encoding: .utf8)
+        try "[]".write(toFile: folder + "/states.json", atomically: true, encoding: .utf8)
+        let render = try Subprocess(["render", folder + "/end.yaml", "--states", folder + "/states.json", "--phase", "end",
+                                     "--at", "2026-11-22T12:00:00Z"])
+        #expect(await render.exitStatus() == 0)
+        #expect(render.stdout.lines.first == "washer: active, end → aivi (aivi) PATCH /activity/washer")
+        let body = try JSONParser.parse(render.stdout.lines.count > 1 ? render.stdout.lines[1] : "null")
+        #expect(body["state"] == "IDLE")
+        #expect(body["content"]?["state"] == "Washing", "the content of the last update")
+        #expect(render.stdout.lines.contains { $0.hasPrefix("  note: activities.washer.on_end.progress: float got string 'unknown'") }, "\(render.stdout.lines)")
+    }
 }

@@ -293,4 +293,30 @@ struct RulesLoaderTests {
         let top = try fileErrors(Self.top + "    active_when: \"{{ true }}\"\n    template: generic\nprogress: 0.5\n")
         #expect(top.last == "7:1 \"progress\" is a key of an activity, indented too little: it fell out of activity washer (line 4); indent it like that activity's other keys")
     }
+
+    /// check fails what every render would: a fixed bar that does not sum to 1, beside a templated value.
+    @Test func aFixedSegmentedBarIsCheckedBesideATemplatedValue() throws {
+        let errors = try fileErrors(Self.top + """
+                active_when: "{{ true }}"
+                template: progress
+                progress:
+                  style: segmented
+                  value: "{{ 0.5 }}"
+                  segments:
+                    - { value: 0.5, fill_color: blue }
+                    - { value: 0.6, fill_color: green }
+
+            """)
+        #expect(errors == ["8:7 segment values sum to 1.1; they must sum to 1.0"])
+    }
+
+    @Test func aTemplateThatAlwaysRendersTextIsRefusedForANumber() throws {
+        let errors = try fileErrors(Self.top + """
+                active_when: "{{ true }}"
+                template: progress
+                progress: { style: simple, value: "Washing {{ states('sensor.w') }}" }
+
+            """)
+        #expect(errors == ["7:39 this template always renders text (\"Washing \" around its expression), which is never a number; put only the expression inside the quotes, e.g. \"{{ … }}\""])
+    }
 }

@@ -12,7 +12,7 @@ struct FieldCompiler {
 
     mutating func compile(_ node: YAMLNode, as schema: FieldSchema, path: String) -> FieldTree? {
         if case .scalar(let text) = node.kind, Self.isTemplate(text) {
-            return compileTemplate(text, node: node, path: path)
+            return compileTemplate(text, node: node, path: path, schema: schema)
         }
         switch (schema, node.kind) {
         case (.object(let object), .mapping), (.scalarOrObject(_, let object), .mapping):
@@ -75,24 +75,46 @@ struct FieldCompiler {
             ok = false
         }
         guard ok else { return nil }
-        // Fixed objects are checked whole now (segments summing to 1…); templated ones at render time.
-        if case .object(let object)? = FieldTree.object(fields).constantValue {
-            for check in schema.checks {
-                for issue in check(object, "") {
-                    errors.append(ConfigError(node.location, path: join(path, issue.path), issue.message))
-                }
+        // The fixed part of an object is checked whole now (segments summing to 1…), so check fails what every render
+        // would: an issue about a templated field waits for render time.
+        var fixed: [String: JSONValue] = [:]
+        for (name, tree) in fields { if let value = tree.constantValue { fixed[name] = value } }
+        let templated = Set(fields.filter { $0.1.constantValue == nil }.map(\.0))
+        for check in schema.checks {
+            for issue in check(fixed, "") {
+                let field = issue.path.split(whereSeparator: { $0 == "." || $0 == "[" }).first.map(String.init) ?? ""
+                guard !templated.contains(field), templated.isEmpty || !field.isEmpty else { continue }
+                errors.append(ConfigError(node.location, path: join(path, issue.path), issue.message))
             }
         }
         return .object(fields)
     }
 
-    private mutating func compileTemplate(_ text: String, node: YAMLNode, path: String) -> FieldTree? {
+    private mutating func compileTemplate(_ text: String, node: YAMLNode, path: String, schema: FieldSchema) -> FieldTree? {
         guard compilesTemplates else { return .template(Self.opaque, node.location, path: path) }
+        let template: Template
         do {
-            return .template(try Template(text), node.location, path: path)
+            template = try Template(text)
         } catch {
             errors.append(ConfigError(Self.location(of: error.offset, in: node), path: path, "template error: \(error.message)"))
             return nil
+        }
+        // Text around the expression makes the result text: a number or a yes/no field could never take it.
+        if let kind = Self.scalarKind(schema), let words = template.fixedText.first(where: { !$0.allSatisfy(\.isWhitespace) }) {
+            errors.append(ConfigError(node.location, path: path,
+                "this template always renders text (\"\(words)\" around its expression), which is never \(kind); "
+                + "put only the expression inside the quotes, e.g. \"{{ … }}\""))
+            return nil
+        }
+        return .template(template, node.location, path: path)
+    }
+
+    /// What a number-like or boolean field needs, in words; nil for fields that take text.
+    static func scalarKind(_ schema: FieldSchema) -> String? {
+        switch schema {
+        case .number, .integer, .percentOrFraction: return "a number"
+        case .boolean: return "true or false"
+        default: return nil
         }
     }
 

@@ -39,6 +39,28 @@ public enum ActivityRenderer {
         return result.mapError { RenderFailure(activity: rule.id, issues: $0.list) }
     }
 
+    /// The end push `run` sends: the rendered end, or when its fields cannot be rendered a minimal end built from the
+    /// last request sent (`last`), so an end is never lost. The failure is added to `notes`.
+    public static func end(_ rule: ActivityRule, in context: EvaluationContext, last: BackendRequest?,
+                           notes: inout [PayloadIssue]) -> BackendRequest {
+        let result = render(rule, phase: .end, in: context, notes: &notes)
+        if case .success(let request) = result { return request }
+        if case .failure(let failure) = result { notes += failure.issues }
+        let backend = rule.backend
+        switch backend.kind {
+        case .aivi:
+            let content = last?.body["content"] ?? ["template": .string(rule.template)]
+            return BackendRequest(backend: backend.name, kind: .aivi, method: "PATCH", target: "/activity/\(rule.targetID)",
+                                  body: ["state": "IDLE", "content": content])
+        case .islandpulse:
+            return BackendRequest(backend: backend.name, kind: .islandpulse, method: "POST", target: "/notify",
+                                  body: ["job_id": .string(rule.targetID), "action": "end", "status": "success"])
+        case .homeassistant:
+            return BackendRequest(backend: backend.name, kind: .homeassistant, method: "call_service", target: backend.service ?? "notify.notify",
+                                  body: LiveUpdateSchema.serviceData(["tag": .string(rule.targetID)], ending: true))
+        }
+    }
+
     static func normalizedAivi(_ template: String, _ fields: [String: JSONValue]) -> Result<[String: JSONValue], Issues> {
         var content = fields
         content["template"] = .string(template)

@@ -64,6 +64,9 @@ public struct Template: Sendable {
         self.sortedEntityIDs = entities.sorted()
     }
 
+    /// The literal text between the expressions, as written.
+    public var fixedText: [String] { parts.compactMap { if case .text(let t) = $0 { t } else { nil } } }
+
     /// True when the template has no expressions: its value is fixed.
     public var isConstant: Bool { parts.allSatisfy { if case .text = $0 { true } else { false } } }
 
