@@ -88,7 +88,7 @@ struct TemplateTests {
         ("{{ 1 / 0 }}", "division by zero"),
         ("{{ 'a' - 1 }}", "unsupported operand types for -: string 'a' and integer 1"),
         ("{{ state_attr('sensor.missing', 'a').b }}", "none None has no attribute \"b\""),
-        ("{{ as_datetime('soon') }}", "as_datetime got string 'soon', which is not a date or time"),
+        ("{{ as_timestamp('soon') }}", "as_timestamp got string 'soon', which is not a date or time"),
     ])
     func failuresAreEvaluationErrorsNotCrashes(source: String, message: String) {
         #expect(throws: EvaluationError(message)) { try value(source) }

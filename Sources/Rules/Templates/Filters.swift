@@ -82,6 +82,8 @@ enum Filters {
         case .asDatetime:
             if let epoch = Conversions.epoch(value) { return .datetime(epoch) }
             if let fallback { return fallback }
+            // Home Assistant (since 2024.2) gives None for a string it cannot read, an error for anything else.
+            if case .string = value { return .none }
             throw EvaluationError("as_datetime got \(value.typeName) \(value.repr), which is not a date or time")
         case .asTimedelta:
             if let seconds = Conversions.duration(value) { return .timedelta(seconds) }
