@@ -246,8 +246,9 @@ public final class WebSocketEventLoop: @unchecked Sendable {
         }
         for item in leftover { item() }
         lws_sul_cancel(&timer.pointee.sul)
-        lws_context_destroy(context)
+        // Set first: connections closing during the destroy may schedule timers, which must not reach the context.
         contextDestroyed = true
+        lws_context_destroy(context)
         for connection in connections.values { connection.contextDestroyed() }
         connections = [:]
         httpExchanges = [:]

@@ -312,6 +312,24 @@ struct ConnectionTests {
         await connection.stop()
     }
 
+    /// Work handed to a stopped connection fails at once: it used to be queued to a loop that was gone, and wait forever.
+    @Test func aCommandOrAStopAfterStopReturnsAtOnce() async throws {
+        let simulator = try HomeAssistantSimulator(token: simulatorToken)
+        defer { simulator.stop() }
+        let log = EventLog()
+        let connection = try makeConnection(to: simulator, log: log)
+        connection.start(entityIDs: [])
+        #expect(await log.wait { $0.contains { $0.isReady } })
+        await connection.stop()
+        await #expect(throws: HomeAssistantError(code: "stopped", message: "the connection was stopped")) {
+            try await connection.getConfig()
+        }
+        await connection.stop()
+        #expect(await connection.currentStates().isEmpty)
+        let events = connection.events(ofType: "anything")
+        for await _ in events { Issue.record("a stopped connection gave an event") }
+    }
+
     @Test func utf8ValidationAgreesWithTheStandardLibrary() {
         var random = SystemRandomNumberGenerator()
         let pieces: [[UInt8]] = [[0x41], [0xC3, 0xA9], [0xE2, 0x82, 0xAC], [0xF0, 0x9F, 0x98, 0x80], [0xC0, 0x80], [0xED, 0xA0, 0x80],
