@@ -401,6 +401,7 @@ public final class HomeAssistantConnection: @unchecked Sendable {
     private func subscribeEntities() {
         guard let filter = entityFilter else {
             phase = .ready
+            wasReady = true
             resetBackOffWhenStable()
             emit(.ready(entities: 0))
             return
@@ -533,10 +534,14 @@ public final class HomeAssistantConnection: @unchecked Sendable {
     private func snapshotArrived(_ snapshot: [EntityChange], knownIDs: [String]? = nil) {
         changesArrived(snapshot)
         phase = .ready
+        wasReady = true
         resetBackOffWhenStable()
         emit(.ready(entities: store.count))
         findMissingEntities(knownIDs: knownIDs)
     }
+
+    /// Whether the current socket reached ready: how it ends decides the back-off.
+    private var wasReady = false
 
     /// Loop-confined copy of `sharedMissing`'s ids, checked as changes arrive.
     private var missingIDs: Set<String> = []
@@ -639,8 +644,12 @@ extension HomeAssistantConnection: WebSocketConnectionDelegate {
         switch reason {
         case .messageTooLarge: emit(.warning("Home Assistant sent a \(reason); raise the message size limit if this repeats"))
         case .invalidUTF8: emit(.warning("Home Assistant sent \(reason); reconnecting"))
-        default: break
+        default:
+            // A link that was ready and then ended for an ordinary reason (a restart, a lost network) is dialled
+            // again from the first step; one ended by what Home Assistant sent keeps counting (resetBackOffWhenStable).
+            if wasReady { attempt = 0 }
         }
+        wasReady = false
         emit(.disconnected(reason: closeReason ?? reason.description))
         closeReason = nil
         switch phase {

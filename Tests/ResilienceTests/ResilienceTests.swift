@@ -134,11 +134,28 @@ struct ResilienceTests {
 
     /// Holds: a full data directory is a clear error (ENOSPC named), not a crash, and leaves no temporary file behind.
     @Test func aFullDataDirectoryIsAClearErrorNotACrash() async throws {
-        guard FileManager.default.fileExists(atPath: "/dev/full") else { return }
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("livebridge-full-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        // state.json's temporary file points at /dev/full: every write fails with ENOSPC.
-        try FileManager.default.createSymbolicLink(atPath: folder + "/.state.json.tmp", withDestinationPath: "/dev/full")
+        // A 16 KiB tmpfs, filled: every write fails with ENOSPC. (state.json's temporary file is created exclusively
+        // and never through a link, so a link to /dev/full no longer stands in for a full disk.)
+        func run(_ arguments: [String]) -> Int32 {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/bin/" + arguments[0])
+            process.arguments = Array(arguments.dropFirst())
+            process.standardError = FileHandle.nullDevice
+            guard (try? process.run()) != nil else { return -1 }
+            process.waitUntilExit()
+            return process.terminationStatus
+        }
+        guard getuid() == 0, run(["mount", "-t", "tmpfs", "-o", "size=16k", "tmpfs", folder]) == 0 else {
+            print("skipped: mounting a small tmpfs needs root")
+            return
+        }
+        defer { _ = run(["umount", folder]) }
+        let filler = open(folder + "/filler", O_WRONLY | O_CREAT, 0o600)
+        let block = [UInt8](repeating: 0, count: 512)
+        while block.withUnsafeBytes({ write(filler, $0.baseAddress, $0.count) }) > 0 {}
+        close(filler)
         let file = try DeliveryStateFile(directory: folder)
         do {
             try file.save(DeliveryState(entries: ["a@b": .init(running: true, digest: nil)]))
@@ -147,6 +164,7 @@ struct ResilienceTests {
             #expect("\(error)".contains("No space left on device"), "\(error)")
         }
         #expect(!FileManager.default.fileExists(atPath: file.path))
+        #expect(!FileManager.default.fileExists(atPath: folder + "/.state.json.tmp"))
     }
 }
 
