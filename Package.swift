@@ -58,7 +58,7 @@ let package = Package(
         .testTarget(name: "LiveActivityTests", dependencies: ["LiveActivity", "JSON"]),
         .testTarget(name: "RulesTests", dependencies: ["Rules", "JSON", "HomeAssistant", "LiveActivity"]),
         // The real binary as a subprocess.
-        .testTarget(name: "LiveBridgeCLITests", dependencies: ["Platform", "HomeAssistantSimulator", "JSON", "FakePushServices", "HTTPClient", "ProcessMeasurement", "WebSocketTransport"]),
+        .testTarget(name: "LiveBridgeCLITests", dependencies: ["Platform", "Rules", "HomeAssistantSimulator", "JSON", "FakePushServices", "HTTPClient", "ProcessMeasurement", "WebSocketTransport"]),
         .testTarget(name: "PlatformTests", dependencies: ["Platform"]),
         // The fuzzers' kept corpus and every finding, replayed through the targets on each make test.
         .testTarget(name: "FuzzRegressionTests", dependencies: ["FuzzTargets"]),

@@ -11,10 +11,11 @@ public enum Timestamp {
     }
 
     /// UTC, microseconds shown only when there are any, as Python's isoformat does.
-    public static func iso8601(_ epoch: Double) -> String {
+    /// `separator: " "` gives Python's str() of a datetime instead of its isoformat().
+    public static func iso8601(_ epoch: Double, separator: String = "T") -> String {
         let c = components(epoch)
         var out = pad(Int64(c.year), 4) + "-" + pad(Int64(c.month), 2) + "-" + pad(Int64(c.day), 2)
-        out += "T" + pad(Int64(c.hour), 2) + ":" + pad(Int64(c.minute), 2) + ":" + pad(Int64(c.second), 2)
+        out += separator + pad(Int64(c.hour), 2) + ":" + pad(Int64(c.minute), 2) + ":" + pad(Int64(c.second), 2)
         if c.microsecond != 0 { out += "." + pad(Int64(c.microsecond), 6) }
         return out + "+00:00"
     }

@@ -16,6 +16,7 @@ enum LiveBridgeCommand {
           watch      print the state of Home Assistant entities as JSON lines, live
           check      validate a rules file: every error with file:line:column
           render     print the request each backend would receive for given states
+          template   render a template to text, as Developer Tools → Template does
           send       send one push of an activity now (or --dry-run to see it)
           preview    draw what the phone will show, as SVG or HTML
           blueprint  lint Home Assistant blueprints that fire livebridge_activity
@@ -42,6 +43,7 @@ enum LiveBridgeCommand {
         "watch": Subcommand(help: WatchCommand.help) { try await WatchCommand.run($0) },
         "check": Subcommand(help: CheckCommand.help) { try CheckCommand.run($0) },
         "render": Subcommand(help: RenderCommand.help) { try RenderCommand.run($0) },
+        "template": Subcommand(help: TemplateCommand.help) { try TemplateCommand.run($0) },
         "send": Subcommand(help: SendCommand.help) { try await SendCommand.run($0) },
         "preview": Subcommand(help: PreviewCommand.help) { try PreviewCommand.run($0) },
         "blueprint": Subcommand(help: BlueprintCommand.help) { try BlueprintCommand.run($0) },

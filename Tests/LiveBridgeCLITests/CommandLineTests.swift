@@ -4,7 +4,7 @@ import Testing
 /// The command line itself: help for every command without starting it, the version, exit statuses 0 / 1 / 2.
 @Suite(.timeLimit(.minutes(1)))
 struct CommandLineTests {
-    static let commands = ["run", "demo", "preview-server", "watch", "check", "render", "send", "preview", "blueprint", "simulator"]
+    static let commands = ["run", "demo", "preview-server", "watch", "check", "render", "template", "send", "preview", "blueprint", "simulator"]
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     /// `demo -h` used to start the demo, `check -h` to read a file named "-h".

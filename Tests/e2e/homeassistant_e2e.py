@@ -18,6 +18,8 @@ import time
 
 import aiohttp
 
+import template_differential
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 LIVEBRIDGE = os.environ.get("LIVEBRIDGE_BIN", os.path.join(ROOT, ".build", "debug", "livebridge"))
 HASS = os.path.join(os.path.dirname(sys.executable), "hass")
@@ -90,6 +92,20 @@ async def onboard(session, ha):
         if not result.get("success"):
             raise SystemExit(f"could not create a long-lived token: {result.get('error')}")
         return result["result"]
+
+
+def ws_caller(session, ha, token):
+    """A function sending one WebSocket command (as the owner) and returning its result."""
+    async def ws_call(command):
+        async with session.ws_connect(f"{ha.base}/api/websocket") as ws:
+            await ws.receive_json()
+            await ws.send_json({"type": "auth", "access_token": token})
+            assert (await ws.receive_json())["type"] == "auth_ok"
+            await ws.send_json({"id": 1, **command})
+            result = await ws.receive_json()
+            assert result.get("success"), f"{command['type']} failed: {result.get('error')}"
+            return result.get("result")
+    return ws_call
 
 
 async def call(session, ha, token, domain, service, data):
@@ -305,6 +321,10 @@ async def main():
                 f.write(token)
             os.chmod(token_file, 0o600)
             log("onboarded an owner and created a long-lived token")
+            if os.environ.get("LIVEBRIDGE_E2E_ONLY") == "templates":
+                await template_differential.run(session, ha, token, LIVEBRIDGE, work, ws_caller(session, ha, token), log)
+                ok = True
+                return
 
             watch = await Watch.start(ha.base, token_file, ENTITIES)
             await watch.wait_for("watch prints each entity's current state first",
@@ -369,6 +389,7 @@ async def main():
             log("a bad token is rejected once, plainly, with exit status 1")
 
             await daemon_pushes(session, ha, token, work)
+            await template_differential.run(session, ha, token, LIVEBRIDGE, work, ws_caller(session, ha, token), log)
             ok = True
     finally:
         if watch and watch.process.returncode is None:

@@ -33,8 +33,10 @@ enum Filters {
             throw EvaluationError("round of \(TemplateValue.pythonFloat(d)) has no whole-number value"
                                   + (d.isFinite ? " within 64 bits" : ""))
         case .default, .d:
+            // Jinja's default replaces an undefined value (a failed lookup, caught by the evaluator), not None; with
+            // boolean=true, anything falsy.
             let boolean = (args.count > 1 ? args[1] : keywords["boolean"])?.isTruthy ?? false
-            if value == .none || (boolean && !value.isTruthy) { return fallback ?? .string("") }
+            if boolean && !value.isTruthy { return fallback ?? .string("") }
             return value
         case .upper: return .string(value.text.uppercased())
         case .lower: return .string(value.text.lowercased())

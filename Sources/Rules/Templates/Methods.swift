@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Platform
+import HomeAssistant
 
 /// Methods on values (`delta.total_seconds()`, `when.isoformat()`, `text.lower()`).
 enum Methods {
@@ -8,7 +9,7 @@ enum Methods {
         switch (method, value) {
         case (.totalSeconds, .timedelta(let s)): return .double(s)
         case (.timestamp, .datetime(let t)): return .double(t)
-        case (.isoformat, .datetime): return .string(value.text)
+        case (.isoformat, .datetime(let t)): return .string(Timestamp.iso8601(t))
         case (.strftime, .datetime(let t)):
             let offset = context.timeZone.secondsFromGMT(at: t)
             return .string(StrftimeFormat.format(args.first?.text ?? "%Y-%m-%d %H:%M:%S", epoch: t + Double(offset), utcOffset: offset))

@@ -61,7 +61,7 @@ public enum TemplateValue: Sendable, Equatable {
         }
     }
 
-    /// What `{{ value }}` prints: Python's str(), except datetimes in ISO 8601 (what formatters expect).
+    /// What `{{ value }}` prints: Python's str() (a datetime with a space: `2026-11-22 13:30:00+00:00`).
     public var text: String {
         switch self {
         case .none: return "None"
@@ -69,7 +69,7 @@ public enum TemplateValue: Sendable, Equatable {
         case .int(let i): return String(i)
         case .double(let d): return TemplateValue.pythonFloat(d)
         case .string(let s): return s
-        case .datetime(let epoch): return Timestamp.iso8601(epoch)
+        case .datetime(let epoch): return Timestamp.iso8601(epoch, separator: " ")
         case .timedelta(let seconds): return TemplateValue.durationText(seconds)
         case .list(let items): return "[" + items.map(\.repr).joined(separator: ", ") + "]"
         case .mapping(let m): return "{" + m.keys.sorted().map { "'\($0)': \(m[$0]!.repr)" }.joined(separator: ", ") + "}"
@@ -103,7 +103,8 @@ public enum TemplateValue: Sendable, Equatable {
         case .int(let i): return .int(i)
         case .double(let d): return .double(d)
         case .string(let s): return .string(s)
-        case .datetime, .timedelta: return .string(text)
+        case .datetime(let epoch): return .string(Timestamp.iso8601(epoch))  // ISO 8601, as formatters and backends read it
+        case .timedelta: return .string(text)
         case .list(let l): return .array(l.map(\.json))
         case .mapping(let m): return .object(m.mapValues(\.json))
         }

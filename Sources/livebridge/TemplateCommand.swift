@@ -1,0 +1,68 @@
+import FoundationEssentials
+import Glibc
+import HomeAssistant
+import JSON
+import Rules
+
+/// `livebridge template --states STATES.json [--at ISO_TIME] [TEMPLATE]`: renders templates as Developer Tools →
+/// Template does, to text. With no TEMPLATE, reads JSON lines `{"id": …, "template": …}` from stdin and writes
+/// `{"id": …, "result": …}` or `{"id": …, "error": …}` per line: the differential suite's side of the comparison.
+enum TemplateCommand {
+    static let help = """
+        usage: livebridge template --states STATES.json [--at ISO_TIME] [TEMPLATE]
+
+        Renders TEMPLATE against the states (shaped like GET /api/states) and prints the text, as Home Assistant's
+        Developer Tools → Template shows it. Without TEMPLATE, reads JSON lines {"id": …, "template": …} from stdin and
+        answers each with {"id": …, "result": …} or {"id": …, "error": …}. --at sets now() (default: the current time).
+        """
+
+    static func run(_ arguments: [String]) throws -> Int32 {
+        let args = try ArgumentList(arguments, valued: ["states", "at"])
+        guard let statesPath = args["states"] else { throw UsageError("--states STATES.json is required") }
+        guard args.positional.count <= 1 else { throw UsageError("give one template, or none to read them from stdin") }
+        let context = EvaluationContext(states: try StatesFile.load(path: statesPath), now: try CommandSupport.time(args))
+        if let source = args.positional.first {
+            switch render(source, in: context) {
+            case .success(let text):
+                print(text)
+                return 0
+            case .failure(let problem):
+                standardError("livebridge template: \(problem)")
+                return 1
+            }
+        }
+        while let line = readLine(strippingNewline: true) {
+            guard !line.isEmpty else { continue }
+            var answer: [String: JSONValue] = [:]
+            do {
+                let request = try JSONParser.parse(line)
+                answer["id"] = request["id"] ?? .null
+                guard let source = request["template"]?.stringValue else { throw UsageError("a line without \"template\"") }
+                switch render(source, in: context) {
+                case .success(let text): answer["result"] = .string(text)
+                case .failure(let problem): answer["error"] = .string(problem.description)
+                }
+            } catch {
+                answer["error"] = .string("not a request: \(error)")
+            }
+            standardOutput(JSONValue.object(answer).jsonText + "\n")
+        }
+        return 0
+    }
+
+    /// Why a template gives no text: refused at load (a compile error) or failed when evaluated.
+    struct Problem: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    /// The text a template renders to, or why it cannot.
+    static func render(_ source: String, in context: EvaluationContext) -> Result<String, Problem> {
+        let template: Template
+        do throws(Template.CompileError) { template = try Template(source) } catch {
+            return .failure(Problem(description: "refused: \(error.message)"))
+        }
+        do throws(EvaluationError) { return .success(try template.evaluate(in: context).text) } catch {
+            return .failure(Problem(description: "failed: \(error.message)"))
+        }
+    }
+}
