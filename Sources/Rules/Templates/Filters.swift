@@ -107,6 +107,86 @@ enum Filters {
                 throw EvaluationError("\(filter.rawValue) needs a non-empty list")
             }
             return item
+        case .iif:
+            // Home Assistant's iif(value, if_true=True, if_false=False, if_none): Python truthiness.
+            let ifNone = args.count > 2 ? args[2] : keywords["if_none"]
+            if value == .none, let ifNone { return ifNone }
+            return value.isTruthy ? (args.first ?? keywords["if_true"] ?? .bool(true)) : (args.count > 1 ? args[1] : keywords["if_false"] ?? .bool(false))
+        case .isNumber:
+            // float(value) succeeds and is finite: "nan" and "inf" are not numbers, booleans are.
+            guard let d = Conversions.float(value) else { return .bool(false) }
+            return .bool(d.isFinite)
+        case .sqrt, .log, .sin, .cos, .tan:
+            guard let d = Conversions.float(value) else {
+                if let fallback = keywords["default"] ?? (filter == .log ? (args.count > 1 ? args[1] : nil) : args.first) { return fallback }
+                throw EvaluationError("\(filter.rawValue) got \(value.typeName) \(value.repr), which is not a number")
+            }
+            switch filter {
+            case .sqrt:
+                guard d >= 0 || d.isNaN else { throw EvaluationError("sqrt of \(TemplateValue.pythonFloat(d)): math domain error") }
+                return .double(d.squareRoot())
+            case .log:
+                let base = try (args.first ?? keywords["base"]).map { b throws(EvaluationError) -> Double in
+                    guard let n = Conversions.float(b) else { throw EvaluationError("log's base must be a number, got \(b.typeName) \(b.repr)") }
+                    return n
+                } ?? M_E
+                guard d > 0, base > 0, base != 1 else { throw EvaluationError("log of \(TemplateValue.pythonFloat(d)): math domain error") }
+                return .double(Glibc.log(d) / Glibc.log(base))
+            case .sin: return .double(Glibc.sin(d))
+            case .cos: return .double(Glibc.cos(d))
+            default: return .double(Glibc.tan(d))
+            }
+        case .sum:
+            guard case .list(let items) = value else { throw EvaluationError("sum needs a list, got \(value.typeName)") }
+            var total: TemplateValue = args.first ?? keywords["start"] ?? .int(0)
+            for item in items { total = try Arithmetic.apply(.add, total, item) }
+            return total
+        case .average:
+            guard case .list(let items) = value, !items.isEmpty else {
+                if let fallback = args.first ?? keywords["default"] { return fallback }
+                throw EvaluationError("average needs a non-empty list of numbers")
+            }
+            var total = 0.0
+            for item in items {
+                guard let n = item.number, !isText(item) else {
+                    if let fallback = args.first ?? keywords["default"] { return fallback }
+                    throw EvaluationError("average got \(item.typeName) \(item.repr), which is not a number")
+                }
+                total += n
+            }
+            return .double(total / Double(items.count))
+        case .sort:
+            guard case .list(let items) = value else { throw EvaluationError("sort needs a list, got \(value.typeName)") }
+            let reverse = (args.first ?? keywords["reverse"])?.isTruthy ?? false
+            let caseSensitive = (args.count > 1 ? args[1] : keywords["case_sensitive"])?.isTruthy ?? false
+            // Jinja compares text without case unless told otherwise; a stable sort, as Python's.
+            func key(_ v: TemplateValue) -> TemplateValue { if case .string(let s) = v, !caseSensitive { .string(s.lowercased()) } else { v } }
+            // Checked first, so the sort itself cannot fail: every pair must be comparable, as Python requires.
+            for (a, b) in zip(items, items.dropFirst()) { _ = try Arithmetic.compare(key(a), key(b)) }
+            let sorted = items.enumerated().sorted { a, b in
+                let order = (try? Arithmetic.compare(key(a.element), key(b.element))) ?? 0
+                return order == 0 ? a.offset < b.offset : (order < 0) != reverse
+            }
+            return .list(sorted.map { $0.element })
+        case .list:
+            switch value {
+            case .list: return value
+            case .string(let s): return .list(s.map { .string(String($0)) })
+            case .mapping(let m): return .list(m.keys.sorted().map(TemplateValue.string))
+            default: throw EvaluationError("\(value.typeName) \(value.repr) is not iterable")
+            }
+        case .unique:
+            guard case .list(let items) = value else { throw EvaluationError("unique needs a list, got \(value.typeName)") }
+            let caseSensitive = (args.first ?? keywords["case_sensitive"])?.isTruthy ?? false
+            var seen: [TemplateValue] = []
+            var out: [TemplateValue] = []
+            for item in items {
+                let k: TemplateValue = if case .string(let s) = item, !caseSensitive { .string(s.lowercased()) } else { item }
+                guard !seen.contains(where: { Arithmetic.equal($0, k) }) else { continue }
+                seen.append(k)
+                out.append(item)
+            }
+            return .list(out)
         case .bool:
             switch value {
             case .bool: return value
@@ -122,6 +202,11 @@ enum Filters {
             }
         }
     }
+}
+
+private func isText(_ value: TemplateValue) -> Bool {
+    if case .string = value { return true }
+    return false
 }
 
 /// `round(x, precision, method)` as Home Assistant's filter computes it, total over every Double and precision.

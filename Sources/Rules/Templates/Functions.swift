@@ -74,6 +74,32 @@ enum Functions {
         case .min, .max:
             let items = args.count == 1 ? (args[0].listItems ?? args) : args
             return try Filters.apply(function == .min ? .min : .max, .list(items), [], [:], context: context)
+        case .iif, .isNumber, .sqrt, .log, .sin, .cos, .tan:
+            // The same as the filter of the name, its first argument the value.
+            let filter = Filter(rawValue: function.rawValue)!
+            return try Filters.apply(filter, try argument(0), Array(args.dropFirst()), keywords, context: context)
+        case .average:
+            // average([1, 2]) or average(1, 2): a list and an optional default, or the numbers themselves.
+            if let items = args.first?.listItems {
+                return try Filters.apply(.average, .list(items), Array(args.dropFirst()), keywords, context: context)
+            }
+            guard args.count > 1 else { throw EvaluationError("average needs a list or at least two numbers") }
+            return try Filters.apply(.average, .list(args), [], keywords, context: context)
+        case .range:
+            let bounds = try args.map { value throws(EvaluationError) -> Int in
+                guard let i = value.integer else { throw EvaluationError("range() needs integers, got \(value.typeName) \(value.repr)") }
+                return i
+            }
+            let (start, stop, step) = switch bounds.count {
+            case 1: (0, bounds[0], 1)
+            case 2: (bounds[0], bounds[1], 1)
+            case 3: (bounds[0], bounds[1], bounds[2])
+            default: throw EvaluationError("range() takes 1 to 3 arguments")
+            }
+            guard step != 0 else { throw EvaluationError("range() step must not be zero") }
+            let count = step > 0 ? (stop > start ? (stop - start - 1) / step + 1 : 0) : (start > stop ? (start - stop - 1) / -step + 1 : 0)
+            try EvaluationLimits.checkLength(count, "range() of \(count) numbers")
+            return .list((0..<count).map { .int(start + $0 * step) })
         }
     }
 }

@@ -116,6 +116,10 @@ struct TemplateEvaluator {
                 if case .bool = value { result = false } else { result = value.number != nil }
             case .string:
                 if case .string = try evaluate(operand) { result = true } else { result = false }
+            case .even, .odd:
+                let value = try evaluate(operand)
+                guard let i = value.integer else { throw EvaluationError("\(test.rawValue) needs an integer, got \(value.typeName) \(value.repr)") }
+                result = (i % 2 == 0) == (test == .even)
             }
             return .bool(negated ? !result : result)
         }

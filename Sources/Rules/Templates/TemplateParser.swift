@@ -380,6 +380,10 @@ struct TemplateParser {
             case "true", "True": return .literal(.bool(true))
             case "false", "False": return .literal(.bool(false))
             case "none", "None": return .literal(.none)
+            // Home Assistant's constants.
+            case "pi": return .literal(.double(Double.pi))
+            case "e": return .literal(.double(2.718281828459045))
+            case "tau": return .literal(.double(2 * Double.pi))
             case "states" where current == .symbol("."):
                 return try entityObject(start: start)
             default: break

@@ -65,7 +65,7 @@ enum BinaryOperator: String, Sendable {
 }
 
 enum TestKind: String, Sendable, CaseIterable {
-    case defined, undefined, none, number, string
+    case defined, undefined, none, number, string, even, odd
 }
 
 /// Functions callable in templates. Those taking an entity id take it as a literal, so the entities a rule reads are known at load.
@@ -74,6 +74,7 @@ enum Function: String, Sendable, CaseIterable {
     case now, utcnow
     case asTimestamp = "as_timestamp", asDatetime = "as_datetime", asTimedelta = "as_timedelta", timedelta
     case float, int, round, abs, min, max, bool
+    case iif, isNumber = "is_number", sqrt, log, sin, cos, tan, range, average
 
     var readsEntity: Bool {
         switch self {
@@ -87,6 +88,7 @@ enum Filter: String, Sendable, CaseIterable {
     case float, int, round, `default`, d, upper, lower, title, capitalize, trim, replace, abs, min, max
     case timestampCustom = "timestamp_custom", asTimestamp = "as_timestamp", asDatetime = "as_datetime"
     case asTimedelta = "as_timedelta", string, length, count, join, first, last, bool
+    case iif, isNumber = "is_number", sqrt, log, sin, cos, tan, sum, average, sort, list, unique
 }
 
 /// Methods of values that Home Assistant templates commonly call.
