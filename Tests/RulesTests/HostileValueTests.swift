@@ -124,6 +124,19 @@ struct HostileValueTests {
         #expect(error.message == "replacing 60000 × 1 characters with 2 would make 120000 characters; the limit is 65536")
     }
 
+    @Test func theLibraryFailsWithReasonsNotTraps() {
+        #expect(evaluate("{{ range(1000000000) | list }}")
+                    == .failure(EvaluationError("range() of 1000000000 numbers; the limit is 65536")))
+        #expect(evaluate("{{ range(1, 5, 0) }}") == .failure(EvaluationError("range() step must not be zero")))
+        #expect(evaluate("{{ -1 | sqrt }}") == .failure(EvaluationError("sqrt of -1.0: math domain error")))
+        #expect(evaluate("{{ 'x' | sqrt(0) }}") == .success(.int(0)))
+        #expect(evaluate("{{ 0 | log }}") == .failure(EvaluationError("log of 0.0: math domain error")))
+        #expect(evaluate("{{ [1, 'a'] | sort }}") == .failure(EvaluationError("cannot compare integer 1 with string 'a'")))
+        #expect(evaluate("{{ [] | average(7) }}") == .success(.int(7)))
+        #expect(evaluate("{{ [9223372036854775807, 1] | sum }}")
+                    == .failure(EvaluationError("integer overflow: 9223372036854775807 + 1 is beyond 64-bit integers (±9,223,372,036,854,775,807)")))
+    }
+
     /// Python's str(timedelta) for values whose microseconds no longer fit in 64 bits.
     @Test func durationTextOverTheWholeRange() {
         #expect(TemplateValue.durationText(86_399_999_999_999) == "999999999 days, 23:59:59")

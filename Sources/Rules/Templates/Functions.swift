@@ -98,7 +98,9 @@ enum Functions {
             }
             guard step != 0 else { throw EvaluationError("range() step must not be zero") }
             let count = step > 0 ? (stop > start ? (stop - start - 1) / step + 1 : 0) : (start > stop ? (start - stop - 1) / -step + 1 : 0)
-            try EvaluationLimits.checkLength(count, "range() of \(count) numbers")
+            guard count <= EvaluationLimits.maximumTextLength else {
+                throw EvaluationError("range() of \(count) numbers; the limit is \(EvaluationLimits.maximumTextLength)")
+            }
             return .list((0..<count).map { .int(start + $0 * step) })
         }
     }
