@@ -111,7 +111,7 @@ struct TemplateTests {
         ("{{ 1 | frobnicate }}", 7, "unknown filter \"frobnicate\""),
         ("{{ states(entity) }}", 10, "unknown name \"entity\""),
         ("{{ states(x ~ 'y') }}", 10, "unknown name \"x\""),
-        ("{% if x %}a{% endif %}", 0, "statements ({% … %}) are not supported"),
+        ("{% while true %}a{% endwhile %}", 2, "unknown statement \"while\"; supported: if, elif, else, for, set, raw"),
         ("{{ 1 + }}", 7, "unexpected end of expression"),
         ("{{ 'open", 0, "\"{{\" is not closed"),
         ("{{ states(1) }}", 3, "states() needs the entity id as a quoted literal"),
@@ -139,5 +139,38 @@ struct TemplateTests {
         #expect(TemplateValue.timedelta(-10).text == "-1 day, 23:59:50")
         #expect(TemplateValue.timedelta(90061.5).text == "1 day, 1:01:01.500000")
         #expect(TemplateValue.list([.int(1), .string("a")]).text == "[1, 'a']")
+    }
+
+    @Test(arguments: [
+        ("{% if states('sensor.minutes_left') | int > 30 %}long{% else %}short{% endif %}", "long"),
+        ("{% if false %}a{% elif true %}b{% else %}c{% endif %}", "b"),
+        ("{% for i in [1, 2, 3] %}{{ loop.index0 }}{{ i }}{% if loop.first %}!{% endif %}{% endfor %}", "01!1223"),
+        ("{% for x in [] %}{{ x }}{% else %}empty{% endfor %}", "empty"),
+        ("{% set ns = namespace(n=0) %}{% for i in [1, 2, 3] %}{% set ns.n = ns.n + i %}{% endfor %}{{ ns.n }}", "6"),
+        ("{% set x = 1 %}{% for i in [5] %}{% set x = i %}{% endfor %}{{ x }}", "1"),
+        ("a  {%- if true %} b {% endif -%}  c", "a b c"),
+        ("{% raw %}{{ x }}{% endraw %}", "{{ x }}"),
+        ("{% for k, v in state_attr('sensor.charge', 'nested').items() %}{{ k }}={{ v }}{% endfor %}", "level=3"),
+        ("line\n", "line"),
+    ])
+    func statementsRenderAsJinja(source: String, expected: String) throws {
+        #expect(try value(source) == .string(expected))
+    }
+
+    @Test(arguments: [
+        ("{% if true %}a", 2, "{% if %} is not closed with {% endif %}"),
+        ("{% endfor %}", 2, "{% endfor %} without its opening statement"),
+        ("{% for in x %}{% endfor %}", 6, "{% for %} needs a name, or names separated by commas, before \"in\""),
+        ("{% set ns.x = 1 %}", 6, "ns is not set: make it with {% set ns = namespace() %} first"),
+        ("{{ y }}{% set y = 1 %}", 3, "unknown name \"y\""),
+    ])
+    func statementMistakesSayWhatAndWhere(source: String, offset: Int, message: String) {
+        do {
+            _ = try Template(source)
+            Issue.record("compiled: \(source)")
+        } catch {
+            #expect(error.offset == offset, "\(source)")
+            #expect(error.message.hasPrefix(message), "\(error.message)")
+        }
     }
 }

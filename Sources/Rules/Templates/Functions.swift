@@ -85,6 +85,9 @@ enum Functions {
             }
             guard args.count > 1 else { throw EvaluationError("average needs a list or at least two numbers") }
             return try Filters.apply(.average, .list(args), [], keywords, context: context)
+        case .namespace:
+            // A namespace is a mapping whose attributes `{% set ns.x = … %}` changes where it was made.
+            return .mapping(keywords)
         case .range:
             let bounds = try args.map { value throws(EvaluationError) -> Int in
                 guard let i = value.integer else { throw EvaluationError("range() needs integers, got \(value.typeName) \(value.repr)") }

@@ -1,13 +1,9 @@
-/// A field's text, compiled once: literal text and `{{ expression }}` parts.
+/// A field's text, compiled once: literal text, `{{ expression }}`s and the statements around them
+/// (`{% if %}`, `{% for %}`, `{% set %}`, `{% raw %}`), with Jinja's whitespace control (`{%-`, `-%}`) and comments.
 ///
 /// A template that is exactly one expression yields that expression's value with its type (a float stays a float);
-/// anything else is text. `{# comments #}` are dropped; statements (`{% … %}`) are refused at load.
+/// anything else is text, as Jinja renders it.
 public struct Template: Sendable {
-    enum Part: Sendable {
-        case text(String)
-        case expression(Expression)
-    }
-
     public struct CompileError: Error, Equatable, Sendable, CustomStringConvertible {
         /// Character offset in the template text.
         public let offset: Int
@@ -15,7 +11,7 @@ public struct Template: Sendable {
         public var description: String { message }
     }
 
-    let parts: [Part]
+    let nodes: [TemplateNode]
     /// The entities this template reads, found at load, sorted. An array rather than a set: one template may read
     /// thousands, and they stay for the life of the rules.
     public let sortedEntityIDs: [String]
@@ -23,65 +19,35 @@ public struct Template: Sendable {
     public var entityIDs: Set<String> { Set(sortedEntityIDs) }
 
     public init(_ source: String) throws(CompileError) {
-        var parts: [Part] = []
-        var entities: Set<String> = []
-        let chars = Array(source)
-        var text = ""
-        var i = 0
-        func at(_ j: Int, _ s: String) -> Bool {
-            let needle = Array(s)
-            return j + needle.count <= chars.count && Array(chars[j..<(j + needle.count)]) == needle
-        }
-        while i < chars.count {
-            if at(i, "{{") {
-                guard let close = (i + 2..<chars.count).first(where: { at($0, "}}") }) else {
-                    throw CompileError(offset: i, message: "\"{{\" is not closed with \"}}\"")
-                }
-                let body = String(chars[(i + 2)..<close])
-                do {
-                    let (expression, ids) = try TemplateParser.parse(body)
-                    if !text.isEmpty { parts.append(.text(text)); text = "" }
-                    parts.append(.expression(expression))
-                    entities.formUnion(ids)
-                } catch {
-                    throw CompileError(offset: i + 2 + error.offset, message: error.message)
-                }
-                i = close + 2
-            } else if at(i, "{%") {
-                throw CompileError(offset: i, message: "statements ({% … %}) are not supported; use an inline if: {{ a if condition else b }}")
-            } else if at(i, "{#") {
-                guard let close = (i + 2..<chars.count).first(where: { at($0, "#}") }) else {
-                    throw CompileError(offset: i, message: "\"{#\" is not closed with \"#}\"")
-                }
-                i = close + 2
-            } else {
-                text.append(chars[i])
-                i += 1
-            }
-        }
-        if !text.isEmpty { parts.append(.text(text)) }
-        self.parts = parts
-        self.sortedEntityIDs = entities.sorted()
+        var builder = TemplateBuilder(source: source)
+        nodes = try builder.build()
+        sortedEntityIDs = builder.entityIDs.sorted()
     }
 
-    /// The literal text between the expressions, as written.
-    public var fixedText: [String] { parts.compactMap { if case .text(let t) = $0 { t } else { nil } } }
+    /// The literal text outside expressions and statements, as written.
+    public var fixedText: [String] { nodes.compactMap { if case .text(let t) = $0 { t } else { nil } } }
 
     /// True when the template has no expressions: its value is fixed.
-    public var isConstant: Bool { parts.allSatisfy { if case .text = $0 { true } else { false } } }
+    public var isConstant: Bool { nodes.allSatisfy { if case .text = $0 { true } else { false } } }
 
     public func evaluate(in context: EvaluationContext) throws(EvaluationError) -> TemplateValue {
-        let evaluator = TemplateEvaluator(context: context)
-        if parts.count == 1, case .expression(let expression) = parts[0] {
-            return try evaluator.evaluate(expression)
+        if nodes.count == 1, case .expression(let expression) = nodes[0] {
+            return try TemplateEvaluator(context: context).evaluate(expression)
         }
         var out = ""
-        for part in parts {
-            switch part {
-            case .text(let t): out += t
-            case .expression(let e): out += try evaluator.evaluate(e).text
-            }
-        }
+        try TemplateRenderer(context: context).render(nodes, into: &out, scope: TemplateScope(parent: nil))
         return .string(out)
     }
+}
+
+/// One piece of a compiled template.
+indirect enum TemplateNode: Sendable {
+    case text(String)
+    case expression(Expression)
+    /// `{% if %}…{% elif %}…{% else %}…{% endif %}`: the first branch whose condition holds; `otherwise` if none.
+    case conditional(branches: [(condition: Expression, body: [TemplateNode])], otherwise: [TemplateNode])
+    /// `{% for a, b in items %}…{% else %}…{% endfor %}`, with `loop.index` and friends.
+    case loop(names: [String], items: Expression, body: [TemplateNode], otherwise: [TemplateNode])
+    /// `{% set name = value %}`, or `{% set ns.attribute = value %}` on a namespace.
+    case assignment(name: String, attribute: String?, value: Expression)
 }

@@ -5,10 +5,15 @@ import HomeAssistant
 /// Evaluates a compiled `Expression`. Never crashes: everything that cannot be computed is an `EvaluationError`.
 struct TemplateEvaluator {
     let context: EvaluationContext
+    /// The variables of a template with statements; nil for a lone expression, which has none.
+    var scope: TemplateScope? = nil
 
     func evaluate(_ expression: Expression) throws(EvaluationError) -> TemplateValue {
         switch expression {
         case .literal(let value):
+            return value
+        case .variable(let name):
+            guard let value = scope?.lookup(name) else { throw EvaluationError("\(name) is undefined here") }
             return value
         case .list(let items):
             var values: [TemplateValue] = []

@@ -26,11 +26,14 @@ struct TemplateParser {
     private var tokens: [(token: Token, offset: Int)] = []
     private var index = 0
     private var nesting = 0
+    /// Names the template's statements made (`set`, `for`), which an expression may read.
+    private var variables: Set<String> = []
     /// Entity ids read by the expression, found while parsing.
     private(set) var entityIDs: Set<String> = []
 
-    static func parse(_ text: String) throws(SyntaxError) -> (Expression, Set<String>) {
+    static func parse(_ text: String, variables: Set<String> = []) throws(SyntaxError) -> (Expression, Set<String>) {
         var parser = TemplateParser()
+        parser.variables = variables
         parser.tokens = try Self.tokenize(text)
         let expression = try parser.conditional()
         guard parser.current == .end else { throw parser.error("unexpected \(parser.describe(parser.current))") }
@@ -388,6 +391,7 @@ struct TemplateParser {
                 return try entityObject(start: start)
             default: break
             }
+            if variables.contains(name) { return .variable(name) }
             guard let function = Function(rawValue: name) else {
                 throw SyntaxError(offset: start, message: "unknown name \"\(name)\"; templates read entities with states('…'), "
                     + "state_attr('…', '…') or states.domain.object_id, and can call "

@@ -1,6 +1,8 @@
 /// The compiled form of a template expression: parsed once at load, evaluated per state change.
 indirect enum Expression: Sendable {
     case literal(TemplateValue)
+    /// A name `{% set %}` or `{% for %}` made.
+    case variable(String)
     case list([Expression])
     /// `states.sensor.washer`: the entity as an object with state, attributes, last_changed…
     case entity(String)
@@ -31,7 +33,7 @@ extension Expression {
     /// The sub-expressions evaluated to evaluate this one.
     var children: [Expression] {
         switch self {
-        case .literal, .entity, .stateOf, .attributeOf, .isState: return []
+        case .literal, .variable, .entity, .stateOf, .attributeOf, .isState: return []
         case .list(let items): return items
         case .unary(_, let e), .attribute(let e, _), .test(let e, _, _), .number(let e, _, _): return [e]
         case .binary(_, let l, let r), .and(let l, let r), .or(let l, let r), .item(let l, let r): return [l, r]
@@ -74,7 +76,7 @@ enum Function: String, Sendable, CaseIterable {
     case now, utcnow
     case asTimestamp = "as_timestamp", asDatetime = "as_datetime", asTimedelta = "as_timedelta", timedelta
     case float, int, round, abs, min, max, bool
-    case iif, isNumber = "is_number", sqrt, log, sin, cos, tan, range, average
+    case iif, isNumber = "is_number", sqrt, log, sin, cos, tan, range, average, namespace
 
     var readsEntity: Bool {
         switch self {
@@ -95,4 +97,5 @@ enum Filter: String, Sendable, CaseIterable {
 enum Method: String, Sendable, CaseIterable {
     case totalSeconds = "total_seconds", timestamp, isoformat, strftime
     case lower, upper, strip, split, startswith, endswith, replace
+    case items, keys, values
 }

@@ -1,0 +1,89 @@
+/// The variables `set` and `for` make while a template renders: a for loop's body has a scope of its own (a `set`
+/// inside it is gone after it, as in Jinja); a namespace's attributes change where the namespace was made.
+final class TemplateScope {
+    let parent: TemplateScope?
+    private var values: [String: TemplateValue] = [:]
+
+    init(parent: TemplateScope?) { self.parent = parent }
+
+    func lookup(_ name: String) -> TemplateValue? { values[name] ?? parent?.lookup(name) }
+
+    func set(_ name: String, _ value: TemplateValue) { values[name] = value }
+
+    /// `{% set ns.attribute = value %}`: the namespace is changed in the scope that holds it.
+    func setAttribute(_ name: String, _ attribute: String, _ value: TemplateValue) throws(EvaluationError) {
+        if case .mapping(var members)? = values[name] {
+            members[attribute] = value
+            values[name] = .mapping(members)
+            return
+        }
+        guard values[name] == nil, let parent else {
+            throw EvaluationError("\(name) is not a namespace: make it with {% set \(name) = namespace() %}")
+        }
+        try parent.setAttribute(name, attribute, value)
+    }
+}
+
+/// Renders a template's nodes to text, as Jinja: each expression's value as Python's str() gives it.
+struct TemplateRenderer {
+    let context: EvaluationContext
+
+    func render(_ nodes: [TemplateNode], into out: inout String, scope: TemplateScope) throws(EvaluationError) {
+        let evaluator = TemplateEvaluator(context: context, scope: scope)
+        for node in nodes {
+            switch node {
+            case .text(let text):
+                out += text
+            case .expression(let expression):
+                out += try evaluator.evaluate(expression).text
+            case .conditional(let branches, let otherwise):
+                var taken = false
+                for branch in branches where try evaluator.evaluate(branch.condition).isTruthy {
+                    try render(branch.body, into: &out, scope: scope)
+                    taken = true
+                    break
+                }
+                if !taken { try render(otherwise, into: &out, scope: scope) }
+            case .loop(let names, let itemsExpression, let body, let otherwise):
+                let items = try Self.iterate(try evaluator.evaluate(itemsExpression))
+                guard !items.isEmpty else {
+                    try render(otherwise, into: &out, scope: scope)
+                    continue
+                }
+                for (index, item) in items.enumerated() {
+                    let inner = TemplateScope(parent: scope)
+                    try Self.bind(names, to: item, in: inner)
+                    inner.set("loop", .mapping([
+                        "index": .int(index + 1), "index0": .int(index), "revindex": .int(items.count - index),
+                        "revindex0": .int(items.count - index - 1), "first": .bool(index == 0),
+                        "last": .bool(index == items.count - 1), "length": .int(items.count),
+                    ]))
+                    try render(body, into: &out, scope: inner)
+                    try EvaluationLimits.checkLength(out.count, "the loop's output")
+                }
+            case .assignment(let name, let attribute, let expression):
+                let value = try evaluator.evaluate(expression)
+                if let attribute { try scope.setAttribute(name, attribute, value) } else { scope.set(name, value) }
+            }
+        }
+    }
+
+    /// What `for` walks: a list's items, a mapping's keys, a string's characters.
+    static func iterate(_ value: TemplateValue) throws(EvaluationError) -> [TemplateValue] {
+        switch value {
+        case .list(let items): return items
+        case .mapping(let members): return members.keys.sorted().map(TemplateValue.string)
+        case .string(let s): return s.map { .string(String($0)) }
+        default: throw EvaluationError("\(value.typeName) \(value.repr) is not iterable")
+        }
+    }
+
+    /// `for a, b in pairs`: each item unpacked into the names.
+    static func bind(_ names: [String], to item: TemplateValue, in scope: TemplateScope) throws(EvaluationError) {
+        guard names.count > 1 else { scope.set(names[0], item); return }
+        guard case .list(let parts) = item, parts.count == names.count else {
+            throw EvaluationError("cannot unpack \(item.typeName) \(item.repr) into \(names.count) names")
+        }
+        for (name, part) in zip(names, parts) { scope.set(name, part) }
+    }
+}
