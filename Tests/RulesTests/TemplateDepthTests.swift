@@ -40,4 +40,17 @@ struct TemplateDepthTests {
         let chained = try Template("{{ 0" + String(repeating: " + 1", count: 99) + " }}")
         #expect(try chained.evaluate(in: EvaluationContext(states: [:], now: 0, timeZone: .utc)) == .int(99))
     }
+
+    @Test func statementsNestAtMost100Deep() throws {
+        let error = try #require(compileError(String(repeating: "{% if true %}", count: 5000) + String(repeating: "{% endif %}", count: 5000)))
+        #expect(error.message == "statements nest deeper than 100 levels")
+        #expect(error.offset == 13 * 100 + 2)
+    }
+
+    @Test func nestedLoopsOverLargeRangesStopWithAReason() throws {
+        let template = try Template("{% for i in range(60000) %}{% for j in range(60000) %}{% endfor %}{% endfor %}")
+        #expect(throws: EvaluationError("loops ran more than 100000 times in one render")) {
+            try template.evaluate(in: EvaluationContext(states: [:], now: 0, timeZone: .utc))
+        }
+    }
 }

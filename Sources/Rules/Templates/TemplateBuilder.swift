@@ -7,6 +7,8 @@ struct TemplateBuilder {
     private(set) var entityIDs: Set<String> = []
     /// Names `set` and `for` have introduced so far: expressions may read them.
     private var variables: Set<String> = []
+    /// Blocks open now: they nest by recursion, here and when rendering, so they are bounded as expressions are.
+    private var depth = 0
 
     init(source: String) {
         var chars = Array(source)
@@ -147,6 +149,11 @@ struct TemplateBuilder {
 
     private mutating func statement(_ word: String, _ rest: String, at restOffset: Int, offset: Int,
                                     _ segments: inout ArraySlice<Segment>) throws(CompileError) -> TemplateNode {
+        depth += 1
+        defer { depth -= 1 }
+        guard depth <= TemplateParser.maximumDepth else {
+            throw CompileError(offset: offset, message: "statements nest deeper than \(TemplateParser.maximumDepth) levels")
+        }
         switch word {
         case "if":
             var branches: [(Expression, [TemplateNode])] = []

@@ -27,6 +27,15 @@ final class TemplateScope {
 /// Renders a template's nodes to text, as Jinja: each expression's value as Python's str() gives it.
 struct TemplateRenderer {
     let context: EvaluationContext
+    /// Loop iterations left for this render: nested loops over large ranges must not hold the daemon.
+    private let budget = IterationBudget()
+
+    init(context: EvaluationContext) { self.context = context }
+
+    final class IterationBudget {
+        static let iterations = 100_000
+        var left = iterations
+    }
 
     func render(_ nodes: [TemplateNode], into out: inout String, scope: TemplateScope) throws(EvaluationError) {
         let evaluator = TemplateEvaluator(context: context, scope: scope)
@@ -51,6 +60,10 @@ struct TemplateRenderer {
                     continue
                 }
                 for (index, item) in items.enumerated() {
+                    budget.left -= 1
+                    guard budget.left >= 0 else {
+                        throw EvaluationError("loops ran more than \(IterationBudget.iterations) times in one render")
+                    }
                     let inner = TemplateScope(parent: scope)
                     try Self.bind(names, to: item, in: inner)
                     inner.set("loop", .mapping([
@@ -59,7 +72,7 @@ struct TemplateRenderer {
                         "last": .bool(index == items.count - 1), "length": .int(items.count),
                     ]))
                     try render(body, into: &out, scope: inner)
-                    try EvaluationLimits.checkLength(out.count, "the loop's output")
+                    try EvaluationLimits.checkLength(out.utf8.count, "the loop's output")
                 }
             case .assignment(let name, let attribute, let expression):
                 let value = try evaluator.evaluate(expression)
