@@ -11,13 +11,16 @@ public enum Timestamp {
     }
 
     /// UTC, microseconds shown only when there are any, as Python's isoformat does.
-    /// `separator: " "` gives Python's str() of a datetime instead of its isoformat().
-    public static func iso8601(_ epoch: Double, separator: String = "T") -> String {
-        let c = components(epoch)
+    /// `separator: " "` gives Python's str() of a datetime instead of its isoformat(); `offset` (seconds east of UTC)
+    /// shows the wall time of that zone, with its offset.
+    public static func iso8601(_ epoch: Double, offset: Int = 0, separator: String = "T") -> String {
+        let c = components(epoch + Double(offset))
         var out = pad(Int64(c.year), 4) + "-" + pad(Int64(c.month), 2) + "-" + pad(Int64(c.day), 2)
         out += separator + pad(Int64(c.hour), 2) + ":" + pad(Int64(c.minute), 2) + ":" + pad(Int64(c.second), 2)
         if c.microsecond != 0 { out += "." + pad(Int64(c.microsecond), 6) }
-        return out + "+00:00"
+        let sign = offset < 0 ? "-" : "+"
+        let minutes = Int64(abs(offset) / 60)
+        return out + sign + pad(minutes / 60, 2) + ":" + pad(minutes % 60, 2)
     }
 
     /// UTC with milliseconds and `Z` (`2026-11-22T12:00:00.123Z`), as log lines carry it: fixed width, no ICU.

@@ -173,4 +173,16 @@ struct TemplateTests {
             #expect(error.message.hasPrefix(message), "\(error.message)")
         }
     }
+
+    /// now() is in the configured zone and prints its offset; utcnow() and as_datetime are UTC; both are one instant.
+    @Test func datetimesCarryTheirZone() throws {
+        let berlin = EvaluationContext(states: context.states, now: Self.noon, timeZone: .fixed(secondsFromGMT: 3600))
+        func text(_ source: String) throws -> String { try Template(source).evaluate(in: berlin).text }
+        #expect(try text("{{ now() }}") == "2026-11-22 13:00:00+01:00")
+        #expect(try text("{{ now().hour }} {{ utcnow().hour }} {{ now() == utcnow() }}") == "13 12 True")
+        #expect(try text("{{ as_local(as_datetime('2026-11-22T23:30:00+00:00')).day }}") == "23")
+        #expect(try text("{{ as_datetime('2026-11-22T23:30:00+00:00').strftime('%H:%M %z') }}") == "23:30 +0000")
+        #expect(try text("{{ (now() + timedelta(hours=1)).isoformat() }}") == "2026-11-22T14:00:00+01:00")
+        #expect(try Template("{{ now() }}").evaluate(in: berlin).json == "2026-11-22T13:00:00+01:00")
+    }
 }

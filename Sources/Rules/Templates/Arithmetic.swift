@@ -36,6 +36,7 @@ enum Arithmetic {
 
     static func equal(_ l: TemplateValue, _ r: TemplateValue) -> Bool {
         switch (l, r) {
+        case (.datetime(let a, _), .datetime(let b, _)): return a == b
         case (.int, .double), (.double, .int), (.int, .bool), (.bool, .int), (.double, .bool), (.bool, .double):
             return l.number == r.number
         default: return l == r
@@ -45,7 +46,7 @@ enum Arithmetic {
     static func compare(_ l: TemplateValue, _ r: TemplateValue) throws(EvaluationError) -> Int {
         switch (l, r) {
         case (.string(let a), .string(let b)): return a < b ? -1 : (a == b ? 0 : 1)
-        case (.datetime(let a), .datetime(let b)), (.timedelta(let a), .timedelta(let b)):
+        case (.datetime(let a, _), .datetime(let b, _)), (.timedelta(let a), .timedelta(let b)):
             return a < b ? -1 : (a == b ? 0 : 1)
         default:
             guard let a = l.number, let b = r.number else {
@@ -59,10 +60,12 @@ enum Arithmetic {
         switch (op, l, r) {
         case (.add, .string(let a), .string(let b)): return .string(a + b)
         case (.add, .list(let a), .list(let b)): return .list(a + b)
-        case (.add, .datetime(let t), .timedelta(let d)), (.add, .timedelta(let d), .datetime(let t)):
-            return try .datetime(checked: t + d)
-        case (.subtract, .datetime(let t), .timedelta(let d)): return try .datetime(checked: t - d)
-        case (.subtract, .datetime(let a), .datetime(let b)): return try .timedelta(checked: a - b)
+        // A datetime keeps its offset through arithmetic (Python recomputes a zone's offset for the new wall time:
+        // the two differ only across a change of summer time).
+        case (.add, .datetime(let t, let offset), .timedelta(let d)), (.add, .timedelta(let d), .datetime(let t, let offset)):
+            return try .datetime(checked: t + d, offset: offset)
+        case (.subtract, .datetime(let t, let offset), .timedelta(let d)): return try .datetime(checked: t - d, offset: offset)
+        case (.subtract, .datetime(let a, _), .datetime(let b, _)): return try .timedelta(checked: a - b)
         case (.add, .timedelta(let a), .timedelta(let b)): return try .timedelta(checked: a + b)
         case (.subtract, .timedelta(let a), .timedelta(let b)): return try .timedelta(checked: a - b)
         case (.multiply, .timedelta(let d), _):

@@ -35,7 +35,7 @@ enum Conversions {
     /// (NaN, infinities, years outside 1–9999), as Home Assistant's conversions fail there.
     static func epoch(_ value: TemplateValue) -> Double? {
         switch value {
-        case .datetime(let t): return t
+        case .datetime(let t, _): return t
         case .int, .double: return value.number.flatMap(Timestamp.checked)
         case .string(let s):
             if let t = Timestamp.epoch(fromISO8601: s.trimmingSpaces()) { return t }

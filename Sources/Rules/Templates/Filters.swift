@@ -107,6 +107,9 @@ enum Filters {
                 throw EvaluationError("\(filter.rawValue) needs a non-empty list")
             }
             return item
+        case .asLocal:
+            guard case .datetime(let t, _) = value else { throw EvaluationError("as_local needs a datetime, got \(value.typeName) \(value.repr)") }
+            return .datetime(t, offset: context.timeZone.secondsFromGMT(at: t))
         case .iif:
             // Home Assistant's iif(value, if_true=True, if_false=False, if_none): Python truthiness.
             let ifNone = args.count > 2 ? args[2] : keywords["if_none"]

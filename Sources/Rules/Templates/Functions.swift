@@ -38,7 +38,10 @@ enum Functions {
             let (_, state) = try entity()
             guard let state else { return .bool(false) }
             return .bool(state.state != "unknown" && state.state != "unavailable")
-        case .now, .utcnow:
+        case .now:
+            // Home Assistant's now() is in its configured zone; utcnow() in UTC.
+            return .datetime(context.now, offset: context.timeZone.secondsFromGMT(at: context.now))
+        case .utcnow:
             return .datetime(context.now)
         case .asTimestamp:
             return try Filters.apply(.asTimestamp, try argument(0), Array(args.dropFirst()), keywords, context: context)
@@ -74,7 +77,7 @@ enum Functions {
         case .min, .max:
             let items = args.count == 1 ? (args[0].listItems ?? args) : args
             return try Filters.apply(function == .min ? .min : .max, .list(items), [], [:], context: context)
-        case .iif, .isNumber, .sqrt, .log, .sin, .cos, .tan:
+        case .iif, .isNumber, .sqrt, .log, .sin, .cos, .tan, .asLocal:
             // The same as the filter of the name, its first argument the value.
             let filter = Filter(rawValue: function.rawValue)!
             return try Filters.apply(filter, try argument(0), Array(args.dropFirst()), keywords, context: context)

@@ -8,11 +8,13 @@ enum Methods {
                      context: EvaluationContext) throws(EvaluationError) -> TemplateValue {
         switch (method, value) {
         case (.totalSeconds, .timedelta(let s)): return .double(s)
-        case (.timestamp, .datetime(let t)): return .double(t)
-        case (.isoformat, .datetime(let t)): return .string(Timestamp.iso8601(t))
-        case (.strftime, .datetime(let t)):
-            let offset = context.timeZone.secondsFromGMT(at: t)
+        case (.timestamp, .datetime(let t, _)): return .double(t)
+        case (.isoformat, .datetime(let t, let offset)): return .string(Timestamp.iso8601(t, offset: offset))
+        case (.strftime, .datetime(let t, let offset)):
+            // In the datetime's own zone, as Python's strftime.
             return .string(StrftimeFormat.format(args.first?.text ?? "%Y-%m-%d %H:%M:%S", epoch: t + Double(offset), utcOffset: offset))
+        case (.weekday, .datetime(let t, let offset)): return .int(Timestamp.components(t + Double(offset)).weekday)
+        case (.isoweekday, .datetime(let t, let offset)): return .int(Timestamp.components(t + Double(offset)).weekday + 1)
         case (.lower, .string(let s)): return .string(s.lowercased())
         case (.upper, .string(let s)): return .string(s.uppercased())
         case (.strip, .string(let s)): return .string(s.trimmingWhitespace())

@@ -84,6 +84,7 @@ struct TemplateEvaluator {
             return try Filters.apply(filter, value, values, named, context: context)
         case .attribute(let base, let name):
             let value = try evaluate(base)
+            if let field = try Self.timeField(value, name) { return field }
             guard case .mapping(let members) = value else {
                 throw EvaluationError("\(value.typeName) \(value.repr) has no attribute \"\(name)\"")
             }
@@ -127,6 +128,36 @@ struct TemplateEvaluator {
                 result = (i % 2 == 0) == (test == .even)
             }
             return .bool(negated ? !result : result)
+        }
+    }
+
+    /// A datetime's fields in its own zone (`now().hour`), a timedelta's (`delta.days`); nil for other values.
+    static func timeField(_ value: TemplateValue, _ name: String) throws(EvaluationError) -> TemplateValue? {
+        switch value {
+        case .datetime(let t, let offset):
+            let c = Timestamp.components(t + Double(offset))
+            switch name {
+            case "year": return .int(c.year)
+            case "month": return .int(c.month)
+            case "day": return .int(c.day)
+            case "hour": return .int(c.hour)
+            case "minute": return .int(c.minute)
+            case "second": return .int(c.second)
+            case "microsecond": return .int(c.microsecond)
+            default: throw EvaluationError("datetime \(value.repr) has no attribute \"\(name)\"; it has year, month, day, hour, minute, second, microsecond")
+            }
+        case .timedelta(let seconds):
+            // Python normalises to days, then 0 ≤ seconds < 86400, then microseconds.
+            let days = (seconds / 86_400).rounded(.down)
+            let rest = seconds - days * 86_400
+            switch name {
+            case "days": return .int(Int(days))
+            case "seconds": return .int(Int(rest.rounded(.down)))
+            case "microseconds": return .int(Int(((rest - rest.rounded(.down)) * 1_000_000).rounded()))
+            default: throw EvaluationError("timedelta \(value.repr) has no attribute \"\(name)\"; it has days, seconds, microseconds")
+            }
+        default:
+            return nil
         }
     }
 

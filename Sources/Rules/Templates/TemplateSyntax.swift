@@ -77,6 +77,7 @@ enum Function: String, Sendable, CaseIterable {
     case asTimestamp = "as_timestamp", asDatetime = "as_datetime", asTimedelta = "as_timedelta", timedelta
     case float, int, round, abs, min, max, bool
     case iif, isNumber = "is_number", sqrt, log, sin, cos, tan, range, average, namespace
+    case asLocal = "as_local"
 
     var readsEntity: Bool {
         switch self {
@@ -91,11 +92,12 @@ enum Filter: String, Sendable, CaseIterable {
     case timestampCustom = "timestamp_custom", asTimestamp = "as_timestamp", asDatetime = "as_datetime"
     case asTimedelta = "as_timedelta", string, length, count, join, first, last, bool
     case iif, isNumber = "is_number", sqrt, log, sin, cos, tan, sum, average, sort, list, unique
+    case asLocal = "as_local"
 }
 
 /// Methods of values that Home Assistant templates commonly call.
 enum Method: String, Sendable, CaseIterable {
     case totalSeconds = "total_seconds", timestamp, isoformat, strftime
     case lower, upper, strip, split, startswith, endswith, replace
-    case items, keys, values
+    case items, keys, values, weekday, isoweekday
 }

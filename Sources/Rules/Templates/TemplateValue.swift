@@ -8,8 +8,9 @@ public enum TemplateValue: Sendable, Equatable {
     case int(Int)
     case double(Double)
     case string(String)
-    /// A point in time, seconds since 1970 (UTC).
-    case datetime(Double)
+    /// A point in time, seconds since 1970, with the UTC offset it is shown in: 0 for Home Assistant's UTC times
+    /// (`as_datetime`, `last_changed`), the local zone's for `now()` and `as_local`. Python compares them by instant.
+    case datetime(Double, offset: Int = 0)
     /// A duration in seconds.
     case timedelta(Double)
     case list([TemplateValue])
@@ -69,7 +70,7 @@ public enum TemplateValue: Sendable, Equatable {
         case .int(let i): return String(i)
         case .double(let d): return TemplateValue.pythonFloat(d)
         case .string(let s): return s
-        case .datetime(let epoch): return Timestamp.iso8601(epoch, separator: " ")
+        case .datetime(let epoch, let offset): return Timestamp.iso8601(epoch, offset: offset, separator: " ")
         case .timedelta(let seconds): return TemplateValue.durationText(seconds)
         case .list(let items): return "[" + items.map(\.repr).joined(separator: ", ") + "]"
         case .mapping(let m): return "{" + m.keys.sorted().map { "'\($0)': \(m[$0]!.repr)" }.joined(separator: ", ") + "}"
@@ -103,7 +104,7 @@ public enum TemplateValue: Sendable, Equatable {
         case .int(let i): return .int(i)
         case .double(let d): return .double(d)
         case .string(let s): return .string(s)
-        case .datetime(let epoch): return .string(Timestamp.iso8601(epoch))  // ISO 8601, as formatters and backends read it
+        case .datetime(let epoch, let offset): return .string(Timestamp.iso8601(epoch, offset: offset))  // ISO 8601, as formatters and backends read it
         case .timedelta: return .string(text)
         case .list(let l): return .array(l.map(\.json))
         case .mapping(let m): return .object(m.mapValues(\.json))
@@ -121,11 +122,11 @@ public enum TemplateValue: Sendable, Equatable {
     static let timedeltaRange: ClosedRange<Double> = -86_399_999_999_999 ... 86_399_999_999_999
 
     /// A datetime, or the error Python raises for an instant outside years 1–9999 (or NaN).
-    static func datetime(checked epoch: Double, _ what: @autoclosure () -> String = "date") throws(EvaluationError) -> TemplateValue {
+    static func datetime(checked epoch: Double, offset: Int = 0, _ what: @autoclosure () -> String = "date") throws(EvaluationError) -> TemplateValue {
         guard let epoch = Timestamp.checked(epoch) else {
             throw EvaluationError("\(what()) value out of range: \(pythonFloat(epoch)) seconds since 1970 is outside years 1–9999")
         }
-        return .datetime(epoch)
+        return .datetime(epoch, offset: offset)
     }
 
     /// A timedelta, or the error Python raises for NaN or more than 999,999,999 days.
