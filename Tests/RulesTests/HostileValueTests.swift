@@ -124,6 +124,13 @@ struct HostileValueTests {
         #expect(error.message == "replacing 60000 × 1 characters with 2 would make 120000 characters; the limit is 65536")
     }
 
+    @Test func slicesAtTheLimitsAreTotal() {
+        #expect(evaluate("{{ [1, 2, 3][::9223372036854775807] }}") == .success(.list([.int(1)])))
+        #expect(evaluate("{{ [1, 2, 3][-9223372036854775807:9223372036854775807] }}") == .success(.list([.int(1), .int(2), .int(3)])))
+        #expect(evaluate("{{ 'abc'[::-9223372036854775807] }}") == .success(.string("c")))
+        #expect(evaluate("{{ [1][::0] }}") == .failure(EvaluationError("slice step cannot be zero")))
+    }
+
     @Test func theLibraryFailsWithReasonsNotTraps() {
         #expect(evaluate("{{ range(1000000000) | list }}")
                     == .failure(EvaluationError("range() of 1000000000 numbers; the limit is 65536")))

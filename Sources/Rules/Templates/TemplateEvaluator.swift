@@ -12,6 +12,31 @@ struct TemplateEvaluator {
         switch expression {
         case .literal(let value):
             return value
+        case .dictionary(let pairs):
+            var members: [String: TemplateValue] = [:]
+            for (keyExpression, valueExpression) in pairs {
+                let key = try evaluate(keyExpression)
+                guard case .string(let name) = key else {
+                    throw EvaluationError("mapping keys must be text here, got \(key.typeName) \(key.repr)")
+                }
+                members[name] = try evaluate(valueExpression)
+            }
+            return .mapping(members)
+        case .slice(let base, let start, let stop, let step):
+            let value = try evaluate(base)
+            func bound(_ e: Expression?) throws(EvaluationError) -> Int? {
+                guard let e else { return nil }
+                let v = try evaluate(e)
+                if v == .none { return nil }
+                guard let i = v.integer else { throw EvaluationError("slice bounds must be integers, got \(v.typeName) \(v.repr)") }
+                return i
+            }
+            let (from, to, by) = (try bound(start), try bound(stop), try bound(step) ?? 1)
+            switch value {
+            case .list(let items): return .list(try Self.slice(items, from, to, by))
+            case .string(let s): return .string(String(try Self.slice(Array(s), from, to, by)))
+            default: throw EvaluationError("cannot slice \(value.typeName) \(value.repr)")
+            }
         case .variable(let name):
             guard let value = scope?.lookup(name) else { throw EvaluationError("\(name) is undefined here") }
             return value
@@ -106,6 +131,11 @@ struct TemplateEvaluator {
                 let position = i < 0 ? l.count + i : i
                 guard l.indices.contains(position) else { throw EvaluationError("index \(i) out of range") }
                 return l[position]
+            case (.string(let s), .int(let i)):
+                let characters = Array(s)
+                let position = i < 0 ? characters.count + i : i
+                guard characters.indices.contains(position) else { throw EvaluationError("string index \(i) out of range") }
+                return .string(String(characters[position]))
             default:
                 throw EvaluationError("cannot index \(container.typeName) with \(index.typeName)")
             }
@@ -129,6 +159,38 @@ struct TemplateEvaluator {
             }
             return .bool(negated ? !result : result)
         }
+    }
+
+    /// Python's `items[start:stop:step]`: negative bounds count from the end, bounds are clamped, a step may go back.
+    static func slice<T>(_ items: [T], _ start: Int?, _ stop: Int?, _ step: Int) throws(EvaluationError) -> [T] {
+        guard step != 0 else { throw EvaluationError("slice step cannot be zero") }
+        let n = items.count
+        func clamp(_ i: Int?, _ fallback: Int, low: Int, high: Int) -> Int {
+            guard let i else { return fallback }
+            let j = i < 0 ? i + n : i
+            return min(max(j, low), high)
+        }
+        var out: [T] = []
+        if step > 0 {
+            var i = clamp(start, 0, low: 0, high: n)
+            let end = clamp(stop, n, low: 0, high: n)
+            while i < end {
+                out.append(items[i])
+                let (next, overflow) = i.addingReportingOverflow(step)
+                if overflow { break }
+                i = next
+            }
+        } else {
+            var i = clamp(start, n - 1, low: -1, high: n - 1)
+            let end = clamp(stop, -1, low: -1, high: n - 1)
+            while i > end {
+                out.append(items[i])
+                let (next, overflow) = i.addingReportingOverflow(step)
+                if overflow { break }
+                i = next
+            }
+        }
+        return out
     }
 
     /// A datetime's fields in its own zone (`now().hour`), a timedelta's (`delta.days`); nil for other values.

@@ -48,7 +48,7 @@ struct TemplateParser {
 
     /// Operators and punctuation, longest first so `**` wins over `*`.
     static let symbols: [(text: String, chars: [Character])] = ["**", "//", "==", "!=", "<=", ">=", "+", "-", "*", "/", "%", "~",
-        "<", ">", "(", ")", "[", "]", ",", "|", ".", "=", ":"].map { ($0, Array($0)) }
+        "<", ">", "(", ")", "[", "]", "{", "}", ",", "|", ".", "=", ":"].map { ($0, Array($0)) }
 
     static func tokenize(_ text: String) throws(SyntaxError) -> [(Token, Int)] {
         let chars = Array(text)
@@ -326,9 +326,18 @@ struct TemplateParser {
                     value = .attribute(value, name)
                 }
             } else if accept("[") {
-                let key = try conditional()
-                try expect("]")
-                value = .item(value, key)
+                // An index, or a slice: [start:stop:step], each part optional.
+                let start: Expression? = current == .symbol(":") ? nil : try conditional()
+                if accept(":") {
+                    let stop: Expression? = current == .symbol(":") || current == .symbol("]") ? nil : try conditional()
+                    var step: Expression?
+                    if accept(":"), current != .symbol("]") { step = try conditional() }
+                    try expect("]")
+                    value = .slice(value, start: start, stop: stop, step: step)
+                } else {
+                    try expect("]")
+                    value = .item(value, start!)
+                }
             } else {
                 return value
             }
@@ -369,6 +378,18 @@ struct TemplateParser {
             let inner = try conditional()
             try expect(")")
             return inner
+        case .symbol("{"):
+            advance()
+            var pairs: [(key: Expression, value: Expression)] = []
+            if !accept("}") {
+                repeat {
+                    let key = try conditional()
+                    try expect(":")
+                    pairs.append((key, try conditional()))
+                } while accept(",")
+                try expect("}")
+            }
+            return .dictionary(pairs)
         case .symbol("["):
             advance()
             var items: [Expression] = []

@@ -4,6 +4,10 @@ indirect enum Expression: Sendable {
     /// A name `{% set %}` or `{% for %}` made.
     case variable(String)
     case list([Expression])
+    /// `{'key': value, …}`
+    case dictionary([(key: Expression, value: Expression)])
+    /// `value[start:stop:step]`, each part optional.
+    case slice(Expression, start: Expression?, stop: Expression?, step: Expression?)
     /// `states.sensor.washer`: the entity as an object with state, attributes, last_changed…
     case entity(String)
     case unary(UnaryOperator, Expression)
@@ -35,6 +39,8 @@ extension Expression {
         switch self {
         case .literal, .variable, .entity, .stateOf, .attributeOf, .isState: return []
         case .list(let items): return items
+        case .dictionary(let pairs): return pairs.flatMap { [$0.key, $0.value] }
+        case .slice(let base, let start, let stop, let step): return [base] + [start, stop, step].compactMap { $0 }
         case .unary(_, let e), .attribute(let e, _), .test(let e, _, _), .number(let e, _, _): return [e]
         case .binary(_, let l, let r), .and(let l, let r), .or(let l, let r), .item(let l, let r): return [l, r]
         case .conditional(let c, let t, let o): return [c, t] + (o.map { [$0] } ?? [])
