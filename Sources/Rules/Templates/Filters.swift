@@ -2,6 +2,7 @@ import Glibc
 import FoundationEssentials
 import Platform
 import HomeAssistant
+import JSON
 
 /// The filters of the template language (`value | filter(args)`), with Home Assistant's semantics:
 /// `float` and `int` of a non-number fail unless given a default.
@@ -107,6 +108,16 @@ enum Filters {
                 throw EvaluationError("\(filter.rawValue) needs a non-empty list")
             }
             return item
+        case .fromJSON:
+            // Home Assistant 2025.4's from_json takes no default.
+            guard args.isEmpty, keywords.isEmpty else { throw EvaluationError("from_json takes no arguments") }
+            guard let parsed = try? JSONParser.parse(value.text) else {
+                throw EvaluationError("from_json got \(value.typeName) \(value.repr), which is not JSON")
+            }
+            return TemplateValue(parsed)
+        case .toJSON:
+            // Compact, as Home Assistant's (orjson); keys sorted here, where Python keeps their order.
+            return .string(value.json.jsonText)
         case .asLocal:
             guard case .datetime(let t, _) = value else { throw EvaluationError("as_local needs a datetime, got \(value.typeName) \(value.repr)") }
             return .datetime(t, offset: context.timeZone.secondsFromGMT(at: t))

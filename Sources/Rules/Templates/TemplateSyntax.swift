@@ -98,7 +98,7 @@ enum Filter: String, Sendable, CaseIterable {
     case timestampCustom = "timestamp_custom", asTimestamp = "as_timestamp", asDatetime = "as_datetime"
     case asTimedelta = "as_timedelta", string, length, count, join, first, last, bool
     case iif, isNumber = "is_number", sqrt, log, sin, cos, tan, sum, average, sort, list, unique
-    case asLocal = "as_local"
+    case asLocal = "as_local", fromJSON = "from_json", toJSON = "to_json"
 }
 
 /// Methods of values that Home Assistant templates commonly call.
