@@ -74,6 +74,6 @@ struct TemplateCorpusTests {
                 #expect(equal || bothRefuse, "\(entry.template): Home Assistant \(theirs.jsonText), LiveBridge \(mine?.jsonText ?? "nothing")")
             }
         }
-        #expect(same * 100 / entries.count >= 96, "the score may only go up: \(same) of \(entries.count)")
+        #expect(same * 100 / entries.count >= 97, "the score may only go up: \(same) of \(entries.count)")
     }
 }

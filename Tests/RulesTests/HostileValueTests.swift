@@ -124,6 +124,17 @@ struct HostileValueTests {
         #expect(error.message == "replacing 60000 × 1 characters with 2 would make 120000 characters; the limit is 65536")
     }
 
+    @Test func formattingIsBounded() {
+        #expect(evaluate("{{ '%999999999d' % 1 }}")
+                    == .failure(EvaluationError("format width or precision too large (at most 65536 and 400)")))
+        #expect(evaluate("{{ '{:>999999999}'.format('x') }}")
+                    == .failure(EvaluationError("format width or precision too large (at most 65536 and 400)")))
+        #expect(evaluate("{{ '%d' % 'x' }}") == .failure(EvaluationError("%d format: a real number is required, not string")))
+        #expect(evaluate("{{ '%s %s' % 1 }}") == .failure(EvaluationError("not enough arguments for format string")))
+        #expect(evaluate("{{ '%d' % states('sensor.h1') | float(0) }}")
+                    == .failure(EvaluationError("%d format: a real number is required, not float")))
+    }
+
     @Test func slicesAtTheLimitsAreTotal() {
         #expect(evaluate("{{ [1, 2, 3][::9223372036854775807] }}") == .success(.list([.int(1)])))
         #expect(evaluate("{{ [1, 2, 3][-9223372036854775807:9223372036854775807] }}") == .success(.list([.int(1), .int(2), .int(3)])))

@@ -80,6 +80,8 @@ enum Arithmetic {
             return try .timedelta(checked: d / n)
         case (.multiply, .string(let s), .int(let n)), (.multiply, .int(let n), .string(let s)):
             return .string(try repeated(s, n))
+        case (.modulo, .string(let format), _):
+            return .string(try PythonFormat.percent(format, r))
         default: break
         }
         guard let a = l.number, let b = r.number, !isString(l), !isString(r) else {

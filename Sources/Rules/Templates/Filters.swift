@@ -108,6 +108,10 @@ enum Filters {
                 throw EvaluationError("\(filter.rawValue) needs a non-empty list")
             }
             return item
+        case .format:
+            // Jinja's format filter: printf style, the arguments as the values.
+            guard case .string(let format) = value else { throw EvaluationError("format needs text, got \(value.typeName)") }
+            return .string(try PythonFormat.percent(format, args.count == 1 ? args[0] : .list(args)))
         case .fromJSON:
             // Home Assistant 2025.4's from_json takes no default.
             guard args.isEmpty, keywords.isEmpty else { throw EvaluationError("from_json takes no arguments") }

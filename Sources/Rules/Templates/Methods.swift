@@ -30,6 +30,7 @@ enum Methods {
         case (.replace, .string(let s)):
             guard args.count >= 2 else { throw EvaluationError("replace() needs two arguments") }
             return .string(try EvaluationLimits.replacing(args[0].text, with: args[1].text, in: s))
+        case (.format, .string(let s)): return .string(try PythonFormat.format(s, args, [:]))
         case (.items, .mapping(let m)): return .list(m.keys.sorted().map { .list([.string($0), m[$0]!]) })
         case (.keys, .mapping(let m)): return .list(m.keys.sorted().map(TemplateValue.string))
         case (.values, .mapping(let m)): return .list(m.keys.sorted().map { m[$0]! })

@@ -1,3 +1,5 @@
+import Platform
+
 /// A field's text, compiled once: literal text, `{{ expression }}`s and the statements around them
 /// (`{% if %}`, `{% for %}`, `{% set %}`, `{% raw %}`), with Jinja's whitespace control (`{%-`, `-%}`) and comments.
 ///
@@ -18,9 +20,15 @@ public struct Template: Sendable {
     /// The same, as a set.
     public var entityIDs: Set<String> { Set(sortedEntityIDs) }
 
+    /// Home Assistant strips the template's text before compiling it and the rendered text after: so does this.
     public init(_ source: String) throws(CompileError) {
-        var builder = TemplateBuilder(source: source)
-        nodes = try builder.build()
+        let leading = source.prefix { $0.isWhitespace }.count
+        var builder = TemplateBuilder(source: String(source.dropFirst(leading).reversed().drop { $0.isWhitespace }.reversed()))
+        do {
+            nodes = try builder.build()
+        } catch {
+            throw CompileError(offset: error.offset + leading, message: error.message)
+        }
         sortedEntityIDs = builder.entityIDs.sorted()
     }
 
@@ -32,11 +40,15 @@ public struct Template: Sendable {
 
     public func evaluate(in context: EvaluationContext) throws(EvaluationError) -> TemplateValue {
         if nodes.count == 1, case .expression(let expression) = nodes[0] {
-            return try TemplateEvaluator(context: context).evaluate(expression)
+            let value = try TemplateEvaluator(context: context).evaluate(expression)
+            if case .string(let text) = value, text.first?.isWhitespace == true || text.last?.isWhitespace == true {
+                return .string(text.trimmingWhitespace())
+            }
+            return value
         }
         var out = ""
         try TemplateRenderer(context: context).render(nodes, into: &out, scope: TemplateScope(parent: nil))
-        return .string(out)
+        return .string(out.trimmingWhitespace())
     }
 }
 

@@ -375,9 +375,20 @@ struct TemplateParser {
             return .literal(.string(value))
         case .symbol("("):
             advance()
+            if accept(")") { return .list([]) }
             let inner = try conditional()
+            // (a, b): a tuple, held as a list.
+            guard accept(",") else {
+                try expect(")")
+                return inner
+            }
+            var items = [inner]
+            while current != .symbol(")") {
+                items.append(try conditional())
+                guard accept(",") else { break }
+            }
             try expect(")")
-            return inner
+            return .list(items)
         case .symbol("{"):
             advance()
             var pairs: [(key: Expression, value: Expression)] = []

@@ -98,12 +98,12 @@ enum Filter: String, Sendable, CaseIterable {
     case timestampCustom = "timestamp_custom", asTimestamp = "as_timestamp", asDatetime = "as_datetime"
     case asTimedelta = "as_timedelta", string, length, count, join, first, last, bool
     case iif, isNumber = "is_number", sqrt, log, sin, cos, tan, sum, average, sort, list, unique
-    case asLocal = "as_local", fromJSON = "from_json", toJSON = "to_json"
+    case asLocal = "as_local", fromJSON = "from_json", toJSON = "to_json", format
 }
 
 /// Methods of values that Home Assistant templates commonly call.
 enum Method: String, Sendable, CaseIterable {
     case totalSeconds = "total_seconds", timestamp, isoformat, strftime
     case lower, upper, strip, split, startswith, endswith, replace
-    case items, keys, values, weekday, isoweekday
+    case items, keys, values, weekday, isoweekday, format
 }
