@@ -165,13 +165,14 @@ public enum PayloadNormalizer {
         return issues.count == before ? .object(out) : nil
     }
 
-    /// A scalar as the text a field shows (numbers without a trailing .0 when whole).
+    /// A scalar as the text a field shows: Python's str(), as Home Assistant renders a template into text (a float
+    /// keeps its fraction, `30.0`; booleans are `True`/`False`).
     public static func scalarText(_ value: JSONValue) -> String? {
         switch value {
         case .string(let s): return s
         case .int(let i): return String(i)
-        case .double(let d): return format(d)
-        case .bool(let b): return b ? "true" : "false"
+        case .double(let d): return d.isNaN ? "nan" : d.isInfinite ? (d < 0 ? "-inf" : "inf") : d.description
+        case .bool(let b): return b ? "True" : "False"
         default: return nil
         }
     }

@@ -129,3 +129,33 @@ struct ActivityRendererTests {
         #expect(failure.issues.first?.message.hasSuffix("a Live Activity holds at most 4096") == true)
     }
 }
+
+/// A template's value in a text field reads as Developer Tools → Template shows it (Python's str()).
+struct TextFieldTests {
+    @Test func numbersAndBooleansInTextFieldsReadAsHomeAssistantPrintsThem() throws {
+        let text = """
+            backends: { aivi: { type: aivi, token: t } }
+            activities:
+              heating:
+                active_when: "{{ true }}"
+                template: generic
+                progress: 0.5
+                state: "{{ states('input_number.target') | float(0) | round(1) }}"
+              guest:
+                active_when: "{{ true }}"
+                template: generic
+                progress: 0.5
+                state: "{{ is_state('input_boolean.guest', 'on') }}"
+            """
+        let rules = try RulesLoader.load(text: text, file: "/tmp/livebridge-text.yaml").get()
+        let context = EvaluationContext(states: [
+            "input_number.target": EntityState(entityID: "input_number.target", state: "30.0", lastChanged: 0),
+            "input_boolean.guest": EntityState(entityID: "input_boolean.guest", state: "off", lastChanged: 0),
+        ], now: 0, timeZone: .utc)
+        var notes: [PayloadIssue] = []
+        let heating = try ActivityRenderer.render(rules.activities[0], phase: .start, in: context, notes: &notes).get()
+        #expect(heating.body["content"]?["state"] == "30.0")
+        let guest = try ActivityRenderer.render(rules.activities[1], phase: .start, in: context, notes: &notes).get()
+        #expect(guest.body["content"]?["state"] == "False")
+    }
+}
