@@ -277,8 +277,9 @@ public actor LiveBridgeService {
             // Home Assistant's settings first: a new URL or token reconnects before the new rules are evaluated.
             if let settings = rules.homeAssistant, settings != old.homeAssistant {
                 do {
-                    try connection.reconfigure(try Self.connectionConfiguration(settings))
-                    logger.info("Home Assistant settings changed; reconnecting", ["url": settings.url])
+                    let configuration = try Self.connectionConfiguration(settings)
+                    try connection.reconfigure(configuration)
+                    logger.info("Home Assistant settings changed; reconnecting", ["url": configuration.displayURL])
                 } catch {
                     logger.error("reload: Home Assistant settings not applied; the previous ones stay", ["reason": "\(error)"])
                 }
