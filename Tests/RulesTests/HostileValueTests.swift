@@ -124,6 +124,17 @@ struct HostileValueTests {
         #expect(error.message == "replacing 60000 × 1 characters with 2 would make 120000 characters; the limit is 65536")
     }
 
+    @Test func moreOfTheLibraryFailsWithReasons() {
+        #expect(evaluate("{{ 'ab' | ord }}") == .failure(EvaluationError("ord() expected a character, but string of length 2 found")))
+        #expect(evaluate("{{ '%%%' | base64_decode }}") == .failure(EvaluationError("base64_decode got '%%%', which is not base64 of UTF-8 text")))
+        #expect(evaluate("{{ 'abc' | truncate(1) }}") == .failure(EvaluationError("truncate: expected length >= 3, got 1")))
+        #expect(evaluate("{{ 'x' | center(1000000) }}")
+                    == .failure(EvaluationError("center(1000000) would make 1000000 characters; the limit is 65536")))
+        #expect(evaluate("{{ [1] | map('nothing') | list }}") == .failure(EvaluationError("map needs a filter name or attribute=…, got 'nothing'")))
+        #expect(evaluate("{{ [1] | select('sometimes') | list }}") == .failure(EvaluationError("unknown test \"sometimes\" in select/reject")))
+        #expect(evaluate("{{ [] | median }}") == .failure(EvaluationError("median needs a non-empty list")))
+    }
+
     @Test func formattingIsBounded() {
         #expect(evaluate("{{ '%999999999d' % 1 }}")
                     == .failure(EvaluationError("format width or precision too large (at most 65536 and 400)")))

@@ -108,6 +108,70 @@ enum Filters {
                 throw EvaluationError("\(filter.rawValue) needs a non-empty list")
             }
             return item
+        case .median, .statisticalMode:
+            guard case .list(let items) = value, !items.isEmpty else {
+                if let fallback = args.first ?? keywords["default"] { return fallback }
+                throw EvaluationError("\(filter.rawValue) needs a non-empty list")
+            }
+            if filter == .statisticalMode {
+                // The first of the most common values, as Python's statistics.mode.
+                var best = items[0], bestCount = 0
+                for item in items {
+                    let count = items.filter { Arithmetic.equal($0, item) }.count
+                    if count > bestCount { best = item; bestCount = count }
+                }
+                return best
+            }
+            let sorted = try Filters.apply(.sort, value, [], ["case_sensitive": .bool(true)], context: context).listItems ?? items
+            let middle = sorted.count / 2
+            if sorted.count % 2 == 1 { return sorted[middle] }
+            return try Arithmetic.apply(.divide, try Arithmetic.apply(.add, sorted[middle - 1], sorted[middle]), .int(2))
+        case .ord:
+            let text = value.text
+            guard text.unicodeScalars.count == 1, let scalar = text.unicodeScalars.first else {
+                throw EvaluationError("ord() expected a character, but string of length \(text.count) found")
+            }
+            return .int(Int(scalar.value))
+        case .base64Encode:
+            return .string(Data(value.text.utf8).base64EncodedString())
+        case .base64Decode:
+            guard let data = Data(base64Encoded: value.text), let text = String(data: data, encoding: .utf8) else {
+                throw EvaluationError("base64_decode got \(value.repr), which is not base64 of UTF-8 text")
+            }
+            return .string(text)
+        case .truncate:
+            // Jinja's truncate(length=255, killwords=False, end='...', leeway=5).
+            let text = Array(value.text)
+            let length = (args.first ?? keywords["length"])?.integer ?? 255
+            let killwords = (args.count > 1 ? args[1] : keywords["killwords"])?.isTruthy ?? false
+            let end = Array((args.count > 2 ? args[2] : keywords["end"])?.text ?? "...")
+            let leeway = (args.count > 3 ? args[3] : keywords["leeway"])?.integer ?? 5
+            guard length >= end.count, leeway >= 0 else { throw EvaluationError("truncate: expected length >= \(end.count), got \(length)") }
+            if text.count <= length + leeway { return value.isText ? value : .string(String(text)) }
+            var kept = Array(text.prefix(length - end.count))
+            if !killwords, let space = kept.lastIndex(of: " ") { kept = Array(kept[..<space]) }
+            return .string(String(kept + end))
+        case .center:
+            let text = value.text
+            let width = (args.first ?? keywords["width"])?.integer ?? 80
+            let margin = width - text.count
+            guard margin > 0 else { return .string(text) }
+            try EvaluationLimits.checkLength(width, "center(\(width))")
+            // CPython: the odd space goes left when the width is odd.
+            let left = margin / 2 + (margin & width & 1)
+            return .string(String(repeating: " ", count: left) + text + String(repeating: " ", count: margin - left))
+        case .wordcount:
+            // Jinja counts runs of \w (letters, digits, underscore).
+            var count = 0, inWord = false
+            for c in value.text {
+                let word = c.isLetter || c.isNumber || c == "_"
+                if word && !inWord { count += 1 }
+                inWord = word
+            }
+            return .int(count)
+        case .map, .select, .reject, .selectattr, .rejectattr:
+            let items = try TemplateRenderer.iterate(value)
+            return .list(try Sequences.apply(filter, items, args, keywords, context: context))
         case .format:
             // Jinja's format filter: printf style, the arguments as the values.
             guard case .string(let format) = value else { throw EvaluationError("format needs text, got \(value.typeName)") }
@@ -218,6 +282,83 @@ enum Filters {
                 }
             default: return .bool(value.isTruthy)
             }
+        }
+    }
+}
+
+extension TemplateValue {
+    var isText: Bool { if case .string = self { true } else { false } }
+}
+
+/// Jinja's map, select, reject, selectattr and rejectattr.
+enum Sequences {
+    static func apply(_ filter: Filter, _ items: [TemplateValue], _ args: [TemplateValue], _ keywords: [String: TemplateValue],
+                      context: EvaluationContext) throws(EvaluationError) -> [TemplateValue] {
+        switch filter {
+        case .map:
+            if let attribute = keywords["attribute"]?.text {
+                return try items.map { item throws(EvaluationError) in try Self.attribute(item, attribute) ?? keywords["default"] ?? .none }
+            }
+            guard let name = args.first?.text, let mapped = Filter(rawValue: name) else {
+                throw EvaluationError("map needs a filter name or attribute=…, got \(args.first?.repr ?? "nothing")")
+            }
+            return try items.map { item throws(EvaluationError) in try Filters.apply(mapped, item, Array(args.dropFirst()), [:], context: context) }
+        case .select, .reject:
+            var kept: [TemplateValue] = []
+            for item in items where try test(args.first?.text, item, args.count > 1 ? args[1] : nil) == (filter == .select) {
+                kept.append(item)
+            }
+            return kept
+        default:
+            guard let attribute = args.first?.text else { throw EvaluationError("\(filter.rawValue) needs an attribute name") }
+            var kept: [TemplateValue] = []
+            for item in items {
+                let field = try Self.attribute(item, attribute) ?? .none
+                if try test(args.count > 1 ? args[1].text : nil, field, args.count > 2 ? args[2] : nil) == (filter == .selectattr) {
+                    kept.append(item)
+                }
+            }
+            return kept
+        }
+    }
+
+    /// `item.name`, dotted names followed; nil when missing.
+    static func attribute(_ item: TemplateValue, _ path: String) throws(EvaluationError) -> TemplateValue? {
+        var value = item
+        for name in path.split(separator: ".") {
+            if let field = try? TemplateEvaluator.timeField(value, String(name)) { value = field; continue }
+            guard case .mapping(let members) = value, let next = members[String(name)] else { return nil }
+            value = next
+        }
+        return value
+    }
+
+    /// A Jinja test by name; no name tests truthiness.
+    static func test(_ name: String?, _ value: TemplateValue, _ argument: TemplateValue?) throws(EvaluationError) -> Bool {
+        guard let name else { return value.isTruthy }
+        func other() throws(EvaluationError) -> TemplateValue {
+            guard let argument else { throw EvaluationError("the test \(name) needs a value to compare with") }
+            return argument
+        }
+        switch name {
+        case "defined": return true
+        case "undefined": return false
+        case "none": return value == .none
+        case "true": return value == .bool(true)
+        case "false": return value == .bool(false)
+        case "number": if case .bool = value { return false } else { return value.number != nil }
+        case "string": return value.isText
+        case "even", "odd":
+            guard let i = value.integer else { throw EvaluationError("\(name) needs an integer, got \(value.typeName)") }
+            return (i % 2 == 0) == (name == "even")
+        case "eq", "==", "equalto": return Arithmetic.equal(value, try other())
+        case "ne", "!=": return !Arithmetic.equal(value, try other())
+        case "lt", "<": return try Arithmetic.compare(value, try other()) < 0
+        case "le", "<=": return try Arithmetic.compare(value, try other()) <= 0
+        case "gt", ">", "greaterthan": return try Arithmetic.compare(value, try other()) > 0
+        case "ge", ">=": return try Arithmetic.compare(value, try other()) >= 0
+        case "in": return try Arithmetic.apply(.contains, value, try other()).isTruthy
+        default: throw EvaluationError("unknown test \"\(name)\" in select/reject")
         }
     }
 }

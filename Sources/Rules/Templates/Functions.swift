@@ -81,13 +81,14 @@ enum Functions {
             // The same as the filter of the name, its first argument the value.
             let filter = Filter(rawValue: function.rawValue)!
             return try Filters.apply(filter, try argument(0), Array(args.dropFirst()), keywords, context: context)
-        case .average:
+        case .average, .median, .statisticalMode:
             // average([1, 2]) or average(1, 2): a list and an optional default, or the numbers themselves.
+            let filter = Filter(rawValue: function.rawValue)!
             if let items = args.first?.listItems {
-                return try Filters.apply(.average, .list(items), Array(args.dropFirst()), keywords, context: context)
+                return try Filters.apply(filter, .list(items), Array(args.dropFirst()), keywords, context: context)
             }
-            guard args.count > 1 else { throw EvaluationError("average needs a list or at least two numbers") }
-            return try Filters.apply(.average, .list(args), [], keywords, context: context)
+            guard args.count > 1 else { throw EvaluationError("\(function.rawValue) needs a list or at least two values") }
+            return try Filters.apply(filter, .list(args), [], keywords, context: context)
         case .namespace:
             // A namespace is a mapping whose attributes `{% set ns.x = … %}` changes where it was made.
             return .mapping(keywords)

@@ -83,7 +83,7 @@ enum Function: String, Sendable, CaseIterable {
     case asTimestamp = "as_timestamp", asDatetime = "as_datetime", asTimedelta = "as_timedelta", timedelta
     case float, int, round, abs, min, max, bool
     case iif, isNumber = "is_number", sqrt, log, sin, cos, tan, range, average, namespace
-    case asLocal = "as_local"
+    case asLocal = "as_local", median, statisticalMode = "statistical_mode"
 
     var readsEntity: Bool {
         switch self {
@@ -99,6 +99,8 @@ enum Filter: String, Sendable, CaseIterable {
     case asTimedelta = "as_timedelta", string, length, count, join, first, last, bool
     case iif, isNumber = "is_number", sqrt, log, sin, cos, tan, sum, average, sort, list, unique
     case asLocal = "as_local", fromJSON = "from_json", toJSON = "to_json", format
+    case median, statisticalMode = "statistical_mode", ord, base64Encode = "base64_encode", base64Decode = "base64_decode"
+    case truncate, center, wordcount, map, select, reject, selectattr, rejectattr
 }
 
 /// Methods of values that Home Assistant templates commonly call.
