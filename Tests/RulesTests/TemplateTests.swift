@@ -185,4 +185,20 @@ struct TemplateTests {
         #expect(try text("{{ (now() + timedelta(hours=1)).isoformat() }}") == "2026-11-22T14:00:00+01:00")
         #expect(try Template("{{ now() }}").evaluate(in: berlin).json == "2026-11-22T13:00:00+01:00")
     }
+
+    /// Home Assistant's dt_util._get_timestring, unit by unit.
+    @Test(arguments: [(0, 1, "0 seconds"), (1, 1, "1 second"), (59, 1, "59 seconds"), (90, 1, "2 minutes"), (150, 1, "2 minutes"),
+                      (3600 + 1800, 1, "2 hours"), (3600 + 1800, 2, "1 hour 30 minutes"), (86_400 * 400, 2, "1 year 1 month"),
+                      (86_400 + 3600 + 61, 3, "1 day 1 hour 1 minute")])
+    func timeText(seconds: Int, precision: Int, expected: String) {
+        #expect(TimeText.since(seconds, precision: precision) == expected)
+    }
+
+    @Test func relativeTimesAgainstTheClock() throws {
+        #expect(try value("{{ time_since(now() - timedelta(hours=3)) }}") == .string("3 hours"))
+        #expect(try value("{{ time_until(now() + timedelta(minutes=90), 2) }}") == .string("1 hour 30 minutes"))
+        #expect(try value("{{ relative_time(now() + timedelta(hours=1)) }}") == .datetime(Self.noon + 3600))
+        #expect(try value("{{ today_at('13:05') }}").text == "2026-11-22 13:05:00+00:00")
+        #expect(throws: EvaluationError("could not convert str to datetime: '25:00'")) { try value("{{ today_at('25:00') }}") }
+    }
 }

@@ -108,6 +108,28 @@ enum Filters {
                 throw EvaluationError("\(filter.rawValue) needs a non-empty list")
             }
             return item
+        case .relativeTime, .timeSince, .timeUntil:
+            // Home Assistant's: anything but a datetime comes back as it is, and so does one on the wrong side of now.
+            guard case .datetime(let t, _) = value else { return value }
+            let precision = filter == .relativeTime ? 1 : ((args.first ?? keywords["precision"])?.integer ?? 1)
+            let delta = filter == .timeUntil ? t - context.now : context.now - t
+            guard delta >= 0 else { return value }
+            guard let seconds = Int(truncating: delta.rounded(.toNearestOrEven)), seconds >= 0 else { return value }
+            return .string(TimeText.since(seconds, precision: precision))
+        case .todayAt:
+            // Local midnight today, at the time given (H:MM or H:MM:SS).
+            let text = value.text
+            let offset = context.timeZone.secondsFromGMT(at: context.now)
+            let local = context.now + Double(offset)
+            let midnight = (local / 86_400).rounded(.down) * 86_400 - Double(offset)
+            guard !text.isEmpty else { return .datetime(midnight, offset: offset) }
+            let parts = text.split(separator: ":", omittingEmptySubsequences: false).map { Int($0.trimmingSpaces()) }
+            guard parts.count >= 2, parts.count <= 3, let hour = parts[0], let minute = parts[1], (0..<24).contains(hour),
+                  (0..<60).contains(minute), parts.count == 2 || parts[2].map({ (0..<60).contains($0) }) == true else {
+                throw EvaluationError("could not convert str to datetime: '\(text)'")
+            }
+            let second = parts.count == 3 ? parts[2]! : 0
+            return .datetime(midnight + Double(hour * 3600 + minute * 60 + second), offset: offset)
         case .median, .statisticalMode:
             guard case .list(let items) = value, !items.isEmpty else {
                 if let fallback = args.first ?? keywords["default"] { return fallback }
@@ -288,6 +310,29 @@ enum Filters {
 
 extension TemplateValue {
     var isText: Bool { if case .string = self { true } else { false } }
+}
+
+/// Home Assistant's "2 hours", "1 day 3 hours" (dt_util._get_timestring): the largest units first, the last rounded.
+enum TimeText {
+    static let units: [(name: String, seconds: Int)] = [("year", 365 * 86_400), ("month", 30 * 86_400), ("day", 86_400),
+                                                        ("hour", 3600), ("minute", 60), ("second", 1)]
+
+    static func since(_ total: Int, precision: Int) -> String {
+        guard total != 0 else { return "0 seconds" }
+        func counted(_ n: Int, _ unit: String) -> String { n == 1 ? "1 \(unit) " : "\(n) \(unit)s " }
+        var rest = total, used = 0, out = ""
+        for unit in units where rest >= unit.seconds {
+            used += 1
+            if used == precision {
+                let rounded = (Double(rest) / Double(unit.seconds)).rounded(.toNearestOrEven)
+                return (out + counted(Int(rounded), unit.name)).trimmingWhitespace()
+            }
+            let whole = rest / unit.seconds
+            out += counted(whole, unit.name)
+            rest -= whole * unit.seconds
+        }
+        return out.trimmingWhitespace()
+    }
 }
 
 /// Jinja's map, select, reject, selectattr and rejectattr.

@@ -77,7 +77,9 @@ enum Functions {
         case .min, .max:
             let items = args.count == 1 ? (args[0].listItems ?? args) : args
             return try Filters.apply(function == .min ? .min : .max, .list(items), [], [:], context: context)
-        case .iif, .isNumber, .sqrt, .log, .sin, .cos, .tan, .asLocal:
+        case .todayAt:
+            return try Filters.apply(.todayAt, args.first ?? .string(""), [], [:], context: context)
+        case .iif, .isNumber, .sqrt, .log, .sin, .cos, .tan, .asLocal, .relativeTime, .timeSince, .timeUntil:
             // The same as the filter of the name, its first argument the value.
             let filter = Filter(rawValue: function.rawValue)!
             return try Filters.apply(filter, try argument(0), Array(args.dropFirst()), keywords, context: context)

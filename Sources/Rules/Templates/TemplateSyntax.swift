@@ -84,6 +84,7 @@ enum Function: String, Sendable, CaseIterable {
     case float, int, round, abs, min, max, bool
     case iif, isNumber = "is_number", sqrt, log, sin, cos, tan, range, average, namespace
     case asLocal = "as_local", median, statisticalMode = "statistical_mode"
+    case relativeTime = "relative_time", timeSince = "time_since", timeUntil = "time_until", todayAt = "today_at"
 
     var readsEntity: Bool {
         switch self {
@@ -101,6 +102,7 @@ enum Filter: String, Sendable, CaseIterable {
     case asLocal = "as_local", fromJSON = "from_json", toJSON = "to_json", format
     case median, statisticalMode = "statistical_mode", ord, base64Encode = "base64_encode", base64Decode = "base64_decode"
     case truncate, center, wordcount, map, select, reject, selectattr, rejectattr
+    case relativeTime = "relative_time", timeSince = "time_since", timeUntil = "time_until", todayAt = "today_at"
 }
 
 /// Methods of values that Home Assistant templates commonly call.
