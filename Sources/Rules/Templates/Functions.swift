@@ -16,7 +16,15 @@ enum Functions {
         switch function {
         case .states:
             let (_, state) = try entity()
-            return .string(state?.state ?? "unknown")
+            guard let state else { return .string("unknown") }
+            // with_unit appends the unit. rounded would use the display precision in Home Assistant's entity
+            // registry, which LiveBridge does not read: the state is left as it is (the same as for an entity
+            // without one).
+            let withUnit = (keywords.isEmpty ? nil : keywords["with_unit"])?.isTruthy ?? false
+            if withUnit, let unit = state.attribute("unit_of_measurement")?.stringValue, !unit.isEmpty {
+                return .string(state.state + " " + unit)
+            }
+            return .string(state.state)
         case .stateAttr:
             let (_, state) = try entity()
             guard case .string(let name) = try argument(1) else { throw EvaluationError("state_attr() needs an attribute name") }
