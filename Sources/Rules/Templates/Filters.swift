@@ -378,6 +378,9 @@ enum Sequences {
         return value
     }
 
+    /// The tests that take a value, usable after `is` too.
+    static let testsTakingAValue: Set<String> = ["eq", "equalto", "ne", "lt", "le", "gt", "ge", "greaterthan", "lessthan", "in", "divisibleby"]
+
     /// A Jinja test by name; no name tests truthiness.
     static func test(_ name: String?, _ value: TemplateValue, _ argument: TemplateValue?) throws(EvaluationError) -> Bool {
         guard let name else { return value.isTruthy }
@@ -398,11 +401,18 @@ enum Sequences {
             return (i % 2 == 0) == (name == "even")
         case "eq", "==", "equalto": return Arithmetic.equal(value, try other())
         case "ne", "!=": return !Arithmetic.equal(value, try other())
-        case "lt", "<": return try Arithmetic.compare(value, try other()) < 0
+        case "lt", "<", "lessthan": return try Arithmetic.compare(value, try other()) < 0
         case "le", "<=": return try Arithmetic.compare(value, try other()) <= 0
         case "gt", ">", "greaterthan": return try Arithmetic.compare(value, try other()) > 0
         case "ge", ">=": return try Arithmetic.compare(value, try other()) >= 0
         case "in": return try Arithmetic.apply(.contains, value, try other()).isTruthy
+        case "divisibleby":
+            let divisor = try other()
+            guard let a = value.integer, let b = divisor.integer else {
+                throw EvaluationError("divisibleby needs integers, got \(value.typeName) and \(divisor.typeName)")
+            }
+            guard b != 0 else { throw EvaluationError("division by zero") }
+            return Arithmetic.floorModulo(a, b) == 0
         default: throw EvaluationError("unknown test \"\(name)\" in select/reject")
         }
     }

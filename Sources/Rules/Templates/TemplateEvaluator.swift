@@ -139,6 +139,9 @@ struct TemplateEvaluator {
             default:
                 throw EvaluationError("cannot index \(container.typeName) with \(index.typeName)")
             }
+        case .namedTest(let operand, let name, let argument, let negated):
+            let result = try Sequences.test(name, try evaluate(operand), try argument.map { e throws(EvaluationError) in try evaluate(e) })
+            return .bool(negated ? !result : result)
         case .test(let operand, let test, let negated):
             let result: Bool
             switch test {

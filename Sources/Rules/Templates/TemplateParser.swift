@@ -226,8 +226,17 @@ struct TemplateParser {
                 left = .binary(.notContains, left, try concat())
             } else if acceptKeyword("is") {
                 let negated = acceptKeyword("not")
+                if case .name(let name) = current, Sequences.testsTakingAValue.contains(name) {
+                    advance()
+                    // The value in brackets, or the next operand: `is divisibleby(3)`, `is divisibleby 3`.
+                    let argument: Expression
+                    if accept("(") { argument = try conditional(); try expect(")") } else { argument = try concat() }
+                    left = .namedTest(left, name, argument: argument, negated: negated)
+                    continue
+                }
                 guard case .name(let name) = current, let test = TestKind(rawValue: name) else {
-                    throw error("unknown test \(describe(current)); supported: " + TestKind.allCases.map(\.rawValue).joined(separator: ", "))
+                    throw error("unknown test \(describe(current)); supported: "
+                        + (TestKind.allCases.map(\.rawValue) + Sequences.testsTakingAValue.sorted()).joined(separator: ", "))
                 }
                 advance()
                 left = .test(left, test, negated: negated)

@@ -31,6 +31,8 @@ indirect enum Expression: Sendable {
     case method(Expression, Method, [Expression])
     case item(Expression, Expression)
     case test(Expression, TestKind, negated: Bool)
+    /// `x is divisibleby 3`, `x is in [1, 2]`, `x is gt 0`…: Jinja's tests that take a value.
+    case namedTest(Expression, String, argument: Expression?, negated: Bool)
 }
 
 extension Expression {
@@ -42,6 +44,7 @@ extension Expression {
         case .dictionary(let pairs): return pairs.flatMap { [$0.key, $0.value] }
         case .slice(let base, let start, let stop, let step): return [base] + [start, stop, step].compactMap { $0 }
         case .unary(_, let e), .attribute(let e, _), .test(let e, _, _), .number(let e, _, _): return [e]
+        case .namedTest(let e, _, let argument, _): return [e] + (argument.map { [$0] } ?? [])
         case .binary(_, let l, let r), .and(let l, let r), .or(let l, let r), .item(let l, let r): return [l, r]
         case .conditional(let c, let t, let o): return [c, t] + (o.map { [$0] } ?? [])
         case .call(_, let args, let keywords): return args + keywords.map(\.1)
