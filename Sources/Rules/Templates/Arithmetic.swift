@@ -84,7 +84,7 @@ enum Arithmetic {
             return .string(try PythonFormat.percent(format, r))
         default: break
         }
-        guard let a = l.number, let b = r.number, !isString(l), !isString(r) else {
+        guard let a = l.number, let b = r.number, !l.isText, !r.isText else {
             throw EvaluationError("unsupported operand types for \(op.rawValue): \(l.typeName) \(l.repr) and \(r.typeName) \(r.repr)")
         }
         // Booleans are integers in Python (True + True == 2).
@@ -169,10 +169,5 @@ enum Arithmetic {
         let (length, overflow) = text.count.multipliedReportingOverflow(by: n)
         try EvaluationLimits.checkLength(overflow ? .max : length, "repeating a \(text.count)-character text \(n) times")
         return String(repeating: text, count: n)
-    }
-
-    private static func isString(_ v: TemplateValue) -> Bool {
-        if case .string = v { return true }
-        return false
     }
 }

@@ -252,7 +252,7 @@ enum Filters {
             }
             var total = 0.0
             for item in items {
-                guard let n = item.number, !isText(item) else {
+                guard let n = item.number, !item.isText else {
                     if let fallback = args.first ?? keywords["default"] { return fallback }
                     throw EvaluationError("average got \(item.typeName) \(item.repr), which is not a number")
                 }
@@ -306,10 +306,6 @@ enum Filters {
             }
         }
     }
-}
-
-extension TemplateValue {
-    var isText: Bool { if case .string = self { true } else { false } }
 }
 
 /// Home Assistant's "2 hours", "1 day 3 hours" (dt_util._get_timestring): the largest units first, the last rounded.
@@ -416,11 +412,6 @@ enum Sequences {
         default: throw EvaluationError("unknown test \"\(name)\" in select/reject")
         }
     }
-}
-
-private func isText(_ value: TemplateValue) -> Bool {
-    if case .string = value { return true }
-    return false
 }
 
 /// `round(x, precision, method)` as Home Assistant's filter computes it, total over every Double and precision.

@@ -125,16 +125,16 @@ enum PythonFormat {
         var body: String
         var isNumber = false
         switch type {
-        case nil where value.number == nil || isText(value), "s":
-            if type == "s", !isText(value) { throw EvaluationError("unknown format code 's' for \(value.typeName)") }
+        case nil where value.number == nil || value.isText, "s":
+            if type == "s", !value.isText { throw EvaluationError("unknown format code 's' for \(value.typeName)") }
             body = value.text
             if let precision { body = String(body.prefix(precision)) }
-        case nil where grouping != nil && value.integer != nil && !isText(value):
+        case nil where grouping != nil && value.integer != nil && !value.isText:
             let i = value.integer!
             isNumber = true
             body = (i < 0 ? "-" : (sign == "+" ? "+" : sign == " " ? " " : "")) + group(String(i.magnitude), with: grouping!)
         case "d", "x", "X", "o", "b":
-            guard !isText(value), let i = value.integer else {
+            guard !value.isText, let i = value.integer else {
                 throw EvaluationError("unknown format code '\(type!)' for \(value.typeName)")
             }
             isNumber = true
@@ -143,7 +143,7 @@ enum PythonFormat {
             if let grouping, type == "d" { body = group(body, with: grouping) }
             body = (i < 0 ? "-" : (sign == "+" ? "+" : sign == " " ? " " : "")) + body
         default:
-            guard let number = value.number, !isText(value) else {
+            guard let number = value.number, !value.isText else {
                 throw EvaluationError("unknown format code '\(type.map(String.init) ?? "")' for \(value.typeName)")
             }
             isNumber = true
@@ -209,10 +209,5 @@ enum PythonFormat {
             _ = withVaList(arguments) { list in vsnprintf(&buffer, buffer.count, format, list) }
         }
         return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
-
-    private static func isText(_ value: TemplateValue) -> Bool {
-        if case .string = value { return true }
-        return false
     }
 }

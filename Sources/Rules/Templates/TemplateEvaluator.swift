@@ -150,15 +150,8 @@ struct TemplateEvaluator {
                 do { defined = try evaluate(operand) != .none } catch { defined = false }
                 result = test == .defined ? defined : !defined
             case .none: result = (try? evaluate(operand)) == TemplateValue.none
-            case .number:
-                let value = try evaluate(operand)
-                if case .bool = value { result = false } else { result = value.number != nil }
-            case .string:
-                if case .string = try evaluate(operand) { result = true } else { result = false }
-            case .even, .odd:
-                let value = try evaluate(operand)
-                guard let i = value.integer else { throw EvaluationError("\(test.rawValue) needs an integer, got \(value.typeName) \(value.repr)") }
-                result = (i % 2 == 0) == (test == .even)
+            case .number, .string, .even, .odd:
+                result = try Sequences.test(test.rawValue, try evaluate(operand), nil)
             }
             return .bool(negated ? !result : result)
         }

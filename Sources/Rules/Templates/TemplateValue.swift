@@ -53,6 +53,9 @@ public enum TemplateValue: Sendable, Equatable {
         }
     }
 
+    /// Whether this value is text: Python does no arithmetic across text and numbers.
+    var isText: Bool { if case .string = self { true } else { false } }
+
     /// The integer this value is, if it is one (booleans count, as in Python).
     var integer: Int? {
         switch self {
