@@ -31,7 +31,10 @@ public enum Timestamp {
     }
 
     /// Parses `YYYY-MM-DDTHH:MM[:SS[.ffffff]]` with `Z`, `±HH:MM` or no offset (taken as UTC); nil outside years 1–9999.
-    public static func epoch(fromISO8601 text: String) -> Double? {
+    public static func epoch(fromISO8601 text: String) -> Double? { parseISO8601(text)?.epoch }
+
+    /// The same, with the offset the text gave (nil when it gave none: the epoch is then the wall time read as UTC).
+    public static func parseISO8601(_ text: String) -> (epoch: Double, offset: Int?)? {
         let bytes = Array(text.utf8)
         var index = 0
         func number(_ width: Int) -> Int64? {
@@ -72,7 +75,9 @@ public enum Timestamp {
             }
         }
         var offset: Int64 = 0
+        var zoned = false
         if index < bytes.count {
+            zoned = true
             if bytes[index] == 90 || bytes[index] == 122 {
                 index += 1
             } else if bytes[index] == 43 || bytes[index] == 45 {
@@ -88,7 +93,8 @@ public enum Timestamp {
         }
         guard index == bytes.count else { return nil }
         let days = daysSinceEpoch(year: year, month: month, day: day)
-        return checked(Double(days * 86_400 + hour * 3600 + minute * 60 + second - offset) + fraction)
+        guard let epoch = checked(Double(days * 86_400 + hour * 3600 + minute * 60 + second - offset) + fraction) else { return nil }
+        return (epoch, zoned ? Int(offset) : nil)
     }
 
     /// Calendar fields of a UTC instant; weekday 0 is Monday, as Python counts.
@@ -132,7 +138,7 @@ public enum Timestamp {
         return (yoe + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 
-    static func daysSinceEpoch(year y0: Int64, month: Int64, day: Int64) -> Int64 {
+    public static func daysSinceEpoch(year y0: Int64, month: Int64, day: Int64) -> Int64 {
         let y = month <= 2 ? y0 - 1 : y0
         let era = (y >= 0 ? y : y - 399) / 400
         let yoe = y - era * 400

@@ -36,17 +36,29 @@ enum Arithmetic {
 
     static func equal(_ l: TemplateValue, _ r: TemplateValue) -> Bool {
         switch (l, r) {
-        case (.datetime(let a, _), .datetime(let b, _)): return a == b
+        case (.datetime(let a, let x), .datetime(let b, let y)):
+            // Python: a naive datetime never equals an aware one.
+            return a == b && (x == TemplateValue.naive) == (y == TemplateValue.naive)
         case (.int, .double), (.double, .int), (.int, .bool), (.bool, .int), (.double, .bool), (.bool, .double):
             return l.number == r.number
         default: return l == r
         }
     }
 
+    /// Python refuses to compare or subtract a naive datetime and an aware one.
+    private static func checkZones(_ x: Int, _ y: Int, _ what: String) throws(EvaluationError) {
+        guard (x == TemplateValue.naive) == (y == TemplateValue.naive) else {
+            throw EvaluationError("can't \(what) offset-naive and offset-aware datetimes")
+        }
+    }
+
     static func compare(_ l: TemplateValue, _ r: TemplateValue) throws(EvaluationError) -> Int {
         switch (l, r) {
         case (.string(let a), .string(let b)): return a < b ? -1 : (a == b ? 0 : 1)
-        case (.datetime(let a, _), .datetime(let b, _)), (.timedelta(let a), .timedelta(let b)):
+        case (.datetime(let a, let x), .datetime(let b, let y)):
+            try checkZones(x, y, "compare")
+            return a < b ? -1 : (a == b ? 0 : 1)
+        case (.timedelta(let a), .timedelta(let b)):
             return a < b ? -1 : (a == b ? 0 : 1)
         default:
             guard let a = l.number, let b = r.number else {
@@ -65,7 +77,9 @@ enum Arithmetic {
         case (.add, .datetime(let t, let offset), .timedelta(let d)), (.add, .timedelta(let d), .datetime(let t, let offset)):
             return try .datetime(checked: t + d, offset: offset)
         case (.subtract, .datetime(let t, let offset), .timedelta(let d)): return try .datetime(checked: t - d, offset: offset)
-        case (.subtract, .datetime(let a, _), .datetime(let b, _)): return try .timedelta(checked: a - b)
+        case (.subtract, .datetime(let a, let x), .datetime(let b, let y)):
+            try checkZones(x, y, "subtract")
+            return try .timedelta(checked: a - b)
         case (.add, .timedelta(let a), .timedelta(let b)): return try .timedelta(checked: a + b)
         case (.subtract, .timedelta(let a), .timedelta(let b)): return try .timedelta(checked: a - b)
         case (.multiply, .timedelta(let d), _):

@@ -33,12 +33,15 @@ enum Conversions {
 
     /// Seconds since 1970 from a datetime, an ISO 8601 string or a number; nil for what Python's datetime cannot hold
     /// (NaN, infinities, years outside 1–9999), as Home Assistant's conversions fail there.
-    static func epoch(_ value: TemplateValue) -> Double? {
+    /// A datetime or text without a zone is read in `zone`, as Python's `timestamp()` reads a naive datetime.
+    static func epoch(_ value: TemplateValue, zone: LocalTimeZone) -> Double? {
         switch value {
-        case .datetime(let t, _): return t
+        case .datetime(let t, let offset): return TemplateValue.instant(t, offset, zone: zone)
         case .int, .double: return value.number.flatMap(Timestamp.checked)
         case .string(let s):
-            if let t = Timestamp.epoch(fromISO8601: s.trimmingSpaces()) { return t }
+            if let (t, offset) = Timestamp.parseISO8601(s.trimmingSpaces()) {
+                return TemplateValue.instant(t, offset ?? TemplateValue.naive, zone: zone)
+            }
             return Double(s).flatMap(Timestamp.checked)
         default: return nil
         }

@@ -70,7 +70,7 @@ enum Filters {
             }
             return best
         case .timestampCustom:
-            guard let epoch = Conversions.epoch(value) else {
+            guard let epoch = Conversions.epoch(value, zone: context.timeZone) else {
                 if let fallback = keywords["default"] ?? (args.count > 2 ? args[2] : nil) { return fallback }
                 throw EvaluationError("timestamp_custom got \(value.typeName) \(value.repr), which is not a timestamp")
             }
@@ -79,11 +79,16 @@ enum Filters {
             let offset = local ? Double(context.timeZone.secondsFromGMT(at: epoch)) : 0
             return .string(StrftimeFormat.format(format, epoch: epoch + offset, utcOffset: Int(offset)))
         case .asTimestamp:
-            if let epoch = Conversions.epoch(value) { return .double(epoch) }
+            if let epoch = Conversions.epoch(value, zone: context.timeZone) { return .double(epoch) }
             if let fallback { return fallback }
             throw EvaluationError("as_timestamp got \(value.typeName) \(value.repr), which is not a date or time")
         case .asDatetime:
-            if let epoch = Conversions.epoch(value) { return .datetime(epoch) }
+            // A datetime as it is; text keeps the offset it gives, or none (naive); a number is UTC.
+            if case .datetime = value { return value }
+            if case .string(let s) = value, let (t, offset) = Timestamp.parseISO8601(s.trimmingSpaces()) {
+                return .datetime(t, offset: offset ?? TemplateValue.naive)
+            }
+            if let epoch = Conversions.epoch(value, zone: context.timeZone) { return .datetime(epoch) }
             if let fallback { return fallback }
             // Home Assistant (since 2024.2) gives None for a string it cannot read, an error for anything else.
             if case .string = value { return .none }
@@ -110,7 +115,8 @@ enum Filters {
             return item
         case .relativeTime, .timeSince, .timeUntil:
             // Home Assistant's: anything but a datetime comes back as it is, and so does one on the wrong side of now.
-            guard case .datetime(let t, _) = value else { return value }
+            guard case .datetime(let epoch, let offset) = value else { return value }
+            let t = TemplateValue.instant(epoch, offset, zone: context.timeZone)
             let precision = filter == .relativeTime ? 1 : ((args.first ?? keywords["precision"])?.integer ?? 1)
             let delta = filter == .timeUntil ? t - context.now : context.now - t
             guard delta >= 0 else { return value }
@@ -209,7 +215,9 @@ enum Filters {
             // Compact, as Home Assistant's (orjson); keys sorted here, where Python keeps their order.
             return .string(value.json.jsonText)
         case .asLocal:
-            guard case .datetime(let t, _) = value else { throw EvaluationError("as_local needs a datetime, got \(value.typeName) \(value.repr)") }
+            guard case .datetime(let epoch, let offset) = value else { throw EvaluationError("as_local needs a datetime, got \(value.typeName) \(value.repr)") }
+            // A naive datetime is taken to be local time, as Home Assistant's as_local does.
+            let t = TemplateValue.instant(epoch, offset, zone: context.timeZone)
             return .datetime(t, offset: context.timeZone.secondsFromGMT(at: t))
         case .iif:
             // Home Assistant's iif(value, if_true=True, if_false=False, if_none): Python truthiness.
@@ -291,6 +299,74 @@ enum Filters {
                 out.append(item)
             }
             return .list(out)
+        case .regexMatch, .regexSearch:
+            let pattern = args.first ?? keywords["find"] ?? .string("")
+            let ignoreCase = (args.count > 1 ? args[1] : keywords["ignorecase"])?.isTruthy ?? false
+            return .bool(filter == .regexMatch ? try RegularExpressions.match(value, pattern, ignoreCase: ignoreCase)
+                                               : try RegularExpressions.search(value, pattern, ignoreCase: ignoreCase))
+        case .regexReplace:
+            let pattern = args.first ?? keywords["find"] ?? .string("")
+            let replacement = (args.count > 1 ? args[1] : keywords["replace"]) ?? .string("")
+            let ignoreCase = (args.count > 2 ? args[2] : keywords["ignorecase"])?.isTruthy ?? false
+            return .string(try RegularExpressions.replace(value, pattern, with: replacement, ignoreCase: ignoreCase))
+        case .regexFindall, .regexFindallIndex:
+            let pattern = args.first ?? keywords["find"] ?? .string("")
+            let indexed = filter == .regexFindallIndex
+            let ignoreCase = (args.count > (indexed ? 2 : 1) ? args[indexed ? 2 : 1] : keywords["ignorecase"])?.isTruthy ?? false
+            let found = try RegularExpressions.findAll(value, pattern, ignoreCase: ignoreCase)
+            guard indexed else { return .list(found) }
+            let index = (args.count > 1 ? args[1] : keywords["index"])?.integer ?? 0
+            let position = index < 0 ? found.count + index : index
+            guard found.indices.contains(position) else { throw EvaluationError("regex_findall_index: list index \(index) out of range (\(found.count) found)") }
+            return found[position]
+        case .slugify:
+            return .string(try Slug.make(value, separator: (args.first ?? keywords["separator"])?.text ?? "_"))
+        case .batch:
+            return try Grouping.batch(try TemplateRenderer.iterate(value), args, keywords)
+        case .groupby:
+            return try Grouping.groupBy(try TemplateRenderer.iterate(value), args, keywords)
+        case .dictsort:
+            return try Grouping.dictSort(value, args, keywords)
+        case .reverse:
+            return try Grouping.reverse(value)
+        case .flatten:
+            return try Grouping.flatten(value, levels: (args.first ?? keywords["levels"])?.integer)
+        case .indent:
+            return .string(try Self.indent(value.text, args, keywords))
+        case .multiply, .add:
+            // Home Assistant's: float(value) times / plus the amount.
+            guard let amount = args.first ?? keywords["amount"] else { throw EvaluationError("\(filter.rawValue) needs an amount") }
+            let fallback = args.count > 1 ? args[1] : keywords["default"]
+            guard let d = Conversions.float(value), !amount.isText else {
+                if let fallback { return fallback }
+                throw EvaluationError("\(filter.rawValue) got \(value.typeName) \(value.repr), which is not a number")
+            }
+            return try Arithmetic.apply(filter == .multiply ? .multiply : .add, .double(d), amount)
+        case .contains:
+            return try Arithmetic.apply(.contains, args.first ?? keywords["value"] ?? .none, value)
+        case .ordinal:
+            // Home Assistant's: 1st, 2nd, 3rd, 11th…, from the text's last digits.
+            let text = value.text
+            guard let last = text.last?.wholeNumberValue, let lastTwo = Int(String(text.suffix(2))) else {
+                throw EvaluationError("ordinal needs a whole number, got \(value.typeName) \(value.repr)")
+            }
+            let suffixes = ["th", "st", "nd", "rd", "th", "th", "th", "th", "th", "th"]
+            return .string(text + ((11...13).contains(lastTwo % 100) ? "th" : suffixes[last]))
+        case .timestampLocal, .timestampUTC:
+            // Home Assistant's: a number of seconds, as ISO 8601 in the local zone or UTC.
+            guard !value.isText, let seconds = value.number, let epoch = Timestamp.checked(seconds) else {
+                if let fallback { return fallback }
+                throw EvaluationError("\(filter.rawValue) got \(value.typeName) \(value.repr), which is not a timestamp")
+            }
+            let offset = filter == .timestampLocal ? context.timeZone.secondsFromGMT(at: epoch) : 0
+            return .string(Timestamp.iso8601(epoch, offset: offset))
+        case .asin, .acos, .atan, .atan2:
+            return try Self.trigonometry(filter, value, args, keywords)
+        case .isDefined:
+            // Fails only for an undefined value, which the evaluator reports before it gets here.
+            return value
+        case .typeof:
+            return .string(value.pythonTypeName)
         case .bool:
             switch value {
             case .bool: return value
@@ -309,6 +385,47 @@ enum Filters {
 }
 
 /// Home Assistant's "2 hours", "1 day 3 hours" (dt_util._get_timestring): the largest units first, the last rounded.
+extension Filters {
+    /// Jinja's `indent(width=4, first=False, blank=False)`: lines after the first indented, blank ones left alone.
+    static func indent(_ text: String, _ args: [TemplateValue], _ keywords: [String: TemplateValue]) throws(EvaluationError) -> String {
+        let width = args.first ?? keywords["width"] ?? .int(4)
+        let first = (args.count > 1 ? args[1] : keywords["first"])?.isTruthy ?? false
+        let blank = (args.count > 2 ? args[2] : keywords["blank"])?.isTruthy ?? false
+        let indentation: String
+        if case .string(let s) = width { indentation = s } else {
+            guard let n = width.integer else { throw EvaluationError("indent's width must be a number or text") }
+            try EvaluationLimits.checkLength(n, "indent(\(n))")
+            indentation = String(repeating: " ", count: max(0, n))
+        }
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let body = lines.enumerated().map { i, line in
+            (i == 0 && !first) || (line.isEmpty && !blank) ? line : indentation + line
+        }
+        let out = body.joined(separator: "\n")
+        try EvaluationLimits.checkLength(out.count, "indent")
+        return out
+    }
+
+    /// `asin`, `acos`, `atan`, `atan2` as Home Assistant's: the default for what is not a number or outside the domain.
+    static func trigonometry(_ filter: Filter, _ value: TemplateValue, _ args: [TemplateValue],
+                             _ keywords: [String: TemplateValue]) throws(EvaluationError) -> TemplateValue {
+        let fallback = keywords["default"] ?? (filter == .atan2 ? (args.count > 1 ? args[1] : nil) : args.first)
+        func fail() throws(EvaluationError) -> TemplateValue {
+            if let fallback { return fallback }
+            throw EvaluationError("\(filter.rawValue) got \(value.typeName) \(value.repr): not a number or outside its domain")
+        }
+        guard let d = Conversions.float(value) else { return try fail() }
+        switch filter {
+        case .asin: guard (-1...1).contains(d) else { return try fail() }; return .double(Glibc.asin(d))
+        case .acos: guard (-1...1).contains(d) else { return try fail() }; return .double(Glibc.acos(d))
+        case .atan: return .double(Glibc.atan(d))
+        default:
+            guard let x = args.first.flatMap(Conversions.float) else { return try fail() }
+            return .double(Glibc.atan2(d, x))
+        }
+    }
+}
+
 enum TimeText {
     static let units: [(name: String, seconds: Int)] = [("year", 365 * 86_400), ("month", 30 * 86_400), ("day", 86_400),
                                                         ("hour", 3600), ("minute", 60), ("second", 1)]
@@ -375,7 +492,13 @@ enum Sequences {
     }
 
     /// The tests that take a value, usable after `is` too.
-    static let testsTakingAValue: Set<String> = ["eq", "equalto", "ne", "lt", "le", "gt", "ge", "greaterthan", "lessthan", "in", "divisibleby"]
+    static let testsTakingAValue: Set<String> = ["eq", "equalto", "ne", "lt", "le", "gt", "ge", "greaterthan", "lessthan", "in", "divisibleby",
+                                                 "match", "search", "contains", "sameas"]
+    /// Jinja's and Home Assistant's tests of the value alone, beyond `TestKind`'s.
+    static let testsOfTheValue: Set<String> = ["datetime", "list", "is_number", "boolean", "integer", "float", "mapping", "sequence",
+                                               "iterable", "lower", "upper", "string_like", "true", "false"]
+    /// Home Assistant's tests of an entity, its id the value: `'light.x' is is_state('on')`.
+    static let entityTests: Set<String> = ["is_state", "is_state_attr", "has_value"]
 
     /// A Jinja test by name; no name tests truthiness.
     static func test(_ name: String?, _ value: TemplateValue, _ argument: TemplateValue?) throws(EvaluationError) -> Bool {
@@ -402,6 +525,22 @@ enum Sequences {
         case "gt", ">", "greaterthan": return try Arithmetic.compare(value, try other()) > 0
         case "ge", ">=": return try Arithmetic.compare(value, try other()) >= 0
         case "in": return try Arithmetic.apply(.contains, value, try other()).isTruthy
+        case "contains": return try Arithmetic.apply(.contains, try other(), value).isTruthy
+        case "sameas": return value == (try other())
+        case "match": return try RegularExpressions.match(value, try other(), ignoreCase: false)
+        case "search": return try RegularExpressions.search(value, try other(), ignoreCase: false)
+        case "datetime": if case .datetime = value { return true } else { return false }
+        case "list": if case .list = value { return true } else { return false }
+        case "mapping": if case .mapping = value { return true } else { return false }
+        case "sequence", "iterable":
+            switch value { case .list, .string, .mapping: return true; default: return false }
+        case "string_like": return value.isText
+        case "boolean": if case .bool = value { return true } else { return false }
+        case "integer": if case .int = value { return true } else { return false }
+        case "float": if case .double = value { return true } else { return false }
+        case "lower": return value.isText && value.text == value.text.lowercased()
+        case "upper": return value.isText && value.text == value.text.uppercased()
+        case "is_number": return Conversions.float(value)?.isFinite ?? false
         case "divisibleby":
             let divisor = try other()
             guard let a = value.integer, let b = divisor.integer else {
@@ -440,7 +579,7 @@ enum StrftimeFormat {
     static let months = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"]
     static let weekdays = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
 
-    static func format(_ format: String, epoch: Double, utcOffset: Int) -> String {
+    static func format(_ format: String, epoch: Double, utcOffset: Int?) -> String {
         let c = Timestamp.components(epoch)
         func pad(_ n: Int, _ w: Int = 2) -> String { let s = String(n); return String(repeating: "0", count: max(0, w - s.count)) + s }
         var out = ""
@@ -466,6 +605,7 @@ enum StrftimeFormat {
             case "j": out += pad(c.dayOfYear, 3)
             case "w": out += String((c.weekday + 1) % 7)
             case "z":
+                guard let utcOffset else { break }
                 let sign = utcOffset < 0 ? "-" : "+"
                 out += sign + pad(Swift.abs(utcOffset) / 3600) + pad(Swift.abs(utcOffset) % 3600 / 60)
             case "%": out += "%"

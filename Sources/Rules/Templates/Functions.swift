@@ -91,6 +91,23 @@ enum Functions {
             // The same as the filter of the name, its first argument the value.
             let filter = Filter(rawValue: function.rawValue)!
             return try Filters.apply(filter, try argument(0), Array(args.dropFirst()), keywords, context: context)
+        case .slugify, .asin, .acos, .atan, .atan2, .typeof, .flatten:
+            let filter = Filter(rawValue: function.rawValue)!
+            if function == .atan2, args.count <= 2, let pair = args.first?.listItems {
+                // atan2([y, x]) or atan2([y, x], default)
+                return try Filters.apply(.atan2, pair.first ?? .none, Array(pair.dropFirst()) + Array(args.dropFirst()), keywords, context: context)
+            }
+            return try Filters.apply(filter, try argument(0), Array(args.dropFirst()), keywords, context: context)
+        case .strptime:
+            let text = try argument(0), format = try argument(1)
+            if case .string(let t) = text, case .string(let f) = format, let parsed = Strptime.parse(t, f) { return parsed }
+            if let fallback = args.count > 2 ? args[2] : keywords["default"] { return fallback }
+            throw EvaluationError("strptime got invalid input \(text.repr) for the format \(format.repr)")
+        case .urlencode:
+            // Python's urlencode of a mapping, as bytes (Home Assistant returns bytes, which print as b'…').
+            guard case .mapping(let members) = try argument(0) else { throw EvaluationError("urlencode needs a mapping") }
+            let query = members.keys.sorted().map { PercentEncoding.plus($0) + "=" + PercentEncoding.plus(members[$0]!.text) }
+            return .string("b'" + query.joined(separator: "&") + "'")
         case .average, .median, .statisticalMode:
             // average([1, 2]) or average(1, 2): a list and an optional default, or the numbers themselves.
             let filter = Filter(rawValue: function.rawValue)!
@@ -127,5 +144,24 @@ extension TemplateValue {
     var listItems: [TemplateValue]? {
         if case .list(let items) = self { return items }
         return nil
+    }
+}
+
+/// Python's `quote_plus`: letters, digits and `_.-~` as they are, a space as `+`, every other byte `%XX`.
+enum PercentEncoding {
+    static func plus(_ text: String) -> String {
+        var out = ""
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "-"), UInt8(ascii: "~"):
+                out.unicodeScalars.append(Unicode.Scalar(byte))
+            case UInt8(ascii: " "): out += "+"
+            default:
+                let hex = Array("0123456789ABCDEF")
+                out += "%" + String(hex[Int(byte >> 4)]) + String(hex[Int(byte & 15)])
+            }
+        }
+        return out
     }
 }

@@ -8,13 +8,14 @@ enum Methods {
                      context: EvaluationContext) throws(EvaluationError) -> TemplateValue {
         switch (method, value) {
         case (.totalSeconds, .timedelta(let s)): return .double(s)
-        case (.timestamp, .datetime(let t, _)): return .double(t)
-        case (.isoformat, .datetime(let t, let offset)): return .string(Timestamp.iso8601(t, offset: offset))
+        case (.timestamp, .datetime(let t, let offset)): return .double(TemplateValue.instant(t, offset, zone: context.timeZone))
+        case (.isoformat, .datetime(let t, let offset)): return .string(TemplateValue.isoformat(t, offset))
         case (.strftime, .datetime(let t, let offset)):
-            // In the datetime's own zone, as Python's strftime.
-            return .string(StrftimeFormat.format(args.first?.text ?? "%Y-%m-%d %H:%M:%S", epoch: t + Double(offset), utcOffset: offset))
-        case (.weekday, .datetime(let t, let offset)): return .int(Timestamp.components(t + Double(offset)).weekday)
-        case (.isoweekday, .datetime(let t, let offset)): return .int(Timestamp.components(t + Double(offset)).weekday + 1)
+            // In the datetime's own zone, as Python's strftime (%z empty for a naive one).
+            return .string(StrftimeFormat.format(args.first?.text ?? "%Y-%m-%d %H:%M:%S", epoch: TemplateValue.wallTime(t, offset),
+                                                 utcOffset: offset == TemplateValue.naive ? nil : offset))
+        case (.weekday, .datetime(let t, let offset)): return .int(Timestamp.components(TemplateValue.wallTime(t, offset)).weekday)
+        case (.isoweekday, .datetime(let t, let offset)): return .int(Timestamp.components(TemplateValue.wallTime(t, offset)).weekday + 1)
         case (.lower, .string(let s)): return .string(s.lowercased())
         case (.upper, .string(let s)): return .string(s.uppercased())
         case (.strip, .string(let s)): return .string(s.trimmingWhitespace())

@@ -193,7 +193,7 @@ struct TemplateEvaluator {
     static func timeField(_ value: TemplateValue, _ name: String) throws(EvaluationError) -> TemplateValue? {
         switch value {
         case .datetime(let t, let offset):
-            let c = Timestamp.components(t + Double(offset))
+            let c = Timestamp.components(TemplateValue.wallTime(t, offset))
             switch name {
             case "year": return .int(c.year)
             case "month": return .int(c.month)

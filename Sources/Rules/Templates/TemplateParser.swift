@@ -95,10 +95,22 @@ struct TemplateParser {
                     if d == c { closed = true; i += 1; break }
                     if d == "\\", i + 1 < chars.count {
                         let e = chars[i + 1]
+                        // Python's escapes; an unknown one keeps its backslash ('\d' is a regular expression's \d).
                         switch e {
                         case "n": value.append("\n")
                         case "t": value.append("\t")
-                        default: value.append(e)
+                        case "r": value.append("\r")
+                        case "\\", "'", "\"": value.append(e)
+                        case "x", "u":
+                            let width = e == "x" ? 2 : 4
+                            let digits = String(chars[min(i + 2, chars.count)..<min(i + 2 + width, chars.count)])
+                            guard digits.count == width, let code = UInt32(digits, radix: 16), let scalar = Unicode.Scalar(code) else {
+                                throw SyntaxError(offset: i, message: "truncated \\\(e) escape: it needs \(width) hex digits")
+                            }
+                            value.unicodeScalars.append(scalar)
+                            i += 2 + width
+                            continue
+                        default: value.append("\\"); value.append(e)
                         }
                         i += 2
                         continue
@@ -226,6 +238,23 @@ struct TemplateParser {
                 left = .binary(.notContains, left, try concat())
             } else if acceptKeyword("is") {
                 let negated = acceptKeyword("not")
+                if case .name(let name) = current, Sequences.entityTests.contains(name) {
+                    // `'sensor.x' is is_state('on')`: the same as is_state('sensor.x', 'on').
+                    guard case .literal(.string(let id)) = left else {
+                        throw error("the test \(name) needs the entity id as a quoted literal before is, e.g. 'sensor.washer' is \(name)(…)")
+                    }
+                    advance()
+                    entityIDs.insert(id)
+                    let (arguments, keywords) = accept("(") ? try argumentList() : ([], [])
+                    let call = Self.fastForm(.call(Function(rawValue: name)!, [left] + arguments, keywords: keywords))
+                    left = negated ? .unary(.not, call) : call
+                    continue
+                }
+                if case .name(let name) = current, Sequences.testsOfTheValue.contains(name), TestKind(rawValue: name) == nil {
+                    advance()
+                    left = .namedTest(left, name, argument: nil, negated: negated)
+                    continue
+                }
                 if case .name(let name) = current, Sequences.testsTakingAValue.contains(name) {
                     advance()
                     // The value in brackets, or the next operand: `is divisibleby(3)`, `is divisibleby 3`.
@@ -236,7 +265,8 @@ struct TemplateParser {
                 }
                 guard case .name(let name) = current, let test = TestKind(rawValue: name) else {
                     throw error("unknown test \(describe(current)); supported: "
-                        + (TestKind.allCases.map(\.rawValue) + Sequences.testsTakingAValue.sorted()).joined(separator: ", "))
+                        + (TestKind.allCases.map(\.rawValue) + Sequences.testsTakingAValue.sorted() + Sequences.testsOfTheValue.sorted()
+                           + Sequences.entityTests.sorted()).joined(separator: ", "))
                 }
                 advance()
                 left = .test(left, test, negated: negated)

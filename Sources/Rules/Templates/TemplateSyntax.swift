@@ -88,6 +88,7 @@ enum Function: String, Sendable, CaseIterable {
     case iif, isNumber = "is_number", sqrt, log, sin, cos, tan, range, average, namespace
     case asLocal = "as_local", median, statisticalMode = "statistical_mode"
     case relativeTime = "relative_time", timeSince = "time_since", timeUntil = "time_until", todayAt = "today_at"
+    case slugify, strptime, urlencode, asin, acos, atan, atan2, typeof, flatten
 
     var readsEntity: Bool {
         switch self {
@@ -106,6 +107,11 @@ enum Filter: String, Sendable, CaseIterable {
     case median, statisticalMode = "statistical_mode", ord, base64Encode = "base64_encode", base64Decode = "base64_decode"
     case truncate, center, wordcount, map, select, reject, selectattr, rejectattr
     case relativeTime = "relative_time", timeSince = "time_since", timeUntil = "time_until", todayAt = "today_at"
+    case regexMatch = "regex_match", regexSearch = "regex_search", regexReplace = "regex_replace"
+    case regexFindall = "regex_findall", regexFindallIndex = "regex_findall_index", slugify
+    case batch, groupby, dictsort, reverse, flatten, indent, multiply, add, contains, ordinal
+    case timestampLocal = "timestamp_local", timestampUTC = "timestamp_utc", asin, acos, atan, atan2
+    case isDefined = "is_defined", typeof
 }
 
 /// Methods of values that Home Assistant templates commonly call.

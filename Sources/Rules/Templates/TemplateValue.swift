@@ -10,6 +10,8 @@ public enum TemplateValue: Sendable, Equatable {
     case string(String)
     /// A point in time, seconds since 1970, with the UTC offset it is shown in: 0 for Home Assistant's UTC times
     /// (`as_datetime`, `last_changed`), the local zone's for `now()` and `as_local`. Python compares them by instant.
+    /// With the offset `TemplateValue.naive` it is a wall time without a zone (`strptime` without `%z`), its seconds
+    /// that wall time read as UTC.
     case datetime(Double, offset: Int = 0)
     /// A duration in seconds.
     case timedelta(Double)
@@ -73,7 +75,7 @@ public enum TemplateValue: Sendable, Equatable {
         case .int(let i): return String(i)
         case .double(let d): return TemplateValue.pythonFloat(d)
         case .string(let s): return s
-        case .datetime(let epoch, let offset): return Timestamp.iso8601(epoch, offset: offset, separator: " ")
+        case .datetime(let epoch, let offset): return TemplateValue.isoformat(epoch, offset, separator: " ")
         case .timedelta(let seconds): return TemplateValue.durationText(seconds)
         case .list(let items): return "[" + items.map(\.repr).joined(separator: ", ") + "]"
         case .mapping(let m): return "{" + m.keys.sorted().map { "'\($0)': \(m[$0]!.repr)" }.joined(separator: ", ") + "}"
@@ -99,6 +101,21 @@ public enum TemplateValue: Sendable, Equatable {
         }
     }
 
+    /// Python's name for the type, as Home Assistant's `typeof` gives it.
+    var pythonTypeName: String {
+        switch self {
+        case .none: return "NoneType"
+        case .bool: return "bool"
+        case .int: return "int"
+        case .double: return "float"
+        case .string: return "str"
+        case .datetime: return "datetime"
+        case .timedelta: return "timedelta"
+        case .list: return "list"
+        case .mapping: return "dict"
+        }
+    }
+
     /// The JSON a payload field receives.
     public var json: JSONValue {
         switch self {
@@ -107,11 +124,29 @@ public enum TemplateValue: Sendable, Equatable {
         case .int(let i): return .int(i)
         case .double(let d): return .double(d)
         case .string(let s): return .string(s)
-        case .datetime(let epoch, let offset): return .string(Timestamp.iso8601(epoch, offset: offset))  // ISO 8601, as formatters and backends read it
+        case .datetime(let epoch, let offset): return .string(TemplateValue.isoformat(epoch, offset))  // ISO 8601, as formatters and backends read it
         case .timedelta: return .string(text)
         case .list(let l): return .array(l.map(\.json))
         case .mapping(let m): return .object(m.mapValues(\.json))
         }
+    }
+
+    /// The offset of a naive datetime: Python's datetime without tzinfo.
+    static let naive = Int.min
+
+    /// A datetime's wall-clock seconds, from which its fields (hour, day…) are read.
+    static func wallTime(_ epoch: Double, _ offset: Int) -> Double { offset == naive ? epoch : epoch + Double(offset) }
+
+    /// The instant a datetime stands for; a naive one is read in the local zone, as Python's `timestamp()` does.
+    static func instant(_ epoch: Double, _ offset: Int, zone: LocalTimeZone) -> Double {
+        guard offset == naive else { return epoch }
+        return epoch - Double(zone.secondsFromGMT(at: epoch - Double(zone.secondsFromGMT(at: epoch))))
+    }
+
+    /// Python's isoformat(): the offset last, none for a naive datetime.
+    static func isoformat(_ epoch: Double, _ offset: Int, separator: String = "T") -> String {
+        guard offset == naive else { return Timestamp.iso8601(epoch, offset: offset, separator: separator) }
+        return String(Timestamp.iso8601(epoch, offset: 0, separator: separator).dropLast(6))
     }
 
     static func pythonFloat(_ d: Double) -> String {

@@ -1,0 +1,99 @@
+/// Jinja's filters that regroup a sequence: `batch`, `groupby`, `dictsort`, `reverse`, and Home Assistant's `flatten`.
+///
+/// Jinja's groups and pairs are tuples; here they are lists (printed `[…]` where Python prints `(…)`), and a group
+/// answers `.grouper` and `.list` as Jinja's does.
+enum Grouping {
+    /// `batch(n, fill_with=None)`: lists of n items, the last filled up when `fill_with` is given.
+    static func batch(_ items: [TemplateValue], _ args: [TemplateValue], _ keywords: [String: TemplateValue]) throws(EvaluationError) -> TemplateValue {
+        guard let size = (args.first ?? keywords["linecount"])?.integer, size > 0 else {
+            throw EvaluationError("batch needs a positive number of items per batch")
+        }
+        let fill = args.count > 1 ? args[1] : keywords["fill_with"]
+        var batches: [TemplateValue] = []
+        var start = 0
+        while start < items.count {
+            var batch = Array(items[start..<min(start + size, items.count)])
+            if let fill, batch.count < size { batch += Array(repeating: fill, count: size - batch.count) }
+            batches.append(.list(batch))
+            start += size
+        }
+        return .list(batches)
+    }
+
+    /// `groupby('attribute', default=None, case_sensitive=False)`: groups sorted by their key, each `[key, items]`.
+    static func groupBy(_ items: [TemplateValue], _ args: [TemplateValue], _ keywords: [String: TemplateValue]) throws(EvaluationError) -> TemplateValue {
+        guard let attribute = (args.first ?? keywords["attribute"]) else { throw EvaluationError("groupby needs an attribute name") }
+        let fallback = args.count > 1 ? args[1] : keywords["default"]
+        let caseSensitive = (args.count > 2 ? args[2] : keywords["case_sensitive"])?.isTruthy ?? false
+        var keyed: [(key: TemplateValue, sortKey: TemplateValue, item: TemplateValue)] = []
+        for item in items {
+            let key: TemplateValue
+            if case .int(let i) = attribute, case .list(let fields) = item, fields.indices.contains(i) { key = fields[i] }
+            else if let found = try Sequences.attribute(item, attribute.text) { key = found }
+            else if let fallback { key = fallback }
+            else { throw EvaluationError("groupby: \(item.typeName) \(item.repr) has no attribute \(attribute.repr)") }
+            let sortKey: TemplateValue = if case .string(let s) = key, !caseSensitive { .string(s.lowercased()) } else { key }
+            keyed.append((key, sortKey, item))
+        }
+        for (a, b) in zip(keyed, keyed.dropFirst()) { _ = try Arithmetic.compare(a.sortKey, b.sortKey) }
+        let sorted = keyed.enumerated().sorted { a, b in
+            let order = (try? Arithmetic.compare(a.element.sortKey, b.element.sortKey)) ?? 0
+            return order == 0 ? a.offset < b.offset : order < 0
+        }.map(\.element)
+        var groups: [TemplateValue] = []
+        var index = 0
+        while index < sorted.count {
+            let first = sorted[index]
+            var members: [TemplateValue] = []
+            while index < sorted.count, Arithmetic.equal(sorted[index].sortKey, first.sortKey) {
+                members.append(sorted[index].item)
+                index += 1
+            }
+            groups.append(.list([first.key, .list(members)]))
+        }
+        return .list(groups)
+    }
+
+    /// `dictsort(case_sensitive=False, by='key', reverse=False)`: a mapping's pairs, sorted.
+    static func dictSort(_ value: TemplateValue, _ args: [TemplateValue], _ keywords: [String: TemplateValue]) throws(EvaluationError) -> TemplateValue {
+        guard case .mapping(let members) = value else { throw EvaluationError("dictsort needs a mapping, got \(value.typeName)") }
+        let caseSensitive = (args.first ?? keywords["case_sensitive"])?.isTruthy ?? false
+        let byValue = (args.count > 1 ? args[1] : keywords["by"])?.text == "value"
+        let reverse = (args.count > 2 ? args[2] : keywords["reverse"])?.isTruthy ?? false
+        let pairs = members.keys.sorted().map { (key: $0, value: members[$0]!) }
+        func sortKey(_ pair: (key: String, value: TemplateValue)) -> TemplateValue {
+            let v: TemplateValue = byValue ? pair.value : .string(pair.key)
+            if case .string(let s) = v, !caseSensitive { return .string(s.lowercased()) }
+            return v
+        }
+        for (a, b) in zip(pairs, pairs.dropFirst()) { _ = try Arithmetic.compare(sortKey(a), sortKey(b)) }
+        let sorted = pairs.enumerated().sorted { a, b in
+            let order = (try? Arithmetic.compare(sortKey(a.element), sortKey(b.element))) ?? 0
+            return order == 0 ? a.offset < b.offset : (order < 0) != reverse
+        }
+        return .list(sorted.map { .list([.string($0.element.key), $0.element.value]) })
+    }
+
+    /// `reverse`: text backwards, a list in reverse order.
+    static func reverse(_ value: TemplateValue) throws(EvaluationError) -> TemplateValue {
+        switch value {
+        case .string(let s): return .string(String(s.reversed()))
+        case .list(let items): return .list(items.reversed())
+        default: throw EvaluationError("reverse of \(value.typeName) \(value.repr): it is not a sequence")
+        }
+    }
+
+    /// Home Assistant's `flatten(levels=None)`: nested lists made one.
+    static func flatten(_ value: TemplateValue, levels: Int?) throws(EvaluationError) -> TemplateValue {
+        guard case .list(let items) = value else { throw EvaluationError("flatten needs a list, got \(value.typeName)") }
+        var out: [TemplateValue] = []
+        for item in items {
+            if case .list = item, levels.map({ $0 > 0 }) ?? true {
+                out += try flatten(item, levels: levels.map { $0 - 1 }).listItems ?? []
+            } else {
+                out.append(item)
+            }
+        }
+        return .list(out)
+    }
+}
