@@ -12,15 +12,20 @@ public struct EntityStore: Sendable {
     private var names = SharedNames()
     /// Once `share` has named them, the only entities kept: a server that sends others (a bug, or a hostile one
     /// sending a hundred thousand) costs a skip each, not memory.
-    private var watched: Set<String>?
+    private var watched: EntitySelection?
 
     public init() {}
 
     /// The ids the rules watch, sorted: only these are kept from now on, and they keep the rules' instance of their id.
     public mutating func share(entityIDs sorted: [String]) {
-        names.share(entityIDs: sorted)
-        watched = Set(sorted)
-        if let watched { states = states.filter { watched.contains($0.key) } }
+        share(EntitySelection(entityIDs: sorted))
+    }
+
+    /// What the rules watch: only these entities are kept from now on; named ids keep the rules' instance of the id.
+    public mutating func share(_ selection: EntitySelection) {
+        names.share(entityIDs: selection.entityIDs)
+        watched = selection
+        states = states.filter { selection.contains($0.key) }
     }
 
     private func isWatched(_ id: String) -> Bool { watched?.contains(id) ?? true }
@@ -45,7 +50,7 @@ public struct EntityStore: Sendable {
     }
 
     /// Replaces everything with the entities of `get_states` that are in `watched`.
-    public mutating func replace(withFullStates fullStates: [JSONValue], keeping watched: Set<String>) -> [EntityChange] {
+    public mutating func replace(withFullStates fullStates: [JSONValue], keeping watched: EntitySelection) -> [EntityChange] {
         var fresh: [String: EntityState] = [:]
         for fullState in fullStates {
             guard let id = fullState["entity_id"]?.stringValue, watched.contains(id) else { continue }

@@ -45,9 +45,9 @@ public final class HomeAssistantConnection: @unchecked Sendable {
     private var inFlight: [Int: Request] = [:]
     private var queued: [Request] = []
     private var store = EntityStore()
-    /// Sorted. The store keeps these instances of the ids rather than its own copies.
-    private var entityFilter: [String]? {
-        didSet { store.share(entityIDs: entityFilter ?? []) }
+    /// What to keep (nil: nothing). The store keeps these instances of the ids rather than its own copies.
+    private var entityFilter: EntitySelection? {
+        didSet { store.share(entityFilter ?? .nothing) }
     }
     private var entitySubscriptionID: Int?
     private var awaitingSnapshot = false
@@ -84,9 +84,14 @@ public final class HomeAssistantConnection: @unchecked Sendable {
 
     /// Starts connecting. `entityIDs` are the entities to keep (nil: none, only events and commands).
     public func start(entityIDs: [String]?) {
+        start(selection: entityIDs.map { EntitySelection(entityIDs: $0) })
+    }
+
+    /// Starts connecting, keeping the entities `selection` names (nil: none, only events and commands).
+    public func start(selection: EntitySelection?) {
         loop.perform { [self] in
             guard phase == .idle else { return }
-            entityFilter = entityIDs.map { Array(Set($0)).sorted() }
+            entityFilter = selection
             connect()
         }
     }
@@ -127,8 +132,12 @@ public final class HomeAssistantConnection: @unchecked Sendable {
 
     /// Changes the set of entities kept; re-subscribes if connected.
     public func setEntities(_ entityIDs: [String]) {
+        setSelection(EntitySelection(entityIDs: entityIDs))
+    }
+
+    /// Changes what is kept; re-subscribes if connected.
+    public func setSelection(_ filter: EntitySelection) {
         loop.perform { [self] in
-            let filter = Array(Set(entityIDs)).sorted()
             guard filter != entityFilter else { return }
             entityFilter = filter
             guard phase == .ready || phase == .subscribing else { return }
@@ -414,7 +423,11 @@ public final class HomeAssistantConnection: @unchecked Sendable {
         awaitingSnapshot = true
         let expected = generation
         // Registered before the command goes out: the result and the snapshot can arrive in one frame.
-        entitySubscriptionID = sendNow(["type": "subscribe_entities", "entity_ids": .array(filter.map(JSONValue.string))]) {
+        // Home Assistant filters by id only: for a domain a template iterates, every entity comes and the store
+        // keeps the selected ones.
+        let command: [String: JSONValue] = filter.needsEveryEntity ? ["type": "subscribe_entities"]
+            : ["type": "subscribe_entities", "entity_ids": .array(filter.entityIDs.map(JSONValue.string))]
+        entitySubscriptionID = sendNow(command) {
             [self] result in
             guard generation == expected, case .failure(let error) = result else { return }
             emit(.warning("subscribe_entities failed: \(error)"))
@@ -424,8 +437,7 @@ public final class HomeAssistantConnection: @unchecked Sendable {
 
     /// The fallback: subscribe to state_changed first (so nothing falls between), then take `get_states` as the snapshot.
     /// Events before the snapshot are dropped: the snapshot already holds their outcome.
-    private func followStateChanged(_ filter: [String]) {
-        let watched = Set(filter)
+    private func followStateChanged(_ watched: EntitySelection) {
         let expected = generation
         stateChangedFilter = watched
         awaitingSnapshot = true
@@ -447,7 +459,7 @@ public final class HomeAssistantConnection: @unchecked Sendable {
         }
     }
 
-    private var stateChangedFilter: Set<String> = []
+    private var stateChangedFilter = EntitySelection.nothing
 
     /// One state_changed event: a watched entity's new state, or its removal.
     private func stateChangedEvent(_ event: JSONText) {
@@ -550,7 +562,7 @@ public final class HomeAssistantConnection: @unchecked Sendable {
     /// did-you-mean from Home Assistant's own ids. `subscribe_entities` gives only the entities asked for, so their
     /// ids are fetched (get_states) only when something is missing.
     private func findMissingEntities(knownIDs: [String]?) {
-        let missing = (entityFilter ?? []).filter { store[$0] == nil }
+        let missing = (entityFilter?.entityIDs ?? []).filter { store[$0] == nil }
         guard !missing.isEmpty else { setMissing([]); return }
         if let knownIDs {
             setMissing(missing.map { MissingEntity(entityID: $0, suggestion: Suggestion.closest(to: $0, in: knownIDs)) })

@@ -4,7 +4,7 @@ import JSON
 /// known to be one of the watched entities, since most of these events are for entities no rule reads.
 enum StateChangedEvent {
     /// The watched entity and its new state (`.null` when it was removed); nil for any other entity.
-    static func read(_ event: JSONText, watching watched: Set<String>) throws -> (entityID: String, newState: JSONValue)? {
+    static func read(_ event: JSONText, watching watched: EntitySelection) throws -> (entityID: String, newState: JSONValue)? {
         try event.read { reader in
             guard reader.nextKind == .object else { try reader.skipValue(); return nil }
             var found: (entityID: String, newState: JSONValue)?

@@ -199,7 +199,7 @@ public actor LiveBridgeService {
         }
         defer { eventTask.cancel() }
         if let port = statusPort { logger.info("status listener", ["url": "http://\(engine.rules.status!.host):\(port)/healthz"]) }
-        connection.start(entityIDs: entities)
+        connection.start(selection: engine.rules.reads)
         var evaluatedAll = false
         while let batch = await connection.changes.next() {
             guard !stopping else { break }
@@ -290,9 +290,8 @@ public actor LiveBridgeService {
                 await dispatcher.replaceBackends(Self.makeBackends(changed, dryRun: options.dryRun, connection: connection, logger: logger))
                 logger.info("backends changed", ["backends": changed.map(\.name).sorted().joined(separator: ",")])
             }
-            let before = Set(old.entityIDs)
             let result = engine.reload(rules, now: Date().timeIntervalSince1970)
-            if Set(rules.entityIDs) != before { connection.setEntities(rules.entityIDs.sorted()) }
+            if rules.reads != old.reads { connection.setSelection(rules.reads) }
             logger.info("reloaded", ["activities": String(rules.activities.count)])
             await dispatch(result)
         }

@@ -2,25 +2,38 @@ import Rules
 
 /// Which activities read each entity, by entity id. Nearly every entity has one reader, so that one is kept inline, as
 /// a position in the rules' activities, and only entities several activities read get a list: a list (or an id) per
-/// entity would cost more than the index itself.
+/// entity would cost more than the index itself. Rules that iterate a domain (`states.light`) or read every entity
+/// (`expand`, `states`) are kept apart, by domain and in one list.
 struct ReaderIndex: Sendable {
     private let activityIDs: [String]
     private var first: [String: Int32] = [:]
     private var others: [String: [Int32]] = [:]
+    private var byDomain: [String: [Int32]] = [:]
+    private var ofEverything: [Int32] = []
 
     init(_ activities: [ActivityRule]) {
         activityIDs = activities.map(\.id)
         for (position, rule) in zip(Int32(0)..., activities) {
-            for entity in rule.entityIDs {
+            let reads = rule.reads
+            if reads.everything { ofEverything.append(position); continue }
+            for domain in reads.domains { byDomain[domain, default: []].append(position) }
+            for entity in reads.entityIDs {
                 if first[entity] == nil { first[entity] = position } else { others[entity, default: []].append(position) }
             }
         }
     }
 
-    /// Calls `body` with the id of each activity that reads `entity`, in rule order.
+    /// Calls `body` with the id of each activity that reads `entity`, once each: those naming it in rule order, then
+    /// those iterating its domain, then those reading everything.
     func forEachReader(of entity: String, _ body: (String) -> Void) {
-        guard let first = first[entity] else { return }
-        body(activityIDs[Int(first)])
-        for position in others[entity] ?? [] { body(activityIDs[Int(position)]) }
+        var named: [Int32] = []
+        if let first = first[entity] {
+            named = [first] + (others[entity] ?? [])
+            for position in named { body(activityIDs[Int(position)]) }
+        }
+        if !byDomain.isEmpty, let dot = entity.firstIndex(of: "."), let readers = byDomain[String(entity[..<dot])] {
+            for position in readers where !named.contains(position) { body(activityIDs[Int(position)]) }
+        }
+        for position in ofEverything { body(activityIDs[Int(position)]) }
     }
 }

@@ -42,6 +42,26 @@ struct ConnectionTests {
         await connection.stop()
     }
 
+    @Test func aDomainSelectionSubscribesToEveryEntityAndKeepsTheDomain() async throws {
+        let simulator = try HomeAssistantSimulator(token: simulatorToken)
+        defer { simulator.stop() }
+        await simulator.setState("light.kitchen", "on")
+        await simulator.setState("sensor.other", "1")
+        let log = EventLog()
+        let connection = try makeConnection(to: simulator, log: log)
+        connection.start(selection: EntitySelection(entityIDs: ["sensor.washer"], domains: ["light"]))
+        let first = await collect(from: connection.changes) { $0["light.kitchen"] != nil }
+        #expect(first?["sensor.other"] == nil)
+        #expect(simulator.record.commands(ofType: "subscribe_entities").first?.message["entity_ids"] == nil)
+        // A light that appears later is a member of the domain too.
+        await simulator.setState("sensor.other", "2")
+        await simulator.setState("light.porch", "on")
+        let next = await collect(from: connection.changes) { $0["light.porch"] != nil }
+        #expect(next?.state("light.porch") == "on")
+        #expect(next?["sensor.other"] == nil)
+        await connection.stop()
+    }
+
     @Test func authInvalidIsFinalAndNeverRetried() async throws {
         let simulator = try HomeAssistantSimulator(token: simulatorToken)
         defer { simulator.stop() }

@@ -24,6 +24,20 @@ struct EntityStoreTests {
         #expect(timer.contextID == "01CTX")
     }
 
+    @Test func aDomainSelectionKeepsItsMembersAndTheNamedIDsOnly() throws {
+        var store = EntityStore()
+        store.share(EntitySelection(entityIDs: ["timer.laundry"], domains: ["light"]))
+        let event = try JSONParser.parse("""
+            {"a":{"light.kitchen":{"s":"on","a":{},"c":"1","lc":1795343000.0},"light.hall":{"s":"off","a":{},"c":"2","lc":1795343000.0},
+                  "timer.laundry":{"s":"idle","a":{},"c":"3","lc":1795343000.0},"sensor.other":{"s":"1","a":{},"c":"4","lc":1795343000.0},
+                  "lightning.x":{"s":"1","a":{},"c":"5","lc":1795343000.0}}}
+            """)
+        let changes = store.replace(withSnapshot: event)
+        #expect(changes.map(\.entityID) == ["light.hall", "light.kitchen", "timer.laundry"])
+        let added = store.apply(try JSONParser.parse(#"{"a":{"light.porch":{"s":"on","a":{},"c":"6","lc":1795343100.0},"switch.x":{"s":"on","a":{},"c":"7","lc":1795343100.0}}}"#))
+        #expect(added.map(\.entityID) == ["light.porch"])
+    }
+
     @Test func aDiffSetsStateAddsAndRemovesAttributes() throws {
         var store = EntityStore()
         _ = store.replace(withSnapshot: snapshot)

@@ -30,7 +30,7 @@ struct SharedNamesTests {
         var store = EntityStore()
         store.share(entityIDs: watched)
         _ = store.replace(withFullStates: [["entity_id": .string(String("input_number.washer_progress")), "state": "1"]],
-                          keeping: Set(watched))
+                          keeping: EntitySelection(entityIDs: watched))
         _ = store.set(String("sensor.dryer_remaining_time"), fullState: ["state": "3"])
         #expect(storage(try #require(store["input_number.washer_progress"]).entityID) == storage(watched[0]))
         #expect(storage(try #require(store["sensor.dryer_remaining_time"]).entityID) == storage(watched[1]))

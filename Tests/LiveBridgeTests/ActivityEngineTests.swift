@@ -63,6 +63,35 @@ struct ActivityEngineTests {
 
     /// The reader index keeps an entity's first reader inline and the others in a list: all come back, in rule order,
     /// each once however many of its entities a batch changes.
+    @Test func aChangeInAnIteratedDomainOrAnExpandedGroupTouchesItsReaders() throws {
+        let rules = try load("""
+            backends:
+              aivi: { type: aivi, token: t }
+            activities:
+              lights:
+                active_when: "{{ states.light | selectattr('state', 'eq', 'on') | list | count > 0 }}"
+                template: generic
+                progress: 0.5
+                state: "{{ states.light | selectattr('state', 'eq', 'on') | map(attribute='name') | join(', ') }}"
+              downstairs:
+                active_when: "{{ expand('group.downstairs') | selectattr('state', 'eq', 'on') | list | count > 0 }}"
+                template: generic
+                progress: 0.5
+              washer:
+                active_when: "{{ is_state('sensor.washer', 'running') }}"
+                template: generic
+                progress: 0.5
+                state: "{{ states('light.kitchen') }}"
+            """)
+        var engine = ActivityEngine(rules: rules)
+        #expect(rules.reads.needsEveryEntity)
+        #expect(engine.apply([state("light.kitchen", "on")]) == ["washer", "lights", "downstairs"])
+        #expect(engine.apply([state("light.porch", "on")]) == ["lights", "downstairs"])
+        #expect(engine.apply([state("switch.fan", "on")]) == ["downstairs"])
+        let commands = engine.evaluate(ids: ["lights"], now: 0).commands
+        #expect(summary(commands) == ["lights start ONGOING 0.5"])
+    }
+
     @Test func anEntitySeveralActivitiesReadTouchesEachOnceInRuleOrder() throws {
         let shared = """
             backends:

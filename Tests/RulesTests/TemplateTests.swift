@@ -88,6 +88,17 @@ struct TemplateTests {
         #expect(try Template("Fixed").isConstant)
     }
 
+    @Test func domainsAndEveryEntityReadsAreFoundAtLoad() throws {
+        let lights = try Template("{{ states.light | selectattr('state', 'eq', 'on') | list | count }} {{ states.sensor.washer.state }}")
+        #expect(lights.domains == ["light"])
+        #expect(lights.entityIDs == ["sensor.washer"])
+        #expect(!lights.readsEveryEntity)
+        #expect(lights.reads.contains("light.kitchen") && lights.reads.contains("sensor.washer") && !lights.reads.contains("sensor.dryer"))
+        #expect(try Template("{{ expand('group.downstairs') | count }}").readsEveryEntity)
+        #expect(try Template("{{ states | count }}").readsEveryEntity)
+        #expect(try !Template("{{ states('sensor.a') }}").readsEveryEntity)
+    }
+
     @Test(arguments: [
         ("{{ states('sensor.offline') | float }}", "float got string 'unavailable', which is not a number, and no default"),
         ("{{ 1 / 0 }}", "division by zero"),

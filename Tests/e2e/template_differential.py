@@ -86,6 +86,7 @@ async def run(session, ha, token, livebridge, work, ws_call, log):
 
 
 def _portable(states):
-    """The states of the corpus only, as Home Assistant gave them."""
-    wanted = set(load_corpus()["states"])
-    return sorted((s for s in states if s["entity_id"] in wanted), key=lambda s: s["entity_id"])
+    """The states of the corpus's domains, as Home Assistant gave them: whole domains, so that templates iterating
+    one (`states.input_boolean`) see offline what they saw in Home Assistant."""
+    domains = {entity_id.split(".")[0] for entity_id in load_corpus()["states"]}
+    return sorted((s for s in states if s["entity_id"].split(".")[0] in domains), key=lambda s: s["entity_id"])

@@ -30,4 +30,12 @@ public struct ActivityRule: Sendable {
         if let status { ids.formUnion(status.entityIDs) }
         return ids
     }
+
+    /// Every entity, domain (`states.light`) or all (`expand`) the rule's templates read.
+    public var reads: EntitySelection {
+        var selection = activeWhen.reads.union(fields.reads)
+        if let onEnd { selection = selection.union(onEnd.reads) }
+        if let status { selection = selection.union(status.reads) }
+        return selection
+    }
 }

@@ -80,4 +80,7 @@ public struct RulesFile: Sendable {
 
     /// Every entity any rule reads: exactly what the connection subscribes to.
     public var entityIDs: Set<String> { activities.reduce(into: []) { $0.formUnion($1.entityIDs) } }
+
+    /// The same with the domains and the every-entity reads: what the connection keeps.
+    public var reads: EntitySelection { activities.reduce(EntitySelection.nothing) { $0.union($1.reads) } }
 }

@@ -1,3 +1,4 @@
+import HomeAssistant
 import JSON
 import LiveActivity
 
@@ -49,6 +50,11 @@ indirect enum FieldTree: Sendable {
         case .object(let fields): return fields.reduce(into: []) { $0.formUnion($1.1.entityIDs) }
         case .list(let items): return items.reduce(into: []) { $0.formUnion($1.entityIDs) }
         }
+    }
+
+    /// Everything the templates read.
+    var reads: EntitySelection {
+        templates.reduce(EntitySelection.nothing) { $0.union($1.reads) }
     }
 
     /// Evaluates every template; a failing one is left out and its reason reported with its path.

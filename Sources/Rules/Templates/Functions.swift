@@ -116,6 +116,8 @@ enum Functions {
             }
             guard args.count > 1 else { throw EvaluationError("\(function.rawValue) needs a list or at least two values") }
             return try Filters.apply(filter, .list(args), [], keywords, context: context)
+        case .expand:
+            return .list(Self.expand(args, states: context.states))
         case .namespace:
             // A namespace is a mapping whose attributes `{% set ns.x = … %}` changes where it was made.
             return .mapping(keywords)
@@ -137,6 +139,39 @@ enum Functions {
             }
             return .list((0..<count).map { .int(start + $0 * step) })
         }
+    }
+}
+
+extension Functions {
+    /// Home Assistant's `expand(…)`: entity ids, entity objects and lists of them, groups (and any entity with an
+    /// `entity_id` list) replaced by their members, zones by their persons; each entity once, missing ones left out,
+    /// in the order Home Assistant's search finds them (it takes the last pending one first).
+    static func expand(_ args: [TemplateValue], states: [String: EntityState]) -> [TemplateValue] {
+        var search = args
+        var found: [String] = []
+        var seen: Set<String> = []
+        while let item = search.popLast() {
+            let id: String
+            switch item {
+            case .string(let s): id = s
+            case .mapping(let m): guard case .string(let s)? = m["entity_id"] else { continue }; id = s
+            case .list(let items): search += items; continue
+            default: continue
+            }
+            guard !seen.contains(id), let state = states[id] else { continue }
+            // Marked before its members are looked at, so a group that contains itself ends.
+            seen.insert(id)
+            let domain = id.prefix { $0 != "." }
+            if domain == "group" || (domain != "zone" && state.attribute("entity_id")?.arrayValue != nil) {
+                // A group (or a group platform's entity, such as a light group): its members.
+                if let members = state.attribute("entity_id")?.arrayValue { search += members.map(TemplateValue.init) }
+            } else if domain == "zone" {
+                if let persons = state.attribute("persons")?.arrayValue { search += persons.map(TemplateValue.init) }
+            } else {
+                found.append(id)
+            }
+        }
+        return found.map { TemplateEvaluator.entityObject(states[$0]!) }
     }
 }
 

@@ -1,4 +1,5 @@
 import Platform
+import HomeAssistant
 
 /// A field's text, compiled once: literal text, `{{ expression }}`s and the statements around them
 /// (`{% if %}`, `{% for %}`, `{% set %}`, `{% raw %}`), with Jinja's whitespace control (`{%-`, `-%}`) and comments.
@@ -19,6 +20,14 @@ public struct Template: Sendable {
     public let sortedEntityIDs: [String]
     /// The same, as a set.
     public var entityIDs: Set<String> { Set(sortedEntityIDs) }
+    /// Domains the template iterates (`states.light`), sorted.
+    public let domains: [String]
+    /// Whether it reads every entity (`states | …`, `expand(…)`).
+    public let readsEveryEntity: Bool
+    /// Everything it reads, for the subscription.
+    public var reads: EntitySelection {
+        EntitySelection(entityIDs: sortedEntityIDs, domains: Set(domains), everything: readsEveryEntity)
+    }
 
     /// Home Assistant strips the template's text before compiling it and the rendered text after: so does this.
     public init(_ source: String) throws(CompileError) {
@@ -29,7 +38,9 @@ public struct Template: Sendable {
         } catch {
             throw CompileError(offset: error.offset + leading, message: error.message)
         }
-        sortedEntityIDs = builder.entityIDs.sorted()
+        sortedEntityIDs = builder.reads.entityIDs.sorted()
+        domains = builder.reads.domains.sorted()
+        readsEveryEntity = builder.reads.everything
     }
 
     /// The literal text outside expressions and statements, as written.

@@ -4,7 +4,7 @@ import Platform
 /// (whitespace control, `{% raw %}`, one trailing newline dropped), parses each expression, and nests the statements.
 struct TemplateBuilder {
     let chars: [Character]
-    private(set) var entityIDs: Set<String> = []
+    private(set) var reads = TemplateParser.Reads()
     /// Names `set` and `for` have introduced so far: expressions may read them.
     private var variables: Set<String> = []
     /// Blocks open now: they nest by recursion, here and when rendering, so they are bounded as expressions are.
@@ -217,8 +217,8 @@ struct TemplateBuilder {
 
     private mutating func expression(_ source: String, at offset: Int) throws(CompileError) -> Expression {
         do {
-            let (expression, ids) = try TemplateParser.parse(source, variables: variables)
-            entityIDs.formUnion(ids)
+            let (expression, found) = try TemplateParser.parse(source, variables: variables)
+            reads.formUnion(found)
             return expression
         } catch {
             throw CompileError(offset: offset + error.offset, message: error.message)

@@ -46,7 +46,13 @@ struct TemplateEvaluator {
             return .list(values)
         case .entity(let id):
             guard let state = context.states[id] else { return .none }
-            return entityObject(state)
+            return Self.entityObject(state)
+        case .domainStates(let domain):
+            // Home Assistant iterates a domain's states sorted by entity id.
+            let prefix = domain + "."
+            return .list(context.states.keys.filter { $0.hasPrefix(prefix) }.sorted().map { Self.entityObject(context.states[$0]!) })
+        case .allStates:
+            return .list(context.states.keys.sorted().map { Self.entityObject(context.states[$0]!) })
         case .unary(let op, let operand):
             let value = try evaluate(operand)
             switch op {
@@ -219,7 +225,7 @@ struct TemplateEvaluator {
         }
     }
 
-    func entityObject(_ state: EntityState) -> TemplateValue {
+    static func entityObject(_ state: EntityState) -> TemplateValue {
         var attributes: [String: TemplateValue] = [:]
         for (key, value) in state.attributes { attributes[key] = TemplateValue(value) }
         let objectID = state.entityID.split(separator: ".").last.map(String.init) ?? state.entityID

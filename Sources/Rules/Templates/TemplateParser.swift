@@ -30,8 +30,25 @@ struct TemplateParser {
     private var variables: Set<String> = []
     /// Entity ids read by the expression, found while parsing.
     private(set) var entityIDs: Set<String> = []
+    /// Domains it iterates (`states.light`).
+    private(set) var domains: Set<String> = []
+    /// Whether it reads every entity (`states`, `expand`).
+    private(set) var readsEveryEntity = false
 
-    static func parse(_ text: String, variables: Set<String> = []) throws(SyntaxError) -> (Expression, Set<String>) {
+    /// What a template reads, found at load: what the connection subscribes to.
+    struct Reads {
+        var entityIDs: Set<String> = []
+        var domains: Set<String> = []
+        var everything = false
+
+        mutating func formUnion(_ other: Reads) {
+            entityIDs.formUnion(other.entityIDs)
+            domains.formUnion(other.domains)
+            everything = everything || other.everything
+        }
+    }
+
+    static func parse(_ text: String, variables: Set<String> = []) throws(SyntaxError) -> (Expression, Reads) {
         var parser = TemplateParser()
         parser.variables = variables
         parser.tokens = try Self.tokenize(text)
@@ -41,7 +58,7 @@ struct TemplateParser {
         guard depth <= maximumDepth else {
             throw SyntaxError(offset: 0, message: "expression is \(depth) levels deep; the limit is \(maximumDepth) (a chain such as a + b + c counts a level per operator)")
         }
-        return (expression, parser.entityIDs)
+        return (expression, Reads(entityIDs: parser.entityIDs, domains: parser.domains, everything: parser.readsEveryEntity))
     }
 
     // MARK: Tokens
@@ -460,6 +477,9 @@ struct TemplateParser {
             case "tau": return .literal(.double(2 * Double.pi))
             case "states" where current == .symbol("."):
                 return try entityObject(start: start)
+            case "states" where current != .symbol("(") && !variables.contains(name):
+                readsEveryEntity = true
+                return .allStates
             default: break
             }
             if variables.contains(name) { return .variable(name) }
@@ -470,6 +490,8 @@ struct TemplateParser {
             }
             guard accept("(") else { throw SyntaxError(offset: start, message: "\(name) is a function: call it as \(name)(…)") }
             let (arguments, keywords) = try argumentList()
+            // expand() reads groups' members, which can change: every entity is kept.
+            if function == .expand { readsEveryEntity = true }
             if function.readsEntity {
                 guard case .literal(.string(let id))? = arguments.first else {
                     throw SyntaxError(offset: start, message: "\(name)() needs the entity id as a quoted literal, e.g. \(name)('sensor.washer')")
@@ -500,11 +522,15 @@ struct TemplateParser {
         return expression
     }
 
-    /// `states.domain.object_id`.
+    /// `states.domain.object_id`, or `states.domain` alone.
     private mutating func entityObject(start: Int) throws(SyntaxError) -> Expression {
         try expect(".")
         guard case .name(let domain) = current else { throw error("expected a domain after \"states.\"") }
         advance()
+        guard current == .symbol("."), case .name = tokens[index + 1].token else {
+            domains.insert(domain)
+            return .domainStates(domain)
+        }
         try expect(".")
         guard case .name(let object) = current else { throw error("expected an object id after \"states.\(domain).\"") }
         advance()

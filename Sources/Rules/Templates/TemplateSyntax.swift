@@ -10,6 +10,10 @@ indirect enum Expression: Sendable {
     case slice(Expression, start: Expression?, stop: Expression?, step: Expression?)
     /// `states.sensor.washer`: the entity as an object with state, attributes, last_changed…
     case entity(String)
+    /// `states.sensor`: the domain's entities as objects, by entity id.
+    case domainStates(String)
+    /// `states` on its own: every entity as an object, by entity id.
+    case allStates
     case unary(UnaryOperator, Expression)
     case binary(BinaryOperator, Expression, Expression)
     case and(Expression, Expression)
@@ -39,7 +43,7 @@ extension Expression {
     /// The sub-expressions evaluated to evaluate this one.
     var children: [Expression] {
         switch self {
-        case .literal, .variable, .entity, .stateOf, .attributeOf, .isState: return []
+        case .literal, .variable, .entity, .domainStates, .allStates, .stateOf, .attributeOf, .isState: return []
         case .list(let items): return items
         case .dictionary(let pairs): return pairs.flatMap { [$0.key, $0.value] }
         case .slice(let base, let start, let stop, let step): return [base] + [start, stop, step].compactMap { $0 }
@@ -88,7 +92,7 @@ enum Function: String, Sendable, CaseIterable {
     case iif, isNumber = "is_number", sqrt, log, sin, cos, tan, range, average, namespace
     case asLocal = "as_local", median, statisticalMode = "statistical_mode"
     case relativeTime = "relative_time", timeSince = "time_since", timeUntil = "time_until", todayAt = "today_at"
-    case slugify, strptime, urlencode, asin, acos, atan, atan2, typeof, flatten
+    case slugify, strptime, urlencode, asin, acos, atan, atan2, typeof, flatten, expand
 
     var readsEntity: Bool {
         switch self {
