@@ -54,6 +54,8 @@ public final class HomeAssistantConnection: @unchecked Sendable {
     private var reportedStartupWait = false
     private var eventHandlers: [String: [UUID: AsyncStream<JSONValue>.Continuation]] = [:]
     private var eventSubscriptionIDs: [Int: String] = [:]
+    private var templateHandlers: [String: [UUID: AsyncStream<TemplateRendering>.Continuation]] = [:]
+    private var templateSubscriptionIDs: [Int: String] = [:]
     private var connectionTimers: [WebSocketEventLoop.TimerToken] = []
     private var pongTimer: WebSocketEventLoop.TimerToken?
     private var reconnectTimer: WebSocketEventLoop.TimerToken?
@@ -163,6 +165,25 @@ public final class HomeAssistantConnection: @unchecked Sendable {
         let loop = self.loop
         continuation.onTermination = { [weak self] _ in
             loop.perform { [weak self] in self?.eventHandlers[type]?[key] = nil }
+        }
+        return stream
+    }
+
+    /// Home Assistant's renderings of a template (`render_template`): the first at once, then a new one whenever
+    /// what the template reads changes; subscribed now and after every reconnect. Only the newest is kept for a
+    /// consumer that is behind.
+    public func renderings(of template: String) -> AsyncStream<TemplateRendering> {
+        let (stream, continuation) = AsyncStream.makeStream(of: TemplateRendering.self, bufferingPolicy: .bufferingNewest(1))
+        let key = UUID()
+        let accepted = loop.perform { [self] in
+            let isNew = templateHandlers[template] == nil
+            templateHandlers[template, default: [:]][key] = continuation
+            if isNew && isAuthenticated { subscribeTemplate(template) }
+        }
+        guard accepted else { continuation.finish(); return stream }
+        let loop = self.loop
+        continuation.onTermination = { [weak self] _ in
+            loop.perform { [weak self] in self?.templateHandlers[template]?[key] = nil }
         }
         return stream
     }
@@ -297,6 +318,8 @@ public final class HomeAssistantConnection: @unchecked Sendable {
         changes.finish()
         for handlers in eventHandlers.values { for continuation in handlers.values { continuation.finish() } }
         eventHandlers = [:]
+        for handlers in templateHandlers.values { for continuation in handlers.values { continuation.finish() } }
+        templateHandlers = [:]
     }
 
     private func resumeStopWaiters() {
@@ -384,6 +407,7 @@ public final class HomeAssistantConnection: @unchecked Sendable {
         sendNow(["type": "supported_features", "features": ["coalesce_messages": 1]]) { _ in }
         schedulePing()
         for type in eventHandlers.keys.sorted() { subscribeEvents(type) }
+        for template in templateHandlers.keys.sorted() { subscribeTemplate(template) }
         flushQueued()
         checkCoreState()
     }
@@ -482,6 +506,14 @@ public final class HomeAssistantConnection: @unchecked Sendable {
         eventSubscriptionIDs[id] = type
     }
 
+    private func subscribeTemplate(_ template: String) {
+        let id = sendNow(["type": "render_template", "template": .string(template), "report_errors": true]) { [self] result in
+            guard case .failure(let error) = result, error != .disconnected, error != .stopped else { return }
+            for continuation in (templateHandlers[template] ?? [:]).values { continuation.yield(TemplateRendering(refusal: error)) }
+        }
+        templateSubscriptionIDs[id] = template
+    }
+
     private func schedulePing() {
         addTimer(after: settings.pingInterval) { [self] in
             let id = sendNow(["type": "ping"]) { _ in }
@@ -519,6 +551,10 @@ public final class HomeAssistantConnection: @unchecked Sendable {
         case .event(let id, let event):
             if id == entitySubscriptionID {
                 if settings.entitySource == .stateChanged { stateChangedEvent(event) } else { entityEvent(event) }
+            } else if let template = templateSubscriptionIDs[id] {
+                guard let handlers = templateHandlers[template], let value = try? event.value(),
+                      let rendering = TemplateRendering(event: value) else { return }
+                for continuation in handlers.values { continuation.yield(rendering) }
             } else if let type = eventSubscriptionIDs[id] {
                 guard let handlers = eventHandlers[type], !handlers.isEmpty, let value = try? event.value() else { return }
                 for continuation in handlers.values { continuation.yield(value) }
@@ -647,6 +683,7 @@ extension HomeAssistantConnection: WebSocketConnectionDelegate {
         awaitingSnapshot = false
         entitySubscriptionID = nil
         eventSubscriptionIDs = [:]
+        templateSubscriptionIDs = [:]
         let failed = inFlight.values
         inFlight = [:]
         for request in failed {

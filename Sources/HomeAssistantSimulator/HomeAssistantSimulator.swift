@@ -40,6 +40,10 @@ public final class HomeAssistantSimulator: @unchecked Sendable {
     private var clients: [ObjectIdentifier: Client] = [:]
     private var contextCounter = 0
     private var serviceErrors: [String: HomeAssistantError] = [:]
+    /// What render_template gives for each template (the simulator renders nothing itself): set by the script.
+    private var renderings: [String: JSONValue] = [:]
+    /// When set, render_template is refused with this error, as for a token that may not use it.
+    private var renderTemplateError: HomeAssistantError?
 
     private final class Client {
         let connection: WebSocketConnection
@@ -49,6 +53,8 @@ public final class HomeAssistantSimulator: @unchecked Sendable {
         var lastID = 0
         var entitySubscriptions: [Int: Set<String>?] = [:]
         var eventSubscriptions: [Int: String] = [:]
+        /// render_template subscriptions: the template by subscription id.
+        var templateSubscriptions: [Int: String] = [:]
         init(connection: WebSocketConnection, number: Int) {
             self.connection = connection
             self.number = number
@@ -113,6 +119,24 @@ public final class HomeAssistantSimulator: @unchecked Sendable {
         await onLoop { sim in
             for n in 0..<count { sim.applyState("sensor.padding_\(n)", "on", attributes: ["blob": .string(blob)]) }
         }
+    }
+
+    /// Sets what render_template gives for `template` and pushes it to every subscription to it, as Home Assistant
+    /// does when what the template reads changes.
+    public func setRendering(_ template: String, _ result: JSONValue) async {
+        await onLoop { sim in
+            sim.renderings[template] = result
+            for client in sim.clients.values where client.authenticated {
+                for (id, subscribed) in client.templateSubscriptions where subscribed == template {
+                    sim.send(sim.renderingEvent(id, template), to: client)
+                }
+            }
+        }
+    }
+
+    /// Refuses render_template from now on with this error (nil: answers again).
+    public func refuseRenderTemplate(_ error: HomeAssistantError?) async {
+        await onLoop { sim in sim.renderTemplateError = error }
     }
 
     public func fireEvent(_ type: String, data: JSONValue) async {
@@ -368,10 +392,19 @@ public final class HomeAssistantSimulator: @unchecked Sendable {
         case "subscribe_events":
             client.eventSubscriptions[id] = message["event_type"]?.stringValue ?? "*"
             send(success(id, .null), to: client)
+        case "render_template":
+            if let failure = renderTemplateError {
+                send(error(id, failure.code, failure.message), to: client)
+                return
+            }
+            let template = message["template"]?.stringValue ?? ""
+            client.templateSubscriptions[id] = template
+            sendTogether([success(id, .null), renderingEvent(id, template)], to: client)
         case "unsubscribe_events":
             guard let subscription = message["subscription"]?.intValue,
                   client.eventSubscriptions.removeValue(forKey: subscription) != nil
                     || client.entitySubscriptions.removeValue(forKey: subscription) != nil
+                    || client.templateSubscriptions.removeValue(forKey: subscription) != nil
             else {
                 send(error(id, "not_found", "Subscription not found."), to: client)
                 return
@@ -388,6 +421,14 @@ public final class HomeAssistantSimulator: @unchecked Sendable {
         default:
             send(error(id, "unknown_command", "Unknown command."), to: client)
         }
+    }
+
+    /// A render_template event: the result set for the template, or Home Assistant's error for one it cannot render.
+    private func renderingEvent(_ id: Int, _ template: String) -> JSONValue {
+        guard let result = renderings[template] else {
+            return ["id": .int(id), "type": "event", "event": ["error": .string("UndefinedError: no rendering set for \(template)"), "level": "ERROR"]]
+        }
+        return ["id": .int(id), "type": "event", "event": ["result": result, "listeners": ["all": false, "entities": [], "domains": [], "time": false]]]
     }
 
     private func success(_ id: Int, _ result: JSONValue) -> JSONValue {

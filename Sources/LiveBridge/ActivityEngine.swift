@@ -17,6 +17,10 @@ public struct ActivityEngine: Sendable {
     private var active: [String: Bool] = [:]
     private var lastRequest: [String: BackendRequest] = [:]
     private var problems = ProblemReport()
+    /// Home Assistant's latest result for each template only it renders, by the template's text.
+    private var rendered: [String: Result<TemplateValue, EvaluationError>] = [:]
+    /// The activities using each of those templates.
+    private var renderedReaders: [String: [String]] = [:]
 
     /// `running`: activities the dispatcher says are on a phone (after a restart), so a false condition ends them.
     public init(rules: RulesFile, running: Set<String> = []) {
@@ -28,7 +32,20 @@ public struct ActivityEngine: Sendable {
     private mutating func index() {
         readers = ReaderIndex(rules.activities)
         byID = [:]
-        for rule in rules.activities { byID[rule.id] = rule }
+        renderedReaders = [:]
+        for rule in rules.activities {
+            byID[rule.id] = rule
+            for source in Set(rule.fieldsRenderedByHomeAssistant.map(\.template.source)) { renderedReaders[source, default: []].append(rule.id) }
+        }
+    }
+
+    /// Takes in Home Assistant's new rendering of a template only it renders; returns the activities that use it.
+    public mutating func apply(_ rendering: TemplateRendering, of template: String) -> [String] {
+        switch rendering {
+        case .result(let value): rendered[template] = .success(TemplateValue(value))
+        case .failure(let message): rendered[template] = .failure(EvaluationError("Home Assistant could not render it: \(message)"))
+        }
+        return renderedReaders[template] ?? []
     }
 
     /// Swaps in reloaded rules: removed activities end, the others go on with the new fields.
@@ -68,7 +85,7 @@ public struct ActivityEngine: Sendable {
     public mutating func evaluate(ids: [String], now: Double) -> (commands: [Command], problems: [String]) {
         var commands: [Command] = []
         var found: [String] = []
-        let context = EvaluationContext(states: states, now: now)
+        let context = EvaluationContext(states: states, now: now, renderedByHomeAssistant: rendered)
         for id in ids {
             guard let rule = byID[id] else { continue }
             var issues: [PayloadIssue] = []
@@ -109,7 +126,7 @@ public struct ActivityEngine: Sendable {
 
     /// The end push: the rendered end, or when its fields cannot be rendered a minimal one (`ActivityRenderer.end`).
     private func endRequest(_ rule: ActivityRule, now: Double, notes: inout [PayloadIssue]) -> BackendRequest? {
-        ActivityRenderer.end(rule, in: EvaluationContext(states: states, now: now), last: lastRequest[rule.id], notes: &notes)
+        ActivityRenderer.end(rule, in: EvaluationContext(states: states, now: now, renderedByHomeAssistant: rendered), last: lastRequest[rule.id], notes: &notes)
     }
 
     static func budget(_ rule: ActivityRule) -> UpdateBudget {

@@ -198,6 +198,8 @@ public actor LiveBridgeService {
             for await event in events { await self?.activityEvent(event["data"] ?? .null) }
         }
         defer { eventTask.cancel() }
+        followRenderings(engine.rules.templatesRenderedByHomeAssistant)
+        defer { followRenderings([]) }
         if let port = statusPort { logger.info("status listener", ["url": "http://\(engine.rules.status!.host):\(port)/healthz"]) }
         connection.start(selection: engine.rules.reads)
         var evaluatedAll = false
@@ -223,6 +225,32 @@ public actor LiveBridgeService {
     }
 
     private var stopWaiters: [CheckedContinuation<Void, Never>] = []
+
+    /// One task per template Home Assistant renders, following its renderings.
+    private var renderingTasks: [String: Task<Void, Never>] = [:]
+
+    /// Follows Home Assistant's renderings of exactly these templates (those only it can render): every new result
+    /// re-evaluates the activities using it. Templates no longer used are let go.
+    private func followRenderings(_ sources: [String]) {
+        for (source, task) in renderingTasks where !sources.contains(source) {
+            task.cancel()
+            renderingTasks[source] = nil
+        }
+        for source in sources where renderingTasks[source] == nil {
+            let renderings = connection.renderings(of: source)
+            renderingTasks[source] = Task { [weak self] in
+                for await rendering in renderings { await self?.rendered(rendering, of: source) }
+            }
+        }
+        if !sources.isEmpty { logger.info("templates rendered by Home Assistant", ["count": String(sources.count)]) }
+    }
+
+    private func rendered(_ rendering: TemplateRendering, of source: String) async {
+        guard !stopping else { return }
+        if case .failure(let message) = rendering { logger.warning("Home Assistant could not render a template", ["problem": message]) }
+        let ids = engine.apply(rendering, of: source)
+        await dispatch(engine.evaluate(ids: ids, now: Date().timeIntervalSince1970))
+    }
 
     private func dispatch(_ result: (commands: [ActivityEngine.Command], problems: [String])) async {
         metrics.renders(result.commands.count)
@@ -292,6 +320,7 @@ public actor LiveBridgeService {
             }
             let result = engine.reload(rules, now: Date().timeIntervalSince1970)
             if rules.reads != old.reads { connection.setSelection(rules.reads) }
+            followRenderings(rules.templatesRenderedByHomeAssistant)
             logger.info("reloaded", ["activities": String(rules.activities.count)])
             await dispatch(result)
         }

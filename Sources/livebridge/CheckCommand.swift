@@ -21,6 +21,12 @@ enum CheckCommand {
             let backends = Set(rules.activities.map(\.backend.name)).count
             print("\(rules.path): OK — \(rules.activities.count) activit\(rules.activities.count == 1 ? "y" : "ies"), "
                 + "\(rules.entityIDs.count) entit\(rules.entityIDs.count == 1 ? "y" : "ies"), \(rules.backends.count) backend\(rules.backends.count == 1 ? "" : "s") (\(backends) in use)")
+            // The fields LiveBridge cannot evaluate itself: Home Assistant renders them while running.
+            for rule in rules.activities {
+                for field in rule.fieldsRenderedByHomeAssistant {
+                    print("\(field.location): \(field.path): rendered by Home Assistant (\(field.reason))")
+                }
+            }
             return 0
         }
     }

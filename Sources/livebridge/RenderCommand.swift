@@ -5,18 +5,21 @@ import HomeAssistant
 import LiveActivity
 import Rules
 
-/// `livebridge render CONFIG --states STATES.json [--activity ID] [--at ISO_TIME] [--phase start|update|end]`:
-/// the exact request each backend would receive.
+/// `livebridge render CONFIG --states STATES.json [--activity ID] [--at ISO_TIME] [--phase start|update|end]
+/// [--url URL --token-file FILE]`: the exact request each backend would receive.
 enum RenderCommand {
     static let help = """
         usage: livebridge render CONFIG --states STATES.json [--activity ID] [--at ISO_TIME] [--phase start|update|end]
+                                        [--url URL (--token-file FILE | env LIVEBRIDGE_HA_TOKEN)]
 
         Evaluates the rules against states shaped like Home Assistant's GET /api/states and prints, per activity,
         the request its backend would receive. --at sets now() (default: the current time).
+        Fields only Home Assistant can render (area_name, device_attr, state_translated…) are not shown offline;
+        with --url and --token-file, Home Assistant at URL renders them (on its own states, not STATES.json).
         """
 
-    static func run(_ arguments: [String]) throws -> Int32 {
-        let args = try ArgumentList(arguments, valued: ["states", "activity", "at", "phase"])
+    static func run(_ arguments: [String]) async throws -> Int32 {
+        let args = try ArgumentList(arguments, valued: ["states", "activity", "at", "phase", "url", "token-file"])
         guard args.positional.count == 1 else { throw UsageError("name one rules file\n\n\(help)") }
         guard let statesPath = args["states"] else { throw UsageError("--states STATES.json is required") }
         let now = try CommandSupport.time(args)
@@ -27,7 +30,17 @@ enum RenderCommand {
         }
         guard let rules = CommandSupport.rules(args.positional[0]) else { return 1 }
         let states = try StatesFile.load(path: statesPath)
-        let context = EvaluationContext(states: states, now: now)
+        var context = EvaluationContext(states: states, now: now)
+        let remote = rules.templatesRenderedByHomeAssistant
+        if let url = args["url"] {
+            context.renderedByHomeAssistant = try await HomeAssistantRendering.fetch(remote, url: url, tokenFile: args["token-file"])
+        } else if !remote.isEmpty {
+            print("Not shown offline (Home Assistant renders them; pass --url and --token-file to ask it):")
+            for rule in rules.activities {
+                for field in rule.fieldsRenderedByHomeAssistant { print("  \(field.path): \(field.reason)") }
+            }
+            print("")
+        }
         var activities = rules.activities
         if let id = args["activity"] {
             activities = activities.filter { $0.id == id }

@@ -62,6 +62,40 @@ struct ConnectionTests {
         await connection.stop()
     }
 
+    @Test func renderTemplateGivesHomeAssistantsResultsAndFollowsThemAcrossAReconnect() async throws {
+        let simulator = try HomeAssistantSimulator(token: simulatorToken)
+        defer { simulator.stop() }
+        let template = "{{ area_name('kitchen') }}"
+        await simulator.setRendering(template, "Kitchen")
+        let log = EventLog()
+        let connection = try makeConnection(to: simulator, log: log)
+        var renderings = connection.renderings(of: template).makeAsyncIterator()
+        connection.start(entityIDs: nil)
+        #expect(await renderings.next() == .result("Kitchen"))
+        #expect(simulator.record.commands(ofType: "render_template").first?.message["report_errors"] == true)
+        await simulator.setRendering(template, "Küche")
+        #expect(await renderings.next() == .result("Küche"))
+        // After a reconnect the subscription is made again and its first result comes again.
+        await simulator.restart(coreState: "RUNNING")
+        #expect(await renderings.next() == .result("Küche"))
+        #expect(simulator.record.commands(ofType: "render_template").count == 2)
+        await connection.stop()
+    }
+
+    @Test func aTemplateHomeAssistantCannotRenderOrMayNotRenderSaysWhy() async throws {
+        let simulator = try HomeAssistantSimulator(token: simulatorToken)
+        defer { simulator.stop() }
+        let log = EventLog()
+        let connection = try makeConnection(to: simulator, log: log)
+        connection.start(entityIDs: nil)
+        var unknown = connection.renderings(of: "{{ area_name('nowhere') | bad }}").makeAsyncIterator()
+        #expect(await unknown.next() == .failure("UndefinedError: no rendering set for {{ area_name('nowhere') | bad }}"))
+        await simulator.refuseRenderTemplate(HomeAssistantError(code: "unauthorized", message: "Unauthorized"))
+        var refused = connection.renderings(of: "{{ area_name('kitchen') }}").makeAsyncIterator()
+        #expect(await refused.next() == .failure("render_template needs an administrator's token, and the token LiveBridge uses is not one: create one as an administrator"))
+        await connection.stop()
+    }
+
     @Test func authInvalidIsFinalAndNeverRetried() async throws {
         let simulator = try HomeAssistantSimulator(token: simulatorToken)
         defer { simulator.stop() }

@@ -40,6 +40,43 @@ struct WatchCommandTests {
         #expect(!everything.contains(Self.token))
     }
 
+    /// `check` names the fields Home Assistant renders; `render` says offline that it cannot show them, and with
+    /// --url/--token-file shows Home Assistant's result.
+    @Test func fieldsOnlyHomeAssistantCanRenderAreNamedOfflineAndAskedForOnline() async throws {
+        let simulator = try HomeAssistantSimulator(token: Self.token)
+        defer { simulator.stop() }
+        let template = "{{ area_name('kitchen') }} lights"
+        await simulator.setRendering(template, "Kitchen lights")
+        let rules = try temporaryFile("""
+            homeassistant: { url: "ws://127.0.0.1:1/api/websocket", token: x }
+            backends:
+              pulse: { type: islandpulse, token: t }
+            activities:
+              kitchen:
+                active_when: "{{ is_state('light.kitchen', 'on') }}"
+                backend: pulse
+                template: progress
+                job_id: kitchen
+                progress: 0.5
+                message: "\(template)"
+            """, suffix: ".yaml")
+        let states = try temporaryFile(#"[{"entity_id": "light.kitchen", "state": "on", "attributes": {}, "last_changed": "2026-11-22T12:00:00+00:00"}]"#)
+        let check = try Subprocess(["check", rules])
+        #expect(await check.exitStatus() == 0)
+        #expect(check.stdout.lines.last?.hasSuffix(": activities.kitchen.message: rendered by Home Assistant (area_name reads Home Assistant's registries)") == true, "\(check.stdout.lines)")
+
+        let offline = try Subprocess(["render", rules, "--states", states, "--at", "2026-11-22T12:00:00Z"])
+        _ = await offline.exitStatus()
+        #expect(offline.stdout.lines.first == "Not shown offline (Home Assistant renders them; pass --url and --token-file to ask it):")
+        #expect(offline.stdout.lines.contains("  activities.kitchen.message: area_name reads Home Assistant's registries"))
+
+        let tokenFile = try temporaryFile(Self.token + "\n")
+        let online = try Subprocess(["render", rules, "--states", states, "--at", "2026-11-22T12:00:00Z", "--url", simulator.url, "--token-file", tokenFile])
+        #expect(await online.exitStatus() == 0, "\(online.stdout.lines) \(online.stderr.lines)")
+        #expect(online.stdout.lines.contains { $0.contains(#""message":"Kitchen lights""#) }, "\(online.stdout.lines)")
+        #expect(!(online.stdout.lines + online.stderr.lines).joined().contains(Self.token))
+    }
+
     @Test func saysWhichGivenIdsHomeAssistantLacks() async throws {
         let simulator = try HomeAssistantSimulator(token: Self.token)
         defer { simulator.stop() }
@@ -98,8 +135,8 @@ struct WatchCommandTests {
 
 let emptyFile = try! temporaryFile("")
 
-func temporaryFile(_ contents: String) throws -> String {
-    let path = FileManager.default.temporaryDirectory.appendingPathComponent("livebridge-\(UUID().uuidString)").path
+func temporaryFile(_ contents: String, suffix: String = "") throws -> String {
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent("livebridge-\(UUID().uuidString)\(suffix)").path
     try contents.write(toFile: path, atomically: true, encoding: .utf8)
     return path
 }

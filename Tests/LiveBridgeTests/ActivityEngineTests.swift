@@ -92,6 +92,26 @@ struct ActivityEngineTests {
         #expect(summary(commands) == ["lights start ONGOING 0.5"])
     }
 
+    @Test func aFieldHomeAssistantRendersTakesItsLatestResult() throws {
+        let rules = try load("""
+            backends:
+              aivi: { type: aivi, token: t }
+            activities:
+              kitchen:
+                active_when: "{{ is_state('light.kitchen', 'on') }}"
+                template: generic
+                progress: "{{ area_entities('kitchen') | count / 10 }}"
+            """)
+        #expect(rules.templatesRenderedByHomeAssistant == ["{{ area_entities('kitchen') | count / 10 }}"])
+        var engine = ActivityEngine(rules: rules)
+        _ = engine.apply([state("light.kitchen", "on")])
+        #expect(summary(engine.evaluate(ids: ["kitchen"], now: 0).commands).isEmpty, "no result yet: nothing to start")
+        #expect(engine.apply(.result(0.3), of: "{{ area_entities('kitchen') | count / 10 }}") == ["kitchen"])
+        #expect(summary(engine.evaluate(ids: ["kitchen"], now: 0).commands) == ["kitchen start ONGOING 0.3"])
+        #expect(engine.apply(.result(0.4), of: "{{ area_entities('kitchen') | count / 10 }}") == ["kitchen"])
+        #expect(summary(engine.evaluate(ids: ["kitchen"], now: 0).commands) == ["kitchen update ONGOING 0.4"])
+    }
+
     @Test func anEntitySeveralActivitiesReadTouchesEachOnceInRuleOrder() throws {
         let shared = """
             backends:

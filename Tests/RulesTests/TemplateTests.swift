@@ -88,6 +88,25 @@ struct TemplateTests {
         #expect(try Template("Fixed").isConstant)
     }
 
+    @Test(arguments: [
+        ("{{ area_name('kitchen') }}", "area_name reads Home Assistant's registries"),
+        ("{{ 'light.a' | area_id }}", "area_id reads Home Assistant's registries"),
+        ("{% for e in area_entities('kitchen') %}{{ e }}{% endfor %}", "area_entities reads Home Assistant's registries"),
+        ("{{ state_translated('sensor.washer') }}", "state_translated needs Home Assistant's translations"),
+        ("{{ 'light.a' is is_device_attr('manufacturer', 'IKEA') }}", "is_device_attr reads Home Assistant's registries"),
+    ])
+    func whatOnlyHomeAssistantComputesIsRenderedByIt(source: String, reason: String) throws {
+        let template = try Template(source)
+        #expect(template.renderedByHomeAssistant == reason)
+        #expect(template.source == source)
+        #expect(template.entityIDs.isEmpty && !template.isConstant)
+        #expect(throws: EvaluationError("rendered by Home Assistant (\(reason)); no result from it yet")) {
+            try template.evaluate(in: EvaluationContext(states: [:], now: 0))
+        }
+        let rendered = EvaluationContext(states: [:], now: 0, renderedByHomeAssistant: [source: .success(.string("Kitchen"))])
+        #expect(try template.evaluate(in: rendered) == .string("Kitchen"))
+    }
+
     @Test func domainsAndEveryEntityReadsAreFoundAtLoad() throws {
         let lights = try Template("{{ states.light | selectattr('state', 'eq', 'on') | list | count }} {{ states.sensor.washer.state }}")
         #expect(lights.domains == ["light"])
@@ -126,6 +145,9 @@ struct TemplateTests {
         ("{{ 1 + }}", 7, "unexpected end of expression"),
         ("{{ 'open", 0, "\"{{\" is not closed"),
         ("{{ states(1) }}", 3, "states() needs the entity id as a quoted literal"),
+        ("{{ stats('sensor.a') }}", 3, "unknown name \"stats\"; did you mean states?"),
+        ("{{ area_nme('kitchen') }}", 3, "unknown name \"area_nme\"; did you mean area_name?"),
+        ("{{ 'x' | slugfy }}", 9, "unknown filter \"slugfy\"; did you mean slugify?"),
     ])
     func syntaxErrorsSayWhatAndWhere(source: String, offset: Int, message: String) {
         do {

@@ -31,6 +31,26 @@ public struct ActivityRule: Sendable {
         return ids
     }
 
+    /// A field whose template Home Assistant renders (it uses what only Home Assistant computes).
+    public struct HomeAssistantField: Sendable {
+        /// The field's path: `activities.washer.active_when`, `activities.washer.state`…
+        public let path: String
+        public let location: SourceLocation
+        public let reason: String
+        public let template: Template
+    }
+
+    /// The fields Home Assistant renders, in the order written.
+    public var fieldsRenderedByHomeAssistant: [HomeAssistantField] {
+        var all: [(path: String, location: SourceLocation, template: Template)] = [("activities.\(id).active_when", location, activeWhen)]
+        all += fields.templateFields
+        if let onEnd { all += onEnd.templateFields }
+        if let status { all += status.templateFields }
+        return all.compactMap { field in
+            field.template.renderedByHomeAssistant.map { HomeAssistantField(path: field.path, location: field.location, reason: $0, template: field.template) }
+        }
+    }
+
     /// Every entity, domain (`states.light`) or all (`expand`) the rule's templates read.
     public var reads: EntitySelection {
         var selection = activeWhen.reads.union(fields.reads)

@@ -81,6 +81,12 @@ public struct RulesFile: Sendable {
     /// Every entity any rule reads: exactly what the connection subscribes to.
     public var entityIDs: Set<String> { activities.reduce(into: []) { $0.formUnion($1.entityIDs) } }
 
+    /// The text of every template Home Assistant renders, once each, sorted: what LiveBridge subscribes to with
+    /// `render_template`.
+    public var templatesRenderedByHomeAssistant: [String] {
+        Set(activities.flatMap { $0.fieldsRenderedByHomeAssistant.map(\.template.source) }).sorted()
+    }
+
     /// The same with the domains and the every-entity reads: what the connection keeps.
     public var reads: EntitySelection { activities.reduce(EntitySelection.nothing) { $0.union($1.reads) } }
 }

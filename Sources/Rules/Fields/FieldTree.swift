@@ -32,6 +32,16 @@ indirect enum FieldTree: Sendable {
         }
     }
 
+    /// Every template in the tree with its path and where it was written, in order.
+    var templateFields: [(path: String, location: SourceLocation, template: Template)] {
+        switch self {
+        case .constant: return []
+        case .template(let t, let location, let path): return [(path, location, t)]
+        case .object(let fields): return fields.flatMap { $0.1.templateFields }
+        case .list(let items): return items.flatMap(\.templateFields)
+        }
+    }
+
     /// Every template in the tree, in order.
     var templates: [Template] {
         switch self {

@@ -9,11 +9,15 @@ public struct EvaluationContext: Sendable {
     public var now: Double
     /// For `timestamp_custom(…, local=true)` (the default, as in Home Assistant).
     public var timeZone: LocalTimeZone
+    /// The latest result Home Assistant rendered for each template only it can render, by the template's text.
+    public var renderedByHomeAssistant: [String: Result<TemplateValue, EvaluationError>]
 
-    public init(states: [String: EntityState], now: Double, timeZone: LocalTimeZone = .system) {
+    public init(states: [String: EntityState], now: Double, timeZone: LocalTimeZone = .system,
+                renderedByHomeAssistant: [String: Result<TemplateValue, EvaluationError>] = [:]) {
         self.states = states
         self.now = now
         self.timeZone = timeZone
+        self.renderedByHomeAssistant = renderedByHomeAssistant
     }
 }
 

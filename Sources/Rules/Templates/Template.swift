@@ -11,8 +11,16 @@ public struct Template: Sendable {
         /// Character offset in the template text.
         public let offset: Int
         public let message: String
+        /// Set when the template uses what only Home Assistant computes: why.
+        public var homeAssistantOnly: String? = nil
         public var description: String { message }
     }
+
+    /// Why Home Assistant renders this template rather than LiveBridge (`area_name reads Home Assistant's
+    /// registries`); nil for the templates LiveBridge evaluates itself, nearly all.
+    public let renderedByHomeAssistant: String?
+    /// The template's text as written: what Home Assistant is asked to render.
+    public let source: String
 
     let nodes: [TemplateNode]
     /// The entities this template reads, found at load, sorted. An array rather than a set: one template may read
@@ -33,10 +41,18 @@ public struct Template: Sendable {
     public init(_ source: String) throws(CompileError) {
         let leading = source.prefix { $0.isWhitespace }.count
         var builder = TemplateBuilder(source: String(source.dropFirst(leading).reversed().drop { $0.isWhitespace }.reversed()))
+        self.source = source
         do {
             nodes = try builder.build()
+            renderedByHomeAssistant = nil
         } catch {
-            throw CompileError(offset: error.offset + leading, message: error.message)
+            guard let reason = error.homeAssistantOnly else {
+                throw CompileError(offset: error.offset + leading, message: error.message)
+            }
+            // Home Assistant renders it and pushes each new result; it reads what Home Assistant tracks for it.
+            nodes = []
+            renderedByHomeAssistant = reason
+            builder = TemplateBuilder(source: "")
         }
         sortedEntityIDs = builder.reads.entityIDs.sorted()
         domains = builder.reads.domains.sorted()
@@ -47,9 +63,15 @@ public struct Template: Sendable {
     public var fixedText: [String] { nodes.compactMap { if case .text(let t) = $0 { t } else { nil } } }
 
     /// True when the template has no expressions: its value is fixed.
-    public var isConstant: Bool { nodes.allSatisfy { if case .text = $0 { true } else { false } } }
+    public var isConstant: Bool { renderedByHomeAssistant == nil && nodes.allSatisfy { if case .text = $0 { true } else { false } } }
 
     public func evaluate(in context: EvaluationContext) throws(EvaluationError) -> TemplateValue {
+        if let reason = renderedByHomeAssistant {
+            guard let rendered = context.renderedByHomeAssistant[source] else {
+                throw EvaluationError("rendered by Home Assistant (\(reason)); no result from it yet")
+            }
+            return try rendered.get()
+        }
         if nodes.count == 1, case .expression(let expression) = nodes[0] {
             let value = try TemplateEvaluator(context: context).evaluate(expression)
             if case .string(let text) = value, text.first?.isWhitespace == true || text.last?.isWhitespace == true {

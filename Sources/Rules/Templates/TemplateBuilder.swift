@@ -221,7 +221,7 @@ struct TemplateBuilder {
             reads.formUnion(found)
             return expression
         } catch {
-            throw CompileError(offset: offset + error.offset, message: error.message)
+            throw CompileError(offset: offset + error.offset, message: error.message, homeAssistantOnly: error.homeAssistantOnly)
         }
     }
 

@@ -1,3 +1,5 @@
+import Platform
+
 /// Parses the Jinja expression subset Home Assistant users write into an `Expression`.
 ///
 /// Precedence, loosest first: `x if c else y`, `or`, `and`, `not`, comparisons and `in`, `~`, `+ -`, `* / // %`,
@@ -7,6 +9,13 @@ struct TemplateParser {
         /// Offset in the expression text, in characters.
         let offset: Int
         let message: String
+        /// Set when the expression is Home Assistant's but not the local engine's (`area_name(…)`): why.
+        var homeAssistantOnly: String? = nil
+    }
+
+    /// The error for a name only Home Assistant can evaluate, or nil.
+    private func homeAssistantOnly(_ name: String, at offset: Int) -> SyntaxError? {
+        HomeAssistantOnly.reason(for: name).map { SyntaxError(offset: offset, message: $0, homeAssistantOnly: $0) }
     }
 
     enum Token: Equatable {
@@ -280,6 +289,7 @@ struct TemplateParser {
                     left = .namedTest(left, name, argument: argument, negated: negated)
                     continue
                 }
+                if case .name(let name) = current, let remote = homeAssistantOnly(name, at: offset) { throw remote }
                 guard case .name(let name) = current, let test = TestKind(rawValue: name) else {
                     throw error("unknown test \(describe(current)); supported: "
                         + (TestKind.allCases.map(\.rawValue) + Sequences.testsTakingAValue.sorted() + Sequences.testsOfTheValue.sorted()
@@ -351,7 +361,9 @@ struct TemplateParser {
             try link(&links)
             guard case .name(let name) = current else { throw error("expected a filter name after \"|\"") }
             guard let filter = Filter(rawValue: name) else {
-                throw error("unknown filter \"\(name)\"; supported: " + Filter.allCases.map(\.rawValue).joined(separator: ", "))
+                if let remote = homeAssistantOnly(name, at: offset) { throw remote }
+                let suggestion = Suggestion.closest(to: name, in: Filter.allCases.map(\.rawValue)).map { "did you mean \($0)? " } ?? ""
+                throw error("unknown filter \"\(name)\"; \(suggestion)supported: " + Filter.allCases.map(\.rawValue).joined(separator: ", "))
             }
             advance()
             var arguments: [Expression] = []
@@ -484,7 +496,11 @@ struct TemplateParser {
             }
             if variables.contains(name) { return .variable(name) }
             guard let function = Function(rawValue: name) else {
-                throw SyntaxError(offset: start, message: "unknown name \"\(name)\"; templates read entities with states('…'), "
+                if let remote = homeAssistantOnly(name, at: start) { throw remote }
+                let known = Function.allCases.map(\.rawValue) + Array(variables) + ["states", "pi", "e", "tau", "true", "false", "none"]
+                    + HomeAssistantOnly.registryNames + HomeAssistantOnly.otherNames.keys
+                let suggestion = Suggestion.closest(to: name, in: known).map { "did you mean \($0)? " } ?? ""
+                throw SyntaxError(offset: start, message: "unknown name \"\(name)\"; \(suggestion)templates read entities with states('…'), "
                     + "state_attr('…', '…') or states.domain.object_id, and can call "
                     + Function.allCases.map(\.rawValue).joined(separator: ", "))
             }

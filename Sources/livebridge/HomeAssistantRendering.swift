@@ -1,0 +1,36 @@
+import FoundationEssentials
+import HomeAssistant
+import Rules
+
+/// For `render --url --token-file`: asks a live Home Assistant to render the templates only it can (one
+/// `render_template` each, the first result taken), so the printed request shows what the phone would.
+enum HomeAssistantRendering {
+    static func fetch(_ templates: [String], url: String, tokenFile: String?) async throws -> [String: Result<TemplateValue, EvaluationError>] {
+        guard !templates.isEmpty else { return [:] }
+        let token = try WatchCommand.readToken(file: tokenFile)
+        let connection = try HomeAssistantConnection(configuration: try ConnectionConfiguration(url: url, token: token)) {
+            standardError("livebridge render: \($0)")
+        }
+        connection.start(entityIDs: nil)
+        var results: [String: Result<TemplateValue, EvaluationError>] = [:]
+        for template in templates {
+            let first = await withTaskGroup(of: TemplateRendering?.self) { group in
+                group.addTask { await connection.renderings(of: template).first { _ in true } }
+                group.addTask {
+                    try? await Task.sleep(for: .seconds(15))
+                    return nil
+                }
+                let winner = await group.next() ?? nil
+                group.cancelAll()
+                return winner
+            }
+            switch first {
+            case .result(let value)?: results[template] = .success(TemplateValue(value))
+            case .failure(let message)?: results[template] = .failure(EvaluationError("Home Assistant could not render it: \(message)"))
+            case nil: results[template] = .failure(EvaluationError("Home Assistant at \(url) gave no result within 15 seconds"))
+            }
+        }
+        await connection.stop()
+        return results
+    }
+}
