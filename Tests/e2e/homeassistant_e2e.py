@@ -183,6 +183,13 @@ activities:
     progress: {{ style: simple, value: "{{{{ states('input_number.washer_progress') | float(0) / 100 }}}}", color: blue }}
     header_left: Washing
     on_end: {{ header_left: {{ value: Done, text_color: green }} }}
+  # area_name reads Home Assistant's area registry: Home Assistant renders this field (render_template) and pushes
+  # a new result when the progress it also reads changes.
+  kitchen:
+    active_when: "{{{{ is_state('sensor.washer_status', 'running') }}}}"
+    template: progress
+    progress: {{ style: simple, value: 0.5, color: blue }}
+    header_left: "{{{{ area_name('laundry_room') }}}} {{{{ states('input_number.washer_progress') | int }}}}%"
 """
 
 
@@ -196,6 +203,9 @@ async def daemon_pushes(session, ha, token, work):
     with open(os.path.join(work, "secrets.yaml"), "w") as f:
         f.write(f"ha_token: {token}\n")
     os.chmod(os.path.join(work, "secrets.yaml"), 0o600)
+    area = await ws_caller(session, ha, token)({"type": "config/area_registry/create", "name": "Laundry room"})
+    assert area["area_id"] == "laundry_room", area
+    await rendered_offline_and_online(ha, work)
     daemon_log = open(os.path.join(work, "daemon.log"), "w")
     daemon = subprocess.Popen([LIVEBRIDGE, "run", "--config", os.path.join(work, "livebridge.yaml"),
                                "--data-dir", os.path.join(work, "data")], stdout=daemon_log, stderr=subprocess.STDOUT)
@@ -219,6 +229,11 @@ async def daemon_pushes(session, ha, token, work):
     def shown(state):
         return (state or {}).get("activities", {}).get("aivi/washer")
 
+    def kitchen_header(state):
+        kitchen = (state or {}).get("activities", {}).get("aivi/kitchen")
+        header = kitchen and not kitchen["ended"] and kitchen["payload"]["content"].get("header_left")
+        return header.get("value") if isinstance(header, dict) else header
+
     def pushes(state):
         return [e for e in (state or {}).get("log", []) if e.get("activity") == "aivi/washer"]
 
@@ -227,9 +242,13 @@ async def daemon_pushes(session, ha, token, work):
         await call(session, ha, token, "input_boolean", "turn_on", {"entity_id": "input_boolean.washer_running"})
         await washer(lambda s: shown(s) and shown(s)["payload"]["content"]["progress"]["value"] == 0.2,
                      "the washer starting in Home Assistant starts the activity")
+        await washer(lambda s: kitchen_header(s) == "Laundry room 20%",
+                     "a field only Home Assistant can render (area_name) comes from render_template")
         await call(session, ha, token, "input_number", "set_value", {"entity_id": "input_number.washer_progress", "value": 60})
         await washer(lambda s: shown(s) and shown(s)["payload"]["content"]["progress"]["value"] == 0.6,
                      "a progress change becomes an update")
+        await washer(lambda s: kitchen_header(s) == "Laundry room 60%",
+                     "Home Assistant's new rendering, after the progress it reads changed, becomes an update")
         await call(session, ha, token, "input_boolean", "turn_off", {"entity_id": "input_boolean.washer_running"})
         final = await washer(lambda s: shown(s) and shown(s)["ended"], "the washer stopping ends the activity")
         content = shown(final)["payload"]["content"]
@@ -238,6 +257,7 @@ async def daemon_pushes(session, ha, token, work):
         assert content["icon"] == "washer", content
         assert [e["ended"] for e in pushes(final)] == [False, False, True], pushes(final)
         log("the daemon pushed exactly start, one update and the end")
+
         await blueprint_pushes(session, ha, token, washer)
         daemon.send_signal(signal.SIGTERM)
         assert daemon.wait(15) == 0, "livebridge run did not exit 0 on SIGTERM"
@@ -251,6 +271,27 @@ async def daemon_pushes(session, ha, token, work):
             preview.wait(10)
         except subprocess.TimeoutExpired:
             preview.kill()
+
+
+async def rendered_offline_and_online(ha, work):
+    """`check` names the field Home Assistant renders; `render` says offline it cannot show it, and asks the real
+    Home Assistant with --url/--token-file."""
+    rules = os.path.join(work, "livebridge.yaml")
+    check = subprocess.run([LIVEBRIDGE, "check", rules], capture_output=True, text=True, timeout=30)
+    assert check.returncode == 0 and "activities.kitchen.header_left: rendered by Home Assistant (area_name reads Home Assistant's registries)" in check.stdout, check.stdout + check.stderr
+    states = os.path.join(work, "render-states.json")
+    with open(states, "w") as f:
+        json.dump([{"entity_id": "sensor.washer_status", "state": "running", "attributes": {}}], f)
+    offline = subprocess.run([LIVEBRIDGE, "render", rules, "--states", states, "--activity", "kitchen"], capture_output=True, text=True, timeout=30)
+    assert "Not shown offline" in offline.stdout and "activities.kitchen.header_left: area_name reads" in offline.stdout, offline.stdout
+    token_file = os.path.join(work, "render-token")
+    with open(os.path.join(work, "secrets.yaml")) as f:
+        with open(token_file, "w") as t:
+            t.write(f.read().split(": ", 1)[1])
+    online = subprocess.run([LIVEBRIDGE, "render", rules, "--states", states, "--activity", "kitchen", "--url", ha.base,
+                             "--token-file", token_file], capture_output=True, text=True, timeout=60)
+    assert online.returncode == 0 and '"header_left":{"value":"Laundry room ' in online.stdout, online.stdout + online.stderr
+    log("check names the field Home Assistant renders; render asks the real Home Assistant for it with --url")
 
 
 async def blueprint_pushes(session, ha, token, wait):
@@ -321,6 +362,10 @@ async def main():
                 f.write(token)
             os.chmod(token_file, 0o600)
             log("onboarded an owner and created a long-lived token")
+            if os.environ.get("LIVEBRIDGE_E2E_ONLY") == "daemon":
+                await daemon_pushes(session, ha, token, work)
+                ok = True
+                return
             if os.environ.get("LIVEBRIDGE_E2E_ONLY") == "templates":
                 await template_differential.run(session, ha, token, LIVEBRIDGE, work, ws_caller(session, ha, token), log)
                 ok = True
