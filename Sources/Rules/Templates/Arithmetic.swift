@@ -94,6 +94,9 @@ enum Arithmetic {
             return try .timedelta(checked: d / n)
         case (.multiply, .string(let s), .int(let n)), (.multiply, .int(let n), .string(let s)):
             return .string(try repeated(s, n))
+        case (.multiply, .list(let items), .int(let n)), (.multiply, .int(let n), .list(let items)):
+            try EvaluationLimits.checkLength(items.count * Swift.max(0, Swift.min(n, EvaluationLimits.maximumTextLength + 1)), "repeating a list \(n) times")
+            return .list(Array(Array(repeating: items, count: Swift.max(0, n)).joined()))
         case (.modulo, .string(let format), _):
             return .string(try PythonFormat.percent(format, r))
         default: break

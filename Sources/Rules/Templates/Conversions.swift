@@ -60,23 +60,7 @@ enum Conversions {
         case .string(let raw):
             let s = raw.trimmingSpaces()
             if s.hasPrefix("P") || s.hasPrefix("-P") { return isoDuration(s) }
-            var days = 0.0
-            var clock = Substring(s)
-            if let comma = s.firstIndex(of: ",") {
-                let dayPart = s[..<comma].split(separator: " ")
-                guard dayPart.count == 2, let d = Double(dayPart[0]), dayPart[1].hasPrefix("day") else { return nil }
-                days = d
-                clock = s[s.index(after: comma)...].drop { $0 == " " }
-            }
-            let parts = clock.split(separator: ":", omittingEmptySubsequences: false)
-            guard (2...3).contains(parts.count) else { return nil }
-            var total = 0.0
-            for part in parts {
-                guard let n = Double(part), n >= 0 else { return nil }
-                total = total * 60 + n
-            }
-            if parts.count == 2 { total *= 60 }  // HH:MM
-            return days * 86_400 + total
+            return clockDuration(s)
         default: return nil
         }
     }
@@ -106,5 +90,19 @@ enum Conversions {
         }
         guard number.isEmpty else { return nil }
         return negative ? -total : total
+    }
+
+    /// Django's standard duration, as Home Assistant's `parse_duration` reads it: `[D day[s], ][-][[H:]M:]S[.ffffff]`
+    /// (so `01:02` is a minute and two seconds, `-1:00:00` minus an hour).
+    private nonisolated(unsafe) static let standardDuration = try! Regex(
+        #"^(?:(?<days>-?\d+) (?:days?, )?)?(?<sign>-?)(?:(?<hours>\d+):(?=\d+:\d+))?(?:(?<minutes>\d+):)?(?<seconds>\d+)(?:[\.,](?<micro>\d{1,6})\d{0,6})?$"#)
+
+    private static func clockDuration(_ text: String) -> Double? {
+        guard let match = try? standardDuration.wholeMatch(in: text) else { return nil }
+        func number(_ name: String) -> Double { match.output[name]?.substring.flatMap { Double($0) } ?? 0 }
+        let micro = match.output["micro"]?.substring.map { Double($0 + String(repeating: "0", count: 6 - $0.count)) ?? 0 } ?? 0
+        let sign: Double = match.output["sign"]?.substring == "-" ? -1 : 1
+        let clock = number("hours") * 3600 + number("minutes") * 60 + number("seconds") + micro / 1_000_000
+        return number("days") * 86_400 + sign * clock
     }
 }

@@ -77,7 +77,8 @@ enum Filters {
             let format = args.first?.text ?? keywords["format_string"]?.text ?? "%Y-%m-%d %H:%M:%S"
             let local = (args.count > 1 ? args[1] : keywords["local"])?.isTruthy ?? true
             let offset = local ? Double(context.timeZone.secondsFromGMT(at: epoch)) : 0
-            return .string(StrftimeFormat.format(format, epoch: epoch + offset, utcOffset: Int(offset)))
+            return .string(StrftimeFormat.format(format, epoch: epoch + offset, utcOffset: Int(offset),
+                                                 zoneName: local ? context.timeZone.abbreviation(at: epoch) : "UTC"))
         case .asTimestamp:
             if let epoch = Conversions.epoch(value, zone: context.timeZone) { return .double(epoch) }
             if let fallback { return fallback }
@@ -96,6 +97,8 @@ enum Filters {
         case .asTimedelta:
             if let seconds = Conversions.duration(value) { return .timedelta(seconds) }
             if let fallback { return fallback }
+            // Home Assistant's as_timedelta gives None for text it cannot read.
+            if value.isText { return .none }
             throw EvaluationError("as_timedelta got \(value.typeName) \(value.repr), which is not a duration like 1:25:00")
         case .string: return .string(value.text)
         case .length, .count:
@@ -271,8 +274,13 @@ enum Filters {
             guard case .list(let items) = value else { throw EvaluationError("sort needs a list, got \(value.typeName)") }
             let reverse = (args.first ?? keywords["reverse"])?.isTruthy ?? false
             let caseSensitive = (args.count > 1 ? args[1] : keywords["case_sensitive"])?.isTruthy ?? false
-            // Jinja compares text without case unless told otherwise; a stable sort, as Python's.
-            func key(_ v: TemplateValue) -> TemplateValue { if case .string(let s) = v, !caseSensitive { .string(s.lowercased()) } else { v } }
+            let attribute = (args.count > 2 ? args[2] : keywords["attribute"])?.text
+            // Jinja compares text without case unless told otherwise (by an attribute when given); a stable sort, as Python's.
+            func key(_ item: TemplateValue) -> TemplateValue {
+                let v = attribute.flatMap { (try? Sequences.attribute(item, $0)) ?? nil } ?? (attribute == nil ? item : .none)
+                if case .string(let s) = v, !caseSensitive { return .string(s.lowercased()) }
+                return v
+            }
             // Checked first, so the sort itself cannot fail: every pair must be comparable, as Python requires.
             for (a, b) in zip(items, items.dropFirst()) { _ = try Arithmetic.compare(key(a), key(b)) }
             let sorted = items.enumerated().sorted { a, b in
@@ -471,7 +479,14 @@ enum Sequences {
             guard let attribute = args.first?.text else { throw EvaluationError("\(filter.rawValue) needs an attribute name") }
             var kept: [TemplateValue] = []
             for item in items {
-                let field = try Self.attribute(item, attribute) ?? .none
+                let found = try Self.attribute(item, attribute)
+                // A missing attribute is Jinja's undefined: not `defined`, and none to every other test.
+                let name = args.count > 1 ? args[1].text : nil
+                if found == nil, name == "defined" || name == "undefined" {
+                    if (name == "undefined") == (filter == .selectattr) { kept.append(item) }
+                    continue
+                }
+                let field = found ?? .none
                 if try test(args.count > 1 ? args[1].text : nil, field, args.count > 2 ? args[2] : nil) == (filter == .selectattr) {
                     kept.append(item)
                 }
@@ -579,7 +594,7 @@ enum StrftimeFormat {
     static let months = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"]
     static let weekdays = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
 
-    static func format(_ format: String, epoch: Double, utcOffset: Int?) -> String {
+    static func format(_ format: String, epoch: Double, utcOffset: Int?, zoneName: String = "") -> String {
         let c = Timestamp.components(epoch)
         func pad(_ n: Int, _ w: Int = 2) -> String { let s = String(n); return String(repeating: "0", count: max(0, w - s.count)) + s }
         var out = ""
@@ -608,6 +623,7 @@ enum StrftimeFormat {
                 guard let utcOffset else { break }
                 let sign = utcOffset < 0 ? "-" : "+"
                 out += sign + pad(Swift.abs(utcOffset) / 3600) + pad(Swift.abs(utcOffset) % 3600 / 60)
+            case "Z": out += zoneName
             case "%": out += "%"
             default: out += "%" + String(directive)
             }

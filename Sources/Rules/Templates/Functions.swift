@@ -118,6 +118,15 @@ enum Functions {
             return try Filters.apply(filter, .list(args), [], keywords, context: context)
         case .expand:
             return .list(Self.expand(args, states: context.states))
+        case .dict:
+            // dict(a=1) or dict(mapping, a=1): a mapping, the keywords added.
+            var members: [String: TemplateValue] = [:]
+            if let first = args.first {
+                guard case .mapping(let m) = first else { throw EvaluationError("dict() needs a mapping or keywords, got \(first.typeName)") }
+                members = m
+            }
+            members.merge(keywords) { _, new in new }
+            return .mapping(members)
         case .namespace:
             // A namespace is a mapping whose attributes `{% set ns.x = … %}` changes where it was made.
             return .mapping(keywords)

@@ -4,7 +4,7 @@ import HomeAssistant
 
 /// Methods on values (`delta.total_seconds()`, `when.isoformat()`, `text.lower()`).
 enum Methods {
-    static func call(_ method: Method, on value: TemplateValue, _ args: [TemplateValue],
+    static func call(_ method: Method, on value: TemplateValue, _ args: [TemplateValue], _ keywords: [String: TemplateValue] = [:],
                      context: EvaluationContext) throws(EvaluationError) -> TemplateValue {
         switch (method, value) {
         case (.totalSeconds, .timedelta(let s)): return .double(s)
@@ -12,8 +12,9 @@ enum Methods {
         case (.isoformat, .datetime(let t, let offset)): return .string(TemplateValue.isoformat(t, offset))
         case (.strftime, .datetime(let t, let offset)):
             // In the datetime's own zone, as Python's strftime (%z empty for a naive one).
+            let utcOffset = offset == TemplateValue.naive ? nil : offset
             return .string(StrftimeFormat.format(args.first?.text ?? "%Y-%m-%d %H:%M:%S", epoch: TemplateValue.wallTime(t, offset),
-                                                 utcOffset: offset == TemplateValue.naive ? nil : offset))
+                                                 utcOffset: utcOffset, zoneName: context.timeZone.zoneName(at: t, utcOffset: utcOffset)))
         case (.weekday, .datetime(let t, let offset)): return .int(Timestamp.components(TemplateValue.wallTime(t, offset)).weekday)
         case (.isoweekday, .datetime(let t, let offset)): return .int(Timestamp.components(TemplateValue.wallTime(t, offset)).weekday + 1)
         case (.lower, .string(let s)): return .string(s.lowercased())
@@ -31,7 +32,36 @@ enum Methods {
         case (.replace, .string(let s)):
             guard args.count >= 2 else { throw EvaluationError("replace() needs two arguments") }
             return .string(try EvaluationLimits.replacing(args[0].text, with: args[1].text, in: s))
-        case (.format, .string(let s)): return .string(try PythonFormat.format(s, args, [:]))
+        case (.format, .string(let s)): return .string(try PythonFormat.format(s, args, keywords))
+        case (.join, .string(let separator)):
+            let items = try TemplateRenderer.iterate(args.first ?? .list([]))
+            guard items.allSatisfy(\.isText) else { throw EvaluationError("join() needs text items") }
+            let joined = items.map(\.text).joined(separator: separator)
+            try EvaluationLimits.checkLength(joined.count, "join()")
+            return .string(joined)
+        case (.get, .mapping(let m)):
+            guard case .string(let key)? = args.first else { return args.count > 1 ? args[1] : .none }
+            return m[key] ?? (args.count > 1 ? args[1] : .none)
+        case (.count, .string(let s)):
+            let needle = args.first?.text ?? ""
+            return .int(needle.isEmpty ? s.count + 1 : s.components(separatedBy: needle).count - 1)
+        case (.count, .list(let items)): return .int(items.filter { Arithmetic.equal($0, args.first ?? .none) }.count)
+        case (.index, .list(let items)):
+            guard let i = items.firstIndex(where: { Arithmetic.equal($0, args.first ?? .none) }) else {
+                throw EvaluationError("\((args.first ?? .none).repr) is not in list")
+            }
+            return .int(i)
+        case (.title, .string(let s)): return .string(s.titleCased)
+        case (.capitalize, .string(let s)): return .string(s.prefix(1).uppercased() + s.dropFirst().lowercased())
+        case (.lstrip, .string(let s)): return .string(String(s.drop { $0.isWhitespace }))
+        case (.rstrip, .string(let s)): return .string(String(s.reversed().drop { $0.isWhitespace }.reversed()))
+        case (.isdigit, .string(let s)): return .bool(!s.isEmpty && s.allSatisfy { $0.isASCII && $0.isNumber })
+        case (.zfill, .string(let s)):
+            guard let width = args.first?.integer else { throw EvaluationError("zfill() needs a width") }
+            try EvaluationLimits.checkLength(width, "zfill(\(width))")
+            let sign = s.first == "-" || s.first == "+" ? String(s.prefix(1)) : ""
+            let digits = s.dropFirst(sign.count)
+            return .string(sign + String(repeating: "0", count: max(0, width - s.count)) + digits)
         case (.items, .mapping(let m)): return .list(m.keys.sorted().map { .list([.string($0), m[$0]!]) })
         case (.keys, .mapping(let m)): return .list(m.keys.sorted().map(TemplateValue.string))
         case (.values, .mapping(let m)): return .list(m.keys.sorted().map { m[$0]! })

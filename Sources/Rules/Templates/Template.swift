@@ -91,8 +91,9 @@ indirect enum TemplateNode: Sendable {
     case expression(Expression)
     /// `{% if %}…{% elif %}…{% else %}…{% endif %}`: the first branch whose condition holds; `otherwise` if none.
     case conditional(branches: [(condition: Expression, body: [TemplateNode])], otherwise: [TemplateNode])
-    /// `{% for a, b in items %}…{% else %}…{% endfor %}`, with `loop.index` and friends.
-    case loop(names: [String], items: Expression, body: [TemplateNode], otherwise: [TemplateNode])
+    /// `{% for a, b in items if condition %}…{% else %}…{% endfor %}`, with `loop.index` and friends (counted over the
+    /// items the condition keeps).
+    case loop(names: [String], items: Expression, filter: Expression?, body: [TemplateNode], otherwise: [TemplateNode])
     /// `{% set name = value %}`, or `{% set ns.attribute = value %}` on a namespace.
     case assignment(name: String, attribute: String?, value: Expression)
 }

@@ -55,6 +55,31 @@ struct TemplateBuilder {
         return nil
     }
 
+    /// Where an expression or statement ends: its closing `}}` or `%}` outside strings and brackets, as Jinja's
+    /// lexer finds it (`{{ {'a': {'b': 1}} }}` closes at the last braces).
+    private func findClose(_ close: String, from start: Int) -> Int? {
+        var i = start
+        var depth = 0
+        var quote: Character?
+        while i < chars.count {
+            let c = chars[i]
+            if let q = quote {
+                if c == "\\" { i += 2; continue }
+                if c == q { quote = nil }
+            } else if c == "'" || c == "\"" {
+                quote = c
+            } else if depth == 0, at(i, close) {
+                return i
+            } else if c == "(" || c == "[" || c == "{" {
+                depth += 1
+            } else if c == ")" || c == "]" || c == "}" {
+                depth = max(0, depth - 1)
+            }
+            i += 1
+        }
+        return nil
+    }
+
     private func split() throws(CompileError) -> [Segment] {
         var segments: [Segment] = []
         var text = ""
@@ -79,7 +104,9 @@ struct TemplateBuilder {
             var contentStart = i + 2
             let stripBefore = contentStart < chars.count && chars[contentStart] == "-"
             if stripBefore || (contentStart < chars.count && chars[contentStart] == "+") { contentStart += 1 }
-            guard let closeAt = find(close, from: contentStart) else {
+            // Unbalanced brackets: the first closer, so the parser can say which bracket is not closed.
+            let balanced = open == "{#" ? nil : findClose(close, from: contentStart)
+            guard let closeAt = balanced ?? find(close, from: contentStart) else {
                 throw CompileError(offset: i, message: "\"\(open)\" is not closed with \"\(close)\"")
             }
             var contentEnd = closeAt
@@ -182,8 +209,12 @@ struct TemplateBuilder {
                 throw CompileError(offset: restOffset, message: "{% for %} needs a name, or names separated by commas, before \"in\"")
             }
             let itemsSource = String(rest[inRange.upperBound...])
-            let items = try expression(itemsSource, at: restOffset + rest.distance(from: rest.startIndex, to: inRange.upperBound))
+            // The names are known to a loop filter (`for x in items if x.state == 'on'`): a top-level `if` without
+            // `else` is that filter, as in Jinja.
             variables.formUnion(names)
+            var items = try expression(itemsSource, at: restOffset + rest.distance(from: rest.startIndex, to: inRange.upperBound))
+            var filter: Expression?
+            if case .conditional(let condition, let then, nil) = items { items = then; filter = condition }
             variables.insert("loop")
             let (body, end, _) = try block(&segments, until: ["else", "endfor"])
             guard let end else { throw CompileError(offset: offset, message: "{% for %} is not closed with {% endfor %}") }
@@ -193,7 +224,7 @@ struct TemplateBuilder {
                 guard close != nil else { throw CompileError(offset: offset, message: "{% for %} is not closed with {% endfor %}") }
                 otherwise = elseBody
             }
-            return .loop(names: names, items: items, body: body, otherwise: otherwise)
+            return .loop(names: names, items: items, filter: filter, body: body, otherwise: otherwise)
         case "set":
             guard let equals = rest.firstIndex(of: "=") else {
                 throw CompileError(offset: restOffset, message: "write {% set name = value %} (a {% set %} block is not supported)")

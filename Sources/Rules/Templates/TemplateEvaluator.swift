@@ -116,16 +116,22 @@ struct TemplateEvaluator {
         case .attribute(let base, let name):
             let value = try evaluate(base)
             if let field = try Self.timeField(value, name) { return field }
+            // A groupby group: [grouper, list], as Jinja's named tuple answers .grouper and .list.
+            if case .list(let pair) = value, pair.count == 2, case .list = pair[1], name == "grouper" || name == "list" {
+                return pair[name == "grouper" ? 0 : 1]
+            }
             guard case .mapping(let members) = value else {
                 throw EvaluationError("\(value.typeName) \(value.repr) has no attribute \"\(name)\"")
             }
             guard let member = members[name] else { throw EvaluationError("no attribute \"\(name)\"") }
             return member
-        case .method(let base, let method, let arguments):
+        case .method(let base, let method, let arguments, let keywords):
             let value = try evaluate(base)
             var args: [TemplateValue] = []
             for argument in arguments { args.append(try evaluate(argument)) }
-            return try Methods.call(method, on: value, args, context: context)
+            var named: [String: TemplateValue] = [:]
+            for (name, e) in keywords { named[name] = try evaluate(e) }
+            return try Methods.call(method, on: value, args, named, context: context)
         case .item(let base, let key):
             let container = try evaluate(base)
             let index = try evaluate(key)

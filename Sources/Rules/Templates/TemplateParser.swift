@@ -127,6 +127,14 @@ struct TemplateParser {
                         case "t": value.append("\t")
                         case "r": value.append("\r")
                         case "\\", "'", "\"": value.append(e)
+                        case "0"..."7":
+                            // Octal, up to three digits: '\1' is U+0001, as in Python (so re.sub's \1 is written '\\1').
+                            var digits = ""
+                            var j = i + 1
+                            while j < chars.count, digits.count < 3, let d = chars[j].wholeNumberValue, d < 8 { digits.append(chars[j]); j += 1 }
+                            value.unicodeScalars.append(Unicode.Scalar(UInt32(digits, radix: 8)!)!)
+                            i = j
+                            continue
                         case "x", "u":
                             let width = e == "x" ? 2 : 4
                             let digits = String(chars[min(i + 2, chars.count)..<min(i + 2 + width, chars.count)])
@@ -388,8 +396,8 @@ struct TemplateParser {
                     guard let method = Method(rawValue: name) else {
                         throw SyntaxError(offset: nameOffset, message: "unknown method \"\(name)\"; supported: " + Method.allCases.map(\.rawValue).joined(separator: ", "))
                     }
-                    let (arguments, _) = try argumentList()
-                    value = .method(value, method, arguments)
+                    let (arguments, keywords) = try argumentList()
+                    value = .method(value, method, arguments, keywords: keywords)
                 } else {
                     value = .attribute(value, name)
                 }

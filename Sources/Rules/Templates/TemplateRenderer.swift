@@ -53,8 +53,17 @@ struct TemplateRenderer {
                     break
                 }
                 if !taken { try render(otherwise, into: &out, scope: scope) }
-            case .loop(let names, let itemsExpression, let body, let otherwise):
-                let items = try Self.iterate(try evaluator.evaluate(itemsExpression))
+            case .loop(let names, let itemsExpression, let filter, let body, let otherwise):
+                var items = try Self.iterate(try evaluator.evaluate(itemsExpression))
+                if let filter {
+                    var kept: [TemplateValue] = []
+                    for item in items {
+                        let candidate = TemplateScope(parent: scope)
+                        try Self.bind(names, to: item, in: candidate)
+                        if try TemplateEvaluator(context: context, scope: candidate).evaluate(filter).isTruthy { kept.append(item) }
+                    }
+                    items = kept
+                }
                 guard !items.isEmpty else {
                     try render(otherwise, into: &out, scope: scope)
                     continue

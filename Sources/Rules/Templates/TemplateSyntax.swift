@@ -32,7 +32,7 @@ indirect enum Expression: Sendable {
     case filter(Filter, Expression, [Expression], keywords: [(String, Expression)])
     case attribute(Expression, String)
     /// `value.total_seconds()`, `value.isoformat()`, `text.lower()`…
-    case method(Expression, Method, [Expression])
+    case method(Expression, Method, [Expression], keywords: [(String, Expression)])
     case item(Expression, Expression)
     case test(Expression, TestKind, negated: Bool)
     /// `x is divisibleby 3`, `x is in [1, 2]`, `x is gt 0`…: Jinja's tests that take a value.
@@ -53,7 +53,7 @@ extension Expression {
         case .conditional(let c, let t, let o): return [c, t] + (o.map { [$0] } ?? [])
         case .call(_, let args, let keywords): return args + keywords.map(\.1)
         case .filter(_, let input, let args, let keywords): return [input] + args + keywords.map(\.1)
-        case .method(let base, _, let args): return [base] + args
+        case .method(let base, _, let args, let keywords): return [base] + args + keywords.map(\.1)
         }
     }
 
@@ -92,7 +92,7 @@ enum Function: String, Sendable, CaseIterable {
     case iif, isNumber = "is_number", sqrt, log, sin, cos, tan, range, average, namespace
     case asLocal = "as_local", median, statisticalMode = "statistical_mode"
     case relativeTime = "relative_time", timeSince = "time_since", timeUntil = "time_until", todayAt = "today_at"
-    case slugify, strptime, urlencode, asin, acos, atan, atan2, typeof, flatten, expand
+    case slugify, strptime, urlencode, asin, acos, atan, atan2, typeof, flatten, expand, dict
 
     var readsEntity: Bool {
         switch self {
@@ -122,5 +122,6 @@ enum Filter: String, Sendable, CaseIterable {
 enum Method: String, Sendable, CaseIterable {
     case totalSeconds = "total_seconds", timestamp, isoformat, strftime
     case lower, upper, strip, split, startswith, endswith, replace
-    case items, keys, values, weekday, isoweekday, format
+    case items, keys, values, weekday, isoweekday, format, join, get, count, index, title, capitalize
+    case lstrip, rstrip, isdigit, zfill
 }
