@@ -181,7 +181,7 @@ public enum PayloadNormalizer {
         switch value {
         case .int(let i): return Double(i)
         case .double(let d): return d.isFinite ? d : nil
-        case .string(let s): return Double(s.trimmingSpaces()).flatMap { $0.isFinite ? $0 : nil }
+        case .string(let s): return PythonLiteral.number(s)
         default: return nil
         }
     }

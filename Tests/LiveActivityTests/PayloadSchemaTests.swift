@@ -44,6 +44,21 @@ struct PayloadSchemaTests {
         PayloadNormalizer.normalize(json, as: schema).1.map(\.description)
     }
 
+    /// A typed field reads a template's text as Home Assistant's native types would (Python's literal_eval).
+    @Test(arguments: [("0.5", 0.5), ("1e3", 1000), ("1_000", 1000), ("0x1F", 31), ("-7.5", -7.5), (" 42 ", 42), (".5", 0.5), ("+3", 3)])
+    func renderedNumbersAreReadAsPythonLiterals(text: String, expected: Double) {
+        let (value, issues) = PayloadNormalizer.normalize(.string(text), as: .number(-1e6...1e6))
+        #expect(issues.isEmpty)
+        #expect(value == .double(expected))
+    }
+
+    @Test(arguments: ["nan", "inf", "007", "1__0", "_1", "0x", "1 000", "5%"])
+    func textThatIsNoPythonNumberIsNotANumber(text: String) {
+        let (value, issues) = PayloadNormalizer.normalize(.string(text), as: .number(-1e6...1e6))
+        #expect(value == nil)
+        #expect(issues.map(\.description) == ["expected a number, got \"\(text)\""])
+    }
+
     @Test func shorthandsExpandAndTextAndNumbersAreCoerced() throws {
         let (normalized, issues) = PayloadNormalizer.normalize(
             ["template": "progress", "progress": ["style": "simple", "value": "0.5"], "compact_value": 50, "header_left": "Washing",
