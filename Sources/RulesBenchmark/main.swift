@@ -88,5 +88,27 @@ print("  activity evaluations: \(activeChecks), renders: \(renders), invalid pay
 print(String(format: "  field evaluation: %.0f ns per template (%d evaluations)", fieldSeconds * 1e9 / Double(evaluations), evaluations))
 print(String(format: "  change loop: %.2f s; %.0f ns per activity render (all fields evaluated, validated, encoded), %.0f ns per state change",
              seconds, seconds * 1e9 / Double(max(renders, 1)), seconds * 1e9 / Double(changeCount)))
+
+// Statement-heavy templates, each compiled once and evaluated many times against the final states.
+let heavy: [(String, String)] = [
+    ("if/elif/else", "{% if is_state('sensor.e1', 'running') %}Running {{ states('sensor.e2') | int(0) }}%{% elif states('sensor.e2') | float(0) > 50 %}Almost{% else %}Idle{% endif %}"),
+    ("for over range(10)", "{% for i in range(10) %}{{ loop.index }}{{ ',' if not loop.last }}{% endfor %}"),
+    ("namespace over states.sensor (100)", "{% set ns = namespace(n=0) %}{% for s in states.sensor %}{% if s.state | float(0) > 10 %}{% set ns.n = ns.n + 1 %}{% endif %}{% endfor %}{{ ns.n }}"),
+    ("selectattr over states.sensor (100)", "{{ states.sensor | selectattr('state', 'eq', 'running') | map(attribute='entity_id') | list | count }}"),
+    ("format and regex_replace", "{{ '{:.1f}'.format(states('sensor.e3') | float(0)) }} {{ states('sensor.e4') | regex_replace('[0-9]', '#') }}"),
+    ("strptime and timestamp_custom", "{{ as_timestamp(strptime('2026-11-22 13:30', '%Y-%m-%d %H:%M')) | timestamp_custom('%H:%M') }}"),
+]
+print("  statement-heavy templates (ns per evaluation):")
+for (name, source) in heavy {
+    let template = try! Template(source)
+    let rounds = 2_000
+    let t0 = clock.now
+    for _ in 0..<rounds {
+        if case .string(let s)? = try? template.evaluate(in: context) { sink &+= s.utf8.count }
+    }
+    let t = clock.now - t0
+    let ns = (Double(t.components.seconds) * 1e9 + Double(t.components.attoseconds) / 1e9) / Double(rounds)
+    print("    " + name.padding(toLength: 40, withPad: " ", startingAt: 0) + String(format: "%9.0f", ns))
+}
 if sink == 42 { print("") }
 try? FileManager.default.removeItem(atPath: folder)
