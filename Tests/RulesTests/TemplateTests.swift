@@ -53,6 +53,11 @@ struct TemplateTests {
         ("{{ state_attr('sensor.x', 'y') | default('n/a', true) }}", .string("n/a")),
         ("{{ states.sensor.x.y | default('n/a') }}", .string("n/a")),
         ("{{ states('sensor.washer_status') is string }}", .bool(true)),
+        ("{% set x %}a{{ 1 + 1 }}{% endset %}{{ x ~ '!' }}", .string("a2!")),
+        ("{% macro pct(v, unit='%') %}{{ (v * 100) | round }}{{ unit }}{% endmacro %}{{ pct(0.456) }} {{ pct(0.5, unit=' pct') }}", .string("46% 50 pct")),
+        ("{% for i in range(6) if i is even %}{{ i }}/{{ loop.length }} {% endfor %}", .string("0/3 2/3 4/3")),
+        ("{{ {'a': {'b': 1}}['a'] }}", .mapping(["b": .int(1)])),
+        ("{{ 'x\\1y' | length }} {{ 'a\\x41' }}", .string("3 aA")),
     ])
     func evaluates(source: String, expected: TemplateValue) throws {
         #expect(try value(source) == expected)
@@ -141,7 +146,7 @@ struct TemplateTests {
         ("{{ 1 | frobnicate }}", 7, "unknown filter \"frobnicate\""),
         ("{{ states(entity) }}", 10, "unknown name \"entity\""),
         ("{{ states(x ~ 'y') }}", 10, "unknown name \"x\""),
-        ("{% while true %}a{% endwhile %}", 2, "unknown statement \"while\"; supported: if, elif, else, for, set, raw"),
+        ("{% while true %}a{% endwhile %}", 2, "unknown statement \"while\"; supported: if, elif, else, for, set, macro, raw"),
         ("{{ 1 + }}", 7, "unexpected end of expression"),
         ("{{ 'open", 0, "\"{{\" is not closed"),
         ("{{ states(1) }}", 3, "states() needs the entity id as a quoted literal"),
@@ -196,6 +201,8 @@ struct TemplateTests {
         ("{% for in x %}{% endfor %}", 6, "{% for %} needs a name, or names separated by commas, before \"in\""),
         ("{% set ns.x = 1 %}", 6, "ns is not set: make it with {% set ns = namespace() %} first"),
         ("{{ y }}{% set y = 1 %}", 3, "unknown name \"y\""),
+        ("{% macro m() %}{{ m() }}{% endmacro %}", 18, "unknown name \"m\""),
+        ("{% macro m(x) %}{{ x }}", 2, "{% macro m %} is not closed with {% endmacro %}"),
     ])
     func statementMistakesSayWhatAndWhere(source: String, offset: Int, message: String) {
         do {

@@ -96,4 +96,23 @@ indirect enum TemplateNode: Sendable {
     case loop(names: [String], items: Expression, filter: Expression?, body: [TemplateNode], otherwise: [TemplateNode])
     /// `{% set name = value %}`, or `{% set ns.attribute = value %}` on a namespace.
     case assignment(name: String, attribute: String?, value: Expression)
+    /// `{% set name %}…{% endset %}`: the block's text.
+    case capture(name: String, body: [TemplateNode])
+}
+
+/// `{% macro name(a, b=1) %}…{% endmacro %}`: text made from its arguments, called as `name(…)` after it is defined
+/// (so it cannot call itself, and calls stay bounded).
+final class Macro: Sendable {
+    let name: String
+    let parameters: [String]
+    /// Each parameter's default, nil when it has none.
+    let defaults: [Expression?]
+    let body: [TemplateNode]
+
+    init(name: String, parameters: [String], defaults: [Expression?], body: [TemplateNode]) {
+        self.name = name
+        self.parameters = parameters
+        self.defaults = defaults
+        self.body = body
+    }
 }

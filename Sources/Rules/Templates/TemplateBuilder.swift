@@ -7,6 +7,8 @@ struct TemplateBuilder {
     private(set) var reads = TemplateParser.Reads()
     /// Names `set` and `for` have introduced so far: expressions may read them.
     private var variables: Set<String> = []
+    /// Macros defined so far.
+    private var macros: [String: Macro] = [:]
     /// Blocks open now: they nest by recursion, here and when rendering, so they are bounded as expressions are.
     private var depth = 0
 
@@ -225,9 +227,18 @@ struct TemplateBuilder {
                 otherwise = elseBody
             }
             return .loop(names: names, items: items, filter: filter, body: body, otherwise: otherwise)
+        case "set" where !rest.contains("="):
+            let name = rest.trimmingCharacters(in: " \t\n")
+            guard Self.isName(name) else { throw CompileError(offset: restOffset, message: "write {% set name = value %} or {% set name %}…{% endset %}") }
+            let (body, end, _) = try block(&segments, until: ["endset"])
+            guard end != nil else { throw CompileError(offset: offset, message: "{% set \(name) %} is not closed with {% endset %}") }
+            variables.insert(name)
+            return .capture(name: name, body: body)
+        case "macro":
+            return try macro(rest, at: restOffset, offset: offset, &segments)
         case "set":
             guard let equals = rest.firstIndex(of: "=") else {
-                throw CompileError(offset: restOffset, message: "write {% set name = value %} (a {% set %} block is not supported)")
+                throw CompileError(offset: restOffset, message: "write {% set name = value %}")
             }
             let target = rest[..<equals].trimmingCharacters(in: " \t\n")
             let parts = target.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
@@ -242,13 +253,40 @@ struct TemplateBuilder {
             if parts.count == 1 { variables.insert(parts[0]) }
             return .assignment(name: parts[0], attribute: parts.count == 2 ? parts[1] : nil, value: value)
         default:
-            throw CompileError(offset: offset, message: "unknown statement \"\(word)\"; supported: if, elif, else, for, set, raw")
+            throw CompileError(offset: offset, message: "unknown statement \"\(word)\"; supported: if, elif, else, for, set, macro, raw")
         }
+    }
+
+    /// `{% macro name(a, b=default) %}…{% endmacro %}`: compiled with its parameters as names; defined for what follows.
+    private mutating func macro(_ rest: String, at restOffset: Int, offset: Int, _ segments: inout ArraySlice<Segment>) throws(CompileError) -> TemplateNode {
+        let signature = rest.trimmingCharacters(in: " \t\n")
+        guard let open = signature.firstIndex(of: "("), signature.hasSuffix(")") else {
+            throw CompileError(offset: restOffset, message: "write {% macro name(arguments) %}")
+        }
+        let name = String(signature[..<open]).trimmingCharacters(in: " ")
+        guard Self.isName(name) else { throw CompileError(offset: restOffset, message: "\"\(name)\" is not a macro name") }
+        var parameters: [String] = []
+        var defaults: [Expression?] = []
+        let list = signature[signature.index(after: open)..<signature.index(before: signature.endIndex)]
+        for part in list.split(separator: ",").map(String.init) where !part.trimmingCharacters(in: " ").isEmpty {
+            let pieces = part.split(separator: "=", maxSplits: 1).map(String.init)
+            let parameter = pieces[0].trimmingCharacters(in: " \t\n")
+            guard Self.isName(parameter) else { throw CompileError(offset: restOffset, message: "\"\(parameter)\" is not a parameter name") }
+            parameters.append(parameter)
+            defaults.append(pieces.count == 2 ? try expression(pieces[1], at: restOffset) : nil)
+        }
+        let outer = variables
+        variables.formUnion(parameters)
+        let (body, end, _) = try block(&segments, until: ["endmacro"])
+        variables = outer
+        guard end != nil else { throw CompileError(offset: offset, message: "{% macro \(name) %} is not closed with {% endmacro %}") }
+        macros[name] = Macro(name: name, parameters: parameters, defaults: defaults, body: body)
+        return .text("")
     }
 
     private mutating func expression(_ source: String, at offset: Int) throws(CompileError) -> Expression {
         do {
-            let (expression, found) = try TemplateParser.parse(source, variables: variables)
+            let (expression, found) = try TemplateParser.parse(source, variables: variables, macros: macros)
             reads.formUnion(found)
             return expression
         } catch {

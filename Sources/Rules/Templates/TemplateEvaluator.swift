@@ -151,6 +151,18 @@ struct TemplateEvaluator {
             default:
                 throw EvaluationError("cannot index \(container.typeName) with \(index.typeName)")
             }
+        case .macroCall(let macro, let arguments, let keywords):
+            // Its own scope: the arguments, then the defaults; the caller's names are not seen, as in Jinja.
+            let inner = TemplateScope(parent: nil)
+            for (i, parameter) in macro.parameters.enumerated() {
+                if i < arguments.count { inner.set(parameter, try evaluate(arguments[i])); continue }
+                if let keyword = keywords.first(where: { $0.0 == parameter }) { inner.set(parameter, try evaluate(keyword.1)); continue }
+                if let fallback = macro.defaults[i] { inner.set(parameter, try TemplateEvaluator(context: context, scope: inner).evaluate(fallback)); continue }
+                inner.set(parameter, .none)
+            }
+            var out = ""
+            try TemplateRenderer(context: context).render(macro.body, into: &out, scope: inner)
+            return .string(out)
         case .namedTest(let operand, let name, let argument, let negated):
             let result = try Sequences.test(name, try evaluate(operand), try argument.map { e throws(EvaluationError) in try evaluate(e) })
             return .bool(negated ? !result : result)

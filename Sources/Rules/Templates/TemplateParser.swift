@@ -37,6 +37,8 @@ struct TemplateParser {
     private var nesting = 0
     /// Names the template's statements made (`set`, `for`), which an expression may read.
     private var variables: Set<String> = []
+    /// Macros defined so far, by name.
+    private var macros: [String: Macro] = [:]
     /// Entity ids read by the expression, found while parsing.
     private(set) var entityIDs: Set<String> = []
     /// Domains it iterates (`states.light`).
@@ -57,9 +59,10 @@ struct TemplateParser {
         }
     }
 
-    static func parse(_ text: String, variables: Set<String> = []) throws(SyntaxError) -> (Expression, Reads) {
+    static func parse(_ text: String, variables: Set<String> = [], macros: [String: Macro] = [:]) throws(SyntaxError) -> (Expression, Reads) {
         var parser = TemplateParser()
         parser.variables = variables
+        parser.macros = macros
         parser.tokens = try Self.tokenize(text)
         let expression = try parser.conditional()
         guard parser.current == .end else { throw parser.error("unexpected \(parser.describe(parser.current))") }
@@ -503,6 +506,13 @@ struct TemplateParser {
             default: break
             }
             if variables.contains(name) { return .variable(name) }
+            if let macro = macros[name], accept("(") {
+                let (arguments, keywords) = try argumentList()
+                guard arguments.count <= macro.parameters.count else {
+                    throw SyntaxError(offset: start, message: "macro \(name) takes \(macro.parameters.count) arguments, got \(arguments.count)")
+                }
+                return .macroCall(macro, arguments, keywords: keywords)
+            }
             guard let function = Function(rawValue: name) else {
                 if let remote = homeAssistantOnly(name, at: start) { throw remote }
                 let known = Function.allCases.map(\.rawValue) + Array(variables) + ["states", "pi", "e", "tau", "true", "false", "none"]

@@ -83,6 +83,10 @@ struct TemplateRenderer {
                     try render(body, into: &out, scope: inner)
                     try EvaluationLimits.checkLength(out.utf8.count, "the loop's output")
                 }
+            case .capture(let name, let body):
+                var text = ""
+                try render(body, into: &text, scope: scope)
+                scope.set(name, .string(text))
             case .assignment(let name, let attribute, let expression):
                 let value = try evaluator.evaluate(expression)
                 if let attribute { try scope.setAttribute(name, attribute, value) } else { scope.set(name, value) }

@@ -37,6 +37,8 @@ indirect enum Expression: Sendable {
     case test(Expression, TestKind, negated: Bool)
     /// `x is divisibleby 3`, `x is in [1, 2]`, `x is gt 0`…: Jinja's tests that take a value.
     case namedTest(Expression, String, argument: Expression?, negated: Bool)
+    /// A call of a macro the template defined earlier.
+    case macroCall(Macro, [Expression], keywords: [(String, Expression)])
 }
 
 extension Expression {
@@ -51,7 +53,7 @@ extension Expression {
         case .namedTest(let e, _, let argument, _): return [e] + (argument.map { [$0] } ?? [])
         case .binary(_, let l, let r), .and(let l, let r), .or(let l, let r), .item(let l, let r): return [l, r]
         case .conditional(let c, let t, let o): return [c, t] + (o.map { [$0] } ?? [])
-        case .call(_, let args, let keywords): return args + keywords.map(\.1)
+        case .call(_, let args, let keywords), .macroCall(_, let args, let keywords): return args + keywords.map(\.1)
         case .filter(_, let input, let args, let keywords): return [input] + args + keywords.map(\.1)
         case .method(let base, _, let args, let keywords): return [base] + args + keywords.map(\.1)
         }
