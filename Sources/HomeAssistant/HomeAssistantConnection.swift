@@ -153,37 +153,35 @@ public final class HomeAssistantConnection: @unchecked Sendable {
     /// Events of one type (`state_changed`, a custom event…), subscribed now and after every reconnect.
     /// A consumer more than 4096 events behind loses the oldest.
     public func events(ofType type: String) -> AsyncStream<JSONValue> {
-        let (stream, continuation) = AsyncStream.makeStream(of: JSONValue.self, bufferingPolicy: .bufferingNewest(4096))
-        let key = UUID()
-        let accepted = loop.perform { [self] in
-            let isNew = eventHandlers[type] == nil
-            eventHandlers[type, default: [:]][key] = continuation
-            if isNew && isAuthenticated { subscribeEvents(type) }
-        }
-        // A stopped connection has no events to give.
-        guard accepted else { continuation.finish(); return stream }
-        let loop = self.loop
-        continuation.onTermination = { [weak self] _ in
-            loop.perform { [weak self] in self?.eventHandlers[type]?[key] = nil }
-        }
-        return stream
+        stream(of: type, in: \.eventHandlers, bufferingNewest: 4096) { connection in connection.subscribeEvents(type) }
     }
 
     /// Home Assistant's renderings of a template (`render_template`): the first at once, then a new one whenever
     /// what the template reads changes; subscribed now and after every reconnect. Only the newest is kept for a
     /// consumer that is behind.
     public func renderings(of template: String) -> AsyncStream<TemplateRendering> {
-        let (stream, continuation) = AsyncStream.makeStream(of: TemplateRendering.self, bufferingPolicy: .bufferingNewest(1))
+        stream(of: template, in: \.templateHandlers, bufferingNewest: 1) { connection in connection.subscribeTemplate(template) }
+    }
+
+    /// A stream fed by the subscription `subject` names in `handlers`: the first consumer of a subject subscribes it
+    /// (now if authenticated; `authenticated` subscribes every subject again after a reconnect). A stopped
+    /// connection gives a finished stream.
+    private func stream<Value: Sendable>(of subject: String,
+                                         in handlers: ReferenceWritableKeyPath<HomeAssistantConnection, [String: [UUID: AsyncStream<Value>.Continuation]]>,
+                                         bufferingNewest limit: Int,
+                                         subscribe: @escaping @Sendable (HomeAssistantConnection) -> Void) -> AsyncStream<Value> {
+        let (stream, continuation) = AsyncStream.makeStream(of: Value.self, bufferingPolicy: .bufferingNewest(limit))
         let key = UUID()
+        nonisolated(unsafe) let handlers = handlers
         let accepted = loop.perform { [self] in
-            let isNew = templateHandlers[template] == nil
-            templateHandlers[template, default: [:]][key] = continuation
-            if isNew && isAuthenticated { subscribeTemplate(template) }
+            let isNew = self[keyPath: handlers][subject] == nil
+            self[keyPath: handlers][subject, default: [:]][key] = continuation
+            if isNew && isAuthenticated { subscribe(self) }
         }
         guard accepted else { continuation.finish(); return stream }
         let loop = self.loop
         continuation.onTermination = { [weak self] _ in
-            loop.perform { [weak self] in self?.templateHandlers[template]?[key] = nil }
+            loop.perform { [weak self] in self?[keyPath: handlers][subject]?[key] = nil }
         }
         return stream
     }

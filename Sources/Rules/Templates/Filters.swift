@@ -281,13 +281,7 @@ enum Filters {
                 if case .string(let s) = v, !caseSensitive { return .string(s.lowercased()) }
                 return v
             }
-            // Checked first, so the sort itself cannot fail: every pair must be comparable, as Python requires.
-            for (a, b) in zip(items, items.dropFirst()) { _ = try Arithmetic.compare(key(a), key(b)) }
-            let sorted = items.enumerated().sorted { a, b in
-                let order = (try? Arithmetic.compare(key(a.element), key(b.element))) ?? 0
-                return order == 0 ? a.offset < b.offset : (order < 0) != reverse
-            }
-            return .list(sorted.map { $0.element })
+            return .list(try Sequences.stableSorted(items, by: key, reverse: reverse))
         case .list:
             switch value {
             case .list: return value
@@ -493,6 +487,18 @@ enum Sequences {
             }
             return kept
         }
+    }
+
+    /// Python's `sorted(items, key=…, reverse=…)`: stable, and an error (not a crash, not a silent order) when two keys
+    /// cannot be compared; the keys are checked first, so the sort itself cannot fail.
+    static func stableSorted<T>(_ items: [T], by key: (T) -> TemplateValue, reverse: Bool = false) throws(EvaluationError) -> [T] {
+        let keys = items.map(key)
+        for (a, b) in zip(keys, keys.dropFirst()) { _ = try Arithmetic.compare(a, b) }
+        let order = keys.indices.sorted { i, j in
+            let c = (try? Arithmetic.compare(keys[i], keys[j])) ?? 0
+            return c == 0 ? i < j : (c < 0) != reverse
+        }
+        return order.map { items[$0] }
     }
 
     /// `item.name`, dotted names followed; nil when missing.

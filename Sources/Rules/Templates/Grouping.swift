@@ -35,11 +35,7 @@ enum Grouping {
             let sortKey: TemplateValue = if case .string(let s) = key, !caseSensitive { .string(s.lowercased()) } else { key }
             keyed.append((key, sortKey, item))
         }
-        for (a, b) in zip(keyed, keyed.dropFirst()) { _ = try Arithmetic.compare(a.sortKey, b.sortKey) }
-        let sorted = keyed.enumerated().sorted { a, b in
-            let order = (try? Arithmetic.compare(a.element.sortKey, b.element.sortKey)) ?? 0
-            return order == 0 ? a.offset < b.offset : order < 0
-        }.map(\.element)
+        let sorted = try Sequences.stableSorted(keyed, by: \.sortKey)
         var groups: [TemplateValue] = []
         var index = 0
         while index < sorted.count {
@@ -66,12 +62,8 @@ enum Grouping {
             if case .string(let s) = v, !caseSensitive { return .string(s.lowercased()) }
             return v
         }
-        for (a, b) in zip(pairs, pairs.dropFirst()) { _ = try Arithmetic.compare(sortKey(a), sortKey(b)) }
-        let sorted = pairs.enumerated().sorted { a, b in
-            let order = (try? Arithmetic.compare(sortKey(a.element), sortKey(b.element))) ?? 0
-            return order == 0 ? a.offset < b.offset : (order < 0) != reverse
-        }
-        return .list(sorted.map { .list([.string($0.element.key), $0.element.value]) })
+        let sorted = try Sequences.stableSorted(pairs, by: sortKey, reverse: reverse)
+        return .list(sorted.map { .list([.string($0.key), $0.value]) })
     }
 
     /// `reverse`: text backwards, a list in reverse order.
