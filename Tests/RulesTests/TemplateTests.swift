@@ -121,6 +121,8 @@ struct TemplateTests {
         #expect(try Template("{{ expand('group.downstairs') | count }}").readsEveryEntity)
         #expect(try Template("{{ states | count }}").readsEveryEntity)
         #expect(try !Template("{{ states('sensor.a') }}").readsEveryEntity)
+        let computed = try Template("{% for id in ['sensor.a', 'sensor.b'] %}{{ states(id) }}{% endfor %}")
+        #expect(computed.readsEveryEntity && computed.entityIDs.isEmpty)
     }
 
     @Test(arguments: [
@@ -145,11 +147,11 @@ struct TemplateTests {
         ("{{ foo }}", 3, "unknown name \"foo\""),
         ("{{ 1 | frobnicate }}", 7, "unknown filter \"frobnicate\""),
         ("{{ states(entity) }}", 10, "unknown name \"entity\""),
+        ("{{ states() }}", 3, "states() needs an entity id"),
         ("{{ states(x ~ 'y') }}", 10, "unknown name \"x\""),
         ("{% while true %}a{% endwhile %}", 2, "unknown statement \"while\"; supported: if, elif, else, for, set, macro, raw"),
         ("{{ 1 + }}", 7, "unexpected end of expression"),
         ("{{ 'open", 0, "\"{{\" is not closed"),
-        ("{{ states(1) }}", 3, "states() needs the entity id as a quoted literal"),
         ("{{ stats('sensor.a') }}", 3, "unknown name \"stats\"; did you mean states?"),
         ("{{ area_nme('kitchen') }}", 3, "unknown name \"area_nme\"; did you mean area_name?"),
         ("{{ 'x' | slugfy }}", 9, "unknown filter \"slugfy\"; did you mean slugify?"),

@@ -527,10 +527,12 @@ struct TemplateParser {
             // expand() reads groups' members, which can change: every entity is kept.
             if function == .expand { readsEveryEntity = true }
             if function.readsEntity {
-                guard case .literal(.string(let id))? = arguments.first else {
-                    throw SyntaxError(offset: start, message: "\(name)() needs the entity id as a quoted literal, e.g. \(name)('sensor.washer')")
+                guard let first = arguments.first else {
+                    throw SyntaxError(offset: start, message: "\(name)() needs an entity id, e.g. \(name)('sensor.washer')")
                 }
-                entityIDs.insert(id)
+                // A literal id is subscribed by itself; one computed when the template runs (`states(light.entity_id)`
+                // in a loop) could be any entity, so every entity is kept.
+                if case .literal(.string(let id)) = first { entityIDs.insert(id) } else { readsEveryEntity = true }
             }
             return Self.fastForm(.call(function, arguments, keywords: keywords))
         default:
