@@ -48,7 +48,8 @@ struct TemplateCorpusTests {
         process.executableURL = URL(fileURLWithPath: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
             .deletingLastPathComponent().appendingPathComponent("livebridge")
         process.arguments = ["template", "--states", folder + "/states.json", "--at", now]
-        process.environment = ["TZ": zone]
+        // The zone the answers were recorded in; the rest inherited (a sanitizer's options among them).
+        process.environment = ProcessInfo.processInfo.environment.merging(["TZ": zone]) { _, zone in zone }
         process.standardInput = FileHandle(forReadingAtPath: folder + "/requests.jsonl")
         let output = Pipe()
         process.standardOutput = output
