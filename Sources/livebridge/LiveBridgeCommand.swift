@@ -43,7 +43,7 @@ enum LiveBridgeCommand {
         "watch": Subcommand(help: WatchCommand.help) { try await WatchCommand.run($0) },
         "check": Subcommand(help: CheckCommand.help) { try CheckCommand.run($0) },
         "render": Subcommand(help: RenderCommand.help) { try await RenderCommand.run($0) },
-        "template": Subcommand(help: TemplateCommand.help) { try TemplateCommand.run($0) },
+        "template": Subcommand(help: TemplateCommand.help) { try await TemplateCommand.run($0) },
         "send": Subcommand(help: SendCommand.help) { try await SendCommand.run($0) },
         "preview": Subcommand(help: PreviewCommand.help) { try PreviewCommand.run($0) },
         "blueprint": Subcommand(help: BlueprintCommand.help) { try BlueprintCommand.run($0) },

@@ -9,18 +9,28 @@ import Rules
 /// `{"id": …, "result": …}` or `{"id": …, "error": …}` per line: the differential suite's side of the comparison.
 enum TemplateCommand {
     static let help = """
-        usage: livebridge template --states STATES.json [--at ISO_TIME] [TEMPLATE]
+        usage: livebridge template --states STATES.json [--at ISO_TIME] [--url URL [--token-file FILE]] [TEMPLATE]
 
         Renders TEMPLATE against the states (shaped like GET /api/states) and prints the text, as Home Assistant's
         Developer Tools → Template shows it. Without TEMPLATE, reads JSON lines {"id": …, "template": …} from stdin and
         answers each with {"id": …, "result": …} or {"id": …, "error": …}. --at sets now() (default: the current time).
+        Templates only Home Assistant can render (area_name, device_attr…) give no text offline; with --url (and
+        --token-file or $LIVEBRIDGE_HA_TOKEN) Home Assistant at URL renders them, on its own states.
         """
 
-    static func run(_ arguments: [String]) throws -> Int32 {
-        let args = try ArgumentList(arguments, valued: ["states", "at"])
+    static func run(_ arguments: [String]) async throws -> Int32 {
+        let args = try ArgumentList(arguments, valued: ["states", "at", "url", "token-file"])
         guard let statesPath = args["states"] else { throw UsageError("--states STATES.json is required") }
         guard args.positional.count <= 1 else { throw UsageError("give one template, or none to read them from stdin") }
-        let context = EvaluationContext(states: try StatesFile.load(path: statesPath), now: try CommandSupport.time(args))
+        var context = EvaluationContext(states: try StatesFile.load(path: statesPath), now: try CommandSupport.time(args))
+        // All requests are read first, so those only Home Assistant can render are asked for together.
+        var lines: [String] = []
+        if args.positional.isEmpty { while let line = readLine(strippingNewline: true) { if !line.isEmpty { lines.append(line) } } }
+        if let url = args["url"] {
+            let sources = args.positional + lines.compactMap { (try? JSONParser.parse($0))?["template"]?.stringValue }
+            let remote = sources.filter { (try? Template($0))?.renderedByHomeAssistant != nil }
+            context.renderedByHomeAssistant = try await HomeAssistantRendering.fetch(Array(Set(remote)).sorted(), url: url, tokenFile: args["token-file"])
+        }
         if let source = args.positional.first {
             switch render(source, in: context) {
             case .success(let text):
@@ -31,8 +41,7 @@ enum TemplateCommand {
                 return 1
             }
         }
-        while let line = readLine(strippingNewline: true) {
-            guard !line.isEmpty else { continue }
+        for line in lines {
             var answer: [String: JSONValue] = [:]
             do {
                 let request = try JSONParser.parse(line)

@@ -98,6 +98,7 @@ struct TemplateTests {
         ("{{ 'light.a' | area_id }}", "area_id reads Home Assistant's registries"),
         ("{% for e in area_entities('kitchen') %}{{ e }}{% endfor %}", "area_entities reads Home Assistant's registries"),
         ("{{ state_translated('sensor.washer') }}", "state_translated needs Home Assistant's translations"),
+        ("{{ states('sensor.washer_power', rounded=True, with_unit=True) }}", "states(…, rounded=True) uses the display precision in Home Assistant's entity registry"),
         ("{{ 'light.a' is is_device_attr('manufacturer', 'IKEA') }}", "is_device_attr reads Home Assistant's registries"),
     ])
     func whatOnlyHomeAssistantComputesIsRenderedByIt(source: String, reason: String) throws {

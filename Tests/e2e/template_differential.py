@@ -57,7 +57,13 @@ async def run(session, ha, token, livebridge, work, ws_call, log):
     for entry in corpus["templates"]:
         home[entry["template"]] = await render(entry["template"])
     requests = "".join(json.dumps({"id": i, "template": e["template"]}) + "\n" for i, e in enumerate(corpus["templates"]))
-    answer = subprocess.run([livebridge, "template", "--states", states_file, "--at", now], input=requests,
+    # Templates only Home Assistant can render (its registries) are asked of it, as the daemon does.
+    token_file = os.path.join(work, "template-token")
+    with open(token_file, "w") as f:
+        f.write(token)
+    os.chmod(token_file, 0o600)
+    answer = subprocess.run([livebridge, "template", "--states", states_file, "--at", now, "--url", ha.base,
+                             "--token-file", token_file], input=requests,
                             capture_output=True, text=True, timeout=60, env={**os.environ, "TZ": zone})
     assert answer.returncode == 0, answer.stderr
     ours = {int(line["id"]): line for line in map(json.loads, answer.stdout.splitlines())}
