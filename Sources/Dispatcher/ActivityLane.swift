@@ -3,6 +3,10 @@
 /// Pure: it is told what changed and what the backend answered, with the time, and says what to send next and when
 /// to look again. One push at a time; order kept; a newer update replaces a queued one (only the latest matters);
 /// an end is never replaced or dropped; starts, ends and urgent changes skip the budget.
+///
+/// Updates are pulled: `markChanged` notes that the payload changed without rendering it, and when the budget lets
+/// the update go, `next` answers `.render`; the caller renders the payload then, once, and hands it to `rendered`.
+/// However many changes a debounce window holds, one payload is rendered for it.
 public struct ActivityLane: Sendable {
     public typealias Instant = ContinuousClock.Instant
 
@@ -13,6 +17,8 @@ public struct ActivityLane: Sendable {
     /// What to do now.
     public enum Decision: Sendable, Equatable {
         case send(Push)
+        /// Render the payload of this kind now (from the newest states) and hand it to `rendered(_:at:)`.
+        case render(Push.Kind)
         /// Nothing to send before this instant (nil: nothing until something changes).
         case wait(until: Instant?)
     }
@@ -36,6 +42,11 @@ public struct ActivityLane: Sendable {
     private var queuedEnd: Push?
     private var queuedStart: Push?
     private var queuedUpdate: Push?
+    /// An update is due to be rendered when the budget allows (pulled, not pushed).
+    private var pendingRender = false
+    private var pendingUrgent = false
+    /// The queued start's body is older than the states: render it again before it goes.
+    private var refreshStart = false
     private var firstUnsentChange: Instant?
     private var lastChange: Instant?
     private var lastPush: Instant?
@@ -55,7 +66,7 @@ public struct ActivityLane: Sendable {
     }
 
     /// Nothing queued, nothing in flight.
-    public var isQuiet: Bool { inFlight == nil && queuedEnd == nil && queuedStart == nil && queuedUpdate == nil }
+    public var isQuiet: Bool { inFlight == nil && queuedEnd == nil && queuedStart == nil && queuedUpdate == nil && !pendingRender }
 
     // MARK: What changed
 
@@ -69,6 +80,7 @@ public struct ActivityLane: Sendable {
         case .idle, .ending:
             // (Re)started, perhaps while its end is on the way: start after it, with the newest body.
             queuedStart = push.retyped(.start, urgent: true)
+            refreshStart = false
         case .starting, .running:
             change(push.retyped(.update, urgent: false), at: now)
         }
@@ -83,14 +95,52 @@ public struct ActivityLane: Sendable {
         if queuedStart != nil {
             // Not shown yet: the start itself carries the newest content.
             queuedStart = push.retyped(.start, urgent: true)
+            refreshStart = false
             return
         }
         guard phase == .starting || phase == .running, queuedEnd == nil else { return }
-        if queuedUpdate != nil { counters.debounced += 1 }
+        if queuedUpdate != nil || pendingRender { counters.debounced += 1 }
+        pendingRender = false
+        pendingUrgent = false
         let wasUrgent = queuedUpdate?.isUrgent ?? false
         queuedUpdate = push.retyped(.update, urgent: push.isUrgent || wasUrgent)
         lastChange = now
         if firstUnsentChange == nil { firstUnsentChange = now }
+    }
+
+    /// The payload changed while active, not rendered yet: it is rendered when the budget lets the update go
+    /// (`next` answers `.render`). `urgent` (a status turning to failed) skips the budget.
+    public mutating func markChanged(urgent: Bool = false, at now: Instant) {
+        if queuedStart != nil {
+            refreshStart = true
+            return
+        }
+        guard phase == .starting || phase == .running, queuedEnd == nil else { return }
+        if queuedUpdate != nil || pendingRender { counters.debounced += 1 }
+        pendingUrgent = pendingUrgent || urgent || (queuedUpdate?.isUrgent ?? false)
+        queuedUpdate = nil
+        pendingRender = true
+        lastChange = now
+        if firstUnsentChange == nil { firstUnsentChange = now }
+    }
+
+    /// The payload `.render` asked for (nil: it could not be rendered, and nothing goes).
+    public mutating func rendered(_ push: Push?, at now: Instant) {
+        if refreshStart, let start = queuedStart {
+            refreshStart = false
+            queuedStart = (push ?? start).retyped(.start, urgent: true)
+            return
+        }
+        guard pendingRender else { return }
+        pendingRender = false
+        pendingUrgent = false
+        guard let push else {
+            firstUnsentChange = nil
+            lastChange = nil
+            return
+        }
+        // Its budget is spent already: it goes now.
+        queuedUpdate = push.retyped(.update, urgent: true)
     }
 
     /// `active_when` fell: end with this body. Never replaced, never dropped.
@@ -102,11 +152,14 @@ public struct ActivityLane: Sendable {
         if queuedStart != nil, phase == .idle || phase == .ending {
             // It never reached the phone (or is being ended already): nothing more to show.
             queuedStart = nil
+            refreshStart = false
             if phase == .idle && inFlight == nil { return }
         }
         guard phase == .starting || phase == .running, queuedEnd == nil else { return }
-        if queuedUpdate != nil { counters.debounced += 1 }
+        if queuedUpdate != nil || pendingRender { counters.debounced += 1 }
         queuedUpdate = nil
+        pendingRender = false
+        pendingUrgent = false
         firstUnsentChange = nil
         queuedEnd = push.retyped(.end, urgent: true)
     }
@@ -120,13 +173,17 @@ public struct ActivityLane: Sendable {
             return send(end, phase: .ending, clearing: \.queuedEnd)
         }
         if let start = queuedStart, phase == .idle {
+            if refreshStart { return .render(.start) }
             return send(start, phase: .starting, clearing: \.queuedStart)
         }
-        guard let update = queuedUpdate, phase == .running, let first = firstUnsentChange, let last = lastChange else {
+        guard queuedUpdate != nil || pendingRender, phase == .running, let first = firstUnsentChange, let last = lastChange else {
             return .wait(until: nil)
         }
-        let due = update.isUrgent ? now : budget.due(firstChange: first, lastChange: last, lastPush: lastPush)
+        let urgent = queuedUpdate?.isUrgent ?? pendingUrgent
+        let due = urgent ? now : budget.due(firstChange: first, lastChange: last, lastPush: lastPush)
         guard due <= now else { return .wait(until: due) }
+        if pendingRender { return .render(.update) }
+        guard let update = queuedUpdate else { return .wait(until: nil) }
         queuedUpdate = nil
         firstUnsentChange = nil
         lastChange = nil
@@ -161,7 +218,7 @@ public struct ActivityLane: Sendable {
                 if outcome == .alreadyRunning {
                     // The phone shows an older state of it: send this content as an update, now.
                     delivered = nil
-                    if queuedUpdate == nil {
+                    if queuedUpdate == nil && !pendingRender {
                         queuedUpdate = push.retyped(.update, urgent: true)
                         firstUnsentChange = now
                         lastChange = now
@@ -199,6 +256,7 @@ public struct ActivityLane: Sendable {
     /// Shutting down: the queued update goes now, past the budget.
     public mutating func hurry() {
         if let update = queuedUpdate { queuedUpdate = update.retyped(.update, urgent: true) }
+        if pendingRender { pendingUrgent = true }
     }
 
     /// A free-tier lock was released (the token's other job ended): try again now.
@@ -214,11 +272,15 @@ public struct ActivityLane: Sendable {
                 // Ended before its start got through: the start may have reached the phone, so the end goes; the start does not.
                 phase = .running
                 queuedUpdate = nil
+                pendingRender = false
                 return
             }
             phase = .idle
-            // The start carries the newest content that arrived while it was failing.
+            // The start carries the newest content that arrived while it was failing (rendered again if it was only marked).
             queuedStart = queuedStart ?? (queuedUpdate ?? push).retyped(.start, urgent: true)
+            if pendingRender { refreshStart = true }
+            pendingRender = false
+            pendingUrgent = false
             queuedUpdate = nil
             firstUnsentChange = nil
             lastChange = nil
@@ -226,7 +288,7 @@ public struct ActivityLane: Sendable {
             phase = .running
             queuedEnd = push
         case .update:
-            if queuedUpdate == nil && queuedEnd == nil {
+            if queuedUpdate == nil && !pendingRender && queuedEnd == nil {
                 queuedUpdate = push.retyped(.update, urgent: true)
                 firstUnsentChange = now
                 lastChange = now

@@ -9,12 +9,14 @@ public actor Dispatcher {
     public enum Event: Sendable {
         case start(BackendRequest)
         case change(BackendRequest, urgent: Bool)
+        /// The payload changed; it is rendered (by the `PayloadSource`) only when the update is due.
+        case changed(urgent: Bool)
         case end(BackendRequest)
 
         public var name: String {
             switch self {
             case .start: return "start"
-            case .change: return "update"
+            case .change, .changed: return "update"
             case .end: return "end"
             }
         }
@@ -47,7 +49,14 @@ public actor Dispatcher {
         var wake: (task: Task<Void, Never>, at: ContinuousClock.Instant)?
         var lockLogged = false
         var lastDelivered: [UInt8]?
+        /// A payload is being rendered for it: nothing else is asked of the lane until it is handed over.
+        var rendering = false
     }
+
+    /// Renders an activity's payload when its update is due (pulled, not rendered per change).
+    private var payloads: (any PayloadSource)?
+
+    public func setPayloadSource(_ source: any PayloadSource) { payloads = source }
 
     private var backends: [String: any PushBackend]
     private let retry: RetryPolicy
@@ -121,6 +130,7 @@ public actor Dispatcher {
         case .start(let request): slots[key]!.lane.start(Push(.start, body: request.bodyBytes, isUrgent: true, request: request), at: now)
         case .change(let request, let urgent):
             slots[key]!.lane.change(Push(.update, body: request.bodyBytes, isUrgent: urgent, request: request), at: now)
+        case .changed(let urgent): slots[key]!.lane.markChanged(urgent: urgent, at: now)
         case .end(let request): slots[key]!.lane.end(Push(.end, body: request.bodyBytes, isUrgent: true, request: request), at: now)
         }
         pump(key)
@@ -175,14 +185,24 @@ public actor Dispatcher {
         await withCheckedContinuation { quietWaiters.append($0) }
     }
 
-    private var isQuiet: Bool { slots.values.allSatisfy { $0.lane.isQuiet && !$0.inFlight } }
+    private var isQuiet: Bool { slots.values.allSatisfy { $0.lane.isQuiet && !$0.inFlight && !$0.rendering } }
 
     // MARK: Running the lanes
 
     private func pump(_ key: String) {
-        guard var slot = slots[key], !slot.inFlight else { return }
+        guard var slot = slots[key], !slot.inFlight, !slot.rendering else { return }
         let now = ContinuousClock.now
         switch slot.lane.next(at: now) {
+        case .render(let kind):
+            slot.rendering = true
+            slot.wake?.task.cancel()
+            slot.wake = nil
+            slots[key] = slot
+            let (activity, backend, source) = (slot.activity, slot.backend.name, payloads)
+            Task {
+                let request = await source?.payload(activity: activity, backend: backend, kind: kind)
+                await self.rendered(key, kind, request)
+            }
         case .send(let push):
             if push.kind == .start, slot.backend.allowsOneActiveJob, let other = activeJob(on: slot.backend.name, except: key) {
                 // Free tier: one job at a time per token. Wait for the other to end, as the service would insist.
@@ -220,6 +240,14 @@ public actor Dispatcher {
             schedule(key, .wait(until: until))
             resumeQuietWaiters()
         }
+    }
+
+    private func rendered(_ key: String, _ kind: Push.Kind, _ request: BackendRequest?) {
+        guard slots[key] != nil else { return }
+        slots[key]!.rendering = false
+        slots[key]!.lane.rendered(request.map { Push(kind, body: $0.bodyBytes, isUrgent: true, request: $0) }, at: .now)
+        pump(key)
+        resumeQuietWaiters()
     }
 
     private func schedule(_ key: String, _ decision: ActivityLane.Decision) {

@@ -6,6 +6,9 @@ import Rules
 
 /// Turns entity changes into lifecycle events: keeps the states the rules read, re-evaluates only the activities that
 /// read a changed entity, and finds the edges of `active_when` (rising → start, falling → end). Pure: no I/O.
+///
+/// Starts and ends are rendered at their edge. A change to an active activity is only marked (`.changed`): its
+/// payload is rendered by `payload(activity:kind:now:)` when the dispatcher's budget lets the update go.
 public struct ActivityEngine: Sendable {
     /// One thing for the dispatcher to do.
     public typealias Command = Dispatcher.Submission
@@ -108,20 +111,40 @@ public struct ActivityEngine: Sendable {
                     commands.append(Command(activity: id, backend: rule.backend.name, budget: budget, event: .end(end)))
                 }
                 lastRequest[id] = nil
-            case (_, true):
-                switch ActivityRenderer.render(rule, phase: was ? .update : .start, in: context, notes: &issues) {
+            case (true, true):
+                // Only what decides urgency is evaluated now: an Island Pulse status turning to failed.
+                let urgent = ActivityRenderer.isUrgent(rule, in: context)
+                commands.append(Command(activity: id, backend: rule.backend.name, budget: budget, event: .changed(urgent: urgent)))
+            case (false, true):
+                switch ActivityRenderer.render(rule, phase: .start, in: context, notes: &issues) {
                 case .failure(let failure):
                     issues += failure.issues
                     if !was { active[id] = false }  // not started: try again on the next change
                 case .success(let request):
                     lastRequest[id] = request
-                    let urgent = request.body["status"] == "failed"
-                    commands.append(Command(activity: id, backend: rule.backend.name, budget: budget,
-                                            event: was ? .change(request, urgent: urgent) : .start(request)))
+                    commands.append(Command(activity: id, backend: rule.backend.name, budget: budget, event: .start(request)))
                 }
             }
         }
         return (commands, found)
+    }
+
+    /// The payload of an active activity, rendered now from the newest states, when the dispatcher is about to send
+    /// it; nil (with its problems) when it cannot be rendered or the activity is no longer active.
+    public mutating func payload(activity id: String, kind: Push.Kind, now: Double) -> (request: BackendRequest?, problems: [String]) {
+        guard let rule = byID[id], active[id] == true else { return (nil, []) }
+        var issues: [PayloadIssue] = []
+        let context = EvaluationContext(states: states, now: now, renderedByHomeAssistant: rendered)
+        let result = ActivityRenderer.render(rule, phase: kind == .start ? .start : .update, in: context, notes: &issues)
+        var request: BackendRequest?
+        switch result {
+        case .success(let rendered):
+            request = rendered
+            lastRequest[id] = rendered
+        case .failure(let failure):
+            issues += failure.issues
+        }
+        return (request, problems.newProblems(activity: id, issues).map { "activity \(id): \($0)" })
     }
 
     /// The end push: the rendered end, or when its fields cannot be rendered a minimal one (`ActivityRenderer.end`).

@@ -186,6 +186,7 @@ public actor LiveBridgeService {
 
     /// Runs until `stop()`; returns the exit status.
     public func run() async -> Int32 {
+        await dispatcher.setPayloadSource(EnginePayloads(service: self))
         let running = await dispatcher.runningActivities
         engine = ActivityEngine(rules: engine.rules, running: Set(running.map(\.activity)))
         if !running.isEmpty { logger.info("resuming activities on phones", ["activities": running.map(\.activity).joined(separator: ",")]) }
@@ -226,6 +227,14 @@ public actor LiveBridgeService {
 
     private var stopWaiters: [CheckedContinuation<Void, Never>] = []
 
+    /// An update the dispatcher is about to send: rendered now, from the newest states.
+    fileprivate func payload(activity: String, kind: Push.Kind) -> BackendRequest? {
+        let (request, problems) = engine.payload(activity: activity, kind: kind, now: Date().timeIntervalSince1970)
+        for problem in problems { logger.warning(problem) }
+        if request != nil { metrics.renders(1) }
+        return request
+    }
+
     /// One task per template Home Assistant renders, following its renderings.
     private var renderingTasks: [String: Task<Void, Never>] = [:]
 
@@ -253,7 +262,8 @@ public actor LiveBridgeService {
     }
 
     private func dispatch(_ result: (commands: [ActivityEngine.Command], problems: [String])) async {
-        metrics.renders(result.commands.count)
+        // Starts and ends are rendered at their edge; updates only when the dispatcher pulls them (`payload`).
+        metrics.renders(result.commands.filter { if case .changed = $0.event { false } else { true } }.count)
         for problem in result.problems { logger.warning(problem) }
         if logger.level <= .debug {
             for command in result.commands {
@@ -338,5 +348,17 @@ public actor LiveBridgeService {
         let waiters = stopWaiters
         stopWaiters = []
         for waiter in waiters { waiter.resume() }
+    }
+}
+
+/// The dispatcher's way back to the engine: it renders an update when the update is due. Holds the service weakly
+/// (the service owns the dispatcher).
+private final class EnginePayloads: PayloadSource, @unchecked Sendable {
+    private weak var service: LiveBridgeService?
+
+    init(service: LiveBridgeService) { self.service = service }
+
+    func payload(activity: String, backend: String, kind: Push.Kind) async -> BackendRequest? {
+        await service?.payload(activity: activity, kind: kind)
     }
 }

@@ -19,13 +19,19 @@ struct ActivityLaneTests {
 
     enum Event {
         case start(String), change(String, urgent: Bool), end(String)
+        /// The payload is now this, marked changed, not rendered: the lane asks for it (`.render`) when it is due.
+        case mark(String, urgent: Bool)
     }
+
+    /// How many payloads the last replay rendered for `.render`.
+    final class RenderCount { var value = 0 }
 
     /// Replays `events` on a lane whose backend answers every push with `answer` (default: delivered at once),
     /// stepping the clock to each event and each wake-up the lane asks for, until `until`.
-    func replay(_ events: [(Double, Event)], lane: inout ActivityLane, until: Double = 600,
+    func replay(_ events: [(Double, Event)], lane: inout ActivityLane, until: Double = 600, renders: RenderCount = RenderCount(),
                 answer: (Push, Double) -> PushOutcome = { _, _ in .delivered }) -> [Sent] {
         var sent: [Sent] = []
+        var current = ""
         var pending = events.sorted { $0.0 < $1.0 }
         var now = 0.0
         var wake: Double? = nil
@@ -36,6 +42,9 @@ struct ActivityLaneTests {
                 case .start(let b): lane.start(body(b), at: at(first.0))
                 case .change(let b, let urgent): lane.change(body(b), urgent: urgent, at: at(first.0))
                 case .end(let b): lane.end(body(b), at: at(first.0))
+                case .mark(let b, let urgent):
+                    current = b
+                    lane.markChanged(urgent: urgent, at: at(first.0))
                 }
             }
             wake = nil
@@ -44,6 +53,10 @@ struct ActivityLaneTests {
                 case .send(let push):
                     sent.append(Sent(time: now, kind: push.kind, body: String(decoding: push.body, as: UTF8.self)))
                     lane.finished(answer(push, now), at: at(now))
+                    continue
+                case .render(let kind):
+                    renders.value += 1
+                    lane.rendered(Push(kind, body: body(current), isUrgent: true), at: at(now))
                     continue
                 case .wait(let until):
                     wake = until.map { zero.duration(to: $0) }.map { Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18 }
@@ -55,6 +68,44 @@ struct ActivityLaneTests {
             now = max(next, now + 0.000_001)
         }
         return sent
+    }
+
+    @Test func aThousandMarkedChangesInOneDebounceWindowRenderOnceAndSendTheLatest() {
+        var lane = ActivityLane(budget: UpdateBudget(debounce: .seconds(2), maxWait: .seconds(10), minInterval: .seconds(1)))
+        let renders = RenderCount()
+        var events: [(Double, Event)] = [(0, .start("s"))]
+        for n in 1...1000 { events.append((10 + Double(n) * 0.001, .mark("c\(n)", urgent: false))) }
+        let sent = replay(events, lane: &lane, renders: renders)
+        #expect(sent == [Sent(time: 0, kind: .start, body: "s"), Sent(time: 13, kind: .update, body: "c1000")])
+        #expect(renders.value == 1)
+        #expect(lane.counters.debounced == 999)
+    }
+
+    @Test func anEndIsNeverLostToAPendingRender() {
+        var lane = ActivityLane(budget: UpdateBudget(debounce: .seconds(2), maxWait: .seconds(10), minInterval: .seconds(1)))
+        let renders = RenderCount()
+        let sent = replay([(0, .start("s")), (10, .mark("a", urgent: false)), (10.5, .end("e")), (11, .mark("late", urgent: false))],
+                          lane: &lane, renders: renders)
+        #expect(sent == [Sent(time: 0, kind: .start, body: "s"), Sent(time: 10.5, kind: .end, body: "e")])
+        #expect(renders.value == 0)
+    }
+
+    @Test func anUrgentMarkSkipsTheBudgetAndAStartWaitingToRetryIsRenderedAgain() {
+        var lane = ActivityLane(budget: UpdateBudget(debounce: .seconds(2), maxWait: .seconds(10), minInterval: .seconds(1)))
+        let renders = RenderCount()
+        let urgent = replay([(0, .start("s")), (10, .mark("failed", urgent: true))], lane: &lane, renders: renders)
+        #expect(urgent == [Sent(time: 0, kind: .start, body: "s"), Sent(time: 10, kind: .update, body: "failed")])
+
+        var retrying = ActivityLane(budget: UpdateBudget(), retry: RetryPolicy(initial: .seconds(1), maximum: .seconds(1)))
+        let again = RenderCount()
+        var first = true
+        let sent = replay([(0, .start("s")), (0.5, .mark("newer", urgent: false))], lane: &retrying, renders: again) { push, _ in
+            defer { first = false }
+            return first ? .retry(after: nil) : .delivered
+        }
+        #expect(sent.map(\.body) == ["s", "newer"])
+        #expect(sent.map(\.kind) == [.start, .start])
+        #expect(again.value == 1)
     }
 
     @Test func sixtyChangesInThirtySecondsGiveStartTwoUpdatesAndEnd() {

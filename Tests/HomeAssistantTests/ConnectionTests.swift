@@ -340,8 +340,13 @@ struct ConnectionTests {
             await simulator.sendRawBytes(Array(#"{"id":1,"type":"event","event":""#.utf8) + [0xFF] + Array(#""}"#.utf8))
             #expect(await log.wait { events in events.filter(\.isDisconnected).count == round })
         }
-        let delays = log.events.compactMap { event -> Duration? in if case .reconnecting(let after) = event { after } else { nil } }
-        #expect(delays.count >= 4)
+        // The reconnect is announced just after the disconnect: wait for the fourth.
+        @Sendable func reconnects(_ events: [ConnectionEvent]) -> [Duration] {
+            events.compactMap { event -> Duration? in if case .reconnecting(let after) = event { after } else { nil } }
+        }
+        #expect(await log.wait { reconnects($0).count >= 4 })
+        let delays = reconnects(log.events)
+        try #require(delays.count >= 4)
         // Ceilings 20, 40, 80, 160 ms with the delay in the upper half of each: without the growth, all would be ≤ 20 ms.
         #expect(delays[3] >= .milliseconds(80), "\(delays)")
         #expect(log.events.contains { $0.description == "Home Assistant sent a 35-byte text message that is not valid UTF-8; reconnecting" },

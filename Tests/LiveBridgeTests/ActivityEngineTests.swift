@@ -32,25 +32,34 @@ struct ActivityEngineTests {
 
     func state(_ id: String, _ value: String) -> EntityChange { .updated(EntityState(entityID: id, state: value, lastChanged: 0)) }
 
-    func summary(_ commands: [ActivityEngine.Command]) -> [String] {
-        commands.map { command in
+    /// Each command as "activity event state progress"; a marked change is rendered as the dispatcher would pull it.
+    func summary(_ commands: [ActivityEngine.Command], pulling engine: inout ActivityEngine) -> [String] {
+        commands.compactMap { command in
             let body: BackendRequest
             switch command.event {
             case .start(let r), .change(let r, _), .end(let r): body = r
+            case .changed:
+                guard let pulled = engine.payload(activity: command.activity, kind: .update, now: 0).request else { return nil }
+                body = pulled
             }
             return "\(command.activity) \(command.event.name) \(body.body["state"]?.stringValue ?? "") \(body.body["content"]?["progress"]?.doubleValue ?? -1)"
         }
+    }
+
+    func evaluated(_ engine: inout ActivityEngine, _ ids: [String]) -> [String] {
+        let commands = engine.evaluate(ids: ids, now: 0).commands
+        return summary(commands, pulling: &engine)
     }
 
     @Test func risingStartsChangesUpdateFallingEnds() throws {
         var engine = ActivityEngine(rules: try load())
         var touched = engine.apply([state("sensor.washer", "running"), state("sensor.washer_progress", "20")])
         #expect(touched == ["washer"])
-        #expect(summary(engine.evaluate(ids: touched, now: 0).commands) == ["washer start ONGOING 0.2"])
+        #expect(evaluated(&engine, touched) == ["washer start ONGOING 0.2"])
         touched = engine.apply([state("sensor.washer_progress", "40")])
-        #expect(summary(engine.evaluate(ids: touched, now: 0).commands) == ["washer update ONGOING 0.4"])
+        #expect(evaluated(&engine, touched) == ["washer update ONGOING 0.4"])
         touched = engine.apply([state("sensor.washer", "idle")])
-        #expect(summary(engine.evaluate(ids: touched, now: 0).commands) == ["washer end IDLE 0.4"])
+        #expect(evaluated(&engine, touched) == ["washer end IDLE 0.4"])
         touched = engine.apply([state("sensor.washer_progress", "60")])
         #expect(engine.evaluate(ids: touched, now: 0).commands.isEmpty)
     }
@@ -89,7 +98,7 @@ struct ActivityEngineTests {
         #expect(engine.apply([state("light.porch", "on")]) == ["lights", "downstairs"])
         #expect(engine.apply([state("switch.fan", "on")]) == ["downstairs"])
         let commands = engine.evaluate(ids: ["lights"], now: 0).commands
-        #expect(summary(commands) == ["lights start ONGOING 0.5"])
+        #expect(summary(commands, pulling: &engine) == ["lights start ONGOING 0.5"])
     }
 
     @Test func aFieldHomeAssistantRendersTakesItsLatestResult() throws {
@@ -105,11 +114,11 @@ struct ActivityEngineTests {
         #expect(rules.templatesRenderedByHomeAssistant == ["{{ area_entities('kitchen') | count / 10 }}"])
         var engine = ActivityEngine(rules: rules)
         _ = engine.apply([state("light.kitchen", "on")])
-        #expect(summary(engine.evaluate(ids: ["kitchen"], now: 0).commands).isEmpty, "no result yet: nothing to start")
+        #expect(evaluated(&engine, ["kitchen"]).isEmpty, "no result yet: nothing to start")
         #expect(engine.apply(.result(0.3), of: "{{ area_entities('kitchen') | count / 10 }}") == ["kitchen"])
-        #expect(summary(engine.evaluate(ids: ["kitchen"], now: 0).commands) == ["kitchen start ONGOING 0.3"])
+        #expect(evaluated(&engine, ["kitchen"]) == ["kitchen start ONGOING 0.3"])
         #expect(engine.apply(.result(0.4), of: "{{ area_entities('kitchen') | count / 10 }}") == ["kitchen"])
-        #expect(summary(engine.evaluate(ids: ["kitchen"], now: 0).commands) == ["kitchen update ONGOING 0.4"])
+        #expect(evaluated(&engine, ["kitchen"]) == ["kitchen update ONGOING 0.4"])
     }
 
     @Test func anEntitySeveralActivitiesReadTouchesEachOnceInRuleOrder() throws {
@@ -147,13 +156,13 @@ struct ActivityEngineTests {
         result = engine.evaluate(ids: touched, now: 0)
         #expect(result.problems.isEmpty)
         touched = engine.apply([state("sensor.washer_progress", "10")])
-        #expect(summary(engine.evaluate(ids: touched, now: 0).commands) == ["washer start ONGOING 0.1"])
+        #expect(evaluated(&engine, touched) == ["washer start ONGOING 0.1"])
     }
 
     @Test func afterARestartARunningActivityWhoseConditionEndedGetsItsEnd() throws {
         var engine = ActivityEngine(rules: try load(), running: ["dryer"])
         let touched = engine.apply([state("sensor.dryer", "idle")])
-        #expect(summary(engine.evaluate(ids: touched, now: 0).commands) == ["dryer end IDLE 0.5"])
+        #expect(evaluated(&engine, touched) == ["dryer end IDLE 0.5"])
     }
 
     @Test func aReloadEndsRemovedActivitiesAndKeepsTheOthers() throws {
@@ -161,6 +170,7 @@ struct ActivityEngineTests {
         let touched = engine.apply([state("sensor.washer", "running"), state("sensor.washer_progress", "20"), state("sensor.dryer", "running")])
         _ = engine.evaluate(ids: touched, now: 0)
         let without = try load(Self.rules.components(separatedBy: "  dryer:")[0])
-        #expect(summary(engine.reload(without, now: 0).commands) == ["dryer end IDLE 0.5", "washer update ONGOING 0.2"])
+        let reloaded = engine.reload(without, now: 0).commands
+        #expect(summary(reloaded, pulling: &engine) == ["dryer end IDLE 0.5", "washer update ONGOING 0.2"])
     }
 }

@@ -14,6 +14,13 @@ public enum ActivityRenderer {
 
     /// The request for `phase`, or every problem that stops it (invalid payloads are never sent).
     /// `notes` receives fields left out because their template failed.
+    /// Whether a change must skip the update budget: an Island Pulse status turning to `failed`. Only the status
+    /// field is evaluated, not the payload.
+    public static func isUrgent(_ rule: ActivityRule, in context: EvaluationContext) -> Bool {
+        var ignored: [PayloadIssue] = []
+        return rule.status?.evaluate(in: context, failures: &ignored) == "failed"
+    }
+
     public static func render(_ rule: ActivityRule, phase: ActivityPhase, in context: EvaluationContext,
                               notes: inout [PayloadIssue]) -> Result<BackendRequest, RenderFailure> {
         let tree = phase == .end && rule.onEnd != nil ? FieldTree.merge(rule.fields, rule.onEnd!) : rule.fields
