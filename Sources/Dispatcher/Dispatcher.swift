@@ -42,6 +42,8 @@ public actor Dispatcher {
 
     private struct Slot {
         var lane: ActivityLane
+        /// `activity@backend`, the state file's key.
+        let key: String
         let activity: String
         var backend: any PushBackend
         var inFlight = false
@@ -62,7 +64,10 @@ public actor Dispatcher {
     private let retry: RetryPolicy
     private let stateFile: DeliveryStateFile?
     private var state: DeliveryState
-    private var slots: [String: Slot] = [:]
+    /// Lanes in stable storage, found by position: a change updates its lane in place (no copy out of a dictionary
+    /// and back). Slots are never removed, so a position stays valid for the life of the dispatcher.
+    private var slots: [Slot] = []
+    private var slotIndex: [String: Int] = [:]
     private let onPush: @Sendable (PushRecord) -> Void
     private let onLog: @Sendable (String) -> Void
     private var quietWaiters: [CheckedContinuation<Void, Never>] = []
@@ -81,8 +86,8 @@ public actor Dispatcher {
     /// push in flight finishes with the old one). Backends no longer declared stay, so lanes still ending can.
     public func replaceBackends(_ replacements: [any PushBackend]) {
         for backend in replacements { backends[backend.name] = backend }
-        for key in slots.keys {
-            if let backend = backends[slots[key]!.backend.name] { slots[key]!.backend = backend }
+        for i in slots.indices {
+            if let backend = backends[slots[i].backend.name] { slots[i].backend = backend }
         }
     }
 
@@ -119,26 +124,30 @@ public actor Dispatcher {
             return
         }
         let key = DeliveryState.key(activity: activity, backend: name)
-        if slots[key] == nil {
+        let i: Int
+        if let found = slotIndex[key] {
+            i = found
+        } else {
             let saved = state.entries[key]
-            slots[key] = Slot(lane: ActivityLane(budget: budget, retry: retry, resuming: saved?.running ?? false,
-                                                 deliveredDigest: saved?.digest),
-                              activity: activity, backend: backend)
+            i = slots.count
+            slots.append(Slot(lane: ActivityLane(budget: budget, retry: retry, resuming: saved?.running ?? false, deliveredDigest: saved?.digest),
+                              key: key, activity: activity, backend: backend))
+            slotIndex[key] = i
         }
         let now = ContinuousClock.now
         switch event {
-        case .start(let request): slots[key]!.lane.start(Push(.start, body: request.bodyBytes, isUrgent: true, request: request), at: now)
+        case .start(let request): slots[i].lane.start(Push(.start, body: request.bodyBytes, isUrgent: true, request: request), at: now)
         case .change(let request, let urgent):
-            slots[key]!.lane.change(Push(.update, body: request.bodyBytes, isUrgent: urgent, request: request), at: now)
-        case .changed(let urgent): slots[key]!.lane.markChanged(urgent: urgent, at: now)
-        case .end(let request): slots[key]!.lane.end(Push(.end, body: request.bodyBytes, isUrgent: true, request: request), at: now)
+            slots[i].lane.change(Push(.update, body: request.bodyBytes, isUrgent: urgent, request: request), at: now)
+        case .changed(let urgent): slots[i].lane.markChanged(urgent: urgent, at: now)
+        case .end(let request): slots[i].lane.end(Push(.end, body: request.bodyBytes, isUrgent: true, request: request), at: now)
         }
-        pump(key)
+        pump(i)
     }
 
     /// Counters summed over every lane.
     public var counters: ActivityLane.Counters {
-        slots.values.reduce(into: ActivityLane.Counters()) { total, slot in
+        slots.reduce(into: ActivityLane.Counters()) { total, slot in
             total.debounced += slot.lane.counters.debounced
             total.deduplicated += slot.lane.counters.deduplicated
             total.retries += slot.lane.counters.retries
@@ -147,20 +156,20 @@ public actor Dispatcher {
     }
 
     public var lanes: [LaneSummary] {
-        slots.values.map { LaneSummary(activity: $0.activity, backend: $0.backend.name, phase: $0.lane.phase, lastDelivered: $0.lastDelivered) }
+        slots.map { LaneSummary(activity: $0.activity, backend: $0.backend.name, phase: $0.lane.phase, lastDelivered: $0.lastDelivered) }
             .sorted { ($0.activity, $0.backend) < ($1.activity, $1.backend) }
     }
 
     public func phase(activity: String, backend: String) -> ActivityLane.Phase? {
-        slots[DeliveryState.key(activity: activity, backend: backend)]?.lane.phase
+        slotIndex[DeliveryState.key(activity: activity, backend: backend)].map { slots[$0].lane.phase }
     }
 
     /// Sends every queued update now and waits, at most `deadline`, for everything to be delivered.
     /// Returns whether all got through in time.
     public func flush(deadline: Duration) async -> Bool {
-        for key in slots.keys {
-            slots[key]!.lane.hurry()
-            pump(key)
+        for i in slots.indices {
+            slots[i].lane.hurry()
+            pump(i)
         }
         let done = Task { await self.waitUntilQuiet() }
         let timer = Task {
@@ -185,46 +194,41 @@ public actor Dispatcher {
         await withCheckedContinuation { quietWaiters.append($0) }
     }
 
-    private var isQuiet: Bool { slots.values.allSatisfy { $0.lane.isQuiet && !$0.inFlight && !$0.rendering } }
+    private var isQuiet: Bool { slots.allSatisfy { $0.lane.isQuiet && !$0.inFlight && !$0.rendering } }
 
     // MARK: Running the lanes
 
-    private func pump(_ key: String) {
-        guard var slot = slots[key], !slot.inFlight, !slot.rendering else { return }
+    private func pump(_ i: Int) {
+        guard !slots[i].inFlight, !slots[i].rendering else { return }
         let now = ContinuousClock.now
-        switch slot.lane.next(at: now) {
+        switch slots[i].lane.next(at: now) {
         case .render(let kind):
-            slot.rendering = true
-            slot.wake?.task.cancel()
-            slot.wake = nil
-            slots[key] = slot
-            let (activity, backend, source) = (slot.activity, slot.backend.name, payloads)
+            slots[i].rendering = true
+            cancelWake(i)
+            let (activity, backend, source) = (slots[i].activity, slots[i].backend.name, payloads)
             Task {
                 let request = await source?.payload(activity: activity, backend: backend, kind: kind)
-                await self.rendered(key, kind, request)
+                await self.rendered(i, kind, request)
             }
         case .send(let push):
-            if push.kind == .start, slot.backend.allowsOneActiveJob, let other = activeJob(on: slot.backend.name, except: key) {
+            let backend = slots[i].backend
+            if push.kind == .start, backend.allowsOneActiveJob, let other = activeJob(on: backend.name, except: i) {
                 // Free tier: one job at a time per token. Wait for the other to end, as the service would insist.
-                slot.lane.finished(.locked, at: now)
-                if !slot.lockLogged {
-                    onLog("activity \(slot.activity) waits: backend \(slot.backend.name) is on the free tier and \(other) is active")
-                    slot.lockLogged = true
+                slots[i].lane.finished(.locked, at: now)
+                if !slots[i].lockLogged {
+                    onLog("activity \(slots[i].activity) waits: backend \(backend.name) is on the free tier and \(other) is active")
+                    slots[i].lockLogged = true
                 }
-                slots[key] = slot
-                schedule(key, slot.lane.next(at: now))
+                schedule(i, slots[i].lane.next(at: now))
                 return
             }
-            slot.inFlight = true
-            slot.wake?.task.cancel()
-            slot.wake = nil
-            slots[key] = slot
+            slots[i].inFlight = true
+            cancelWake(i)
             if push.kind == .start {
                 // Written ahead: if LiveBridge dies before the answer, the next start knows a start may be on the phone
                 // and ends it, or goes on with updates, instead of forgetting it.
-                record(key, DeliveryState.Entry(running: true, digest: nil))
+                record(slots[i].key, DeliveryState.Entry(running: true, digest: nil))
             }
-            let backend = slot.backend
             Task { [push] in
                 let started = ContinuousClock.now
                 let report: DeliveryReport
@@ -233,66 +237,70 @@ public actor Dispatcher {
                 } else {
                     report = DeliveryReport(.rejected(code: "no request"))
                 }
-                await self.completed(key, push, report, duration: ContinuousClock.now - started)
+                await self.completed(i, push, report, duration: ContinuousClock.now - started)
             }
         case .wait(let until):
-            slots[key] = slot
-            schedule(key, .wait(until: until))
+            schedule(i, .wait(until: until))
             resumeQuietWaiters()
         }
     }
 
-    private func rendered(_ key: String, _ kind: Push.Kind, _ request: BackendRequest?) {
-        guard slots[key] != nil else { return }
-        slots[key]!.rendering = false
-        slots[key]!.lane.rendered(request.map { Push(kind, body: $0.bodyBytes, isUrgent: true, request: $0) }, at: .now)
-        pump(key)
+    private func rendered(_ i: Int, _ kind: Push.Kind, _ request: BackendRequest?) {
+        slots[i].rendering = false
+        slots[i].lane.rendered(request.map { Push(kind, body: $0.bodyBytes, isUrgent: true, request: $0) }, at: .now)
+        pump(i)
         resumeQuietWaiters()
     }
 
-    private func schedule(_ key: String, _ decision: ActivityLane.Decision) {
-        guard case .wait(let until?) = decision, slots[key] != nil else { return }
-        if let wake = slots[key]!.wake, wake.at <= until { return }  // it pumps then, and the lane decides again
-        slots[key]!.wake?.task.cancel()
+    private func cancelWake(_ i: Int) {
+        slots[i].wake?.task.cancel()
+        slots[i].wake = nil
+    }
+
+    private func schedule(_ i: Int, _ decision: ActivityLane.Decision) {
+        guard case .wait(let until?) = decision else { return }
+        if let wake = slots[i].wake, wake.at <= until { return }  // it pumps then, and the lane decides again
+        slots[i].wake?.task.cancel()
         let task = Task { [weak self] in
             try? await Task.sleep(until: until, clock: .continuous)
             guard !Task.isCancelled else { return }
-            await self?.woke(key)
+            await self?.woke(i)
         }
-        slots[key]!.wake = (task, until)
+        slots[i].wake = (task, until)
     }
 
-    private func woke(_ key: String) {
-        slots[key]?.wake = nil
-        pump(key)
+    private func woke(_ i: Int) {
+        slots[i].wake = nil
+        pump(i)
     }
 
-    private func completed(_ key: String, _ push: Push, _ report: DeliveryReport, duration: Duration) {
-        guard var slot = slots[key] else { return }
-        slot.inFlight = false
-        slot.lane.finished(report.outcome, at: .now, random: Double.random(in: 0..<1))
+    private func completed(_ i: Int, _ push: Push, _ report: DeliveryReport, duration: Duration) {
+        slots[i].inFlight = false
+        slots[i].lane.finished(report.outcome, at: .now, random: Double.random(in: 0..<1))
         if case .delivered = report.outcome {
-            slot.lockLogged = false
-            slot.lastDelivered = push.body
+            slots[i].lockLogged = false
+            slots[i].lastDelivered = push.body
         }
-        slots[key] = slot
-        onPush(PushRecord(activity: slot.activity, backend: slot.backend.name, kind: push.kind, report: report, duration: duration))
+        let (activity, backend) = (slots[i].activity, slots[i].backend)
+        onPush(PushRecord(activity: activity, backend: backend.name, kind: push.kind, report: report, duration: duration))
         if case .rejected(let code) = report.outcome {
-            onLog("activity \(slot.activity): \(slot.backend.name) refused the \(push.kind.rawValue) (\(code)); not retried")
+            onLog("activity \(activity): \(backend.name) refused the \(push.kind.rawValue) (\(code)); not retried")
         }
-        persist(key, slot.lane)
-        if push.kind == .end, slot.lane.phase == .idle, slot.backend.allowsOneActiveJob {
-            for (other, waiting) in slots where other != key && waiting.backend.name == slot.backend.name {
-                slots[other]!.lane.retryNow()
+        persist(slots[i].key, slots[i].lane)
+        if push.kind == .end, slots[i].lane.phase == .idle, backend.allowsOneActiveJob {
+            for other in slots.indices where other != i && slots[other].backend.name == backend.name {
+                slots[other].lane.retryNow()
                 pump(other)
             }
         }
-        pump(key)
+        pump(i)
         resumeQuietWaiters()
     }
 
-    private func activeJob(on backend: String, except key: String) -> String? {
-        slots.first { $0.key != key && $0.value.backend.name == backend && ($0.value.lane.phase == .running || $0.value.lane.phase == .starting || $0.value.lane.phase == .ending) }?.value.activity
+    private func activeJob(on backend: String, except i: Int) -> String? {
+        slots.indices.first { j in
+            j != i && slots[j].backend.name == backend && [.running, .starting, .ending].contains(slots[j].lane.phase)
+        }.map { slots[$0].activity }
     }
 
     private func persist(_ key: String, _ lane: ActivityLane) {
