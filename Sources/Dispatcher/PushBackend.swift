@@ -17,6 +17,8 @@ public struct DeliveryReport: Sendable, Equatable {
     public let status: Int?
     /// The backend's error code (`FREE_TIER_JOB_LOCKED`, `not_found`…) or the transport's.
     public let code: String?
+    /// New connections the push opened (0 when a kept-alive one carried it).
+    public var connectionsOpened = 0
 
     public init(_ outcome: PushOutcome, status: Int? = nil, code: String? = nil) {
         self.outcome = outcome
@@ -32,22 +34,28 @@ public enum HTTPOutcome {
         case .failure(let error):
             return DeliveryReport(.retry(after: nil), code: error.isTimeout ? "timeout" : "curl \(error.code)")
         case .success(let response):
-            let code = (try? JSONParser.parse(response.body))?["error"]?.stringValue
-            switch response.status {
-            case 200..<300:
-                return DeliveryReport(.delivered, status: response.status)
-            case 409 where code == "ACTIVITY_ALREADY_RUNNING" && kind == .start:
-                return DeliveryReport(.alreadyRunning, status: 409, code: code)
-            case 403 where code == "FREE_TIER_JOB_LOCKED":
-                return DeliveryReport(.locked, status: 403, code: code)
-            case 429:
-                let after = response.headers["retry-after"].flatMap(RetryPolicy.retryAfter)
-                return DeliveryReport(.retry(after: after), status: 429, code: code)
-            case 500..<600:
-                return DeliveryReport(.retry(after: nil), status: response.status, code: code)
-            default:
-                return DeliveryReport(.rejected(code: code ?? "HTTP \(response.status)"), status: response.status, code: code)
-            }
+            var report = classify(response, kind: kind)
+            report.connectionsOpened = response.connectionsOpened
+            return report
+        }
+    }
+
+    private static func classify(_ response: HTTPResponse, kind: Push.Kind) -> DeliveryReport {
+        let code = (try? JSONParser.parse(response.body))?["error"]?.stringValue
+        switch response.status {
+        case 200..<300:
+            return DeliveryReport(.delivered, status: response.status)
+        case 409 where code == "ACTIVITY_ALREADY_RUNNING" && kind == .start:
+            return DeliveryReport(.alreadyRunning, status: 409, code: code)
+        case 403 where code == "FREE_TIER_JOB_LOCKED":
+            return DeliveryReport(.locked, status: 403, code: code)
+        case 429:
+            let after = response.headers["retry-after"].flatMap(RetryPolicy.retryAfter)
+            return DeliveryReport(.retry(after: after), status: 429, code: code)
+        case 500..<600:
+            return DeliveryReport(.retry(after: nil), status: response.status, code: code)
+        default:
+            return DeliveryReport(.rejected(code: code ?? "HTTP \(response.status)"), status: response.status, code: code)
         }
     }
 }

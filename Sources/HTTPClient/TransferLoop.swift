@@ -38,10 +38,16 @@ final class TransferLoop: @unchecked Sendable {
 
     private static let initialise: Void = { curl_global_init(Int(CURL_GLOBAL_DEFAULT)) }()
 
+    /// Idle connections kept open for reuse, over every host of this client (a backend has one or two).
+    static let maximumIdleConnections = 256
+
     init(options: HTTPClient.Options) {
         Self.initialise
         self.options = options
         multi = curl_multi_init()
+        // Kept-alive connections to reuse: libcurl's default cache follows the transfers running at the moment, so
+        // a burst of pushes that all finished would open that many connections again next time.
+        _ = ccurl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, Self.maximumIdleConnections)
         DetachedThread.start(name: "http") { [self] in run() }
     }
 

@@ -7,6 +7,7 @@ public final class Metrics: Sendable {
         var stateChanges = 0
         var renders = 0
         var reconnects = 0
+        var connectionsOpened = 0
         var pushes: [String: Int] = [:]  // "backend|outcome"
         var latencyBuckets = Array(repeating: 0, count: Metrics.bounds.count)
         var latencyCount = 0
@@ -24,8 +25,9 @@ public final class Metrics: Sendable {
     public func renders(_ n: Int) { state.withLock { $0.renders += n } }
     public func reconnect() { state.withLock { $0.reconnects += 1 } }
 
-    public func push(backend: String, outcome: String, seconds: Double, permanentFailure: String?) {
+    public func push(backend: String, outcome: String, seconds: Double, permanentFailure: String?, connectionsOpened: Int = 0) {
         state.withLock { s in
+            s.connectionsOpened += connectionsOpened
             s.pushes[backend + "|" + outcome, default: 0] += 1
             s.latencyCount += 1
             s.latencySum += seconds
@@ -49,6 +51,7 @@ public final class Metrics: Sendable {
             counter("livebridge_deduplicated_total", "Updates not sent because the phone already shows them.", deduplicated)
             counter("livebridge_retries_total", "Pushes tried again.", retries)
             counter("livebridge_reconnects_total", "Reconnections to Home Assistant.", s.reconnects)
+            counter("livebridge_backend_connections_opened_total", "Connections opened to push backends (kept-alive ones are reused).", s.connectionsOpened)
             out += "# HELP livebridge_pushes_total Pushes by backend and outcome.\n# TYPE livebridge_pushes_total counter\n"
             for key in s.pushes.keys.sorted() {
                 let parts = key.split(separator: "|", maxSplits: 1)

@@ -147,6 +147,7 @@ struct RunCommandTests {
         #expect(metrics.bodyText.contains("livebridge_pushes_total{backend=\"aivi\",outcome=\"delivered\"} 1\n"))
         #expect(metrics.bodyText.contains("livebridge_push_latency_seconds_count 1\n"))
         #expect(metrics.bodyText.contains("livebridge_renders_total 1\n"))
+        #expect(metrics.bodyText.contains("livebridge_backend_connections_opened_total 1\n"))
         let activities = try JSONParser.parse(try await client.send(HTTPRequest(method: "GET", url: "http://127.0.0.1:\(port)/activities")).body)
         #expect(activities["activities"]?.arrayValue?.first?["phase"] == "running")
         #expect(activities["activities"]?.arrayValue?.first?["last_delivered"]?["state"] == "ONGOING")
