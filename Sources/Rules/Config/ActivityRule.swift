@@ -2,8 +2,9 @@ import HomeAssistant
 import JSON
 import LiveActivity
 
-/// One activity: when it runs, which backend shows it, and how each field is computed.
-public struct ActivityRule: Sendable {
+/// One activity: when it runs, which backend shows it, and how each field is computed. A class of constants: the
+/// engine, its reader index and every evaluation share one instance instead of copying a dozen fields per change.
+public final class ActivityRule: Sendable {
     public let id: String
     public let backend: RulesFile.Backend
     /// The template the rule is written in: an Aivi template, an Island Pulse layout or `live_update`.
@@ -20,6 +21,23 @@ public struct ActivityRule: Sendable {
     let mapping: PayloadMapping
     /// The entity `icon: auto` looks at; else the first entity `active_when` reads.
     public let mainEntity: String?
+
+    init(id: String, backend: RulesFile.Backend, template: String, targetID: String, activeWhen: Template, fields: FieldTree,
+         onEnd: FieldTree?, status: FieldTree?, budget: RulesFile.Budget, location: SourceLocation, mapping: PayloadMapping,
+         mainEntity: String?) {
+        self.id = id
+        self.backend = backend
+        self.template = template
+        self.targetID = targetID
+        self.activeWhen = activeWhen
+        self.fields = fields
+        self.onEnd = onEnd
+        self.status = status
+        self.budget = budget
+        self.location = location
+        self.mapping = mapping
+        self.mainEntity = mainEntity
+    }
 
     /// The templates of the payload fields (not active_when), for measuring evaluation.
     public var fieldTemplates: [Template] { fields.templates }

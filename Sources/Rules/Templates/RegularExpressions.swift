@@ -53,7 +53,7 @@ enum RegularExpressions {
     // MARK: Compiling
 
     private struct Key: Hashable { let pattern: String; let ignoreCase: Bool }
-    private nonisolated(unsafe) static let cache = Locked<[Key: CompiledPattern]>([:])
+    private static let cache = Locked<[Key: CompiledPattern]>([:])
 
     /// A compiled pattern. `Regex` holds no mutable state once built, so sharing it between threads is safe.
     struct CompiledPattern: @unchecked Sendable {
