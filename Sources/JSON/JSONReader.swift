@@ -147,7 +147,7 @@ public struct JSONReader {
         case .object: try scanObject(keys: false) { reader, _ in try reader.skip(depth: depth + 1) }
         case .array: try readArray { reader in try reader.skip(depth: depth + 1) }
         case .string: try skipString()
-        case .number: _ = try number()
+        case .number: _ = try scanNumber()
         case .bool, .null: _ = try value(depth: depth)
         case nil: throw error(index < bytes.count ? "unexpected character" : "unexpected end of input")
         }

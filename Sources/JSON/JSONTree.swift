@@ -118,6 +118,17 @@ extension JSONReader {
 
     mutating func number() throws -> JSONValue {
         let start = index
+        let isInteger = try scanNumber()
+        if let fast = fastNumber(start..<index, isInteger: isInteger) { return fast }
+        let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+        if isInteger, let integer = Int(text) { return .int(integer) }
+        guard let double = Double(text) else { throw error("invalid number") }
+        return .double(double)
+    }
+
+    /// Moves past a number, checking JSON's grammar for it; returns whether it is written as an integer. Skipping a
+    /// value needs no more: its digits are not computed.
+    mutating func scanNumber() throws -> Bool {
         var isInteger = true
         if bytes[index] == UInt8(ascii: "-") { index += 1 }
         guard index < bytes.count, isDigit(bytes[index]) else { throw error("invalid number") }
@@ -139,11 +150,7 @@ extension JSONReader {
             guard index < bytes.count, isDigit(bytes[index]) else { throw error("invalid number") }
             while index < bytes.count, isDigit(bytes[index]) { index += 1 }
         }
-        if let fast = fastNumber(start..<index, isInteger: isInteger) { return fast }
-        let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
-        if isInteger, let integer = Int(text) { return .int(integer) }
-        guard let double = Double(text) else { throw error("invalid number") }
-        return .double(double)
+        return isInteger
     }
 
     /// Integers of up to 18 digits, and decimals of up to 18 digits without an exponent, computed from the digits;
