@@ -26,8 +26,15 @@ public struct EntitySelection: Sendable, Equatable {
         return domains.contains(String(entityID[..<dot]))
     }
 
-    public func union(_ other: EntitySelection) -> EntitySelection {
-        EntitySelection(entityIDs: ids.union(other.ids), domains: domains.union(other.domains), everything: everything || other.everything)
+    /// All of these together, the ids sorted once (a rules file combines one selection per template).
+    public static func combining(_ selections: some Sequence<EntitySelection>) -> EntitySelection {
+        var ids = Set<String>(), domains = Set<String>(), everything = false
+        for selection in selections {
+            ids.formUnion(selection.ids)
+            domains.formUnion(selection.domains)
+            everything = everything || selection.everything
+        }
+        return EntitySelection(entityIDs: ids, domains: domains, everything: everything)
     }
 }
 

@@ -330,7 +330,8 @@ public actor LiveBridgeService {
                 logger.info("backends changed", ["backends": changed.map(\.name).sorted().joined(separator: ",")])
             }
             let result = engine.reload(rules, now: Date().timeIntervalSince1970)
-            if rules.reads != old.reads { connection.setSelection(rules.reads) }
+            let reads = rules.reads
+            if reads != old.reads { connection.setSelection(reads) }
             followRenderings(rules.templatesRenderedByHomeAssistant)
             logger.info("reloaded", ["activities": String(rules.activities.count)])
             await dispatch(result)

@@ -25,14 +25,16 @@ struct ReaderIndex: Sendable {
 
     /// Calls `body` with the id of each activity that reads `entity`, once each: those naming it in rule order, then
     /// those iterating its domain, then those reading everything.
+    /// Nothing is allocated for the usual entity, which only rules naming it read.
     func forEachReader(of entity: String, _ body: (String) -> Void) {
-        var named: [Int32] = []
-        if let first = first[entity] {
-            named = [first] + (others[entity] ?? [])
-            for position in named { body(activityIDs[Int(position)]) }
-        }
+        let first = first[entity]
+        let others = others[entity]
+        if let first { body(activityIDs[Int(first)]) }
+        for position in others ?? [] { body(activityIDs[Int(position)]) }
         if !byDomain.isEmpty, let dot = entity.firstIndex(of: "."), let readers = byDomain[String(entity[..<dot])] {
-            for position in readers where !named.contains(position) { body(activityIDs[Int(position)]) }
+            for position in readers where position != first && !(others?.contains(position) ?? false) {
+                body(activityIDs[Int(position)])
+            }
         }
         for position in ofEverything { body(activityIDs[Int(position)]) }
     }

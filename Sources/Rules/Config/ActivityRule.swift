@@ -71,9 +71,6 @@ public final class ActivityRule: Sendable {
 
     /// Every entity, domain (`states.light`) or all (`expand`) the rule's templates read.
     public var reads: EntitySelection {
-        var selection = activeWhen.reads.union(fields.reads)
-        if let onEnd { selection = selection.union(onEnd.reads) }
-        if let status { selection = selection.union(status.reads) }
-        return selection
+        .combining([activeWhen.reads, fields.reads] + [onEnd, status].compactMap { $0?.reads })
     }
 }

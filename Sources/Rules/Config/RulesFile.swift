@@ -88,5 +88,5 @@ public struct RulesFile: Sendable {
     }
 
     /// The same with the domains and the every-entity reads: what the connection keeps.
-    public var reads: EntitySelection { activities.reduce(EntitySelection.nothing) { $0.union($1.reads) } }
+    public var reads: EntitySelection { .combining(activities.map(\.reads)) }
 }

@@ -64,7 +64,7 @@ indirect enum FieldTree: Sendable {
 
     /// Everything the templates read.
     var reads: EntitySelection {
-        templates.reduce(EntitySelection.nothing) { $0.union($1.reads) }
+        .combining(templates.map(\.reads))
     }
 
     /// Evaluates every template; a failing one is left out and its reason reported with its path.

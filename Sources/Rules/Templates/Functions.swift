@@ -17,9 +17,8 @@ enum Functions {
         case .states:
             let (_, state) = try entity()
             guard let state else { return .string("unknown") }
-            // with_unit appends the unit. rounded would use the display precision in Home Assistant's entity
-            // registry, which LiveBridge does not read: the state is left as it is (the same as for an entity
-            // without one).
+            // with_unit appends the unit as it is; Home Assistant renders `rounded=True` (its registry's display
+            // precision), so that never reaches here.
             let withUnit = (keywords.isEmpty ? nil : keywords["with_unit"])?.isTruthy ?? false
             if withUnit, let unit = state.attribute("unit_of_measurement")?.stringValue, !unit.isEmpty {
                 return .string(state.state + " " + unit)
@@ -87,11 +86,9 @@ enum Functions {
             return try Filters.apply(function == .min ? .min : .max, .list(items), [], [:], context: context)
         case .todayAt:
             return try Filters.apply(.todayAt, args.first ?? .string(""), [], [:], context: context)
-        case .iif, .isNumber, .sqrt, .log, .sin, .cos, .tan, .asLocal, .relativeTime, .timeSince, .timeUntil:
+        case .iif, .isNumber, .sqrt, .log, .sin, .cos, .tan, .asLocal, .relativeTime, .timeSince, .timeUntil,
+             .slugify, .asin, .acos, .atan, .atan2, .typeof, .flatten:
             // The same as the filter of the name, its first argument the value.
-            let filter = Filter(rawValue: function.rawValue)!
-            return try Filters.apply(filter, try argument(0), Array(args.dropFirst()), keywords, context: context)
-        case .slugify, .asin, .acos, .atan, .atan2, .typeof, .flatten:
             let filter = Filter(rawValue: function.rawValue)!
             if function == .atan2, args.count <= 2, let pair = args.first?.listItems {
                 // atan2([y, x]) or atan2([y, x], default)
