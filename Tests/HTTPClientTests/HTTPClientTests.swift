@@ -97,7 +97,11 @@ struct HTTPClientTests {
             opened.append(try await client.send(HTTPRequest(method: "POST", url: server.base + "/notify", body: [0x7B, 0x7D])).connectionsOpened)
         }
         #expect(server.recorder.requests.withLock { $0.count } == 5)
-        #expect(opened == [1, 0, 0, 0, 0])
+        // One connection carries them. Under ThreadSanitizer with every suite running at once, the test server has
+        // once dropped the kept-alive connection between two requests (a second one opened): without reuse all five
+        // would open one.
+        #expect(opened.first == 1)
+        #expect(opened.reduce(0, +) <= 2, "\(opened)")
     }
 
     /// The server answers only once all twenty requests have arrived: a client that ran them one at a time would
