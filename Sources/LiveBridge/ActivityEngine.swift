@@ -16,8 +16,16 @@ public struct ActivityEngine: Sendable {
     public private(set) var rules: RulesFile
     public private(set) var states: [String: EntityState] = [:]
     private var readers = ReaderIndex([])
-    private var byID: [String: ActivityRule] = [:]
-    private var active: [String: Bool] = [:]
+    /// Each activity's position in `rules.activities`; the arrays below are by position.
+    private var positions: [String: Int] = [:]
+    /// Whether `active_when` held at the last evaluation.
+    private var active: [Bool] = []
+    /// A change was handed to the dispatcher and its payload not pulled yet: later changes need not be told, as the
+    /// pull renders from the newest states (unless a debounce must start again).
+    private var awaitingPull: [Bool] = []
+    /// The batch that last touched each activity, so a batch lists an activity once without building a set.
+    private var touchedIn: [UInt32] = []
+    private var batch: UInt32 = 0
     private var lastRequest: [String: BackendRequest] = [:]
     private var problems = ProblemReport()
     /// Home Assistant's latest result for each template only it renders, by the template's text.
@@ -28,16 +36,19 @@ public struct ActivityEngine: Sendable {
     /// `running`: activities the dispatcher says are on a phone (after a restart), so a false condition ends them.
     public init(rules: RulesFile, running: Set<String> = []) {
         self.rules = rules
-        index()
-        for id in running { active[id] = true }
+        index(active: running)
     }
 
-    private mutating func index() {
-        readers = ReaderIndex(rules.activities)
-        byID = [:]
+    /// Indexes the rules; `ids` are the activities active now.
+    private mutating func index(active ids: Set<String>) {
+        let activities = rules.activities
+        readers = ReaderIndex(activities)
+        positions = Dictionary(activities.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { first, _ in first })
+        active = activities.map { ids.contains($0.id) }
+        awaitingPull = Array(repeating: false, count: activities.count)
+        touchedIn = Array(repeating: 0, count: activities.count)
         renderedReaders = [:]
-        for rule in rules.activities {
-            byID[rule.id] = rule
+        for rule in activities {
             for source in Set(rule.fieldsRenderedByHomeAssistant.map(\.template.source)) { renderedReaders[source, default: []].append(rule.id) }
         }
     }
@@ -55,42 +66,75 @@ public struct ActivityEngine: Sendable {
     public mutating func reload(_ newRules: RulesFile, now: Double) -> (commands: [Command], problems: [String]) {
         var commands: [Command] = []
         let kept = Set(newRules.activities.map(\.id))
-        for rule in rules.activities where !kept.contains(rule.id) && active[rule.id] == true {
+        var stillActive = Set<String>()
+        for (position, rule) in rules.activities.enumerated() where active[position] {
+            guard !kept.contains(rule.id) else { stillActive.insert(rule.id); continue }
             var ignored: [PayloadIssue] = []
             if let end = endRequest(rule, now: now, notes: &ignored) {
                 commands.append(Command(activity: rule.id, backend: rule.backend.name, budget: Self.budget(rule), event: .end(end)))
             }
-            active[rule.id] = nil
         }
         rules = newRules
-        index()
-        let (more, found) = evaluate(ids: newRules.activities.map(\.id), now: now)
+        index(active: stillActive)
+        let (more, found) = evaluate(positions: Array(newRules.activities.indices), now: now)
         return (commands + more, found)
     }
 
     /// Takes in changes; returns the ids of the activities that read any of them.
     public mutating func apply(_ changes: [EntityChange]) -> [String] {
-        var touched: [String] = []
-        var seen = Set<String>()
+        take(changes).map { rules.activities[$0].id }
+    }
+
+    /// Takes in changes and evaluates the activities that read any of them.
+    public mutating func evaluate(changes: [EntityChange], now: Double) -> (commands: [Command], problems: [String]) {
+        evaluate(positions: take(changes), now: now)
+    }
+
+    /// Evaluates every activity (after the first snapshot: also those that read no entity).
+    public mutating func evaluateAll(now: Double) -> (commands: [Command], problems: [String]) {
+        evaluate(positions: Array(rules.activities.indices), now: now)
+    }
+
+    /// Evaluates these activities now; returns what to dispatch and problems not reported before.
+    public mutating func evaluate(ids: [String], now: Double) -> (commands: [Command], problems: [String]) {
+        evaluate(positions: ids.compactMap { positions[$0] }, now: now)
+    }
+
+    /// Stores the changes; returns the positions of the activities reading any of them, each once, in first-read order.
+    private mutating func take(_ changes: [EntityChange]) -> [Int] {
+        batch &+= 1
+        if batch == 0 {
+            // Wrapped: stamps from 2³² batches ago could look current.
+            touchedIn = Array(repeating: 0, count: touchedIn.count)
+            batch = 1
+        }
+        let readers = readers, stamp = batch
+        var touchedIn = self.touchedIn
+        self.touchedIn = []
+        defer { self.touchedIn = touchedIn }
+        var touched: [Int] = []
         for change in changes {
             switch change {
             case .updated(let state): states[state.entityID] = state
             case .removed(let id): states[id] = nil
             }
-            readers.forEachReader(of: change.entityID) { id in
-                if seen.insert(id).inserted { touched.append(id) }
+            readers.forEachReader(of: change.entityID) { position in
+                if touchedIn[position] != stamp {
+                    touchedIn[position] = stamp
+                    touched.append(position)
+                }
             }
         }
         return touched
     }
 
-    /// Evaluates these activities now; returns what to dispatch and problems not reported before.
-    public mutating func evaluate(ids: [String], now: Double) -> (commands: [Command], problems: [String]) {
+    private mutating func evaluate(positions: [Int], now: Double) -> (commands: [Command], problems: [String]) {
         var commands: [Command] = []
         var found: [String] = []
         let context = EvaluationContext(states: states, now: now, renderedByHomeAssistant: rendered)
-        for id in ids {
-            guard let rule = byID[id] else { continue }
+        for position in positions {
+            let rule = rules.activities[position]
+            let id = rule.id
             var issues: [PayloadIssue] = []
             defer { found += problems.newProblems(activity: id, issues).map { "activity \(id): \($0)" } }
             let isActive: Bool
@@ -100,8 +144,8 @@ public struct ActivityEngine: Sendable {
                 issues.append(PayloadIssue(path: "active_when", error.message))
                 continue
             }
-            let was = active[id] ?? false
-            active[id] = isActive
+            let was = active[position]
+            active[position] = isActive
             let budget = Self.budget(rule)
             switch (was, isActive) {
             case (false, false):
@@ -111,15 +155,21 @@ public struct ActivityEngine: Sendable {
                     commands.append(Command(activity: id, backend: rule.backend.name, budget: budget, event: .end(end)))
                 }
                 lastRequest[id] = nil
+                awaitingPull[position] = false
             case (true, true):
                 // Only what decides urgency is evaluated now: an Island Pulse status turning to failed.
                 let urgent = ActivityRenderer.isUrgent(rule, in: context)
+                // The dispatcher already knows and renders from the newest states when it pulls; a debounce, though,
+                // starts again with every change.
+                if awaitingPull[position] && !urgent && budget.debounce == .zero { continue }
+                awaitingPull[position] = true
                 commands.append(Command(activity: id, backend: rule.backend.name, budget: budget, event: .changed(urgent: urgent)))
             case (false, true):
+                awaitingPull[position] = false
                 switch ActivityRenderer.render(rule, phase: .start, in: context, notes: &issues) {
                 case .failure(let failure):
                     issues += failure.issues
-                    if !was { active[id] = false }  // not started: try again on the next change
+                    active[position] = false  // not started: try again on the next change
                 case .success(let request):
                     lastRequest[id] = request
                     commands.append(Command(activity: id, backend: rule.backend.name, budget: budget, event: .start(request)))
@@ -132,7 +182,9 @@ public struct ActivityEngine: Sendable {
     /// The payload of an active activity, rendered now from the newest states, when the dispatcher is about to send
     /// it; nil (with its problems) when it cannot be rendered or the activity is no longer active.
     public mutating func payload(activity id: String, kind: Push.Kind, now: Double) -> (request: BackendRequest?, problems: [String]) {
-        guard let rule = byID[id], active[id] == true else { return (nil, []) }
+        guard let position = positions[id], active[position] else { return (nil, []) }
+        let rule = rules.activities[position]
+        awaitingPull[position] = false
         var issues: [PayloadIssue] = []
         let context = EvaluationContext(states: states, now: now, renderedByHomeAssistant: rendered)
         let result = ActivityRenderer.render(rule, phase: kind == .start ? .start : .update, in: context, notes: &issues)

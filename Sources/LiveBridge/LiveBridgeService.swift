@@ -208,13 +208,15 @@ public actor LiveBridgeService {
         while let batch = await connection.changes.next() {
             guard !stopping else { break }
             metrics.stateChanges(batch.count)
-            var ids = engine.apply(batch)
-            if !evaluatedAll {
+            let now = Date().timeIntervalSince1970
+            if evaluatedAll {
+                await dispatch(engine.evaluate(changes: batch, now: now))
+            } else {
                 // The first snapshot: every activity, also those that read no entity.
-                ids = engine.rules.activities.map(\.id)
+                _ = engine.apply(batch)
                 evaluatedAll = true
+                await dispatch(engine.evaluateAll(now: now))
             }
-            await dispatch(engine.evaluate(ids: ids, now: Date().timeIntervalSince1970))
             // The engine's share of a snapshot's short-lived memory (the connection trims its own).
             if batch.count >= FreedMemory.largeBatch { FreedMemory.release() }
         }
@@ -271,7 +273,8 @@ public actor LiveBridgeService {
                 logger.debug("queued", ["activity": command.activity, "backend": command.backend, "event": command.event.name])
             }
         }
-        await dispatcher.submit(result.commands)
+        // Most changes need nothing of the dispatcher (an update already waits for its budget): no hop then.
+        if !result.commands.isEmpty { await dispatcher.submit(result.commands) }
     }
 
     private var eventProblems = ProblemReport()

@@ -5,14 +5,12 @@ import Rules
 /// entity would cost more than the index itself. Rules that iterate a domain (`states.light`) or read every entity
 /// (`expand`, `states`) are kept apart, by domain and in one list.
 struct ReaderIndex: Sendable {
-    private let activityIDs: [String]
     private var first: [String: Int32] = [:]
     private var others: [String: [Int32]] = [:]
     private var byDomain: [String: [Int32]] = [:]
     private var ofEverything: [Int32] = []
 
     init(_ activities: [ActivityRule]) {
-        activityIDs = activities.map(\.id)
         for (position, rule) in zip(Int32(0)..., activities) {
             let reads = rule.reads
             if reads.everything { ofEverything.append(position); continue }
@@ -23,19 +21,19 @@ struct ReaderIndex: Sendable {
         }
     }
 
-    /// Calls `body` with the id of each activity that reads `entity`, once each: those naming it in rule order, then
-    /// those iterating its domain, then those reading everything.
+    /// Calls `body` with the position (in the rules' activities) of each activity that reads `entity`, once each:
+    /// those naming it in rule order, then those iterating its domain, then those reading everything.
     /// Nothing is allocated for the usual entity, which only rules naming it read.
-    func forEachReader(of entity: String, _ body: (String) -> Void) {
+    func forEachReader(of entity: String, _ body: (Int) -> Void) {
         let first = first[entity]
         let others = others[entity]
-        if let first { body(activityIDs[Int(first)]) }
-        for position in others ?? [] { body(activityIDs[Int(position)]) }
+        if let first { body(Int(first)) }
+        for position in others ?? [] { body(Int(position)) }
         if !byDomain.isEmpty, let dot = entity.firstIndex(of: "."), let readers = byDomain[String(entity[..<dot])] {
             for position in readers where position != first && !(others?.contains(position) ?? false) {
-                body(activityIDs[Int(position)])
+                body(Int(position))
             }
         }
-        for position in ofEverything { body(activityIDs[Int(position)]) }
+        for position in ofEverything { body(Int(position)) }
     }
 }

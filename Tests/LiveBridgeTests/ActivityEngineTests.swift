@@ -51,6 +51,31 @@ struct ActivityEngineTests {
         return summary(commands, pulling: &engine)
     }
 
+    /// A change marks an activity once until the dispatcher pulls its payload: the pull renders from the newest
+    /// states, so a thousand changes before it cost the dispatcher nothing. With a debounce every change is told, as
+    /// each one starts the quiet period again.
+    @Test func aChangeIsToldOnceUntilThePayloadIsPulled() throws {
+        let rules = Self.rules.replacingOccurrences(of: "backends:", with: "defaults: { debounce: 0s }\nbackends:")
+        var engine = ActivityEngine(rules: try load(rules))
+        _ = engine.evaluate(changes: [state("sensor.washer", "running"), state("sensor.washer_progress", "10")], now: 0)
+        var told = 0
+        for n in 11...1_010 {
+            told += engine.evaluate(changes: [state("sensor.washer_progress", String(n % 100))], now: 0).commands.count
+        }
+        #expect(told == 1)
+        #expect(engine.payload(activity: "washer", kind: .update, now: 0).request?.body["content"]?["progress"]?.doubleValue == 0.1)
+        #expect(engine.evaluate(changes: [state("sensor.washer_progress", "50")], now: 0).commands.map(\.event.name) == ["update"])
+        // An end is never held back by a change waiting for its pull, nor is the next start.
+        #expect(engine.evaluate(changes: [state("sensor.washer", "idle")], now: 0).commands.map(\.event.name) == ["end"])
+        #expect(engine.evaluate(changes: [state("sensor.washer", "running")], now: 0).commands.map(\.event.name) == ["start"])
+        #expect(engine.evaluate(changes: [state("sensor.washer_progress", "60")], now: 0).commands.map(\.event.name) == ["update"])
+
+        var debounced = ActivityEngine(rules: try load())
+        _ = debounced.evaluate(changes: [state("sensor.washer", "running"), state("sensor.washer_progress", "10")], now: 0)
+        let each = (11...20).map { debounced.evaluate(changes: [state("sensor.washer_progress", String($0))], now: 0).commands.count }
+        #expect(each == Array(repeating: 1, count: 10))
+    }
+
     @Test func risingStartsChangesUpdateFallingEnds() throws {
         var engine = ActivityEngine(rules: try load())
         var touched = engine.apply([state("sensor.washer", "running"), state("sensor.washer_progress", "20")])

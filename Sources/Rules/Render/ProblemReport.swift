@@ -10,7 +10,7 @@ public struct ProblemReport: Sendable {
     /// The problems of this render not yet reported for the activity; an empty list clears it.
     public mutating func newProblems(activity: String, _ problems: [PayloadIssue]) -> [PayloadIssue] {
         guard !problems.isEmpty else {
-            current[activity] = nil
+            if !current.isEmpty { current[activity] = nil }
             return []
         }
         let known = current[activity] ?? []
