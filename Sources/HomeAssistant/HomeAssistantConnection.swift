@@ -45,6 +45,8 @@ public final class HomeAssistantConnection: @unchecked Sendable {
     private var inFlight: [Int: Request] = [:]
     private var queued: [Request] = []
     private var store = EntityStore()
+    /// Changes taken in during this pass over the socket, handed to `changes` together when it ends.
+    private var arrivedChanges: [EntityChange] = []
     /// What to keep (nil: nothing). The store keeps these instances of the ids rather than its own copies.
     private var entityFilter: EntitySelection? {
         didSet { store.share(entityFilter ?? .nothing) }
@@ -77,6 +79,7 @@ public final class HomeAssistantConnection: @unchecked Sendable {
         }
         loop = try WebSocketEventLoop(options: options)
         loop.start()
+        loop.perform { [self] in loop.afterEachPass { [weak self] in self?.publishChanges() } }
     }
 
     // MARK: Public API
@@ -313,6 +316,7 @@ public final class HomeAssistantConnection: @unchecked Sendable {
         failAll(with: failure)
         closeReason = closeReason ?? reason
         socket?.close(reason: reason)
+        publishChanges()
         changes.finish()
         for handlers in eventHandlers.values { for continuation in handlers.values { continuation.finish() } }
         eventHandlers = [:]
@@ -636,7 +640,15 @@ public final class HomeAssistantConnection: @unchecked Sendable {
             }
         }
         receivedChanges.add(applied.count, ordering: .relaxed)
-        changes.publish(applied)
+        arrivedChanges += applied
+    }
+
+    /// Hands what this pass took in to the consumer at once: the messages of one socket read are applied together
+    /// before anything is evaluated, and the consumer is woken once for them.
+    private func publishChanges() {
+        guard !arrivedChanges.isEmpty else { return }
+        changes.publish(arrivedChanges)
+        arrivedChanges.removeAll(keepingCapacity: arrivedChanges.count <= EntityChangeFeed.keptCapacity)
     }
 
     private func emit(_ event: ConnectionEvent) {

@@ -52,7 +52,7 @@ public enum ServerMessage: Sendable, Equatable {
         case ("auth_invalid", _): return .authInvalid(message: envelope.message ?? "invalid access token")
         case ("pong", let id?): return .pong(id: id)
         case ("event", let id?):
-            return .event(id: id, envelope.event.map { JSONText(frame[$0]) } ?? JSONText("null"))
+            return .event(id: id, envelope.event.map { JSONText(checked: frame[$0]) } ?? JSONText("null"))
         case ("result", let id?):
             if envelope.success == true { return .result(id: id, .success(envelope.result ?? .null)) }
             return .result(id: id, .failure(HomeAssistantError(

@@ -8,9 +8,13 @@ public struct JSONReader {
 
     let bytes: UnsafeBufferPointer<UInt8>
     var index = 0
+    /// The bytes were checked as well-formed JSON before (`JSONText.isChecked`): skipping only finds a value's end.
+    let isChecked: Bool
 
-    public init(_ bytes: UnsafeBufferPointer<UInt8>) {
+    /// `checked`: the bytes are known to be well-formed JSON, so skipped values are not checked again.
+    public init(_ bytes: UnsafeBufferPointer<UInt8>, checked: Bool = false) {
         self.bytes = bytes
+        self.isChecked = checked
         skipWhitespace()
     }
 
@@ -123,14 +127,14 @@ public struct JSONReader {
 
     /// Skips the next value, checking it as strictly as `readValue` would, without building it.
     public mutating func skipValue() throws {
-        try skip(depth: 0)
+        if isChecked { skipChecked() } else { try skip(depth: 0) }
         skipWhitespace()
     }
 
     /// Skips the next value and gives the bytes it spans (for reading later with `subreader`).
     public mutating func skipValueRange() throws -> Range<Int> {
         let start = index
-        try skip(depth: 0)
+        if isChecked { skipChecked() } else { try skip(depth: 0) }
         let end = index
         skipWhitespace()
         return start..<end
@@ -138,7 +142,42 @@ public struct JSONReader {
 
     /// A reader over a range this reader's bytes, as `skipValueRange` gave it.
     public func subreader(_ range: Range<Int>) -> JSONReader {
-        JSONReader(UnsafeBufferPointer(rebasing: bytes[range]))
+        JSONReader(UnsafeBufferPointer(rebasing: bytes[range]), checked: isChecked)
+    }
+
+    /// Finds the end of a value in bytes already checked: brackets counted, strings jumped over, nothing decoded.
+    /// Stays within the bytes whatever they hold.
+    private mutating func skipChecked() {
+        var depth = 0
+        repeat {
+            guard index < bytes.count else { return }
+            switch bytes[index] {
+            case UInt8(ascii: "\""):
+                index += 1
+                while index < bytes.count, bytes[index] != UInt8(ascii: "\"") {
+                    index += bytes[index] == UInt8(ascii: "\\") ? 2 : 1
+                }
+                index += 1
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                depth += 1
+                index += 1
+            case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                depth -= 1
+                index += 1
+            case UInt8(ascii: ","), UInt8(ascii: ":"), 0x20, 0x09, 0x0A, 0x0D:
+                index += 1
+            default:
+                // A number, true, false or null: up to the next delimiter.
+                while index < bytes.count {
+                    switch bytes[index] {
+                    case UInt8(ascii: ","), UInt8(ascii: "}"), UInt8(ascii: "]"), UInt8(ascii: ":"), 0x20, 0x09, 0x0A, 0x0D: break
+                    default: index += 1; continue
+                    }
+                    break
+                }
+            }
+        } while depth > 0
+        index = min(index, bytes.count)
     }
 
     private mutating func skip(depth: Int) throws {

@@ -79,6 +79,8 @@ public final class WebSocketEventLoop: @unchecked Sendable {
     private var timers: [ScheduledTimer] = []
     private var nextTimerID = 0
     private var contextDestroyed = false
+    /// Run on the loop thread after each pass over the sockets (`afterEachPass`).
+    private var passEnd: [() -> Void] = []
     var connections: [ObjectIdentifier: WebSocketConnection] = [:]
 
     /// Creates the context and binds the listener, if any; nothing is serviced until `start()`.
@@ -216,6 +218,13 @@ public final class WebSocketEventLoop: @unchecked Sendable {
         assert(isInEventLoop, "\(options.name): must run on its event loop's thread", file: file, line: line)
     }
 
+    /// Runs `body` on the loop thread after each pass over the sockets, once whatever one read brought in has been
+    /// handled: so the messages of one read can be handed on together. Call on the loop thread.
+    public func afterEachPass(_ body: @escaping () -> Void) {
+        preconditionInEventLoop()
+        passEnd.append(body)
+    }
+
     /// Stops the loop: work already handed over runs, every connection is dropped and the context destroyed.
     /// Blocks until done. Must not be called from the loop thread.
     public func shutdown() {
@@ -237,6 +246,7 @@ public final class WebSocketEventLoop: @unchecked Sendable {
         runPending()
         while !stopRequested.load(ordering: .acquiring) {
             if lws_service(context, 0) < 0 { break }
+            for body in passEnd { body() }
         }
         // No new work from here on; what was handed over before runs while connections still exist.
         let leftover = queue.withLock { queue in

@@ -43,6 +43,38 @@ struct JSONReaderTests {
         #expect(value == ["k": [true, "v"]])
     }
 
+    /// Text already checked (an event cut out of its frame) is skipped by finding each value's end only: the ranges
+    /// are exactly those the strict skip gives, escaped quotes and brackets inside strings included.
+    @Test func checkedTextSkipsToTheSameEnds() throws {
+        let text = #"{"a": {"s": "q\"}]{", "n": [1, -2.5e3, true, null, {"x": "\\"}]}, "b": 12, "c": "}", "d": [], "e": {}, "f": false}"#
+        func ranges(_ text: JSONText) throws -> [String: Range<Int>] {
+            try text.read { reader in
+                var found: [String: Range<Int>] = [:]
+                try reader.readObject { reader, key in found[key] = try reader.skipValueRange() }
+                return found
+            }
+        }
+        let strict = try ranges(JSONText(text))
+        #expect(strict.count == 6)
+        #expect(try ranges(JSONText(checked: ArraySlice(text.utf8))) == strict)
+        // A checked reader hands the flag to its subreaders, and reading values stays strict.
+        let inner: JSONValue = try JSONText(checked: ArraySlice(text.utf8)).read { reader in
+            var range: Range<Int>?
+            try reader.readObject { reader, key in if key == "a" { range = try reader.skipValueRange() } }
+            var sub = reader.subreader(range!)
+            return try sub.readValue()
+        }
+        #expect(inner["s"] == "q\"}]{")
+    }
+
+    /// Bytes wrongly said to be checked are never read outside the text, and skipping still ends.
+    @Test(arguments: [#"{"a": "open"#, #"{"a": [[[["#, #"{"a": 1"#, #"{"a": "\"#, "{\"a\": }}}}"])
+    func checkedSkippingStaysInsideBadText(text: String) {
+        _ = try? JSONText(checked: ArraySlice(text.utf8)).read { reader in
+            try reader.readObject { reader, _ in _ = try reader.skipValueRange() }
+        }
+    }
+
     /// Skipping is as strict as parsing: the same bad inputs throw either way.
     @Test(arguments: [#""\x""#, #""a\ud800""#, #""\u12g4""#, "\"tab\there\"", "01", "1.", "-", "1e", "-.5", "1.e3", ".5", "+1", "[1,]", "{\"a\" 1}", "tru", "nul", "\"open",
                       "[" + String(repeating: "[", count: 600) + String(repeating: "]", count: 601)])
