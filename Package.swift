@@ -23,15 +23,15 @@ let package = Package(
         // The Home Assistant WebSocket API: protocol, entity store, reconnect.
         .target(name: "HomeAssistant", dependencies: ["Platform", "JSON", "WebSocketTransport"]),
         // Live Activity payloads: Aivi templates, Island Pulse layouts, Home Assistant live updates; schemas and validation.
-        .target(name: "LiveActivity", dependencies: ["Platform", "JSON", "HomeAssistant"]),
+        .target(name: "LiveActivity", dependencies: ["Platform", "JSON"]),
         // What the phone will show: the Lock Screen and Dynamic Island drawn as deterministic SVG.
-        .target(name: "Preview", dependencies: ["Platform", "JSON", "HomeAssistant"]),
+        .target(name: "Preview", dependencies: ["Platform", "JSON"]),
         // The rules file: YAML with positions, the template-expression language, activity evaluation.
         .target(name: "Rules", dependencies: ["Platform", "CYAML", "JSON", "HomeAssistant", "LiveActivity"]),
         // HTTP over libcurl, at the edge: the push backends' transport.
         .target(name: "HTTPClient", dependencies: ["Platform", "CCurl"]),
         // The dispatcher: per-activity lifecycle, update budget, retries.
-        .target(name: "Dispatcher", dependencies: ["Platform", "Rules", "LiveActivity", "JSON", "HTTPClient"]),
+        .target(name: "Dispatcher", dependencies: ["Platform", "LiveActivity", "JSON", "HTTPClient"]),
         // Aivi and Island Pulse as documented, over real HTTP on 127.0.0.1: for tests and the local preview.
         .target(name: "FakePushServices", dependencies: ["Platform", "WebSocketTransport", "JSON", "Preview"]),
         // The running service: connection → rules → dispatcher, logging, signals.
@@ -51,10 +51,10 @@ let package = Package(
         .testTarget(name: "HomeAssistantTests", dependencies: ["Platform", "HomeAssistant", "HomeAssistantSimulator", "WebSocketTransport", "JSON"]),
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
         .testTarget(name: "HTTPClientTests", dependencies: ["Platform", "HTTPClient", "WebSocketTransport"]),
-        .testTarget(name: "LiveBridgeTests", dependencies: ["Platform", "LiveBridge", "WebSocketTransport", "Dispatcher", "HomeAssistant", "Rules", "JSON"]),
+        .testTarget(name: "LiveBridgeTests", dependencies: ["Platform", "LiveBridge", "LiveActivity", "WebSocketTransport", "Dispatcher", "HomeAssistant", "HomeAssistantSimulator", "Rules", "JSON"]),
         .testTarget(name: "PreviewTests", dependencies: ["Preview", "JSON"]),
-        .testTarget(name: "ResilienceTests", dependencies: ["Dispatcher", "HTTPClient", "HomeAssistant", "HomeAssistantSimulator", "JSON", "Rules"]),
-        .testTarget(name: "DispatcherTests", dependencies: ["Platform", "Dispatcher", "FakePushServices", "HTTPClient", "Rules", "JSON", "HomeAssistant", "HomeAssistantSimulator"]),
+        .testTarget(name: "ResilienceTests", dependencies: ["Dispatcher", "LiveActivity", "HTTPClient", "HomeAssistant", "HomeAssistantSimulator", "JSON", "Rules"]),
+        .testTarget(name: "DispatcherTests", dependencies: ["Platform", "Dispatcher", "LiveActivity", "FakePushServices", "HTTPClient", "JSON"]),
         .testTarget(name: "LiveActivityTests", dependencies: ["LiveActivity", "JSON"]),
         .testTarget(name: "RulesTests", dependencies: ["Rules", "JSON", "HomeAssistant", "LiveActivity"]),
         // The real binary as a subprocess.

@@ -1,3 +1,5 @@
+import LiveActivity
+
 /// One activity at one backend: its lifecycle (idle → starting → running → ending → idle) and its update budget.
 ///
 /// Pure: it is told what changed and what the backend answered, with the time, and says what to send next and when
@@ -18,7 +20,7 @@ public struct ActivityLane: Sendable {
     public enum Decision: Sendable, Equatable {
         case send(Push)
         /// Render the payload of this kind now (from the newest states) and hand it to `rendered(_:at:)`.
-        case render(Push.Kind)
+        case render(PushKind)
         /// Nothing to send before this instant (nil: nothing until something changes).
         case wait(until: Instant?)
     }

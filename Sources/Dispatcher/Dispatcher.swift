@@ -1,5 +1,5 @@
 import FoundationEssentials
-import Rules
+import LiveActivity
 
 /// Runs one `ActivityLane` per activity and backend: sends what each lane says is due, wakes lanes when their
 /// budget or back-off allows, remembers what is on the phones in the state file, and keeps Island Pulse's free tier
@@ -26,7 +26,7 @@ public actor Dispatcher {
     public struct PushRecord: Sendable, Equatable {
         public let activity: String
         public let backend: String
-        public let kind: Push.Kind
+        public let kind: PushKind
         public let report: DeliveryReport
         /// From handing the push to the backend to its answer.
         public let duration: Duration
@@ -245,7 +245,7 @@ public actor Dispatcher {
         }
     }
 
-    private func rendered(_ i: Int, _ kind: Push.Kind, _ request: BackendRequest?) {
+    private func rendered(_ i: Int, _ kind: PushKind, _ request: BackendRequest?) {
         slots[i].rendering = false
         slots[i].lane.rendered(request.map { Push(kind, body: $0.bodyBytes, isUrgent: true, request: $0) }, at: .now)
         pump(i)

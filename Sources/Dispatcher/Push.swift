@@ -1,10 +1,8 @@
-import Rules
+import LiveActivity
 
 /// One request of an activity's lifecycle, as bytes ready for the backend.
 public struct Push: Sendable, Equatable {
-    public enum Kind: String, Sendable { case start, update, end }
-
-    public let kind: Kind
+    public let kind: PushKind
     /// The exact body; two pushes with equal bodies show the same thing.
     public let body: [UInt8]
     /// A start, an end, or a change to `failed` goes out at once, past the budget.
@@ -12,7 +10,7 @@ public struct Push: Sendable, Equatable {
     /// The request to send, when the push came from a rule (the lane itself only looks at the body).
     public let request: BackendRequest?
 
-    public init(_ kind: Kind, body: [UInt8], isUrgent: Bool = false, request: BackendRequest? = nil) {
+    public init(_ kind: PushKind, body: [UInt8], isUrgent: Bool = false, request: BackendRequest? = nil) {
         self.kind = kind
         self.body = body
         self.isUrgent = isUrgent
@@ -20,7 +18,7 @@ public struct Push: Sendable, Equatable {
     }
 
     /// The same content as another kind of push (a start that becomes an update…).
-    func retyped(_ kind: Kind, urgent: Bool) -> Push { Push(kind, body: body, isUrgent: urgent, request: request) }
+    func retyped(_ kind: PushKind, urgent: Bool) -> Push { Push(kind, body: body, isUrgent: urgent, request: request) }
 }
 
 /// How a backend answered a push, in the terms the lifecycle needs.

@@ -1,13 +1,13 @@
 import HTTPClient
 import JSON
-import Rules
+import LiveActivity
 
 /// One push service. Adding a backend is a new type conforming to this; the dispatcher does not change.
 public protocol PushBackend: Sendable {
     var name: String { get }
     /// Island Pulse's free tier: one active job per token.
     var allowsOneActiveJob: Bool { get }
-    func deliver(_ request: BackendRequest, kind: Push.Kind) async -> DeliveryReport
+    func deliver(_ request: BackendRequest, kind: PushKind) async -> DeliveryReport
 }
 
 /// How a push went, for the lifecycle and for the log (never with a token).
@@ -29,7 +29,7 @@ public struct DeliveryReport: Sendable, Equatable {
 
 /// What an HTTP answer means, by the backends' documented contracts.
 public enum HTTPOutcome {
-    public static func classify(_ result: Result<HTTPResponse, HTTPTransportError>, kind: Push.Kind) -> DeliveryReport {
+    public static func classify(_ result: Result<HTTPResponse, HTTPTransportError>, kind: PushKind) -> DeliveryReport {
         switch result {
         case .failure(let error):
             return DeliveryReport(.retry(after: nil), code: error.isTimeout ? "timeout" : "curl \(error.code)")
@@ -40,7 +40,7 @@ public enum HTTPOutcome {
         }
     }
 
-    private static func classify(_ response: HTTPResponse, kind: Push.Kind) -> DeliveryReport {
+    private static func classify(_ response: HTTPResponse, kind: PushKind) -> DeliveryReport {
         let code = (try? JSONParser.parse(response.body))?["error"]?.stringValue
         switch response.status {
         case 200..<300:
@@ -84,43 +84,9 @@ public struct HTTPPushBackend: PushBackend {
                     headers: [("Authorization", "\(scheme) \(token)"), ("Content-Type", "application/json")], body: request.bodyBytes)
     }
 
-    public func deliver(_ request: BackendRequest, kind: Push.Kind) async -> DeliveryReport {
+    public func deliver(_ request: BackendRequest, kind: PushKind) async -> DeliveryReport {
         let result: Result<HTTPResponse, HTTPTransportError>
         do { result = .success(try await client.send(httpRequest(for: request))) } catch { result = .failure(error) }
         return HTTPOutcome.classify(result, kind: kind)
-    }
-}
-
-/// Home Assistant's own Live Activities: a `notify.mobile_app_…` service call over the existing WebSocket.
-public struct HomeAssistantPushBackend: PushBackend {
-    public let name: String
-    public let allowsOneActiveJob = false
-    /// Calls `domain.service` with data; throws the Home Assistant error code on failure.
-    let call: @Sendable (_ domain: String, _ service: String, _ data: [String: JSONValue]) async throws(ServiceCallError) -> Void
-
-    public struct ServiceCallError: Error, Sendable {
-        public let code: String
-        public init(code: String) { self.code = code }
-    }
-
-    public init(name: String, call: @escaping @Sendable (String, String, [String: JSONValue]) async throws(ServiceCallError) -> Void) {
-        self.name = name
-        self.call = call
-    }
-
-    public func deliver(_ request: BackendRequest, kind: Push.Kind) async -> DeliveryReport {
-        let parts = request.target.split(separator: ".", maxSplits: 1).map(String.init)
-        guard parts.count == 2, let data = request.body.objectValue else {
-            return DeliveryReport(.rejected(code: "invalid_service"), code: "invalid_service")
-        }
-        do {
-            try await call(parts[0], parts[1], data)
-            return DeliveryReport(.delivered)
-        } catch {
-            switch error.code {
-            case "disconnected", "timeout", "home_assistant_error", "unknown_error": return DeliveryReport(.retry(after: nil), code: error.code)
-            default: return DeliveryReport(.rejected(code: error.code), code: error.code)
-            }
-        }
     }
 }

@@ -1,4 +1,5 @@
 import JSON
+import Platform
 
 /// The full state of one Home Assistant entity, as `get_states` would give it.
 ///

@@ -1,4 +1,5 @@
 import JSON
+import Platform
 
 /// The local copy of the entities LiveBridge watches, kept from `subscribe_entities`' compressed messages, read
 /// straight from their text (or, on the `state_changed` path, from full states: `replace(withFullStates:keeping:)`,

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import HomeAssistant
 import JSON
+import Platform
 
 /// A scripted household, on a loop: a washer whose progress climbs and finishes, a laundry timer, an EV charging,
 /// a robot vacuum, and a backup job. One cycle takes `cycle` seconds. Used by `livebridge demo` and the simulator command.

@@ -1,5 +1,6 @@
 import HomeAssistant
 import JSON
+import Platform
 
 /// An entity as the simulator holds it, and its compressed forms for `subscribe_entities`.
 struct SimulatedEntity: Equatable {

@@ -1,4 +1,4 @@
-import HomeAssistant
+import Platform
 import JSON
 
 /// Aivi's templates (generic, monitor, progress), field for field as its current reference spells them.

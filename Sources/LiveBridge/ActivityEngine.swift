@@ -71,7 +71,7 @@ public struct ActivityEngine: Sendable {
             guard !kept.contains(rule.id) else { stillActive.insert(rule.id); continue }
             var ignored: [PayloadIssue] = []
             if let end = endRequest(rule, now: now, notes: &ignored) {
-                commands.append(Command(activity: rule.id, backend: rule.backend.name, budget: Self.budget(rule), event: .end(end)))
+                commands.append(Command(activity: rule.id, backend: rule.backend.name, budget: rule.budget, event: .end(end)))
             }
         }
         rules = newRules
@@ -146,7 +146,7 @@ public struct ActivityEngine: Sendable {
             }
             let was = active[position]
             active[position] = isActive
-            let budget = Self.budget(rule)
+            let budget = rule.budget
             switch (was, isActive) {
             case (false, false):
                 continue
@@ -181,7 +181,7 @@ public struct ActivityEngine: Sendable {
 
     /// The payload of an active activity, rendered now from the newest states, when the dispatcher is about to send
     /// it; nil (with its problems) when it cannot be rendered or the activity is no longer active.
-    public mutating func payload(activity id: String, kind: Push.Kind, now: Double) -> (request: BackendRequest?, problems: [String]) {
+    public mutating func payload(activity id: String, kind: PushKind, now: Double) -> (request: BackendRequest?, problems: [String]) {
         guard let position = positions[id], active[position] else { return (nil, []) }
         let rule = rules.activities[position]
         awaitingPull[position] = false
@@ -202,9 +202,5 @@ public struct ActivityEngine: Sendable {
     /// The end push: the rendered end, or when its fields cannot be rendered a minimal one (`ActivityRenderer.end`).
     private func endRequest(_ rule: ActivityRule, now: Double, notes: inout [PayloadIssue]) -> BackendRequest? {
         ActivityRenderer.end(rule, in: EvaluationContext(states: states, now: now, renderedByHomeAssistant: rendered), last: lastRequest[rule.id], notes: &notes)
-    }
-
-    static func budget(_ rule: ActivityRule) -> UpdateBudget {
-        UpdateBudget(debounce: rule.budget.debounce, maxWait: rule.budget.maxWait, minInterval: rule.budget.minInterval)
     }
 }

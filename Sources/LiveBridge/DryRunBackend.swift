@@ -1,5 +1,6 @@
 import Dispatcher
 import Rules
+import LiveActivity
 
 /// `--dry-run`: every push is logged instead of sent, and counts as delivered.
 struct DryRunBackend: PushBackend {
@@ -7,7 +8,7 @@ struct DryRunBackend: PushBackend {
     let allowsOneActiveJob = false
     let logger: Logger
 
-    func deliver(_ request: BackendRequest, kind: Push.Kind) async -> DeliveryReport {
+    func deliver(_ request: BackendRequest, kind: PushKind) async -> DeliveryReport {
         logger.info("dry run: would push", ["backend": name, "kind": kind.rawValue, "method": request.method,
                                            "target": request.target, "body": String(decoding: request.bodyBytes, as: UTF8.self)])
         return DeliveryReport(.delivered)

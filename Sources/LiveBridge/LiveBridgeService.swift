@@ -120,11 +120,7 @@ public actor LiveBridgeService {
                              logger: Logger) -> [any PushBackend] {
         declared.sorted { $0.name < $1.name }.map { backend in
             if dryRun { return DryRunBackend(name: backend.name, logger: logger) }
-            return BackendFactory.make(backend, client: HTTPClient()) { domain, service, data throws(HomeAssistantPushBackend.ServiceCallError) in
-                do { _ = try await connection.callService(domain: domain, service: service, data: data) } catch let error as HomeAssistantError {
-                    throw .init(code: error.code)
-                } catch { throw .init(code: "unknown_error") }
-            }
+            return BackendFactory.make(backend, client: HTTPClient(), connection: connection)
         }
     }
 
@@ -231,7 +227,7 @@ public actor LiveBridgeService {
     private var stopWaiters: [CheckedContinuation<Void, Never>] = []
 
     /// An update the dispatcher is about to send: rendered now, from the newest states.
-    fileprivate func payload(activity: String, kind: Push.Kind) -> BackendRequest? {
+    fileprivate func payload(activity: String, kind: PushKind) -> BackendRequest? {
         let (request, problems) = engine.payload(activity: activity, kind: kind, now: Date().timeIntervalSince1970)
         for problem in problems { logger.warning(problem) }
         if request != nil { metrics.renders(1) }
@@ -286,9 +282,8 @@ public actor LiveBridgeService {
         switch ActivityEvent.decode(data, rules: rules) {
         case .success(let event):
             _ = eventProblems.newProblems(activity: event.activity, [])
-            let budget = UpdateBudget(debounce: rules.budget.debounce, maxWait: rules.budget.maxWait, minInterval: rules.budget.minInterval)
             logger.debug("queued", ["activity": event.activity, "backend": event.backend.name, "event": event.action == .end ? "end" : "show"])
-            await dispatcher.submit(activity: event.activity, backend: event.backend.name, budget: budget,
+            await dispatcher.submit(activity: event.activity, backend: event.backend.name, budget: rules.budget,
                                     event.action == .end ? .end(event.request) : .start(event.request))
         case .failure(let failure):
             let activity = failure.activity.isEmpty ? "unnamed" : failure.activity
@@ -363,7 +358,7 @@ private final class EnginePayloads: PayloadSource, @unchecked Sendable {
 
     init(service: LiveBridgeService) { self.service = service }
 
-    func payload(activity: String, backend: String, kind: Push.Kind) async -> BackendRequest? {
+    func payload(activity: String, backend: String, kind: PushKind) async -> BackendRequest? {
         await service?.payload(activity: activity, kind: kind)
     }
 }

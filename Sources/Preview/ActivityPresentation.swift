@@ -1,5 +1,5 @@
 import Platform
-import HomeAssistant
+import Platform
 import JSON
 
 /// What the phone shows for one payload, independent of drawing: texts with colours, a bar, columns.

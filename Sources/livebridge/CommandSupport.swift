@@ -3,6 +3,7 @@ import FoundationEssentials
 import Glibc
 import HomeAssistant
 import Rules
+import Platform
 
 /// What several commands share: `--at`, loading a rules file (its errors printed), finding an activity.
 enum CommandSupport {

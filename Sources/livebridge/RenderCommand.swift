@@ -23,9 +23,9 @@ enum RenderCommand {
         guard args.positional.count == 1 else { throw UsageError("name one rules file\n\n\(help)") }
         guard let statesPath = args["states"] else { throw UsageError("--states STATES.json is required") }
         let now = try CommandSupport.time(args)
-        var phase: ActivityPhase?
+        var phase: PushKind?
         if let text = args["phase"] {
-            guard let p = ActivityPhase(rawValue: text) else { throw UsageError("--phase must be start, update or end") }
+            guard let p = PushKind(rawValue: text) else { throw UsageError("--phase must be start, update or end") }
             phase = p
         }
         guard let rules = CommandSupport.rules(args.positional[0]) else { return 1 }

@@ -6,6 +6,7 @@ import HTTPClient
 import HomeAssistant
 import JSON
 import LiveActivity
+import LiveBridge
 import Rules
 
 /// `livebridge send CONFIG --activity ID --states STATES.json [--action start|update|end] [--dry-run]`:
@@ -23,7 +24,7 @@ enum SendCommand {
         guard args.positional.count == 1 else { throw UsageError("name one rules file\n\n\(help)") }
         guard let id = args["activity"] else { throw UsageError("--activity ID is required") }
         guard let statesPath = args["states"] else { throw UsageError("--states STATES.json is required") }
-        let phase = try ActivityPhase(rawValue: args["action"] ?? "update") ?? { throw UsageError("--action must be start, update or end") }()
+        let phase = try PushKind(rawValue: args["action"] ?? "update") ?? { throw UsageError("--action must be start, update or end") }()
         let now = try CommandSupport.time(args)
         guard let rules = CommandSupport.rules(args.positional[0]) else { return 1 }
         let rule = try CommandSupport.activity(id, in: rules)
@@ -39,7 +40,6 @@ enum SendCommand {
         for note in notes { standardError("livebridge send: note: \(note)") }
 
         var connection: HomeAssistantConnection?
-        var callService: (@Sendable (String, String, [String: JSONValue]) async throws(HomeAssistantPushBackend.ServiceCallError) -> Void)?
         if rule.backend.kind == .homeassistant, !args.has("dry-run") {
             guard let settings = rules.homeAssistant else { throw UsageError("a homeassistant backend needs the homeassistant: section") }
             let configuration = try ConnectionConfiguration(url: settings.url, token: settings.token, caFile: settings.caFile,
@@ -47,13 +47,8 @@ enum SendCommand {
             let live = try HomeAssistantConnection(configuration: configuration) { standardError("livebridge send: \($0)") }
             live.start(entityIDs: nil)
             connection = live
-            callService = { domain, service, data throws(HomeAssistantPushBackend.ServiceCallError) in
-                do { _ = try await live.callService(domain: domain, service: service, data: data) } catch let error as HomeAssistantError {
-                    throw .init(code: error.code)
-                } catch { throw .init(code: "unknown_error") }
-            }
         }
-        let backend = BackendFactory.make(rule.backend, client: HTTPClient(), callService: callService)
+        let backend = BackendFactory.make(rule.backend, client: HTTPClient(), connection: connection)
         if args.has("dry-run") {
             if let http = backend as? HTTPPushBackend {
                 let wire = http.httpRequest(for: request)
@@ -66,7 +61,7 @@ enum SendCommand {
             print(String(decoding: request.bodyBytes, as: UTF8.self))
             return 0
         }
-        let report = await backend.deliver(request, kind: Push.Kind(rawValue: phase.rawValue) ?? .update)
+        let report = await backend.deliver(request, kind: PushKind(rawValue: phase.rawValue) ?? .update)
         await connection?.stop()
         let status = report.status.map { "HTTP \($0)" } ?? "no HTTP status"
         switch report.outcome {

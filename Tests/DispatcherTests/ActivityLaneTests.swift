@@ -1,5 +1,6 @@
 import Dispatcher
 import Testing
+import LiveActivity
 
 /// The lifecycle and budget arithmetic under a test clock: minutes of time in microseconds, no sleeping.
 struct ActivityLaneTests {
@@ -12,7 +13,7 @@ struct ActivityLaneTests {
     /// A sent push: when (seconds after zero), what kind and body.
     struct Sent: Equatable, CustomStringConvertible {
         let time: Double
-        let kind: Push.Kind
+        let kind: PushKind
         let body: String
         var description: String { "\(time)s \(kind.rawValue) \(body)" }
     }

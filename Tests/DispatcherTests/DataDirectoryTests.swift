@@ -1,6 +1,6 @@
 import Dispatcher
 import Foundation
-import Rules
+
 import Testing
 
 /// The data directory's guards: one daemon per directory, a state file never written through a planted link,
@@ -43,15 +43,5 @@ struct DataDirectoryTests {
         let file = try DeliveryStateFile(directory: directory)
         try file.save(DeliveryState())
         #expect(!FileManager.default.fileExists(atPath: directory + "/.state.json.tmp"))
-    }
-
-    @Test func secretsReadableByOthersAreWarnedAbout() throws {
-        let directory = try folder()
-        try "ha_token: x\n".write(toFile: directory + "/secrets.yaml", atomically: false, encoding: .utf8)
-        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: directory + "/secrets.yaml")
-        #expect(SecretFilePermissions.warnings(configPath: directory + "/livebridge.yaml")
-                    == ["\(directory)/secrets.yaml holds secrets and is readable by every user of this machine (mode 644); chmod 600 \(directory)/secrets.yaml"])
-        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: directory + "/secrets.yaml")
-        #expect(SecretFilePermissions.warnings(configPath: directory + "/livebridge.yaml").isEmpty)
     }
 }

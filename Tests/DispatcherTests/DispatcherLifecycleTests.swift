@@ -3,12 +3,10 @@ import Dispatcher
 import FakePushServices
 import Foundation
 import HTTPClient
-import HomeAssistant
-import HomeAssistantSimulator
 import JSON
-import Rules
 import Synchronization
 import Testing
+import LiveActivity
 
 @Suite(.timeLimit(.minutes(1)))
 struct DispatcherLifecycleTests {
@@ -54,37 +52,5 @@ struct DispatcherLifecycleTests {
         #expect(await restarted.runningActivities.isEmpty)
         let again = Dispatcher(backends: [backend], retry: fastRetry, stateFile: try DeliveryStateFile(directory: directory))
         #expect(await again.runningActivities.isEmpty)
-    }
-
-    @Test func homeAssistantLiveUpdatesGoThroughCallServiceAndEndWithClearNotification() async throws {
-        let simulator = try HomeAssistantSimulator(token: "llat-dispatch")
-        defer { simulator.stop() }
-        let connection = try HomeAssistantConnection(configuration: try ConnectionConfiguration(url: simulator.url, token: AccessToken("llat-dispatch")))
-        connection.start(entityIDs: nil)
-        let backend = HomeAssistantPushBackend(name: "phone") { domain, service, data throws(HomeAssistantPushBackend.ServiceCallError) in
-            do { _ = try await connection.callService(domain: domain, service: service, data: data) } catch let error as HomeAssistantError {
-                throw .init(code: error.code)
-            } catch { throw .init(code: "unknown_error") }
-        }
-        let dispatcher = Dispatcher(backends: [backend], retry: fastRetry)
-        let start = BackendRequest(backend: "phone", kind: .homeassistant, method: "call_service", target: "notify.mobile_app_phone",
-                                   body: ["message": "Washing", "data": ["live_update": true, "tag": "washer", "progress": 40]])
-        let end = BackendRequest(backend: "phone", kind: .homeassistant, method: "call_service", target: "notify.mobile_app_phone",
-                                 body: ["message": "clear_notification", "data": ["tag": "washer"]])
-        await dispatcher.submit(activity: "washer", backend: "phone", budget: budget, .start(start))
-        await dispatcher.submit(activity: "washer", backend: "phone", budget: budget, .end(end))
-        await dispatcher.waitUntilQuiet()
-        let calls = simulator.record.serviceCalls
-        #expect(calls.map { $0["service"] } == ["mobile_app_phone", "mobile_app_phone"])
-        #expect(calls.first?["service_data"]?["data"] == ["live_update": true, "tag": "washer", "progress": 40])
-        #expect(calls.last?["service_data"]?["message"] == "clear_notification")
-
-        await simulator.failService("notify.mobile_app_phone", with: HomeAssistantError(code: "service_validation_error", message: "bad"))
-        let records = Locked<[Dispatcher.PushRecord]>([])
-        let failing = Dispatcher(backends: [backend], retry: fastRetry, onPush: { r in records.withLock { $0.append(r) } })
-        await failing.submit(activity: "washer", backend: "phone", budget: budget, .start(start))
-        await failing.waitUntilQuiet()
-        #expect(records.withLock { $0.map(\.report.outcome) } == [.rejected(code: "service_validation_error")])
-        await connection.stop()
     }
 }

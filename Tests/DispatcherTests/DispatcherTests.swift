@@ -3,8 +3,9 @@ import FakePushServices
 import Foundation
 import HTTPClient
 import JSON
-import Rules
+
 import Testing
+import LiveActivity
 
 /// The dispatcher against fake Aivi and Island Pulse services over real HTTP on 127.0.0.1.
 @Suite(.timeLimit(.minutes(1)))

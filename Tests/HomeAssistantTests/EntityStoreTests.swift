@@ -1,6 +1,7 @@
 import HomeAssistant
 import JSON
 import Testing
+import Platform
 
 /// The compressed `subscribe_entities` format → full states, with fixtures shaped like Home Assistant 2025.4.4's.
 struct EntityStoreTests {

@@ -5,6 +5,7 @@ import JSON
 import LiveBridge
 import Rules
 import Testing
+import LiveActivity
 
 /// Edges of active_when, and only the activities that read a change are evaluated.
 struct ActivityEngineTests {

@@ -6,6 +6,7 @@ import HomeAssistantSimulator
 import JSON
 import Rules
 import Testing
+import LiveActivity
 
 /// Faults LiveBridge must survive. Each case says what must hold and checks it. (`make resilience`)
 @Suite(.timeLimit(.minutes(2)))
@@ -66,7 +67,7 @@ struct ResilienceTests {
             var body = Array(bodies.randomElement(using: &random)!.utf8)
             if !body.isEmpty, Bool.random(using: &random) { body[Int.random(in: 0..<body.count, using: &random)] = UInt8.random(in: 0...255, using: &random) }
             let headers = Bool.random(using: &random) ? ["retry-after": ["30", "-1", "soon", "1e309", ""].randomElement(using: &random)!] : [:]
-            let kind = [Push.Kind.start, .update, .end].randomElement(using: &random)!
+            let kind = [PushKind.start, .update, .end].randomElement(using: &random)!
             let report = HTTPOutcome.classify(.success(HTTPResponse(status: status, headers: headers, body: body)), kind: kind)
             switch status {
             case 200..<300: #expect(report.outcome == .delivered)

@@ -1,6 +1,7 @@
 import Foundation
 import Rules
 import Testing
+import LiveActivity
 
 /// Each kind of bad rules file gets an error naming the file, line, column and path; all errors come at once.
 struct RulesLoaderTests {
@@ -58,7 +59,7 @@ struct RulesLoaderTests {
         #expect(rules.entityIDs == ["sensor.washer"])
         #expect(rules.activities[0].backend.name == "aivi")
         #expect(rules.homeAssistant?.token.secret == "llat-secret-xyz")
-        #expect(rules.budget == RulesFile.Budget())
+        #expect(rules.budget == UpdateBudget())
     }
 
     @Test func badYAML() throws {

@@ -15,7 +15,7 @@ enum ActivityDecoder {
 
     private static let activityFieldNames: Set<String> = {
         var names: Set<String> = []
-        for kind in RulesFile.BackendKind.allCases {
+        for kind in BackendKind.allCases {
             for template in TemplateCatalog.templates(for: kind) {
                 for field in TemplateCatalog.schema(template: template, backend: kind)?.fields ?? [] { names.insert(field.name) }
             }
@@ -24,7 +24,7 @@ enum ActivityDecoder {
     }()
 
     static func decode(id: String, _ node: YAMLNode, backends: [String: RulesFile.Backend], defaultBackend: String?,
-                       budget defaults: RulesFile.Budget, errors: inout [ConfigError]) -> ActivityRule? {
+                       budget defaults: UpdateBudget, errors: inout [ConfigError]) -> ActivityRule? {
         let path = "activities." + id
         guard let reader = MappingReader(node, path: path, errors: &errors) else { return nil }
         let before = errors.count
@@ -144,7 +144,7 @@ enum ActivityDecoder {
         return ok ? .object(fields) : nil
     }
 
-    static func resolve(template: String, backend: RulesFile.BackendKind, reader: MappingReader) -> (ObjectSchema?, PayloadMapping) {
+    static func resolve(template: String, backend: BackendKind, reader: MappingReader) -> (ObjectSchema?, PayloadMapping) {
         switch (backend, template) {
         case (.islandpulse, "progress"):
             // Aivi's progress has a progress bar mapping ({style: …}); Island Pulse's progress layout a number.

@@ -16,14 +16,14 @@ public final class ActivityRule: Sendable {
     let onEnd: FieldTree?
     /// Island Pulse status, a constant or a template.
     let status: FieldTree?
-    public let budget: RulesFile.Budget
+    public let budget: UpdateBudget
     public let location: SourceLocation
     let mapping: PayloadMapping
     /// The entity `icon: auto` looks at; else the first entity `active_when` reads.
     public let mainEntity: String?
 
     init(id: String, backend: RulesFile.Backend, template: String, targetID: String, activeWhen: Template, fields: FieldTree,
-         onEnd: FieldTree?, status: FieldTree?, budget: RulesFile.Budget, location: SourceLocation, mapping: PayloadMapping,
+         onEnd: FieldTree?, status: FieldTree?, budget: UpdateBudget, location: SourceLocation, mapping: PayloadMapping,
          mainEntity: String?) {
         self.id = id
         self.backend = backend

@@ -15,19 +15,6 @@ public struct RulesFile: Sendable {
         public var pongTimeout: Duration = .seconds(10)
     }
 
-    public enum BackendKind: String, Sendable, CaseIterable {
-        case aivi, islandpulse, homeassistant
-
-        /// The key that names an activity at this backend.
-        public var idKey: String {
-            switch self {
-            case .aivi: return "slug"
-            case .islandpulse: return "job_id"
-            case .homeassistant: return "tag"
-            }
-        }
-    }
-
     public struct Backend: Sendable {
         public let name: String
         public let kind: BackendKind
@@ -46,14 +33,6 @@ public struct RulesFile: Sendable {
         }
     }
 
-    /// How often an activity may be pushed.
-    public struct Budget: Sendable, Equatable {
-        public var debounce: Duration = .seconds(2)
-        public var maxWait: Duration = .seconds(15)
-        public var minInterval: Duration = .seconds(5)
-        public init() {}
-    }
-
     /// Where the status listener serves /healthz, /metrics and /activities; nil: off.
     public struct StatusListener: Sendable, Equatable {
         public let host: String
@@ -67,7 +46,7 @@ public struct RulesFile: Sendable {
     public let homeAssistant: HomeAssistantSettings?
     public let backends: [String: Backend]
     public let defaultBackend: String?
-    public let budget: Budget
+    public let budget: UpdateBudget
     public let activities: [ActivityRule]
 
     /// What keeps `run` from running this file, though `render` and `preview` can use it: `check` reports the same,

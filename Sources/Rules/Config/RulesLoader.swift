@@ -52,7 +52,7 @@ public enum RulesLoader {
                 if let backend = decodeBackend(name, value, errors: &errors) { backends[name] = backend }
             }
         }
-        var budget = RulesFile.Budget()
+        var budget = UpdateBudget()
         var defaultBackend: String?
         if let node = top["defaults"], let reader = MappingReader(node, path: "defaults", errors: &errors) {
             reader.rejectUnknown(allowed: ConfigReference.defaultsKeys, errors: &errors)
@@ -165,9 +165,9 @@ public enum RulesLoader {
             errors.append(ConfigError(node.location, path: path + ".type", "is required: aivi, islandpulse or homeassistant"))
             return nil
         }
-        guard let kind = RulesFile.BackendKind(rawValue: typeText) else {
+        guard let kind = BackendKind(rawValue: typeText) else {
             var message = "unknown backend type \(reader.shown("type"))"
-            if let s = Suggestion.closest(to: typeText, in: RulesFile.BackendKind.allCases.map(\.rawValue)) { message += " (did you mean \"\(s)\"?)" }
+            if let s = Suggestion.closest(to: typeText, in: BackendKind.allCases.map(\.rawValue)) { message += " (did you mean \"\(s)\"?)" }
             else { message += "; expected aivi, islandpulse or homeassistant" }
             errors.append(ConfigError(reader["type"]!.location, path: path + ".type", message))
             return nil
@@ -206,7 +206,7 @@ public enum RulesLoader {
                                  service: service, location: node.location)
     }
 
-    static func decodeBudget(_ reader: MappingReader, base: RulesFile.Budget, errors: inout [ConfigError]) -> RulesFile.Budget {
+    static func decodeBudget(_ reader: MappingReader, base: UpdateBudget, errors: inout [ConfigError]) -> UpdateBudget {
         var budget = base
         if let d = reader.duration("debounce", errors: &errors) { budget.debounce = d }
         if let d = reader.duration("max_wait", errors: &errors) { budget.maxWait = d }

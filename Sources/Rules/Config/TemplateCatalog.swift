@@ -7,7 +7,7 @@ import LiveActivity
 /// Island Pulse; progress/generic → a live update on Home Assistant.
 enum TemplateCatalog {
     /// The rule-level schema: the payload's fields less those LiveBridge fills in itself.
-    static func schema(template: String, backend: RulesFile.BackendKind) -> ObjectSchema? {
+    static func schema(template: String, backend: BackendKind) -> ObjectSchema? {
         switch (backend, template) {
         case (.aivi, _), (.islandpulse, "monitor"), (.islandpulse, "generic"), (.homeassistant, "generic"):
             return aivi(template)
@@ -37,7 +37,7 @@ enum TemplateCatalog {
         }
     }
 
-    static func templates(for backend: RulesFile.BackendKind) -> [String] {
+    static func templates(for backend: BackendKind) -> [String] {
         switch backend {
         case .aivi: return AiviSchema.templates
         case .islandpulse: return IslandPulseSchema.layouts + ["monitor", "generic"]

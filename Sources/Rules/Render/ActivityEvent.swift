@@ -41,14 +41,12 @@ public struct ActivityEvent: Sendable {
         switch backend.kind {
         case .aivi:
             if action == .end && payload.isEmpty {
-                request = BackendRequest(backend: backend.name, kind: .aivi, method: "PATCH", target: "/activity/\(activity)",
-                                         body: ["state": "IDLE", "content": ["template": "generic", "progress": 1]])
+                request = .aivi(backend: backend.name, slug: activity, kind: .end, content: ["template": "generic", "progress": 1])
                 break
             }
             let (content, problems) = PayloadNormalizer.normalize(.object(payload), as: AiviSchema.content, path: "payload")
             guard problems.isEmpty, let content else { return .failure(RenderFailure(activity: activity, issues: problems)) }
-            request = BackendRequest(backend: backend.name, kind: .aivi, method: "PATCH", target: "/activity/\(activity)",
-                                     body: ["state": action == .end ? "IDLE" : "ONGOING", "content": content])
+            request = .aivi(backend: backend.name, slug: activity, kind: action == .end ? .end : .update, content: content)
         case .islandpulse:
             var body = payload
             body["job_id"] = .string(activity)
@@ -57,7 +55,7 @@ public struct ActivityEvent: Sendable {
             if backend.freeTier { IslandPulseMapping.freeTier(&body) }
             let (normalized, problems) = PayloadNormalizer.normalize(.object(body), as: .object(IslandPulseSchema.body), path: "payload")
             guard problems.isEmpty, let normalized else { return .failure(RenderFailure(activity: activity, issues: problems)) }
-            request = BackendRequest(backend: backend.name, kind: .islandpulse, method: "POST", target: "/notify", body: normalized)
+            request = .islandPulse(backend: backend.name, body: normalized)
         case .homeassistant:
             var fields = payload
             fields["tag"] = .string(activity)
@@ -65,8 +63,7 @@ public struct ActivityEvent: Sendable {
             let schema = action == .end ? LiveUpdateSchema.fields.allOptional : LiveUpdateSchema.fields
             let (normalized, problems) = PayloadNormalizer.normalize(.object(fields), as: .object(schema), path: "payload")
             guard problems.isEmpty, let object = normalized?.objectValue else { return .failure(RenderFailure(activity: activity, issues: problems)) }
-            request = BackendRequest(backend: backend.name, kind: .homeassistant, method: "call_service",
-                                     target: backend.service ?? "notify.notify", body: LiveUpdateSchema.serviceData(object, ending: action == .end))
+            request = .homeAssistant(backend: backend.name, service: backend.service, fields: object, kind: action == .end ? .end : .update)
         }
         if let problem = ActivityRenderer.sizeProblem(request, path: "payload") {
             return .failure(RenderFailure(activity: activity, issues: [problem]))

@@ -21,7 +21,7 @@ public enum ActivityRenderer {
         return rule.status?.evaluate(in: context, failures: &ignored) == "failed"
     }
 
-    public static func render(_ rule: ActivityRule, phase: ActivityPhase, in context: EvaluationContext,
+    public static func render(_ rule: ActivityRule, phase: PushKind, in context: EvaluationContext,
                               notes: inout [PayloadIssue]) -> Result<BackendRequest, RenderFailure> {
         let tree = phase == .end && rule.onEnd != nil ? FieldTree.merge(rule.fields, rule.onEnd!) : rule.fields
         guard case .object(var fields)? = tree.evaluate(in: context, failures: &notes) else {
@@ -57,14 +57,11 @@ public enum ActivityRenderer {
         switch backend.kind {
         case .aivi:
             let content = last?.body["content"] ?? ["template": .string(rule.template)]
-            return BackendRequest(backend: backend.name, kind: .aivi, method: "PATCH", target: "/activity/\(rule.targetID)",
-                                  body: ["state": "IDLE", "content": content])
+            return .aivi(backend: backend.name, slug: rule.targetID, kind: .end, content: content)
         case .islandpulse:
-            return BackendRequest(backend: backend.name, kind: .islandpulse, method: "POST", target: "/notify",
-                                  body: ["job_id": .string(rule.targetID), "action": "end", "status": "success"])
+            return .islandPulse(backend: backend.name, body: ["job_id": .string(rule.targetID), "action": "end", "status": "success"])
         case .homeassistant:
-            return BackendRequest(backend: backend.name, kind: .homeassistant, method: "call_service", target: backend.service ?? "notify.notify",
-                                  body: LiveUpdateSchema.serviceData(["tag": .string(rule.targetID)], ending: true))
+            return .homeAssistant(backend: backend.name, service: backend.service, fields: ["tag": .string(rule.targetID)], kind: .end)
         }
     }
 
@@ -76,17 +73,15 @@ public enum ActivityRenderer {
         return .success(object)
     }
 
-    static func aivi(_ rule: ActivityRule, _ fields: [String: JSONValue], phase: ActivityPhase) -> Result<BackendRequest, Issues> {
+    static func aivi(_ rule: ActivityRule, _ fields: [String: JSONValue], phase: PushKind) -> Result<BackendRequest, Issues> {
         normalizedAivi(rule.template, fields).flatMap { content in
-            let state: JSONValue = phase == .end ? "IDLE" : "ONGOING"
-            let body: JSONValue = ["state": state, "content": .object(content)]
-            let request = BackendRequest(backend: rule.backend.name, kind: .aivi, method: "PATCH", target: "/activity/\(rule.targetID)", body: body)
+            let request = BackendRequest.aivi(backend: rule.backend.name, slug: rule.targetID, kind: phase, content: .object(content))
             if let problem = sizeProblem(request) { return .failure(Issues([problem])) }
             return .success(request)
         }
     }
 
-    static func islandPulse(_ rule: ActivityRule, _ fields: [String: JSONValue], phase: ActivityPhase, context: EvaluationContext,
+    static func islandPulse(_ rule: ActivityRule, _ fields: [String: JSONValue], phase: PushKind, context: EvaluationContext,
                             notes: inout [PayloadIssue]) -> Result<BackendRequest, Issues> {
         var body = fields
         body["job_id"] = .string(rule.targetID)
@@ -96,7 +91,7 @@ public enum ActivityRenderer {
         if rule.backend.freeTier { IslandPulseMapping.freeTier(&body) }
         let (normalized, issues) = PayloadNormalizer.normalize(.object(body), as: .object(IslandPulseSchema.body))
         guard issues.isEmpty, let normalized else { return .failure(Issues(issues)) }
-        let request = BackendRequest(backend: rule.backend.name, kind: .islandpulse, method: "POST", target: "/notify", body: normalized)
+        let request = BackendRequest.islandPulse(backend: rule.backend.name, body: normalized)
         if let problem = sizeProblem(request) { return .failure(Issues([problem])) }
         return .success(request)
     }
@@ -118,14 +113,12 @@ public enum ActivityRenderer {
         return PayloadIssue(path: path, "the payload is \(size) bytes; a Live Activity holds at most \(contentLimit)")
     }
 
-    static func liveUpdate(_ rule: ActivityRule, _ fields: [String: JSONValue], phase: ActivityPhase) -> Result<BackendRequest, Issues> {
+    static func liveUpdate(_ rule: ActivityRule, _ fields: [String: JSONValue], phase: PushKind) -> Result<BackendRequest, Issues> {
         var body = fields
         body["tag"] = .string(rule.targetID)
         let (normalized, issues) = PayloadNormalizer.normalize(.object(body), as: .object(LiveUpdateSchema.fields))
         guard issues.isEmpty, let object = normalized?.objectValue else { return .failure(Issues(issues)) }
-        let data = LiveUpdateSchema.serviceData(object, ending: phase == .end)
-        return .success(BackendRequest(backend: rule.backend.name, kind: .homeassistant, method: "call_service",
-                                       target: rule.backend.service ?? "notify.notify", body: data))
+        return .success(.homeAssistant(backend: rule.backend.name, service: rule.backend.service, fields: object, kind: phase))
     }
 
     static func resolveAutoIcon(_ fields: inout [String: JSONValue], rule: ActivityRule, context: EvaluationContext, notes: inout [PayloadIssue]) {

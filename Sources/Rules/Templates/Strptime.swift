@@ -1,4 +1,5 @@
 import HomeAssistant
+import Platform
 
 /// Python's `datetime.strptime(text, format)`, as Home Assistant's `strptime` calls it: the directives people use
 /// (`%Y %y %m %d %H %I %M %S %f %p %b %B %a %A %j %z %%`), whitespace in the format matching any run of it, the rest

@@ -1,5 +1,6 @@
 import HomeAssistant
 import JSON
+import Platform
 
 /// A value inside a template expression: Jinja's types as Home Assistant templates use them.
 public enum TemplateValue: Sendable, Equatable {

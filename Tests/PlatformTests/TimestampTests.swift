@@ -1,4 +1,4 @@
-import HomeAssistant
+import Platform
 import Testing
 
 struct TimestampTests {

@@ -1,0 +1,53 @@
+import Dispatcher
+import HomeAssistant
+import HomeAssistantSimulator
+import JSON
+import LiveActivity
+import LiveBridge
+import Platform
+import Synchronization
+import Testing
+
+/// Home Assistant's own Live Activities: pushes as `notify.mobile_app_…` service calls over the live connection.
+@Suite(.timeLimit(.minutes(1)))
+struct HomeAssistantPushBackendTests {
+    let budget = UpdateBudget(debounce: .milliseconds(50), maxWait: .milliseconds(300), minInterval: .milliseconds(100))
+    let fastRetry = RetryPolicy(initial: .milliseconds(20), maximum: .milliseconds(100), lockedWait: .seconds(30))
+
+    @Test func homeAssistantLiveUpdatesGoThroughCallServiceAndEndWithClearNotification() async throws {
+        let simulator = try HomeAssistantSimulator(token: "llat-dispatch")
+        defer { simulator.stop() }
+        let connection = try HomeAssistantConnection(configuration: try ConnectionConfiguration(url: simulator.url, token: AccessToken("llat-dispatch")))
+        connection.start(entityIDs: nil)
+        let backend = HomeAssistantPushBackend(name: "phone", connection: connection)
+        let dispatcher = Dispatcher(backends: [backend], retry: fastRetry)
+        let start = BackendRequest(backend: "phone", kind: .homeassistant, method: "call_service", target: "notify.mobile_app_phone",
+                                   body: ["message": "Washing", "data": ["live_update": true, "tag": "washer", "progress": 40]])
+        let end = BackendRequest(backend: "phone", kind: .homeassistant, method: "call_service", target: "notify.mobile_app_phone",
+                                 body: ["message": "clear_notification", "data": ["tag": "washer"]])
+        await dispatcher.submit(activity: "washer", backend: "phone", budget: budget, .start(start))
+        await dispatcher.submit(activity: "washer", backend: "phone", budget: budget, .end(end))
+        await dispatcher.waitUntilQuiet()
+        let calls = simulator.record.serviceCalls
+        #expect(calls.map { $0["service"] } == ["mobile_app_phone", "mobile_app_phone"])
+        #expect(calls.first?["service_data"]?["data"] == ["live_update": true, "tag": "washer", "progress": 40])
+        #expect(calls.last?["service_data"]?["message"] == "clear_notification")
+
+        await simulator.failService("notify.mobile_app_phone", with: HomeAssistantError(code: "service_validation_error", message: "bad"))
+        let records = Locked<[Dispatcher.PushRecord]>([])
+        let failing = Dispatcher(backends: [backend], retry: fastRetry, onPush: { r in records.withLock { $0.append(r) } })
+        await failing.submit(activity: "washer", backend: "phone", budget: budget, .start(start))
+        await failing.waitUntilQuiet()
+        #expect(records.withLock { $0.map(\.report.outcome) } == [.rejected(code: "service_validation_error")])
+        await connection.stop()
+    }
+
+    @Test func withoutAConnectionEveryPushIsRefusedAsNotConnected() async {
+        let backend = HomeAssistantPushBackend(name: "phone", connection: nil)
+        let request = BackendRequest(backend: "phone", kind: .homeassistant, method: "call_service", target: "notify.mobile_app_phone",
+                                     body: ["message": "Washing", "data": ["tag": "washer"]])
+        #expect(await backend.deliver(request, kind: .start).outcome == .rejected(code: "not_connected"))
+        let bad = BackendRequest(backend: "phone", kind: .homeassistant, method: "call_service", target: "notify", body: ["message": "m"])
+        #expect(await backend.deliver(bad, kind: .start).outcome == .rejected(code: "invalid_service"))
+    }
+}

@@ -1,0 +1,55 @@
+import Foundation
+import Testing
+
+/// DEVELOPERS.md's module graph says what each library module imports from the package; it is held to Package.swift.
+struct ModuleGraphTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    static let cLibraries = ["CLibWebSockets": "libwebsockets", "CCurl": "libcurl", "CYAML": "libyaml"]
+
+    /// `name → sorted dependencies` of the `.target(…)` entries in Package.swift (C modules by library name).
+    static func packageGraph() throws -> [String: [String]] {
+        let text = try String(contentsOf: root.appendingPathComponent("Package.swift"), encoding: .utf8)
+        var graph: [String: [String]] = [:]
+        for line in text.split(separator: "\n") where line.contains(".target(name: \"") {
+            let name = line.split(separator: "\"")[1]
+            var dependencies: [String] = []
+            if let open = line.range(of: "dependencies: ["), let close = line[open.upperBound...].firstIndex(of: "]") {
+                dependencies = line[open.upperBound..<close].split(separator: ",").map {
+                    let module = $0.trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+                    return cLibraries[module] ?? module
+                }
+            }
+            graph[String(name)] = dependencies.sorted()
+        }
+        return graph
+    }
+
+    /// The same from DEVELOPERS.md's list: "- `Name` — A, B [clib]".
+    static func documentedGraph() throws -> [String: [String]] {
+        let text = try String(contentsOf: root.appendingPathComponent("DEVELOPERS.md"), encoding: .utf8)
+        guard let start = text.range(of: "<!-- module-graph -->"), let end = text.range(of: "<!-- end module-graph -->") else { return [:] }
+        var graph: [String: [String]] = [:]
+        for line in text[start.upperBound..<end.lowerBound].split(separator: "\n") where line.hasPrefix("- `") {
+            let name = line.split(separator: "`")[1]
+            let rest = line.components(separatedBy: "—").last ?? ""
+            let words = rest.replacingOccurrences(of: "[", with: ",").replacingOccurrences(of: "]", with: "").split(separator: ",")
+            graph[String(name)] = words.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }.sorted()
+        }
+        return graph
+    }
+
+    @Test func developersMdListsEveryLibraryModuleWithItsDependencies() throws {
+        let package = try Self.packageGraph()
+        let documented = try Self.documentedGraph()
+        let flow = ["Platform", "JSON", "WebSocketTransport", "HTTPClient", "HomeAssistant", "LiveActivity", "Preview", "Rules", "Dispatcher", "LiveBridge"]
+        #expect(documented.keys.sorted() == flow.sorted())
+        for module in flow {
+            #expect(documented[module] == package[module], "\(module): DEVELOPERS.md says \(documented[module] ?? []), Package.swift \(package[module] ?? [])")
+        }
+        // The dispatcher knows nothing of rules files; the payload vocabulary needs nothing of Home Assistant's protocol.
+        #expect(package["Dispatcher"]?.contains("Rules") == false)
+        #expect(package["LiveActivity"]?.contains("HomeAssistant") == false)
+        #expect(package["Preview"]?.contains("HomeAssistant") == false)
+    }
+}
