@@ -72,11 +72,7 @@ public struct ActivityLane: Sendable {
 
     // MARK: What changed
 
-    /// `active_when` rose: start with this body.
-    public mutating func start(_ body: [UInt8], at now: Instant) {
-        start(Push(.start, body: body, isUrgent: true), at: now)
-    }
-
+    /// `active_when` rose: start with this push's body.
     public mutating func start(_ push: Push, at now: Instant) {
         switch phase {
         case .idle, .ending:
@@ -88,11 +84,7 @@ public struct ActivityLane: Sendable {
         }
     }
 
-    /// The payload changed while active. `urgent` (a status turning to failed) skips the budget.
-    public mutating func change(_ body: [UInt8], urgent: Bool = false, at now: Instant) {
-        change(Push(.update, body: body, isUrgent: urgent), at: now)
-    }
-
+    /// The payload changed while active, rendered already. An urgent push (a status turning to failed) skips the budget.
     public mutating func change(_ push: Push, at now: Instant) {
         if queuedStart != nil {
             // Not shown yet: the start itself carries the newest content.
@@ -145,11 +137,7 @@ public struct ActivityLane: Sendable {
         queuedUpdate = push.retyped(.update, urgent: true)
     }
 
-    /// `active_when` fell: end with this body. Never replaced, never dropped.
-    public mutating func end(_ body: [UInt8], at now: Instant) {
-        end(Push(.end, body: body, isUrgent: true), at: now)
-    }
-
+    /// `active_when` fell: end with this push's body. Never replaced, never dropped.
     public mutating func end(_ push: Push, at now: Instant) {
         if queuedStart != nil, phase == .idle || phase == .ending {
             // It never reached the phone (or is being ended already): nothing more to show.

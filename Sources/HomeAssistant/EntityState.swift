@@ -115,17 +115,6 @@ public struct EntityState: @unchecked Sendable, Equatable, CustomDebugStringConv
                   contextID: fullState["context"]?["id"]?.stringValue)
     }
 
-    /// `{"entity_id":…,"state":…,"attributes":{…},"last_changed":…,"last_updated":…}` with ISO 8601 times.
-    public var jsonValue: JSONValue {
-        .object([
-            "entity_id": .string(entityID),
-            "state": .string(state),
-            "attributes": .object(attributes.dictionary),
-            "last_changed": .string(Timestamp.iso8601(lastChanged)),
-            "last_updated": .string(Timestamp.iso8601(lastUpdated)),
-        ])
-    }
-
     /// The same line `livebridge watch` prints, with keys in the order people read them.
     public var jsonLine: String {
         var out = "{\"entity_id\":"

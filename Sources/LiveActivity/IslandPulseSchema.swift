@@ -83,7 +83,7 @@ public enum CSSColor {
         }
         if names.contains(text.lowercased()) { return nil }
         var message = "unknown colour \"\(text)\""
-        if let suggestion = Suggestion.closest(to: text, in: names.sorted()) { message += " (did you mean \"\(suggestion)\"?)" }
+        message += Suggestion.didYouMean(text, in: names.sorted())
         return message + "; use #RRGGBB or a CSS colour name"
     }
 }

@@ -65,9 +65,8 @@ public enum PayloadNormalizer {
         case .choice(let name, let options):
             guard case .string(let word) = value, options.contains(word) else {
                 let given = scalarText(value) ?? describe(value)
-                var message = "unknown \(name) \"\(given)\""
-                if let suggestion = Suggestion.closest(to: given, in: options) { message += " (did you mean \"\(suggestion)\"?)" }
-                else { message += "; expected one of: " + options.joined(separator: ", ") }
+                let hint = Suggestion.didYouMean(given, in: options)
+                let message = "unknown \(name) \"\(given)\"" + (hint.isEmpty ? "; expected one of: " + options.joined(separator: ", ") : hint)
                 issues.append(PayloadIssue(path: path, message))
                 return nil
             }
@@ -120,8 +119,8 @@ public enum PayloadNormalizer {
             guard case .string(let tag)? = members[key], let variant = variants[tag] else {
                 let given = members[key].flatMap(scalarText)
                 var message = given.map { "unknown \(key) \"\($0)\"" } ?? "\(key) is required"
-                if let given, let suggestion = Suggestion.closest(to: given, in: options) { message += " (did you mean \"\(suggestion)\"?)" }
-                else { message += "; expected one of: " + options.joined(separator: ", ") }
+                let hint = given.map { Suggestion.didYouMean($0, in: options) } ?? ""
+                message += hint.isEmpty ? "; expected one of: " + options.joined(separator: ", ") : hint
                 issues.append(PayloadIssue(path: join(path, key), message))
                 return nil
             }
@@ -144,7 +143,7 @@ public enum PayloadNormalizer {
         var out: [String: JSONValue] = [:]
         for key in members.keys where schema.field(key) == nil {
             var message = "unknown key \"\(key)\""
-            if let suggestion = Suggestion.closest(to: key, in: schema.names) { message += " (did you mean \"\(suggestion)\"?)" }
+            message += Suggestion.didYouMean(key, in: schema.names)
             issues.append(PayloadIssue(path: join(path, key), message))
         }
         for field in schema.fields {

@@ -1,5 +1,11 @@
 /// "did you mean": the closest word within two edits.
 public enum Suggestion {
+    /// ` (did you mean "word"?)` with the closest option, or `otherwise` when none is close: the tail of every
+    /// message about a name that is not one of the known ones.
+    public static func didYouMean(_ word: String, in options: [String], otherwise: String = "") -> String {
+        closest(to: word, in: options).map { " (did you mean \"\($0)\"?)" } ?? otherwise
+    }
+
     public static func closest(to word: String, in options: [String]) -> String? {
         let lower = word.lowercased()
         let scored = options.map { ($0, distance(lower, $0.lowercased())) }.filter { $0.1 <= max(1, min(2, word.count / 3)) }

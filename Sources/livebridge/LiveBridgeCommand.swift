@@ -92,10 +92,7 @@ enum LiveBridgeCommand {
     }
 
     private static func unknown(_ command: String) -> Int32 {
-        var message = "livebridge: unknown command \"\(command)\""
-        if let close = Suggestion.closest(to: command, in: subcommands.keys.sorted()) {
-            message += " (did you mean \"\(close)\"?)"
-        }
+        let message = "livebridge: unknown command \"\(command)\"" + Suggestion.didYouMean(command, in: subcommands.keys.sorted())
         standardError(message + "\n\n\(usage)")
         return ExitStatus.usage
     }

@@ -239,3 +239,10 @@ struct ActivityLaneTests {
         #expect(sent.map(\.description) == ["2.0s update after", "10.0s end e"])
     }
 }
+
+/// The lane's lifecycle told with bare bodies, as these tests write them.
+extension ActivityLane {
+    mutating func start(_ body: [UInt8], at now: Instant) { start(Push(.start, body: body, isUrgent: true), at: now) }
+    mutating func change(_ body: [UInt8], urgent: Bool = false, at now: Instant) { change(Push(.update, body: body, isUrgent: urgent), at: now) }
+    mutating func end(_ body: [UInt8], at now: Instant) { end(Push(.end, body: body, isUrgent: true), at: now) }
+}

@@ -65,7 +65,7 @@ public enum BlueprintLinter {
         if actions == nil { errors.append(ConfigError(root.location, path: "actions", "is required")) }
         for use in inputsUsed where !declared.contains(use.name) {
             var message = "!input \(use.name) is not declared under blueprint.input"
-            if let s = Suggestion.closest(to: use.name, in: declared.sorted()) { message += " (did you mean \"\(s)\"?)" }
+            message += Suggestion.didYouMean(use.name, in: declared.sorted())
             errors.append(ConfigError(use.location, path: "", message))
         }
         if let actions { checkEvents(actions, path: top["actions"] != nil ? "actions" : "action", errors: &errors) }
@@ -86,7 +86,7 @@ public enum BlueprintLinter {
         }
         for kind in selector.keys where !selectorKinds.contains(kind) {
             var message = "unknown selector \"\(kind)\""
-            if let s = Suggestion.closest(to: kind, in: selectorKinds.sorted()) { message += " (did you mean \"\(s)\"?)" }
+            message += Suggestion.didYouMean(kind, in: selectorKinds.sorted())
             errors.append(ConfigError(selector.keyNode(kind)!.location, path: path + ".selector.\(kind)", message))
         }
     }

@@ -51,7 +51,9 @@ enum ActivityDecoder {
             if schema == nil {
                 let options = TemplateCatalog.templates(for: backend.kind)
                 var message = "template \"\(template)\" cannot be sent to \(backend.kind.rawValue) backend \"\(backend.name)\""
-                if let s = Suggestion.closest(to: template, in: options), s != template { message = "unknown template \"\(template)\" (did you mean \"\(s)\"?)" }
+                if let s = Suggestion.closest(to: template, in: options), s != template {
+                    message = "unknown template \"\(template)\"" + Suggestion.didYouMean(template, in: options)
+                }
                 message += "; it takes: " + options.joined(separator: ", ")
                 errors.append(ConfigError(reader["template"]!.location, path: path + ".template", message))
             }

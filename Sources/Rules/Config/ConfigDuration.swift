@@ -35,8 +35,7 @@ public enum ConfigDuration {
                 let name = key.scalar ?? ""
                 guard let unit = units.first(where: { $0.key == name }) else {
                     var message = "unknown key \"\(name)\" in a duration"
-                    if let s = Suggestion.closest(to: name, in: units.map(\.key)) { message += " (did you mean \"\(s)\"?)" }
-                    else { message += "; expected: " + units.map(\.key).joined(separator: ", ") }
+                    message += Suggestion.didYouMean(name, in: units.map(\.key), otherwise: "; expected: " + units.map(\.key).joined(separator: ", "))
                     return .failure(Problem(message: message, location: key.location, key: name))
                 }
                 guard let text = value.scalar, let n = Double(text.trimmingSpaces()), n.isFinite else {

@@ -32,8 +32,7 @@ struct MappingReader {
         for (key, _) in entries {
             guard let name = key.scalar, !allowed.contains(name) else { continue }
             var message = "unknown key \"\(name)\""
-            if let suggestion = Suggestion.closest(to: name, in: allowed) { message += " (did you mean \"\(suggestion)\"?)" }
-            else { message += "; expected: " + allowed.joined(separator: ", ") }
+            message += Suggestion.didYouMean(name, in: allowed, otherwise: "; expected: " + allowed.joined(separator: ", "))
             errors.append(ConfigError(key.location, path: join(path, name), message))
         }
     }

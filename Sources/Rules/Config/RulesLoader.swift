@@ -167,8 +167,7 @@ public enum RulesLoader {
         }
         guard let kind = BackendKind(rawValue: typeText) else {
             var message = "unknown backend type \(reader.shown("type"))"
-            if let s = Suggestion.closest(to: typeText, in: BackendKind.allCases.map(\.rawValue)) { message += " (did you mean \"\(s)\"?)" }
-            else { message += "; expected aivi, islandpulse or homeassistant" }
+            message += Suggestion.didYouMean(typeText, in: BackendKind.allCases.map(\.rawValue), otherwise: "; expected aivi, islandpulse or homeassistant")
             errors.append(ConfigError(reader["type"]!.location, path: path + ".type", message))
             return nil
         }
@@ -215,10 +214,8 @@ public enum RulesLoader {
     }
 
     static func unknownBackend(_ name: String, _ backends: [String: RulesFile.Backend]) -> String {
-        var message = "no backend named \"\(name)\""
-        if let s = Suggestion.closest(to: name, in: backends.keys.sorted()) { return message + " (did you mean \"\(s)\"?)" }
-        message += backends.isEmpty ? "; declare it under backends:" : "; declared: " + backends.keys.sorted().joined(separator: ", ")
-        return message
+        "no backend named \"\(name)\"" + Suggestion.didYouMean(name, in: backends.keys.sorted(),
+                                                           otherwise: backends.isEmpty ? "; declare it under backends:" : "; declared: " + backends.keys.sorted().joined(separator: ", "))
     }
 }
 

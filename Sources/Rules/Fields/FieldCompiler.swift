@@ -25,8 +25,8 @@ struct FieldCompiler {
             guard let tag = tagNode.scalar, !Self.isTemplate(tag), let variant = variants[tag] else {
                 let given = tagNode.scalar ?? ""
                 var message = Self.isTemplate(given) ? "\(key) must be fixed, not a template" : "unknown \(key) \(tagNode.quoted)"
-                if let suggestion = Suggestion.closest(to: given, in: variants.keys.sorted()) { message += " (did you mean \"\(suggestion)\"?)" }
-                else if !Self.isTemplate(given) { message += "; expected one of: " + variants.keys.sorted().joined(separator: ", ") }
+                message += Suggestion.didYouMean(given, in: variants.keys.sorted(),
+                                                 otherwise: Self.isTemplate(given) ? "" : "; expected one of: " + variants.keys.sorted().joined(separator: ", "))
                 errors.append(ConfigError(tagNode.location, path: join(path, key), message))
                 return nil
             }
@@ -61,8 +61,7 @@ struct FieldCompiler {
             let name = key.scalar ?? ""
             guard let field = schema.field(name) else {
                 var message = "unknown key \"\(name)\""
-                if let suggestion = Suggestion.closest(to: name, in: schema.names) { message += " (did you mean \"\(suggestion)\"?)" }
-                else { message += "; expected: " + schema.names.joined(separator: ", ") }
+                message += Suggestion.didYouMean(name, in: schema.names, otherwise: "; expected: " + schema.names.joined(separator: ", "))
                 errors.append(ConfigError(key.location, path: join(path, name), message))
                 ok = false
                 continue
