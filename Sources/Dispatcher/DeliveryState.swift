@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
 import JSON
+import Platform
 
 /// What LiveBridge must remember across restarts and crashes: per activity and backend, whether it is running on the
 /// phone and a digest of the body last delivered. With it a restart continues with updates (no second start, no 409
@@ -101,17 +102,10 @@ public struct DeliveryStateFile: Sendable {
         var fd = open(temporary, flags, 0o600)
         if fd < 0, errno == EEXIST, unlink(temporary) == 0 { fd = open(temporary, flags, 0o600) }
         guard fd >= 0 else { throw Unusable(description: "cannot write \(temporary): \(Self.reason(errno))") }
-        var written = 0
-        while written < bytes.count {
-            let n = bytes[written...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                let problem = Self.reason(errno)
-                close(fd)
-                unlink(temporary)
-                throw Unusable(description: "cannot write \(temporary): \(problem)")
-            }
-            written += n
+        if let failure = bytes.withUnsafeBytes({ writeAll(fd, $0) }) {
+            close(fd)
+            unlink(temporary)
+            throw Unusable(description: "cannot write \(temporary): \(Self.reason(failure))")
         }
         guard fsync(fd) == 0 else {
             let problem = Self.reason(errno)

@@ -28,8 +28,6 @@ public struct RetryPolicy: Sendable, Equatable {
     /// `random` in [0, 1); the delay lies in the upper half of the doubled-per-attempt ceiling.
     public func delay(attempt: Int, random: Double, retryAfter: Duration? = nil) -> Duration {
         if let retryAfter { return min(retryAfter, maximum * 10) }
-        let grown = initial * (1 << min(attempt, 20))
-        let ceiling = grown > maximum ? maximum : grown
-        return ceiling / 2 + ceiling / 2 * min(max(random, 0), 1)
+        return BackOff(initial: initial, maximum: maximum).delay(attempt: attempt, random: random)
     }
 }

@@ -32,7 +32,5 @@ public final class HTTPClient: Sendable {
         return try result.get()
     }
 
-    static func milliseconds(_ d: Duration) -> Int {
-        Int(d.components.seconds * 1000 + d.components.attoseconds / 1_000_000_000_000_000)
-    }
+    static func milliseconds(_ d: Duration) -> Int { Int(d.wholeMilliseconds) }
 }

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import Platform
 /// What the connection reports about itself, for logs and health. Never carries the token.
 public enum ConnectionEvent: Sendable, Equatable, CustomStringConvertible {
     case connecting(url: String, attempt: Int)
@@ -41,8 +42,7 @@ public enum ConnectionEvent: Sendable, Equatable, CustomStringConvertible {
     }
 
     static func seconds(_ d: Duration) -> String {
-        let (s, atto) = d.components
-        let ms = s * 1000 + atto / 1_000_000_000_000_000
+        let ms = d.wholeMilliseconds
         guard ms % 1000 != 0 else { return "\(ms / 1000)s" }
         let fraction = String(abs(ms % 1000))
         return "\(ms < 0 ? "-" : "")\(abs(ms) / 1000)." + String(repeating: "0", count: 3 - fraction.count) + fraction + "s"

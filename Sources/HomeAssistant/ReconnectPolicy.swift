@@ -1,3 +1,5 @@
+import Platform
+
 /// How long to wait before the next connection attempt: exponential back-off with full jitter, capped.
 ///
 /// Attempt 0 waits `initial` at most; each failed attempt doubles the ceiling up to `maximum`.
@@ -18,15 +20,8 @@ public struct ReconnectPolicy: Sendable, Equatable {
     }
 
     /// The ceiling for `attempt` (0-based), before jitter.
-    public func ceiling(attempt: Int) -> Duration {
-        let factor = 1 << min(attempt, 20)
-        let grown = initial * factor
-        return grown > maximum ? maximum : grown
-    }
+    public func ceiling(attempt: Int) -> Duration { BackOff(initial: initial, maximum: maximum).ceiling(attempt: attempt) }
 
     /// `random` is a number in [0, 1): tests pass fixed values, the connection passes a random one.
-    public func delay(attempt: Int, random: Double) -> Duration {
-        let ceiling = ceiling(attempt: attempt)
-        return ceiling / 2 + ceiling / 2 * min(max(random, 0), 1)
-    }
+    public func delay(attempt: Int, random: Double) -> Duration { BackOff(initial: initial, maximum: maximum).delay(attempt: attempt, random: random) }
 }

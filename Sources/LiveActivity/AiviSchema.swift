@@ -19,7 +19,7 @@ public enum AiviSchema {
     ], shorthand: "value", checks: [{ object, path in
         guard let formatter = object["formatter"]?.stringValue, let text = object["value"]?.stringValue else { return [] }
         guard Timestamp.epoch(fromISO8601: text) == nil else { return [] }
-        return [PayloadIssue(path: join(path, "value"), "\"\(text)\" is not an ISO 8601 timestamp, which \(formatter) needs")]
+        return [PayloadIssue(path: joinedPath(path, "value"), "\"\(text)\" is not an ISO 8601 timestamp, which \(formatter) needs")]
     }])
 
     public static let icon = FieldSchema.scalarOrObject(.text(maxLength: 100), ObjectSchema([
@@ -60,7 +60,7 @@ public enum AiviSchema {
             guard case .array(let segments)? = object["segments"] else { return [] }
             let sum = segments.compactMap { $0["value"]?.doubleValue }.reduce(0, +)
             guard abs(sum - 1) > 0.001 else { return [] }
-            return [PayloadIssue(path: join(path, "segments"), "segment values sum to \(PayloadNormalizer.format((sum * 1000).rounded() / 1000)); they must sum to 1.0")]
+            return [PayloadIssue(path: joinedPath(path, "segments"), "segment values sum to \(PayloadNormalizer.format((sum * 1000).rounded() / 1000)); they must sum to 1.0")]
         }]),
     ])
 

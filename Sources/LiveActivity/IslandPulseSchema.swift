@@ -42,11 +42,11 @@ public enum IslandPulseSchema {
         // The reference requires message to start or update; its own sports examples go without (the layout shows none).
         let layout = object["layout"]?.stringValue ?? "default"
         if object["action"]?.stringValue != "end", layout != "sports", (object["message"]?.stringValue ?? "").isEmpty {
-            issues.append(PayloadIssue(path: join(path, "message"), "is required to start or update"))
+            issues.append(PayloadIssue(path: joinedPath(path, "message"), "is required to start or update"))
         }
         for (field, limit) in (limits[layout] ?? [:]).sorted(by: { $0.key < $1.key }) {
             if let text = object[field]?.stringValue, text.count > limit {
-                issues.append(PayloadIssue(path: join(path, field), "\"\(text)\" is \(text.count) characters; the \(layout) layout shows at most \(limit)"))
+                issues.append(PayloadIssue(path: joinedPath(path, field), "\"\(text)\" is \(text.count) characters; the \(layout) layout shows at most \(limit)"))
             }
         }
         return issues

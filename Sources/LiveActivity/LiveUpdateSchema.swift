@@ -21,7 +21,7 @@ public enum LiveUpdateSchema {
     ], checks: [{ object, path in
         guard let progress = object["progress"]?.intValue else { return [] }
         let maximum = object["progress_max"]?.intValue ?? 100
-        return progress <= maximum ? [] : [PayloadIssue(path: join(path, "progress"), "\(progress) is more than progress_max \(maximum)")]
+        return progress <= maximum ? [] : [PayloadIssue(path: joinedPath(path, "progress"), "\(progress) is more than progress_max \(maximum)")]
     }])
 
     /// The `call_service` data for `notify.<service>`.

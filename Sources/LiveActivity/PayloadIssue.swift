@@ -11,4 +11,7 @@ public struct PayloadIssue: Error, Sendable, Hashable, CustomStringConvertible {
     public var description: String { path.isEmpty ? message : "\(path): \(message)" }
 }
 
-func join(_ path: String, _ key: String) -> String { path.isEmpty ? key : path + "." + key }
+/// A key's path under `path` as messages show it: `activities.washer.progress`; an empty key is the path itself.
+public func joinedPath(_ path: String, _ key: String) -> String {
+    key.isEmpty ? path : (path.isEmpty ? key : path + "." + key)
+}

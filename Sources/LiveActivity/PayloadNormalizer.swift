@@ -121,7 +121,7 @@ public enum PayloadNormalizer {
                 var message = given.map { "unknown \(key) \"\($0)\"" } ?? "\(key) is required"
                 let hint = given.map { Suggestion.didYouMean($0, in: options) } ?? ""
                 message += hint.isEmpty ? "; expected one of: " + options.joined(separator: ", ") : hint
-                issues.append(PayloadIssue(path: join(path, key), message))
+                issues.append(PayloadIssue(path: joinedPath(path, key), message))
                 return nil
             }
             return normalizeObject(value, variant, path, &issues)
@@ -144,15 +144,15 @@ public enum PayloadNormalizer {
         for key in members.keys where schema.field(key) == nil {
             var message = "unknown key \"\(key)\""
             message += Suggestion.didYouMean(key, in: schema.names)
-            issues.append(PayloadIssue(path: join(path, key), message))
+            issues.append(PayloadIssue(path: joinedPath(path, key), message))
         }
         for field in schema.fields {
             let given = members[field.name]
             if given == nil || given == .null || (!field.required && given == .string("")) {
-                if field.required { issues.append(PayloadIssue(path: join(path, field.name), "is required")) }
+                if field.required { issues.append(PayloadIssue(path: joinedPath(path, field.name), "is required")) }
                 continue
             }
-            if let normalized = normalize(given!, field.schema, join(path, field.name), &issues) {
+            if let normalized = normalize(given!, field.schema, joinedPath(path, field.name), &issues) {
                 out[field.name] = normalized
             }
         }

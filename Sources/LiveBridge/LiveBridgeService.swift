@@ -81,8 +81,7 @@ public actor LiveBridgeService {
                 outcome = "rejected"
                 if record.report.status == 401 || code == "MISSING_UNIQUE_ID" || code == "UNAUTHORIZED" { permanent = code }
             }
-            let seconds = Double(record.duration.components.seconds) + Double(record.duration.components.attoseconds) / 1e18
-            metrics.push(backend: record.backend, outcome: outcome, seconds: seconds, permanentFailure: permanent,
+            metrics.push(backend: record.backend, outcome: outcome, seconds: record.duration.secondsValue, permanentFailure: permanent,
                          connectionsOpened: record.report.connectionsOpened)
             logger.info("push", ["activity": record.activity, "backend": record.backend, "kind": record.kind.rawValue,
                                  "status": record.report.status.map(String.init) ?? "-", "outcome": outcome,

@@ -11,14 +11,7 @@ public enum StandardStream: Int32, Sendable {
 
     public func write(_ text: String) {
         var text = text
-        text.withUTF8 { bytes in
-            var offset = 0
-            while offset < bytes.count {
-                let written = Glibc.write(rawValue, bytes.baseAddress! + offset, bytes.count - offset)
-                if written < 0 && errno == EINTR { continue }
-                guard written > 0 else { return }
-                offset += written
-            }
-        }
+        // A stream nobody reads any more (a closed pipe) loses the text: there is nowhere to say so.
+        text.withUTF8 { _ = writeAll(rawValue, UnsafeRawBufferPointer($0)) }
     }
 }

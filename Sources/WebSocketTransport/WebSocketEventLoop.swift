@@ -405,8 +405,7 @@ public final class WebSocketEventLoop: @unchecked Sendable {
     private func armTimer() {
         guard !contextDestroyed, let first = timers.first else { return }
         let delay = ContinuousClock.now.duration(to: first.deadline)
-        let (seconds, attoseconds) = delay.components
-        let microseconds = max(0, seconds * 1_000_000 + attoseconds / 1_000_000_000_000)
+        let microseconds = max(0, delay.wholeMicroseconds)
         lws_sul_schedule(context, 0, &timer.pointee.sul, timerCallback, lws_usec_t(microseconds))
     }
 

@@ -125,7 +125,7 @@ enum ActivityDecoder {
     static func checkLengths(_ reader: MappingReader, layout: String, path: String, errors: inout [ConfigError]) {
         for (field, limit) in (IslandPulseSchema.limits[layout] ?? [:]).sorted(by: { $0.key < $1.key }) {
             guard let node = reader[field], let text = node.scalar, !FieldCompiler.isTemplate(text), text.count > limit else { continue }
-            errors.append(ConfigError(node.location, path: join(path, field), "\(node.quoted) is \(text.count) characters; the \(layout) layout shows at most \(limit)"))
+            errors.append(ConfigError(node.location, path: joinedPath(path, field), "\(node.quoted) is \(text.count) characters; the \(layout) layout shows at most \(limit)"))
         }
     }
 
@@ -137,10 +137,10 @@ enum ActivityDecoder {
         for (key, value) in reader.pairs {
             guard let name = key.scalar, !ruleKeys.contains(name), let field = schema.field(name) else { continue }
             if value.isNull { continue }
-            if let tree = compiler.compile(value, as: field.schema, path: join(path, name)) { fields.append((name, tree)) } else { ok = false }
+            if let tree = compiler.compile(value, as: field.schema, path: joinedPath(path, name)) { fields.append((name, tree)) } else { ok = false }
         }
         for field in schema.fields where field.required && reader[field.name] == nil {
-            compiler.errors.append(ConfigError(node.location, path: join(path, field.name), "is required"))
+            compiler.errors.append(ConfigError(node.location, path: joinedPath(path, field.name), "is required"))
             ok = false
         }
         return ok ? .object(fields) : nil

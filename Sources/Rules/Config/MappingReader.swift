@@ -33,14 +33,14 @@ struct MappingReader {
             guard let name = key.scalar, !allowed.contains(name) else { continue }
             var message = "unknown key \"\(name)\""
             message += Suggestion.didYouMean(name, in: allowed, otherwise: "; expected: " + allowed.joined(separator: ", "))
-            errors.append(ConfigError(key.location, path: join(path, name), message))
+            errors.append(ConfigError(key.location, path: joinedPath(path, name), message))
         }
     }
 
     func string(_ key: String, errors: inout [ConfigError]) -> String? {
         guard let value = self[key] else { return nil }
         guard let text = value.scalar else {
-            errors.append(ConfigError(value.location, path: join(path, key), "expected a single value, got \(value.kindName)"))
+            errors.append(ConfigError(value.location, path: joinedPath(path, key), "expected a single value, got \(value.kindName)"))
             return nil
         }
         return text
@@ -52,14 +52,14 @@ struct MappingReader {
     func bool(_ key: String, errors: inout [ConfigError]) -> Bool? {
         guard let value = self[key] else { return nil }
         guard let text = value.scalar else {
-            errors.append(ConfigError(value.location, path: join(path, key), "expected true or false, got \(value.kindName)"))
+            errors.append(ConfigError(value.location, path: joinedPath(path, key), "expected true or false, got \(value.kindName)"))
             return nil
         }
         switch text.lowercased() {
         case "true", "yes", "on": return true
         case "false", "no", "off": return false
         default:
-            errors.append(ConfigError(value.location, path: join(path, key), "expected true or false, got \(value.quoted)"))
+            errors.append(ConfigError(value.location, path: joinedPath(path, key), "expected true or false, got \(value.quoted)"))
             return nil
         }
     }
@@ -71,7 +71,7 @@ struct MappingReader {
         switch ConfigDuration.parse(value) {
         case .success(let duration): return duration
         case .failure(let problem):
-            errors.append(ConfigError(problem.location ?? value.location, path: join(path, key) + (problem.key.map { "." + $0 } ?? ""),
+            errors.append(ConfigError(problem.location ?? value.location, path: joinedPath(path, key) + (problem.key.map { "." + $0 } ?? ""),
                                       problem.message))
             return nil
         }

@@ -27,7 +27,7 @@ struct FieldCompiler {
                 var message = Self.isTemplate(given) ? "\(key) must be fixed, not a template" : "unknown \(key) \(tagNode.quoted)"
                 message += Suggestion.didYouMean(given, in: variants.keys.sorted(),
                                                  otherwise: Self.isTemplate(given) ? "" : "; expected one of: " + variants.keys.sorted().joined(separator: ", "))
-                errors.append(ConfigError(tagNode.location, path: join(path, key), message))
+                errors.append(ConfigError(tagNode.location, path: joinedPath(path, key), message))
                 return nil
             }
             return compileObject(node, variant, path: path)
@@ -44,7 +44,7 @@ struct FieldCompiler {
             let value = Self.json(node)
             let (_, issues) = PayloadNormalizer.normalize(value, as: schema)
             for issue in issues {
-                errors.append(ConfigError(node.location, path: join(path, issue.path), redact(issue.message, node)))
+                errors.append(ConfigError(node.location, path: joinedPath(path, issue.path), redact(issue.message, node)))
             }
             return issues.isEmpty ? .constant(value) : nil
         default:
@@ -62,15 +62,15 @@ struct FieldCompiler {
             guard let field = schema.field(name) else {
                 var message = "unknown key \"\(name)\""
                 message += Suggestion.didYouMean(name, in: schema.names, otherwise: "; expected: " + schema.names.joined(separator: ", "))
-                errors.append(ConfigError(key.location, path: join(path, name), message))
+                errors.append(ConfigError(key.location, path: joinedPath(path, name), message))
                 ok = false
                 continue
             }
             if value.isNull { continue }
-            if let tree = compile(value, as: field.schema, path: join(path, name)) { fields.append((name, tree)) } else { ok = false }
+            if let tree = compile(value, as: field.schema, path: joinedPath(path, name)) { fields.append((name, tree)) } else { ok = false }
         }
         for field in schema.fields where field.required && !entries.contains(where: { $0.key.scalar == field.name }) {
-            errors.append(ConfigError(node.location, path: join(path, field.name), "is required"))
+            errors.append(ConfigError(node.location, path: joinedPath(path, field.name), "is required"))
             ok = false
         }
         guard ok else { return nil }
@@ -83,7 +83,7 @@ struct FieldCompiler {
             for issue in check(fixed, "") {
                 let field = issue.path.split(whereSeparator: { $0 == "." || $0 == "[" }).first.map(String.init) ?? ""
                 guard !templated.contains(field), templated.isEmpty || !field.isEmpty else { continue }
-                errors.append(ConfigError(node.location, path: join(path, issue.path), issue.message))
+                errors.append(ConfigError(node.location, path: joinedPath(path, issue.path), issue.message))
             }
         }
         return .object(fields)
@@ -160,8 +160,4 @@ struct FieldCompiler {
         guard let source = node.secretSource, let text = node.scalar, !text.isEmpty else { return message }
         return message.replacingAll(text, with: source)
     }
-}
-
-func join(_ path: String, _ key: String) -> String {
-    key.isEmpty ? path : (path.isEmpty ? key : path + "." + key)
 }
