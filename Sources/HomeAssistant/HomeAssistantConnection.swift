@@ -502,7 +502,7 @@ public final class HomeAssistantConnection: @unchecked Sendable {
         let id = sendNow(["type": "subscribe_events", "event_type": .string(type)]) { [self] result in
             if case .failure(let error) = result {
                 emit(.warning("subscribe_events \(type) failed: \(error)"
-                    + (error.code == "unauthorized" ? " (custom events need an administrator's token)" : "")))
+                    + (error.code == .unauthorized ? " (custom events need an administrator's token)" : "")))
             }
         }
         eventSubscriptionIDs[id] = type

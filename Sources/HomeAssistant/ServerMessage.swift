@@ -56,7 +56,7 @@ public enum ServerMessage: Sendable, Equatable {
         case ("result", let id?):
             if envelope.success == true { return .result(id: id, .success(envelope.result ?? .null)) }
             return .result(id: id, .failure(HomeAssistantError(
-                code: envelope.error?["code"]?.stringValue ?? "unknown_error",
+                code: envelope.error?["code"]?.stringValue.map(HomeAssistantError.Code.init(rawValue:)) ?? .unknownError,
                 message: envelope.error?["message"]?.stringValue ?? "no message")))
         default:
             // Rare: the whole message, as a tree.

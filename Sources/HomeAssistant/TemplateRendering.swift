@@ -16,7 +16,7 @@ public enum TemplateRendering: Sendable, Equatable {
 
     /// Why Home Assistant refused the subscription itself.
     init(refusal error: HomeAssistantError) {
-        self = .failure(error.code == "unauthorized"
+        self = .failure(error.code == .unauthorized
             ? "render_template needs an administrator's token, and the token LiveBridge uses is not one: create one as an administrator"
             : "Home Assistant refused to render it: \(error.code): \(error.message)")
     }

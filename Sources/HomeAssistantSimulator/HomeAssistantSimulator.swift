@@ -394,7 +394,7 @@ public final class HomeAssistantSimulator: @unchecked Sendable {
             send(success(id, .null), to: client)
         case "render_template":
             if let failure = renderTemplateError {
-                send(error(id, failure.code, failure.message), to: client)
+                send(error(id, failure.code.rawValue, failure.message), to: client)
                 return
             }
             let template = message["template"]?.stringValue ?? ""
@@ -414,7 +414,7 @@ public final class HomeAssistantSimulator: @unchecked Sendable {
             updateRecord { $0.serviceCalls.append(message) }
             let name = (message["domain"]?.stringValue ?? "") + "." + (message["service"]?.stringValue ?? "")
             if let failure = serviceErrors[name] {
-                send(error(id, failure.code, failure.message), to: client)
+                send(error(id, failure.code.rawValue, failure.message), to: client)
             } else {
                 send(success(id, ["context": ["id": .string(nextContext()), "parent_id": nil, "user_id": nil]]), to: client)
             }

@@ -25,11 +25,9 @@ public struct HomeAssistantPushBackend: PushBackend {
             _ = try await connection.callService(domain: parts[0], service: parts[1], data: data)
             return DeliveryReport(.delivered)
         } catch {
-            let code = (error as? HomeAssistantError)?.code ?? "unknown_error"
-            switch code {
-            case "disconnected", "timeout", "home_assistant_error", "unknown_error": return DeliveryReport(.retry(after: nil), code: code)
-            default: return DeliveryReport(.rejected(code: code), code: code)
-            }
+            let code = (error as? HomeAssistantError)?.code ?? .unknownError
+            if code.isTransient { return DeliveryReport(.retry(after: nil), code: code.rawValue) }
+            return DeliveryReport(.rejected(code: code.rawValue), code: code.rawValue)
         }
     }
 }

@@ -46,3 +46,18 @@ struct ServerMessageTests {
         #expect(throws: JSONParser.SyntaxError.self) { try decode(#"{"type":"#) }
     }
 }
+
+/// Error codes are typed: Home Assistant's own, ours, and any other it sends kept as text.
+struct HomeAssistantErrorCodeTests {
+    @Test func codesFromTheWireAreTypedAndUnknownOnesKeepTheirText() throws {
+        let frame = Array(#"[{"id":1,"type":"result","success":false,"error":{"code":"unauthorized","message":"Unauthorized"}},"#.utf8)
+            + Array(#"{"id":2,"type":"result","success":false,"error":{"code":"brand_new_code","message":"?"}},"#.utf8)
+            + Array(#"{"id":3,"type":"result","success":false,"error":{"message":"no code"}}]"#.utf8)
+        let codes = try ServerMessage.decode(frame: frame).map { message -> HomeAssistantError.Code? in
+            if case .result(_, .failure(let error)) = message { return error.code } else { return nil }
+        }
+        #expect(codes == [.unauthorized, HomeAssistantError.Code(rawValue: "brand_new_code"), .unknownError])
+        #expect([HomeAssistantError.Code.disconnected, .timeout, .homeAssistantError, .unknownError].allSatisfy(\.isTransient))
+        #expect(![HomeAssistantError.Code.unauthorized, .serviceValidationError, .notFound, "brand_new_code"].contains(where: \.isTransient))
+    }
+}
