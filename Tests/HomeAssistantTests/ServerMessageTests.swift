@@ -57,7 +57,9 @@ struct HomeAssistantErrorCodeTests {
             if case .result(_, .failure(let error)) = message { return error.code } else { return nil }
         }
         #expect(codes == [.unauthorized, HomeAssistantError.Code(rawValue: "brand_new_code"), .unknownError])
-        #expect([HomeAssistantError.Code.disconnected, .timeout, .homeAssistantError, .unknownError].allSatisfy(\.isTransient))
-        #expect(![HomeAssistantError.Code.unauthorized, .serviceValidationError, .notFound, "brand_new_code"].contains(where: \.isTransient))
+        let transient: [HomeAssistantError.Code] = [.disconnected, .timeout, .homeAssistantError, .unknownError]
+        let final: [HomeAssistantError.Code] = [.unauthorized, .serviceValidationError, .notFound, "brand_new_code"]
+        #expect(transient.map(\.isTransient) == [true, true, true, true])
+        #expect(final.map(\.isTransient) == [false, false, false, false])
     }
 }
