@@ -245,8 +245,10 @@ public final class WebSocketEventLoop: @unchecked Sendable {
         loopThread.store(UInt(pthread_self()), ordering: .releasing)
         runPending()
         while !stopRequested.load(ordering: .acquiring) {
-            if lws_service(context, 0) < 0 { break }
+            let serviced = lws_service(context, 0)
+            // Also after the last pass: what it brought in is handed on before the loop stops.
             for body in passEnd { body() }
+            if serviced < 0 { break }
         }
         // No new work from here on; what was handed over before runs while connections still exist.
         let leftover = queue.withLock { queue in
