@@ -90,9 +90,10 @@ public struct ActivityEngine: Sendable {
         evaluate(positions: take(changes), now: now)
     }
 
-    /// Evaluates every activity (after the first snapshot: also those that read no entity).
-    public mutating func evaluateAll(now: Double) -> (commands: [Command], problems: [String]) {
-        evaluate(positions: Array(rules.activities.indices), now: now)
+    /// Takes in changes and evaluates every activity (the first snapshot: also those that read no entity).
+    public mutating func evaluateAll(taking changes: [EntityChange], now: Double) -> (commands: [Command], problems: [String]) {
+        _ = take(changes)
+        return evaluate(positions: Array(rules.activities.indices), now: now)
     }
 
     /// Evaluates these activities now; returns what to dispatch and problems not reported before.

@@ -208,9 +208,8 @@ public actor LiveBridgeService {
                 await dispatch(engine.evaluate(changes: batch, now: now))
             } else {
                 // The first snapshot: every activity, also those that read no entity.
-                _ = engine.apply(batch)
                 evaluatedAll = true
-                await dispatch(engine.evaluateAll(now: now))
+                await dispatch(engine.evaluateAll(taking: batch, now: now))
             }
             // The engine's share of a snapshot's short-lived memory (the connection trims its own).
             if batch.count >= FreedMemory.largeBatch { FreedMemory.release() }

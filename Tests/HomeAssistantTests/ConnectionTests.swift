@@ -308,6 +308,27 @@ struct ConnectionTests {
         await connection.stop()
     }
 
+    /// The messages of one read are applied together: a coalesced frame of three events reaches a waiting consumer as
+    /// one batch, not as one wake-up per message.
+    @Test func theMessagesOfOneReadReachAWaitingConsumerAsOneBatch() async throws {
+        let simulator = try HomeAssistantSimulator(token: simulatorToken)
+        defer { simulator.stop() }
+        await simulator.setStates(["sensor.a", "sensor.b", "sensor.c"].map { ($0, "1", [:]) })
+        let connection = try makeConnection(to: simulator, log: EventLog())
+        connection.start(entityIDs: ["sensor.a", "sensor.b", "sensor.c"])
+        _ = await collect(from: connection.changes) { $0["sensor.c"] != nil }
+        let next = Task { await connection.changes.next() }
+        let deadline = ContinuousClock.now.advanced(by: .seconds(10))
+        while !connection.changes.isAwaited, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
+        #expect(connection.changes.isAwaited)
+        let events = ["sensor.a", "sensor.b", "sensor.c"].map { #"{"id":3,"type":"event","event":{"c":{""# + $0 + #"":{"+":{"s":"2"}}}}}"# }
+        await simulator.sendRaw("[" + events.joined(separator: ",") + "]")
+        let batch = await next.value
+        #expect(batch?.map(\.entityID) == ["sensor.a", "sensor.b", "sensor.c"])
+        #expect(batch?.map { change -> String? in if case .updated(let state) = change { state.state } else { nil } } == ["2", "2", "2"])
+        await connection.stop()
+    }
+
     @Test func aMalformedFrameIsIgnoredAndTheStreamGoesOn() async throws {
         let simulator = try HomeAssistantSimulator(token: simulatorToken)
         defer { simulator.stop() }
