@@ -34,16 +34,16 @@ public final class HomeAssistantConnection: @unchecked Sendable {
     // Everything below is confined to the loop thread.
     /// `configuration`, as the loop reads it on every message.
     private var settings: ConnectionConfiguration
-    private var socket: WebSocketConnection?
     private var phase = ConnectionPhase.idle {
         didSet { let value = phase; sharedPhase.withLock { $0 = value } }
     }
-    private var nextID = 1
-    private var attempt = 0
-    private var generation = 0
-    private var closeReason: String?
-    private var inFlight: [Int: Request] = [:]
-    private var queued: [Request] = []
+    /// The socket and what belongs to it; nil between sockets.
+    private var session: ConnectionSession?
+    private var reconnection = Reconnection()
+    /// The first request id of the next socket: ids never repeat.
+    private var nextRequestID = 1
+    /// Commands waiting for authentication, across sockets.
+    private var queued: [RequestTable.Request] = []
     private var store = EntityStore()
     /// Changes taken in during this pass over the socket, handed to `changes` together when it ends.
     private var arrivedChanges: [EntityChange] = []
@@ -51,16 +51,11 @@ public final class HomeAssistantConnection: @unchecked Sendable {
     private var entityFilter: EntitySelection? {
         didSet { store.share(entityFilter ?? .nothing) }
     }
-    private var entitySubscriptionID: Int?
-    private var awaitingSnapshot = false
-    private var reportedStartupWait = false
+    /// Consumers of events and of template renderings, by event type and by template; subscribed on every socket.
     private var eventHandlers: [String: [UUID: AsyncStream<JSONValue>.Continuation]] = [:]
-    private var eventSubscriptionIDs: [Int: String] = [:]
     private var templateHandlers: [String: [UUID: AsyncStream<TemplateRendering>.Continuation]] = [:]
-    private var templateSubscriptionIDs: [Int: String] = [:]
-    private var connectionTimers: [WebSocketEventLoop.TimerToken] = []
-    private var pongTimer: WebSocketEventLoop.TimerToken?
-    private var reconnectTimer: WebSocketEventLoop.TimerToken?
+    /// Loop-confined copy of `sharedMissing`'s ids, checked as changes arrive.
+    private var missingIDs: Set<String> = []
     private var stopWaiters: [CheckedContinuation<Void, Never>] = []
 
     public init(configuration: ConnectionConfiguration, onEvent: @escaping @Sendable (ConnectionEvent) -> Void = { _ in }) throws {
@@ -122,12 +117,12 @@ public final class HomeAssistantConnection: @unchecked Sendable {
         sharedConfiguration.withLock { $0 = new }
         loop.perform { [self] in
             settings = new
-            attempt = 0
+            reconnection.startOver()
             switch phase {
             case .stopped, .rejected, .idle: return
             case .disconnected:
-                if let reconnectTimer { loop.cancel(reconnectTimer) }
-                reconnectTimer = nil
+                if let timer = reconnection.timer { loop.cancel(timer) }
+                reconnection.timer = nil
                 connect()
             default:
                 abortSocket(reason: "Home Assistant settings changed; reconnecting with the new ones")
@@ -145,25 +140,27 @@ public final class HomeAssistantConnection: @unchecked Sendable {
         loop.perform { [self] in
             guard filter != entityFilter else { return }
             entityFilter = filter
-            guard phase == .ready || phase == .subscribing else { return }
-            if let id = entitySubscriptionID {
-                sendNow(["type": "unsubscribe_events", "subscription": .int(id)]) { _ in }
+            guard phase == .ready || phase == .subscribing, let session else { return }
+            if let id = session.followingID {
+                send(["type": "unsubscribe_events", "subscription": .int(id)], on: session) { _ in }
             }
-            subscribeEntities()
+            followEntities(on: session)
         }
     }
 
     /// Events of one type (`state_changed`, a custom event…), subscribed now and after every reconnect.
     /// A consumer more than 4096 events behind loses the oldest.
     public func events(ofType type: String) -> AsyncStream<JSONValue> {
-        stream(of: type, in: \.eventHandlers, bufferingNewest: 4096) { connection in connection.subscribeEvents(type) }
+        stream(of: type, in: \.eventHandlers, bufferingNewest: 4096) { connection, session in connection.subscribeEvents(type, on: session) }
     }
 
     /// Home Assistant's renderings of a template (`render_template`): the first at once, then a new one whenever
     /// what the template reads changes; subscribed now and after every reconnect. Only the newest is kept for a
     /// consumer that is behind.
     public func renderings(of template: String) -> AsyncStream<TemplateRendering> {
-        stream(of: template, in: \.templateHandlers, bufferingNewest: 1) { connection in connection.subscribeTemplate(template) }
+        stream(of: template, in: \.templateHandlers, bufferingNewest: 1) { connection, session in
+            connection.subscribeTemplate(template, on: session)
+        }
     }
 
     /// A stream fed by the subscription `subject` names in `handlers`: the first consumer of a subject subscribes it
@@ -172,14 +169,14 @@ public final class HomeAssistantConnection: @unchecked Sendable {
     private func stream<Value: Sendable>(of subject: String,
                                          in handlers: ReferenceWritableKeyPath<HomeAssistantConnection, [String: [UUID: AsyncStream<Value>.Continuation]]>,
                                          bufferingNewest limit: Int,
-                                         subscribe: @escaping @Sendable (HomeAssistantConnection) -> Void) -> AsyncStream<Value> {
+                                         subscribe: @escaping @Sendable (HomeAssistantConnection, ConnectionSession) -> Void) -> AsyncStream<Value> {
         let (stream, continuation) = AsyncStream.makeStream(of: Value.self, bufferingPolicy: .bufferingNewest(limit))
         let key = UUID()
         nonisolated(unsafe) let handlers = handlers
         let accepted = loop.perform { [self] in
             let isNew = self[keyPath: handlers][subject] == nil
             self[keyPath: handlers][subject, default: [:]][key] = continuation
-            if isNew && isAuthenticated { subscribe(self) }
+            if isNew, isAuthenticated, let session { subscribe(self, session) }
         }
         guard accepted else { continuation.finish(); return stream }
         let loop = self.loop
@@ -194,7 +191,7 @@ public final class HomeAssistantConnection: @unchecked Sendable {
     public func send(_ command: [String: JSONValue]) async throws -> JSONValue {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<JSONValue, Error>) in
             let accepted = loop.perform { [self] in
-                let request = Request(command: command) { continuation.resume(with: $0.mapError { $0 as Error }) }
+                let request = RequestTable.Request(command: command) { continuation.resume(with: $0.mapError { $0 as Error }) }
                 enqueue(request)
             }
             if !accepted { continuation.resume(throwing: HomeAssistantError.stopped) }
@@ -230,7 +227,7 @@ public final class HomeAssistantConnection: @unchecked Sendable {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let accepted = loop.perform { [self] in
                 guard phase != .stopped else { continuation.resume(); return }
-                let wasOpen = socket != nil
+                let wasOpen = session != nil
                 enterFinalPhase(.stopped, failure: .stopped, closeReason: "LiveBridge is stopping")
                 emit(.stopped)
                 if wasOpen {
@@ -260,48 +257,46 @@ public final class HomeAssistantConnection: @unchecked Sendable {
 
     private func connect() {
         loop.preconditionInEventLoop()
-        generation += 1
-        closeReason = nil
-        reportedStartupWait = false
         phase = .connecting
-        emit(.connecting(url: settings.displayURL, attempt: attempt))
-        let socket = loop.connect(to: settings.endpoint, delegate: self)
-        self.socket = socket
+        emit(.connecting(url: settings.displayURL, attempt: reconnection.attempt))
+        let session = ConnectionSession(socket: loop.connect(to: settings.endpoint, delegate: self),
+                                        heartbeat: Heartbeat(interval: settings.pingInterval, timeout: settings.pongTimeout),
+                                        firstRequestID: nextRequestID)
+        self.session = session
         let timeout = settings.handshakeTimeout
-        addTimer(after: timeout) { [self] in
+        addTimer(after: timeout, on: session) { [self] in
             guard phase == .connecting else { return }
             abortSocket(reason: "no WebSocket handshake within \(ConnectionEvent.seconds(timeout))")
         }
     }
 
-    private func addTimer(after delay: Duration, _ work: @escaping () -> Void) {
-        let expected = generation
-        connectionTimers.append(loop.schedule(after: delay) { [self] in
-            guard generation == expected else { return }
+    /// Runs `work` after `delay` if `session` is still the current one; cancelled with the session's timers.
+    private func addTimer(after delay: Duration, on session: ConnectionSession, _ work: @escaping () -> Void) {
+        session.timers.append(loop.schedule(after: delay) { [self, weak session] in
+            guard let session, self.session === session else { return }
             work()
         })
     }
 
     private func abortSocket(reason: String) {
-        closeReason = closeReason ?? reason
-        socket?.abort(reason: reason)
+        guard let session else { return }
+        session.closeReason = session.closeReason ?? reason
+        session.socket.abort(reason: reason)
     }
 
-    private func cancelConnectionTimers() {
-        for timer in connectionTimers { loop.cancel(timer) }
-        connectionTimers = []
-        if let pongTimer { loop.cancel(pongTimer) }
-        pongTimer = nil
+    /// The socket's timers and its heartbeat's.
+    private func cancelSocketTimers(_ session: ConnectionSession) {
+        session.cancelTimers(on: loop)
+        if let pong = session.heartbeat.stop() { loop.cancel(pong) }
     }
 
     private func scheduleReconnect() {
         loop.preconditionInEventLoop()
-        let delay = settings.reconnect.delay(attempt: attempt, random: Double.random(in: 0..<1))
-        attempt += 1
+        let delay = reconnection.nextDelay(settings.reconnect, random: Double.random(in: 0..<1))
         phase = .disconnected
         emit(.reconnecting(after: delay))
-        reconnectTimer = loop.schedule(after: delay) { [self] in
-            reconnectTimer = nil
+        reconnection.timer = loop.schedule(after: delay) { [self] in
+            reconnection.timer = nil
             guard phase == .disconnected else { return }
             connect()
         }
@@ -310,12 +305,14 @@ public final class HomeAssistantConnection: @unchecked Sendable {
     /// Rejected or stopped: nothing more will be attempted.
     private func enterFinalPhase(_ final: ConnectionPhase, failure: HomeAssistantError, closeReason reason: String) {
         phase = final
-        cancelConnectionTimers()
-        if let reconnectTimer { loop.cancel(reconnectTimer) }
-        reconnectTimer = nil
+        if let timer = reconnection.timer { loop.cancel(timer) }
+        reconnection.timer = nil
         failAll(with: failure)
-        closeReason = closeReason ?? reason
-        socket?.close(reason: reason)
+        if let session {
+            cancelSocketTimers(session)
+            session.closeReason = session.closeReason ?? reason
+            session.socket.close(reason: reason)
+        }
         publishChanges()
         changes.finish()
         for handlers in eventHandlers.values { for continuation in handlers.values { continuation.finish() } }
@@ -332,28 +329,9 @@ public final class HomeAssistantConnection: @unchecked Sendable {
 
     // MARK: Requests
 
-    /// A command waiting for its result.
-    private final class Request {
-        let command: [String: JSONValue]
-        let completion: (Result<JSONValue, HomeAssistantError>) -> Void
-        var isDone = false
-        var timer: WebSocketEventLoop.TimerToken?
-
-        init(command: [String: JSONValue], completion: @escaping (Result<JSONValue, HomeAssistantError>) -> Void) {
-            self.command = command
-            self.completion = completion
-        }
-
-        func finish(_ result: Result<JSONValue, HomeAssistantError>) {
-            guard !isDone else { return }
-            isDone = true
-            completion(result)
-        }
-
-        var type: String { command["type"]?.stringValue ?? "command" }
-    }
-
-    private func enqueue(_ request: Request) {
+    /// A public command: written now if authenticated, otherwise kept until the next socket is; fails after
+    /// `requestTimeout` either way.
+    private func enqueue(_ request: RequestTable.Request) {
         loop.preconditionInEventLoop()
         switch phase {
         case .stopped: request.finish(.failure(.stopped)); return
@@ -364,35 +342,32 @@ public final class HomeAssistantConnection: @unchecked Sendable {
             request.finish(.failure(.timeout(request.type)))
             queued.removeAll { $0 === request }
         }
-        if isAuthenticated { write(request) } else { queued.append(request) }
+        if isAuthenticated, let session { write(request, on: session) } else { queued.append(request) }
     }
 
-    private func flushQueued() {
+    private func flushQueued(on session: ConnectionSession) {
         let waiting = queued.filter { !$0.isDone }
         queued = []
-        for request in waiting { write(request) }
+        for request in waiting { write(request, on: session) }
     }
 
-    /// Allocates the next id and writes the frame: on one thread, so ids go out strictly increasing.
+    /// Numbers the request and writes its frame: on one thread, so ids go out strictly increasing.
     @discardableResult
-    private func write(_ request: Request) -> Int {
-        let id = nextID
-        nextID += 1
-        var command = request.command
-        command["id"] = .int(id)
-        inFlight[id] = request
-        socket?.send(JSONValue.object(command).jsonText)
+    private func write(_ request: RequestTable.Request, on session: ConnectionSession) -> Int {
+        let (id, frame) = session.requests.add(request)
+        session.socket.send(frame)
         return id
     }
 
+    /// One of LiveBridge's own commands on `session`; its completion runs once, also when the socket ends first.
     @discardableResult
-    private func sendNow(_ command: [String: JSONValue], completion: @escaping (Result<JSONValue, HomeAssistantError>) -> Void) -> Int {
-        write(Request(command: command, completion: completion))
+    private func send(_ command: [String: JSONValue], on session: ConnectionSession,
+                      completion: @escaping (Result<JSONValue, HomeAssistantError>) -> Void) -> Int {
+        write(RequestTable.Request(command: command, completion: completion), on: session)
     }
 
     private func failAll(with error: HomeAssistantError) {
-        let requests = Array(inFlight.values) + queued
-        inFlight = [:]
+        let requests = (session?.requests.takeAll() ?? []) + queued
         queued = []
         for request in requests {
             if let timer = request.timer { loop.cancel(timer) }
@@ -402,162 +377,142 @@ public final class HomeAssistantConnection: @unchecked Sendable {
 
     // MARK: After authentication
 
-    private func authenticated(version: String?) {
-        cancelConnectionTimers()
+    private func authenticated(version: String?, on session: ConnectionSession) {
+        cancelSocketTimers(session)
         phase = .waitingForStartup
         emit(.authenticated(haVersion: version))
-        sendNow(["type": "supported_features", "features": ["coalesce_messages": 1]]) { _ in }
-        schedulePing()
-        for type in eventHandlers.keys.sorted() { subscribeEvents(type) }
-        for template in templateHandlers.keys.sorted() { subscribeTemplate(template) }
-        flushQueued()
-        checkCoreState()
+        send(["type": "supported_features", "features": ["coalesce_messages": 1]], on: session) { _ in }
+        schedulePing(on: session)
+        for type in eventHandlers.keys.sorted() { subscribeEvents(type, on: session) }
+        for template in templateHandlers.keys.sorted() { subscribeTemplate(template, on: session) }
+        flushQueued(on: session)
+        checkCoreState(on: session)
     }
 
     /// The snapshot is trusted only once Home Assistant says RUNNING: before that, integrations are still
     /// loading and entities would seem to vanish.
-    private func checkCoreState() {
-        let expected = generation
-        sendNow(["type": "get_config"]) { [self] result in
-            guard generation == expected, phase == .waitingForStartup else { return }
+    private func checkCoreState(on session: ConnectionSession) {
+        send(["type": "get_config"], on: session) { [self] result in
+            guard self.session === session, phase == .waitingForStartup else { return }
             let state = (try? result.get())?["state"]?.stringValue ?? "RUNNING"
             if state == "RUNNING" {
-                subscribeEntities()
+                followEntities(on: session)
                 return
             }
-            if !reportedStartupWait {
-                reportedStartupWait = true
+            if !session.reportedStartupWait {
+                session.reportedStartupWait = true
                 emit(.waitingForStartup(coreState: state))
             }
-            addTimer(after: settings.startupPollInterval) { [self] in checkCoreState() }
+            addTimer(after: settings.startupPollInterval, on: session) { [self] in checkCoreState(on: session) }
         }
     }
 
-    private func subscribeEntities() {
+    /// Starts following the watched entities the way `entity_source` says; ready at once if none are watched.
+    private func followEntities(on session: ConnectionSession) {
         guard let filter = entityFilter else {
-            phase = .ready
-            wasReady = true
-            resetBackOffWhenStable()
+            becameReady(on: session)
             emit(.ready(entities: 0))
             return
         }
         phase = .subscribing
-        if settings.entitySource == .stateChanged {
-            followStateChanged(filter)
-            return
-        }
-        awaitingSnapshot = true
-        let expected = generation
+        let following: any EntityFollowing = settings.entitySource == .stateChanged
+            ? StateChangedFollowing(filter) : EntitySubscription(filter)
+        session.following = following
         // Registered before the command goes out: the result and the snapshot can arrive in one frame.
-        // Home Assistant filters by id only: for a domain a template iterates, every entity comes and the store
-        // keeps the selected ones.
-        let command: [String: JSONValue] = filter.needsEveryEntity ? ["type": "subscribe_entities"]
-            : ["type": "subscribe_entities", "entity_ids": .array(filter.entityIDs.map(JSONValue.string))]
-        entitySubscriptionID = sendNow(command) {
-            [self] result in
-            guard generation == expected, case .failure(let error) = result else { return }
-            emit(.warning("subscribe_entities failed: \(error)"))
-            abortSocket(reason: "could not subscribe to entities")
+        session.followingID = send(following.subscription, on: session) { [self] result in
+            guard self.session === session, case .failure(let error) = result else { return }
+            emit(.warning("\(following.refusal.warning): \(error)"))
+            abortSocket(reason: following.refusal.closeReason)
         }
-    }
-
-    /// The fallback: subscribe to state_changed first (so nothing falls between), then take `get_states` as the snapshot.
-    /// Events before the snapshot are dropped: the snapshot already holds their outcome.
-    private func followStateChanged(_ watched: EntitySelection) {
-        let expected = generation
-        stateChangedFilter = watched
-        awaitingSnapshot = true
-        entitySubscriptionID = sendNow(["type": "subscribe_events", "event_type": "state_changed"]) { [self] result in
-            guard generation == expected, case .failure(let error) = result else { return }
-            emit(.warning("subscribe_events state_changed failed: \(error)"))
-            abortSocket(reason: "could not subscribe to state_changed")
-        }
-        sendNow(["type": "get_states"]) { [self] result in
-            guard generation == expected else { return }
-            guard case .success(.array(let states)) = result else {
-                emit(.warning("get_states failed"))
-                abortSocket(reason: "could not read the states")
-                return
+        if let command = following.snapshotCommand {
+            send(command, on: session) { [self] result in
+                guard self.session === session, session.following === following else { return }
+                switch result {
+                case .success(let value): took(following.takeSnapshot(value, into: &store), on: session)
+                case .failure: took(StateChangedFollowing.noSnapshot, on: session)
+                }
             }
-            awaitingSnapshot = false
-            snapshotArrived(store.replace(withFullStates: states, keeping: watched),
-                            knownIDs: states.compactMap { $0["entity_id"]?.stringValue })
         }
     }
 
-    private var stateChangedFilter = EntitySelection.nothing
-
-    /// One state_changed event: a watched entity's new state, or its removal.
-    private func stateChangedEvent(_ event: JSONText) {
-        guard !awaitingSnapshot else { return }
-        do {
-            guard let (id, newState) = try StateChangedEvent.read(event, watching: stateChangedFilter) else { return }
-            changesArrived(store.set(id, fullState: newState))
-        } catch {
-            emit(.warning("ignored a malformed state_changed event: \(error)"))
+    /// What an event or snapshot of the entity subscription did.
+    private func took(_ outcome: EntityFollowingOutcome, on session: ConnectionSession) {
+        switch outcome {
+        case .changes(let changes): changesArrived(changes)
+        case .snapshot(let changes, let knownIDs): snapshotArrived(changes, knownIDs: knownIDs, on: session)
+        case .nothing: break
+        case .skipped(let warning): emit(.warning(warning))
+        case .unusable(let reason, let warning):
+            if let warning { emit(.warning(warning)) }
+            abortSocket(reason: reason)
         }
     }
 
-    private func subscribeEvents(_ type: String) {
-        let id = sendNow(["type": "subscribe_events", "event_type": .string(type)]) { [self] result in
+    private func subscribeEvents(_ type: String, on session: ConnectionSession) {
+        let id = send(["type": "subscribe_events", "event_type": .string(type)], on: session) { [self] result in
             if case .failure(let error) = result {
                 emit(.warning("subscribe_events \(type) failed: \(error)"
                     + (error.code == .unauthorized ? " (custom events need an administrator's token)" : "")))
             }
         }
-        eventSubscriptionIDs[id] = type
+        session.eventSubscriptions[id] = type
     }
 
-    private func subscribeTemplate(_ template: String) {
-        let id = sendNow(["type": "render_template", "template": .string(template), "report_errors": true]) { [self] result in
+    private func subscribeTemplate(_ template: String, on session: ConnectionSession) {
+        let id = send(["type": "render_template", "template": .string(template), "report_errors": true], on: session) { [self] result in
             guard case .failure(let error) = result, error != .disconnected, error != .stopped else { return }
             for continuation in (templateHandlers[template] ?? [:]).values { continuation.yield(TemplateRendering(refusal: error)) }
         }
-        templateSubscriptionIDs[id] = template
+        session.templateSubscriptions[id] = template
     }
 
-    private func schedulePing() {
-        addTimer(after: settings.pingInterval) { [self] in
-            let id = sendNow(["type": "ping"]) { _ in }
-            let timeout = settings.pongTimeout
-            let expected = generation
-            pongTimer = loop.schedule(after: timeout) { [self] in
-                guard generation == expected, inFlight[id] != nil else { return }
+    // MARK: Heartbeat
+
+    private func schedulePing(on session: ConnectionSession) {
+        addTimer(after: session.heartbeat.interval, on: session) { [self] in
+            let id = send(["type": "ping"], on: session) { _ in }
+            let timeout = session.heartbeat.timeout
+            let timer = loop.schedule(after: timeout) { [self, weak session] in
+                guard let session, self.session === session, session.heartbeat.isAwaiting(id) else { return }
                 abortSocket(reason: "no pong within \(ConnectionEvent.seconds(timeout))")
             }
+            session.heartbeat.sent(ping: id, timer: timer)
         }
+    }
+
+    private func pongArrived(id: Int, on session: ConnectionSession) {
+        guard session.requests.take(id: id) != nil else { return }
+        if let timer = session.heartbeat.pong(id: id) { loop.cancel(timer) }
+        schedulePing(on: session)
     }
 
     // MARK: Incoming
 
-    private func handle(_ message: ServerMessage) {
+    private func handle(_ message: ServerMessage, on session: ConnectionSession) {
         loop.preconditionInEventLoop()
         switch message {
         case .authRequired:
             let auth: JSONValue = ["type": "auth", "access_token": .string(settings.token.secret)]
-            socket?.send(auth.jsonText)
+            session.socket.send(auth.jsonText)
         case .authOK(let version):
-            authenticated(version: version)
+            authenticated(version: version, on: session)
         case .authInvalid(let message):
             emit(.rejected(message: message))
             enterFinalPhase(.rejected, failure: .rejected, closeReason: "access token rejected")
         case .pong(let id):
-            guard inFlight.removeValue(forKey: id) != nil else { return }
-            if let pongTimer { loop.cancel(pongTimer) }
-            pongTimer = nil
-            schedulePing()
+            pongArrived(id: id, on: session)
         case .result(let id, let result):
-            guard let request = inFlight.removeValue(forKey: id) else { return }
+            guard let request = session.requests.take(id: id) else { return }
             if let timer = request.timer { loop.cancel(timer) }
             request.finish(result)
         case .event(let id, let event):
-            if id == entitySubscriptionID {
-                if settings.entitySource == .stateChanged { stateChangedEvent(event) } else { entityEvent(event) }
-            } else if let template = templateSubscriptionIDs[id] {
+            if id == session.followingID, let following = session.following {
+                took(following.take(event, into: &store), on: session)
+            } else if let template = session.templateSubscriptions[id] {
                 guard let handlers = templateHandlers[template], let value = try? event.value(),
                       let rendering = TemplateRendering(event: value) else { return }
                 for continuation in handlers.values { continuation.yield(rendering) }
-            } else if let type = eventSubscriptionIDs[id] {
+            } else if let type = session.eventSubscriptions[id] {
                 guard let handlers = eventHandlers[type], !handlers.isEmpty, let value = try? event.value() else { return }
                 for continuation in handlers.values { continuation.yield(value) }
             }
@@ -566,49 +521,33 @@ public final class HomeAssistantConnection: @unchecked Sendable {
         }
     }
 
-    /// A `subscribe_entities` event: the first is the snapshot, the rest are diffs.
-    private func entityEvent(_ event: JSONText) {
-        if awaitingSnapshot {
-            awaitingSnapshot = false
-            do { snapshotArrived(try store.replace(withSnapshot: event)) } catch {
-                // Cannot happen for a frame that parsed; if it does, a fresh connection brings a fresh snapshot.
-                abortSocket(reason: "malformed entities snapshot: \(error)")
-            }
-        } else {
-            do { changesArrived(try store.apply(event)) } catch {
-                emit(.warning("ignored a malformed entities event: \(error)"))
-            }
-        }
-    }
-
-    private func snapshotArrived(_ snapshot: [EntityChange], knownIDs: [String]? = nil) {
+    private func snapshotArrived(_ snapshot: [EntityChange], knownIDs: [String]?, on session: ConnectionSession) {
         changesArrived(snapshot)
-        phase = .ready
-        wasReady = true
-        resetBackOffWhenStable()
+        becameReady(on: session)
         emit(.ready(entities: store.count))
-        findMissingEntities(knownIDs: knownIDs)
+        findMissingEntities(knownIDs: knownIDs, on: session)
     }
 
-    /// Whether the current socket reached ready: how it ends decides the back-off.
-    private var wasReady = false
-
-    /// Loop-confined copy of `sharedMissing`'s ids, checked as changes arrive.
-    private var missingIDs: Set<String> = []
+    private func becameReady(on session: ConnectionSession) {
+        phase = .ready
+        session.reachedReady = true
+        // The back-off starts again from its first step once this socket has stayed up `stableAfter`; a link
+        // dropped sooner keeps counting.
+        addTimer(after: settings.reconnect.stableAfter, on: session) { [self] in reconnection.startOver() }
+    }
 
     /// After each snapshot: the entities asked for that Home Assistant does not have, one warning each, with a
     /// did-you-mean from Home Assistant's own ids. `subscribe_entities` gives only the entities asked for, so their
     /// ids are fetched (get_states) only when something is missing.
-    private func findMissingEntities(knownIDs: [String]?) {
+    private func findMissingEntities(knownIDs: [String]?, on session: ConnectionSession) {
         let missing = (entityFilter?.entityIDs ?? []).filter { store[$0] == nil }
         guard !missing.isEmpty else { setMissing([]); return }
         if let knownIDs {
             setMissing(missing.map { MissingEntity(entityID: $0, suggestion: Suggestion.closest(to: $0, in: knownIDs)) })
             return
         }
-        let expected = generation
-        sendNow(["type": "get_states"]) { [self] result in
-            guard generation == expected else { return }
+        send(["type": "get_states"], on: session) { [self] result in
+            guard self.session === session else { return }
             var known: [String] = []
             if case .success(.array(let states)) = result { known = states.compactMap { $0["entity_id"]?.stringValue } }
             let stillMissing = missing.filter { store[$0] == nil }
@@ -620,12 +559,6 @@ public final class HomeAssistantConnection: @unchecked Sendable {
         missingIDs = Set(missing.map(\.entityID))
         sharedMissing.withLock { $0 = missing }
         for entity in missing { emit(.missingEntity(entity)) }
-    }
-
-    /// The back-off starts again from its first step once this connection has stayed up `stableAfter`; a link
-    /// dropped sooner keeps counting.
-    private func resetBackOffWhenStable() {
-        addTimer(after: settings.reconnect.stableAfter) { [self] in attempt = 0 }
     }
 
     private func changesArrived(_ applied: [EntityChange]) {
@@ -659,19 +592,19 @@ public final class HomeAssistantConnection: @unchecked Sendable {
 
 extension HomeAssistantConnection: WebSocketConnectionDelegate {
     public func connectionDidOpen(_ connection: WebSocketConnection) {
-        guard connection === socket else { return }
-        cancelConnectionTimers()
+        guard let session, connection === session.socket else { return }
+        cancelSocketTimers(session)
         phase = .authenticating
         emit(.connected)
         let timeout = settings.authTimeout
-        addTimer(after: timeout) { [self] in
+        addTimer(after: timeout, on: session) { [self] in
             guard phase == .authenticating else { return }
             abortSocket(reason: "no auth_ok within \(ConnectionEvent.seconds(timeout))")
         }
     }
 
     public func connection(_ connection: WebSocketConnection, didReceive message: [UInt8]) {
-        guard connection === socket else { return }
+        guard let session, connection === session.socket else { return }
         let messages: [ServerMessage]
         do {
             messages = try ServerMessage.decode(frame: message)
@@ -680,23 +613,17 @@ extension HomeAssistantConnection: WebSocketConnectionDelegate {
             return
         }
         for message in messages {
-            handle(message)
-            if socket !== connection { return }
+            handle(message, on: session)
+            if self.session !== session { return }
         }
     }
 
     public func connection(_ connection: WebSocketConnection, didCloseWith reason: CloseReason) {
-        guard connection === socket else { return }
-        socket = nil
-        generation += 1
-        cancelConnectionTimers()
-        awaitingSnapshot = false
-        entitySubscriptionID = nil
-        eventSubscriptionIDs = [:]
-        templateSubscriptionIDs = [:]
-        let failed = inFlight.values
-        inFlight = [:]
-        for request in failed {
+        guard let session, connection === session.socket else { return }
+        self.session = nil
+        nextRequestID = session.requests.nextID
+        cancelSocketTimers(session)
+        for request in session.requests.takeAll() {
             if let timer = request.timer { loop.cancel(timer) }
             request.finish(.failure(.disconnected))
         }
@@ -705,12 +632,10 @@ extension HomeAssistantConnection: WebSocketConnectionDelegate {
         case .invalidUTF8: emit(.warning("Home Assistant sent \(reason); reconnecting"))
         default:
             // A link that was ready and then ended for an ordinary reason (a restart, a lost network) is dialled
-            // again from the first step; one ended by what Home Assistant sent keeps counting (resetBackOffWhenStable).
-            if wasReady { attempt = 0 }
+            // again from the first step; one ended by what Home Assistant sent keeps counting (the stability timer).
+            if session.reachedReady { reconnection.startOver() }
         }
-        wasReady = false
-        emit(.disconnected(reason: closeReason ?? reason.description))
-        closeReason = nil
+        emit(.disconnected(reason: session.closeReason ?? reason.description))
         switch phase {
         case .stopped, .rejected:
             resumeStopWaiters()

@@ -1,0 +1,32 @@
+import JSON
+
+/// Following entities with `subscribe_entities`: the first event is the snapshot, the rest compressed changes.
+/// Home Assistant filters by id only: for a domain a template iterates, every entity comes and the store keeps the
+/// selected ones.
+final class EntitySubscription: EntityFollowing {
+    let subscription: [String: JSONValue]
+    private var awaitingSnapshot = true
+
+    init(_ selection: EntitySelection) {
+        subscription = selection.needsEveryEntity ? ["type": "subscribe_entities"]
+            : ["type": "subscribe_entities", "entity_ids": .array(selection.entityIDs.map(JSONValue.string))]
+    }
+
+    var snapshotCommand: [String: JSONValue]? { nil }
+    var refusal: (warning: String, closeReason: String) { ("subscribe_entities failed", "could not subscribe to entities") }
+
+    func take(_ event: JSONText, into store: inout EntityStore) -> EntityFollowingOutcome {
+        if awaitingSnapshot {
+            awaitingSnapshot = false
+            do { return .snapshot(try store.replace(withSnapshot: event), knownIDs: nil) } catch {
+                // Cannot happen for a frame that parsed; if it does, a fresh connection brings a fresh snapshot.
+                return .unusable("malformed entities snapshot: \(error)", warning: nil)
+            }
+        }
+        do { return .changes(try store.apply(event)) } catch {
+            return .skipped("ignored a malformed entities event: \(error)")
+        }
+    }
+
+    func takeSnapshot(_ result: JSONValue, into store: inout EntityStore) -> EntityFollowingOutcome { .nothing }
+}
