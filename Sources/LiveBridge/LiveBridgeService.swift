@@ -8,12 +8,13 @@ import LiveActivity
 import Rules
 import WebSocketTransport
 
-/// `livebridge run`: Home Assistant → rules → dispatcher, until stopped.
+/// `livebridge run`: Home Assistant → rules → dispatcher, until cancelled.
 ///
 /// Subscribes exactly the entities the rules read, re-evaluates only the activities that read a changed entity, and
-/// hands the edges and changes to the dispatcher. SIGHUP reloads the rules (a broken file keeps the old ones); SIGTERM
-/// stops taking changes, sends what is due within a deadline, and closes the socket.
-public actor LiveBridgeService {
+/// hands the edges and changes to the dispatcher. `reload()` (SIGHUP) takes the rules again (a broken file keeps the
+/// old ones); cancelling `run()` (SIGTERM) stops taking changes, sends what is due within a deadline, and closes
+/// the socket.
+public actor LiveBridgeService: Service {
     public struct Options: Sendable {
         public var configPath: String
         public var dataDirectory: String
@@ -27,6 +28,11 @@ public actor LiveBridgeService {
 
     public struct StartupError: Error, CustomStringConvertible {
         public let description: String
+    }
+
+    /// `run()` ended because Home Assistant rejected the access token (after staying up, unhealthy, until cancelled).
+    public struct TokenRejected: Error, CustomStringConvertible {
+        public var description: String { "Home Assistant rejected the access token" }
     }
 
     let options: Options
@@ -130,58 +136,34 @@ public actor LiveBridgeService {
     public var statusPort: Int? { statusLoop?.listenPort }
 
     private func serveStatus() {
-        statusLoop?.onHTTPRequest = { [weak self] request, respond in
-            guard let self else { return respond(HTTPServerResponse(status: 503)) }
-            Task { respond(await self.status(request)) }
+        let connection = connection, metrics = metrics, dispatcher = dispatcher
+        let routes = StatusRoutes(source: .init(
+            connectionPhase: { connection.currentPhase },
+            missingEntities: { connection.missingEntities },
+            failingBackends: { metrics.failingBackends },
+            metricsText: {
+                let counters = await dispatcher.counters
+                return metrics.text(debounced: counters.debounced, deduplicated: counters.deduplicated, retries: counters.retries,
+                                    stateChanges: connection.receivedChangeCount)
+            },
+            lanes: { await dispatcher.lanes }))
+        statusLoop?.onHTTPRequest = { request, respond in
+            Task { respond(await routes.respond(toPath: request.path)) }
         }
         statusLoop?.start()
     }
 
-    func status(_ request: HTTPServerRequest) async -> HTTPServerResponse {
-        let path = request.path.split(separator: "?").first.map(String.init) ?? request.path
-        switch path {
-        case "/healthz":
-            var reasons: [String] = []
-            switch connection.currentPhase {
-            case .ready, .subscribing, .waitingForStartup: break
-            case .rejected: reasons.append("Home Assistant rejected the access token")
-            case let phase: reasons.append("not connected to Home Assistant (\(phase.rawValue))")
-            }
-            for (backend, code) in metrics.failingBackends.sorted(by: { $0.key < $1.key }) {
-                reasons.append("backend \(backend) refuses pushes (\(code))")
-            }
-            // Entities the rules read that Home Assistant does not have: running, but not as the rules intend.
-            let missing = connection.missingEntities
-            var body: [String: JSONValue] = ["status": .string(!reasons.isEmpty ? "failing" : missing.isEmpty ? "ok" : "degraded")]
-            if !reasons.isEmpty { body["reasons"] = .array(reasons.map(JSONValue.string)) }
-            if !missing.isEmpty {
-                body["missing_entities"] = .array(missing.map { entity in
-                    var item: [String: JSONValue] = ["entity_id": .string(entity.entityID)]
-                    if let suggestion = entity.suggestion { item["did_you_mean"] = .string(suggestion) }
-                    return .object(item)
-                })
-            }
-            return HTTPServerResponse(status: reasons.isEmpty ? 200 : 503, json: JSONValue.object(body).jsonText)
-        case "/metrics":
-            let counters = await dispatcher.counters
-            return HTTPServerResponse(status: 200, contentType: "text/plain; version=0.0.4",
-                                      body: Array(metrics.text(debounced: counters.debounced, deduplicated: counters.deduplicated, retries: counters.retries,
-                                                                stateChanges: connection.receivedChangeCount).utf8))
-        case "/activities":
-            let lanes = await dispatcher.lanes
-            let items: [JSONValue] = lanes.map { lane in
-                var item: [String: JSONValue] = ["activity": .string(lane.activity), "backend": .string(lane.backend), "phase": .string(lane.phase.rawValue)]
-                if let body = lane.lastDelivered { item["last_delivered"] = (try? JSONParser.parse(body)) ?? .string(String(decoding: body, as: UTF8.self)) }
-                return .object(item)
-            }
-            return HTTPServerResponse(status: 200, json: JSONValue.object(["activities": .array(items)]).jsonText)
-        default:
-            return HTTPServerResponse(status: 404, json: #"{"error":"not found: try /healthz, /metrics or /activities"}"#)
+    /// Runs until cancelled (then shuts down gracefully: `stop()`); throws `TokenRejected` if Home Assistant rejected
+    /// the token.
+    public func run() async throws {
+        try await withTaskCancellationHandler {
+            try await serve()
+        } onCancel: {
+            Task { await self.stop() }
         }
     }
 
-    /// Runs until `stop()`; returns the exit status.
-    public func run() async -> Int32 {
+    private func serve() async throws {
         await dispatcher.setPayloadSource(EnginePayloads(service: self))
         let running = await dispatcher.runningActivities
         engine = ActivityEngine(rules: engine.rules, running: Set(running.map(\.activity)))
@@ -192,7 +174,7 @@ public actor LiveBridgeService {
         serveStatus()
         let events = connection.events(ofType: engine.rules.eventType)
         let eventTask = Task { [weak self] in
-            for await event in events { await self?.activityEvent(event["data"] ?? .null) }
+            for await event in events { await self?.blueprintEvent(event["data"] ?? .null) }
         }
         defer { eventTask.cancel() }
         followRenderings(engine.rules.templatesRenderedByHomeAssistant)
@@ -214,12 +196,12 @@ public actor LiveBridgeService {
             // The engine's share of a snapshot's short-lived memory (the connection trims its own).
             if batch.count >= FreedMemory.largeBatch { FreedMemory.release() }
         }
-        guard connection.currentPhase == .rejected else { return 0 }
+        guard connection.currentPhase == .rejected else { return }
         // A rejected token is final, but exiting would let a supervisor restart us into the same rejection (and an
         // IP ban): stay up, unhealthy on /healthz, until stopped.
         logger.error("Home Assistant rejected the access token; nothing more is attempted. Create a new long-lived token, then restart LiveBridge.")
         if !stopping { await withCheckedContinuation { stopWaiters.append($0) } }
-        return 1
+        throw TokenRejected()
     }
 
     private var stopWaiters: [CheckedContinuation<Void, Never>] = []
@@ -271,26 +253,20 @@ public actor LiveBridgeService {
         if !result.commands.isEmpty { await dispatcher.submit(result.commands) }
     }
 
-    private var eventProblems = ProblemReport()
+    private var blueprintEvents = BlueprintEvents()
 
-    /// A blueprint's event: checked like a rule's payload and dispatched the same way; a bad one is told to Home Assistant
-    /// as a persistent notification, once per activity and problem.
-    func activityEvent(_ data: JSONValue) async {
+    /// A blueprint's event (`event_type` on the bus): dispatched like a rule's payload, or its problems told.
+    func blueprintEvent(_ data: JSONValue) async {
         let rules = engine.rules
-        switch ActivityEvent.decode(data, rules: rules) {
-        case .success(let event):
-            _ = eventProblems.newProblems(activity: event.activity, [])
-            logger.debug("queued", ["activity": event.activity, "backend": event.backend.name, "event": event.action == .end ? "end" : "show"])
-            await dispatcher.submit(activity: event.activity, backend: event.backend.name, budget: rules.budget,
-                                    event.action == .end ? .end(event.request) : .start(event.request))
-        case .failure(let failure):
-            let activity = failure.activity.isEmpty ? "unnamed" : failure.activity
-            for problem in eventProblems.newProblems(activity: activity, failure.issues) {
-                logger.warning("invalid \(rules.eventType) event", ["activity": activity, "problem": problem.description])
-                let id = "livebridge_\(activity)_\(DeliveryState.digest(Array(problem.description.utf8)).prefix(8))"
+        for action in blueprintEvents.take(data, rules: rules) {
+            switch action {
+            case .submit(let activity, let backend, let budget, let event):
+                logger.debug("queued", ["activity": activity, "backend": backend, "event": event.name])
+                await dispatcher.submit(activity: activity, backend: backend, budget: budget, event)
+            case .notify(let activity, let problem, let id, let title, let message):
+                logger.warning("invalid \(rules.eventType) event", ["activity": activity, "problem": problem])
                 _ = try? await connection.callService(domain: "persistent_notification", service: "create", data: [
-                    "notification_id": .string(id), "title": .string("LiveBridge: activity \(activity)"),
-                    "message": .string("The \(rules.eventType) event for \(activity) was not sent: \(problem.path) \(problem.message)"),
+                    "notification_id": .string(id), "title": .string(title), "message": .string(message),
                 ])
             }
         }
@@ -334,7 +310,8 @@ public actor LiveBridgeService {
         }
     }
 
-    /// SIGTERM/SIGINT: no more changes; what is due goes out within the deadline; the socket closes.
+    /// The graceful shutdown (cancelling `run()` calls it): no more changes; what is due goes out within the
+    /// deadline; the socket closes.
     public func stop() async {
         guard !stopping else { return }
         stopping = true

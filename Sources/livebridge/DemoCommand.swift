@@ -1,3 +1,4 @@
+import Platform
 import FakePushServices
 import Dispatch
 import FoundationEssentials
@@ -32,11 +33,16 @@ enum DemoCommand {
         standardOutput("LiveBridge demo: open \(preview.baseURL) (Ctrl-C stops)\n")
         let household = Task { await HouseholdScript(simulator: simulator, cycle: cycle).runForever() }
         let decisions = Task { await reportBudgetDecisions(service: service, preview: preview) }
-        let stop = SignalWatcher(signals: [SIGTERM, SIGINT]) { Task { await service.stop() } }
-        let status = await service.run()
+        let status: Int32
+        do {
+            try await ServiceRunner.run(service, signals: UnixSignals([.terminate, .interrupt]))
+            status = 0
+        } catch {
+            status = 1
+        }
         household.cancel()
         decisions.cancel()
-        withExtendedLifetime((stop, simulator, preview)) {}
+        withExtendedLifetime((simulator, preview)) {}
         try? FileManager.default.removeItem(atPath: folder)
         return status
     }

@@ -1,3 +1,4 @@
+import Platform
 import FakePushServices
 import Dispatch
 import FoundationEssentials
@@ -19,10 +20,7 @@ enum PreviewServerCommand {
         let host = args["listen"] ?? "127.0.0.1"
         let server = try FakePushService(port: port, acceptsAnyToken: true, host: host)
         standardOutput("LiveBridge preview server: http://\(host):\(server.baseURL.split(separator: ":").last ?? "") (Ctrl-C stops)\n")
-        let (signals, continuation) = AsyncStream.makeStream(of: Void.self)
-        let watcher = SignalWatcher(signals: [SIGTERM, SIGINT]) { continuation.yield(()) }
-        for await _ in signals { break }
-        withExtendedLifetime(watcher) {}
+        for await _ in UnixSignals([.terminate, .interrupt]) { break }
         server.stop()
         return 0
     }

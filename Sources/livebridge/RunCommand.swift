@@ -1,4 +1,4 @@
-import Dispatch
+import Platform
 import FoundationEssentials
 import Glibc
 import LiveBridge
@@ -29,22 +29,12 @@ enum RunCommand {
             standardError("livebridge run: \(error)")
             return 1
         }
-        let stop = SignalWatcher(signals: [SIGTERM, SIGINT]) { Task { await service.stop() } }
-        let reload = ReloadWatcher { Task { await service.reload() } }
-        let status = await service.run()
-        withExtendedLifetime((stop, reload)) {}
-        return status
-    }
-}
-
-/// SIGHUP → reload, as often as it comes.
-final class ReloadWatcher: @unchecked Sendable {
-    private let source: DispatchSourceSignal
-
-    init(handler: @escaping @Sendable () -> Void) {
-        signal(SIGHUP, SIG_IGN)
-        source = DispatchSource.makeSignalSource(signal: SIGHUP, queue: DispatchQueue(label: "sighup"))
-        source.setEventHandler(handler: handler)
-        source.resume()
+        do {
+            try await ServiceRunner.run(service, signals: UnixSignals([.terminate, .interrupt, .hangup]))
+            return 0
+        } catch {
+            // Said in the log already (a rejected token); the exit status tells a supervisor.
+            return 1
+        }
     }
 }

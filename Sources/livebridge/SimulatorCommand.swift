@@ -1,3 +1,4 @@
+import Platform
 import Dispatch
 import FoundationEssentials
 import Glibc
@@ -26,9 +27,9 @@ enum SimulatorCommand {
         options.port = port
         let simulator = try HomeAssistantSimulator(options: options)
         standardError("livebridge simulator: serving \(simulator.url)")
-        let stop = SignalWatcher(signals: [SIGINT, SIGTERM]) { exit(0) }
-        await HouseholdScript(simulator: simulator, cycle: cycle).runForever()
-        withExtendedLifetime(stop) {}
+        let household = Task { await HouseholdScript(simulator: simulator, cycle: cycle).runForever() }
+        for await _ in UnixSignals([.interrupt, .terminate]) { break }
+        household.cancel()
         return 0
     }
 }

@@ -1,3 +1,4 @@
+import Platform
 import Dispatch
 import FoundationEssentials
 import Glibc
@@ -40,9 +41,16 @@ enum WatchCommand {
         let connection = try HomeAssistantConnection(configuration: configuration) { event in
             standardError("livebridge watch: \(event)")
         }
-        let signals = SignalWatcher(signals: [SIGINT, SIGTERM]) {
-            Task { await connection.stop() }
+        // The first signal stops the connection (the output ends with the feed); a second exits at once.
+        let signals = UnixSignals([.interrupt, .terminate])
+        let watching = Task {
+            var stops = 0
+            for await _ in signals {
+                stops += 1
+                if stops == 1 { Task { await connection.stop() } } else { exit(130) }
+            }
         }
+        defer { watching.cancel() }
         connection.start(entityIDs: args.positional)
         while let batch = await connection.changes.next() {
             var out = ""
@@ -57,7 +65,6 @@ enum WatchCommand {
             }
             standardOutput(out)
         }
-        withExtendedLifetime(signals) {}
         return connection.currentPhase == .rejected ? 1 : 0
     }
 

@@ -1,0 +1,37 @@
+import Dispatcher
+import JSON
+import LiveActivity
+import Rules
+
+/// Activities shown and ended by an event on Home Assistant's bus (what the blueprints fire, `event_type` in the
+/// rules): each event is checked like a rule's payload and dispatched the same way; a bad one is told to Home
+/// Assistant as a persistent notification, once per activity and problem. Pure: the service carries out the actions.
+struct BlueprintEvents {
+    /// What one event leads to.
+    enum Action {
+        /// A valid event: this goes to the dispatcher.
+        case submit(activity: String, backend: String, budget: UpdateBudget, Dispatcher.Event)
+        /// A problem not told before: logged, and created as this persistent notification.
+        case notify(activity: String, problem: String, notificationID: String, title: String, message: String)
+    }
+
+    private var told = ProblemReport()
+
+    mutating func take(_ data: JSONValue, rules: RulesFile) -> [Action] {
+        switch ActivityEvent.decode(data, rules: rules) {
+        case .success(let event):
+            // Valid again: a later problem is told again.
+            _ = told.newProblems(activity: event.activity, [])
+            return [.submit(activity: event.activity, backend: event.backend.name, budget: rules.budget,
+                            event.action == .end ? .end(event.request) : .start(event.request))]
+        case .failure(let failure):
+            let activity = failure.activity.isEmpty ? "unnamed" : failure.activity
+            return told.newProblems(activity: activity, failure.issues).map { problem in
+                .notify(activity: activity, problem: problem.description,
+                        notificationID: "livebridge_\(activity)_\(DeliveryState.digest(Array(problem.description.utf8)).prefix(8))",
+                        title: "LiveBridge: activity \(activity)",
+                        message: "The \(rules.eventType) event for \(activity) was not sent: \(problem.path) \(problem.message)")
+            }
+        }
+    }
+}

@@ -1,0 +1,70 @@
+import Dispatcher
+import HomeAssistant
+import JSON
+import WebSocketTransport
+
+/// The status listener's routes: `/healthz` (connected, backends accepting, entities present), `/metrics`
+/// (Prometheus text) and `/activities` (each lane's phase and last payload). What they report on comes in as a
+/// `Source`, so they are tested in memory.
+struct StatusRoutes: Sendable {
+    /// What the routes read, each when asked.
+    struct Source: Sendable {
+        var connectionPhase: @Sendable () -> ConnectionPhase
+        var missingEntities: @Sendable () -> [MissingEntity]
+        /// Backends refusing pushes for good, with the code they gave.
+        var failingBackends: @Sendable () -> [String: String]
+        var metricsText: @Sendable () async -> String
+        var lanes: @Sendable () async -> [Dispatcher.LaneSummary]
+    }
+
+    let source: Source
+
+    func respond(toPath requestPath: String) async -> HTTPServerResponse {
+        let path = requestPath.split(separator: "?").first.map(String.init) ?? requestPath
+        switch path {
+        case "/healthz":
+            return Self.health(phase: source.connectionPhase(), failingBackends: source.failingBackends(),
+                               missing: source.missingEntities())
+        case "/metrics":
+            return HTTPServerResponse(status: 200, contentType: "text/plain; version=0.0.4", body: Array(await source.metricsText().utf8))
+        case "/activities":
+            return Self.activities(await source.lanes())
+        default:
+            return HTTPServerResponse(status: 404, json: #"{"error":"not found: try /healthz, /metrics or /activities"}"#)
+        }
+    }
+
+    /// 200 `ok` or `degraded` (running, but entities the rules read are missing: not as the rules intend);
+    /// 503 `failing` with the reasons (not connected, token rejected, a backend refusing pushes).
+    static func health(phase: ConnectionPhase, failingBackends: [String: String], missing: [MissingEntity]) -> HTTPServerResponse {
+        var reasons: [String] = []
+        switch phase {
+        case .ready, .subscribing, .waitingForStartup: break
+        case .rejected: reasons.append("Home Assistant rejected the access token")
+        case let phase: reasons.append("not connected to Home Assistant (\(phase.rawValue))")
+        }
+        for (backend, code) in failingBackends.sorted(by: { $0.key < $1.key }) {
+            reasons.append("backend \(backend) refuses pushes (\(code))")
+        }
+        var body: [String: JSONValue] = ["status": .string(!reasons.isEmpty ? "failing" : missing.isEmpty ? "ok" : "degraded")]
+        if !reasons.isEmpty { body["reasons"] = .array(reasons.map(JSONValue.string)) }
+        if !missing.isEmpty {
+            body["missing_entities"] = .array(missing.map { entity in
+                var item: [String: JSONValue] = ["entity_id": .string(entity.entityID)]
+                if let suggestion = entity.suggestion { item["did_you_mean"] = .string(suggestion) }
+                return .object(item)
+            })
+        }
+        return HTTPServerResponse(status: reasons.isEmpty ? 200 : 503, json: JSONValue.object(body).jsonText)
+    }
+
+    /// Each lane: activity, backend, phase, and the last payload delivered (as JSON when it is).
+    static func activities(_ lanes: [Dispatcher.LaneSummary]) -> HTTPServerResponse {
+        let items: [JSONValue] = lanes.map { lane in
+            var item: [String: JSONValue] = ["activity": .string(lane.activity), "backend": .string(lane.backend), "phase": .string(lane.phase.rawValue)]
+            if let body = lane.lastDelivered { item["last_delivered"] = (try? JSONParser.parse(body)) ?? .string(String(decoding: body, as: UTF8.self)) }
+            return .object(item)
+        }
+        return HTTPServerResponse(status: 200, json: JSONValue.object(["activities": .array(items)]).jsonText)
+    }
+}

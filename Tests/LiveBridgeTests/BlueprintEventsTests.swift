@@ -1,0 +1,60 @@
+import Dispatcher
+import Foundation
+import JSON
+import LiveActivity
+import Rules
+import Testing
+@testable import LiveBridge
+
+/// A blueprint's event becomes a dispatcher submission; a bad one a persistent notification, once per problem.
+struct BlueprintEventsTests {
+    func rules() throws -> RulesFile {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("livebridge-events-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try """
+            backends:
+              aivi: { type: aivi, token: t }
+            defaults: { backend: aivi, min_interval: 2s }
+            events: { type: my_activity_event }
+            """.write(toFile: folder + "/rules.yaml", atomically: true, encoding: .utf8)
+        return try RulesLoader.load(file: folder + "/rules.yaml", environment: [:]).get()
+    }
+
+    /// Each action as a line: what a test can compare exactly.
+    func lines(_ actions: [BlueprintEvents.Action]) -> [String] {
+        actions.map { action in
+            switch action {
+            case .submit(let activity, let backend, let budget, let event):
+                var target = ""
+                if case .start(let request) = event { target = request.target }
+                if case .end(let request) = event { target = request.target }
+                return "submit \(activity) \(backend) \(event.name) \(target) min_interval=\(budget.minInterval)"
+            case .notify(let activity, _, let id, let title, let message):
+                return "notify \(activity) \(id.hasPrefix("livebridge_\(activity)_") && id.count == "livebridge_\(activity)_".count + 8) \(title): \(message)"
+            }
+        }
+    }
+
+    @Test func aValidEventIsSubmittedWithTheRulesBudget() throws {
+        var events = BlueprintEvents()
+        let rules = try rules()
+        #expect(lines(events.take(["activity": "washer", "payload": ["template": "generic", "progress": 0.5]], rules: rules))
+                == ["submit washer aivi start /activity/washer min_interval=2.0 seconds"])
+        #expect(lines(events.take(["activity": "washer", "action": "end"], rules: rules))
+                == ["submit washer aivi end /activity/washer min_interval=2.0 seconds"])
+    }
+
+    @Test func aProblemIsToldOnceUntilTheActivityIsValidAgain() throws {
+        var events = BlueprintEvents()
+        let rules = try rules()
+        let bad: JSONValue = ["activity": "washer", "payload": ["template": "generic", "progress": 7]]
+        let told = lines(events.take(bad, rules: rules))
+        #expect(told.count == 1)
+        #expect(told.first?.hasPrefix("notify washer true LiveBridge: activity washer: The my_activity_event event for washer was not sent: payload.progress ") == true,
+                "\(told)")
+        #expect(events.take(bad, rules: rules).isEmpty, "the same problem again is not told again")
+        _ = events.take(["activity": "washer", "payload": ["template": "generic", "progress": 0.5]], rules: rules)
+        #expect(lines(events.take(bad, rules: rules)) == told, "after a valid event the problem is news again")
+        #expect(lines(events.take(["payload": ["template": "generic"]], rules: rules)).first?.hasPrefix("notify unnamed true") == true)
+    }
+}
