@@ -9,7 +9,7 @@ public final class DataDirectoryLock: Sendable {
     public let path: String
     private let descriptor: Int32
 
-    public struct Held: Error, CustomStringConvertible, Sendable {
+    public struct HeldError: Error, CustomStringConvertible, Sendable {
         public let description: String
     }
 
@@ -17,12 +17,12 @@ public final class DataDirectoryLock: Sendable {
         path = directory + "/livebridge.lock"
         let fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
-            throw Held(description: "cannot open \(path): \(String(cString: strerror(errno)))")
+            throw HeldError(description: "cannot open \(path): \(String(cString: strerror(errno)))")
         }
         guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
             let holder = Self.holder(fd)
             close(fd)
-            throw Held(description: "another LiveBridge\(holder.map { " (pid \($0))" } ?? "") is running with the data directory \(directory); "
+            throw HeldError(description: "another LiveBridge\(holder.map { " (pid \($0))" } ?? "") is running with the data directory \(directory); "
                 + "stop it, or give this one its own --data-dir")
         }
         // The holder's pid, for the message a second daemon prints.

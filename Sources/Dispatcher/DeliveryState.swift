@@ -57,7 +57,7 @@ public struct DeliveryState: Sendable, Equatable {
 
 /// The state file in the data directory, written atomically: a temporary file, fsync, rename, fsync of the directory.
 public struct DeliveryStateFile: Sendable {
-    public struct Unusable: Error, CustomStringConvertible, Sendable {
+    public struct FileError: Error, CustomStringConvertible, Sendable {
         public let description: String
     }
 
@@ -72,13 +72,13 @@ public struct DeliveryStateFile: Sendable {
             do {
                 try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             } catch {
-                throw Unusable(description: "cannot create the data directory \(directory): \(Self.reason(errno))")
+                throw FileError(description: "cannot create the data directory \(directory): \(Self.reason(errno))")
             }
         } else if !isDirectory {
-            throw Unusable(description: "the data directory \(directory) is not a directory")
+            throw FileError(description: "the data directory \(directory) is not a directory")
         }
         guard access(directory, W_OK | X_OK) == 0 else {
-            throw Unusable(description: "the data directory \(directory) is not writable: \(Self.reason(errno))")
+            throw FileError(description: "the data directory \(directory) is not writable: \(Self.reason(errno))")
         }
     }
 
@@ -101,23 +101,23 @@ public struct DeliveryStateFile: Sendable {
         let flags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC
         var fd = open(temporary, flags, 0o600)
         if fd < 0, errno == EEXIST, unlink(temporary) == 0 { fd = open(temporary, flags, 0o600) }
-        guard fd >= 0 else { throw Unusable(description: "cannot write \(temporary): \(Self.reason(errno))") }
+        guard fd >= 0 else { throw FileError(description: "cannot write \(temporary): \(Self.reason(errno))") }
         if let failure = bytes.withUnsafeBytes({ writeAll(fd, $0) }) {
             close(fd)
             unlink(temporary)
-            throw Unusable(description: "cannot write \(temporary): \(Self.reason(failure))")
+            throw FileError(description: "cannot write \(temporary): \(Self.reason(failure))")
         }
         guard fsync(fd) == 0 else {
             let problem = Self.reason(errno)
             close(fd)
             unlink(temporary)
-            throw Unusable(description: "cannot sync \(temporary): \(problem)")
+            throw FileError(description: "cannot sync \(temporary): \(problem)")
         }
         close(fd)
         guard rename(temporary, path) == 0 else {
             let problem = Self.reason(errno)
             unlink(temporary)
-            throw Unusable(description: "cannot replace \(path): \(problem)")
+            throw FileError(description: "cannot replace \(path): \(problem)")
         }
         let directoryFD = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if directoryFD >= 0 {

@@ -97,22 +97,22 @@ public final class HomeAssistantConnection: @unchecked Sendable {
     }
 
     /// Why new settings cannot be taken without a restart.
-    public struct NeedsRestart: Error, CustomStringConvertible, Sendable {
+    public struct NeedsRestartError: Error, CustomStringConvertible, Sendable {
         public let description: String
     }
 
     /// New settings (a rotated token, another URL): the socket is dropped and dialled again with them at once.
     /// What the event loop was made with cannot change in place: plain ws:// against wss://, the CA file, the
     /// message size cap.
-    public func reconfigure(_ new: ConnectionConfiguration) throws(NeedsRestart) {
+    public func reconfigure(_ new: ConnectionConfiguration) throws(NeedsRestartError) {
         let old = configuration
         let usesTLS = { (c: ConnectionConfiguration) -> Bool in if case .tls = c.endpoint.security { true } else { false } }
         let caFile = { (c: ConnectionConfiguration) -> String? in if case .tls(let file, _) = c.endpoint.security { file } else { nil } }
         guard usesTLS(new) == usesTLS(old), caFile(new) == caFile(old), new.maximumMessageSize == old.maximumMessageSize else {
-            throw NeedsRestart(description: "a change between ws:// and wss://, of ca_file or of the message size takes a restart")
+            throw NeedsRestartError(description: "a change between ws:// and wss://, of ca_file or of the message size takes a restart")
         }
         guard currentPhase != .rejected else {
-            throw NeedsRestart(description: "Home Assistant rejected the old token and the connection has stopped; restart to use the new one")
+            throw NeedsRestartError(description: "Home Assistant rejected the old token and the connection has stopped; restart to use the new one")
         }
         sharedConfiguration.withLock { $0 = new }
         loop.perform { [self] in

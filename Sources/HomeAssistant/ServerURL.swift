@@ -6,7 +6,7 @@ import WebSocketTransport
 ///
 /// `ws://` and `wss://` are taken as they are; a bare `http(s)://host:8123` base gets `/api/websocket`.
 public enum ServerURL {
-    public struct Invalid: Error, Equatable, CustomStringConvertible, Sendable {
+    public struct ParseError: Error, Equatable, CustomStringConvertible, Sendable {
         public let url: String
         public let reason: String
         public var description: String { "invalid Home Assistant URL \"\(url)\": \(reason)" }
@@ -15,7 +15,7 @@ public enum ServerURL {
     public static func endpoint(from text: String, caFile: String? = nil, allowSelfSigned: Bool = false) throws -> WebSocketEndpoint {
         let trimmed = text.trimmingSpaces()
         guard let schemeEnd = trimmed.firstRange(ofText: "://") else {
-            throw Invalid(url: text, reason: "expected ws://, wss://, http:// or https://")
+            throw ParseError(url: text, reason: "expected ws://, wss://, http:// or https://")
         }
         let scheme = trimmed[..<schemeEnd.lowerBound].lowercased()
         let secure: Bool
@@ -25,7 +25,7 @@ public enum ServerURL {
         case "wss": (secure, isHTTP) = (true, false)
         case "http": (secure, isHTTP) = (false, true)
         case "https": (secure, isHTTP) = (true, true)
-        default: throw Invalid(url: text, reason: "unsupported scheme \"\(scheme)\"; expected ws, wss, http or https")
+        default: throw ParseError(url: text, reason: "unsupported scheme \"\(scheme)\"; expected ws, wss, http or https")
         }
         var rest = trimmed[schemeEnd.upperBound...]
         if let query = rest.firstIndex(where: { $0 == "?" || $0 == "#" }) { rest = rest[..<query] }
@@ -38,7 +38,7 @@ public enum ServerURL {
             authority = rest
             path = ""
         }
-        guard !authority.contains("@") else { throw Invalid(url: text, reason: "credentials in the URL are not supported; use a token") }
+        guard !authority.contains("@") else { throw ParseError(url: text, reason: "credentials in the URL are not supported; use a token") }
         let (host, port) = try hostAndPort(authority, defaultPort: secure ? 443 : 80, url: text)
         if isHTTP || path.isEmpty || path == "/" {
             while path.hasSuffix("/") { path.removeLast() }
@@ -52,20 +52,20 @@ public enum ServerURL {
         var host = authority
         var portText: Substring?
         if authority.hasPrefix("[") {
-            guard let close = authority.firstIndex(of: "]") else { throw Invalid(url: url, reason: "unclosed IPv6 address") }
+            guard let close = authority.firstIndex(of: "]") else { throw ParseError(url: url, reason: "unclosed IPv6 address") }
             host = authority[authority.index(after: authority.startIndex)..<close]
             let after = authority[authority.index(after: close)...]
             if after.hasPrefix(":") { portText = after.dropFirst() } else if !after.isEmpty {
-                throw Invalid(url: url, reason: "unexpected text after the address")
+                throw ParseError(url: url, reason: "unexpected text after the address")
             }
         } else if let colon = authority.lastIndex(of: ":") {
             host = authority[..<colon]
             portText = authority[authority.index(after: colon)...]
         }
-        guard !host.isEmpty else { throw Invalid(url: url, reason: "no host") }
+        guard !host.isEmpty else { throw ParseError(url: url, reason: "no host") }
         guard let portText else { return (String(host), defaultPort) }
         guard let port = Int(portText), (1...65535).contains(port) else {
-            throw Invalid(url: url, reason: "port \"\(portText)\" is not a number from 1 to 65535")
+            throw ParseError(url: url, reason: "port \"\(portText)\" is not a number from 1 to 65535")
         }
         return (String(host), port)
     }

@@ -1,5 +1,5 @@
 /// Something wrong with a payload field: the path to it (`progress.segments[2].fill_color`) and what.
-public struct PayloadIssue: Error, Sendable, Hashable, CustomStringConvertible {
+public struct PayloadIssue: Sendable, Hashable, CustomStringConvertible {
     public let path: String
     public let message: String
 

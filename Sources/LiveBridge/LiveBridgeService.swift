@@ -31,7 +31,7 @@ public actor LiveBridgeService: Service {
     }
 
     /// `run()` ended because Home Assistant rejected the access token (after staying up, unhealthy, until cancelled).
-    public struct TokenRejected: Error, CustomStringConvertible {
+    public struct TokenRejectedError: Error, CustomStringConvertible {
         public var description: String { "Home Assistant rejected the access token" }
     }
 
@@ -153,7 +153,7 @@ public actor LiveBridgeService: Service {
         statusLoop?.start()
     }
 
-    /// Runs until cancelled (then shuts down gracefully: `stop()`); throws `TokenRejected` if Home Assistant rejected
+    /// Runs until cancelled (then shuts down gracefully: `stop()`); throws `TokenRejectedError` if Home Assistant rejected
     /// the token.
     public func run() async throws {
         try await withTaskCancellationHandler {
@@ -201,7 +201,7 @@ public actor LiveBridgeService: Service {
         // IP ban): stay up, unhealthy on /healthz, until stopped.
         logger.error("Home Assistant rejected the access token; nothing more is attempted. Create a new long-lived token, then restart LiveBridge.")
         if !stopping { await withCheckedContinuation { stopWaiters.append($0) } }
-        throw TokenRejected()
+        throw TokenRejectedError()
     }
 
     private var stopWaiters: [CheckedContinuation<Void, Never>] = []

@@ -60,18 +60,18 @@ enum TemplateCommand {
     }
 
     /// Why a template gives no text: refused at load (a compile error) or failed when evaluated.
-    struct Problem: Error, CustomStringConvertible {
+    struct RefusalError: Error, CustomStringConvertible {
         let description: String
     }
 
     /// The text a template renders to, or why it cannot.
-    static func render(_ source: String, in context: EvaluationContext) -> Result<String, Problem> {
+    static func render(_ source: String, in context: EvaluationContext) -> Result<String, RefusalError> {
         let template: Template
         do throws(Template.CompileError) { template = try Template(source) } catch {
-            return .failure(Problem(description: "refused: \(error.message)"))
+            return .failure(RefusalError(description: "refused: \(error.message)"))
         }
         do throws(EvaluationError) { return .success(try template.evaluate(in: context).text) } catch {
-            return .failure(Problem(description: "failed: \(error.message)"))
+            return .failure(RefusalError(description: "failed: \(error.message)"))
         }
     }
 }

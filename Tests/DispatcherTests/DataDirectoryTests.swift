@@ -18,7 +18,7 @@ struct DataDirectoryTests {
         do {
             _ = try DataDirectoryLock(directory: directory)
             Issue.record("two locks on one directory")
-        } catch let error as DataDirectoryLock.Held {
+        } catch let error as DataDirectoryLock.HeldError {
             #expect(error.description == "another LiveBridge (pid \(getpid())) is running with the data directory \(directory); stop it, or give this one its own --data-dir")
         }
         withExtendedLifetime(first) {}

@@ -40,14 +40,14 @@ struct DeliveryStateFileTests {
         let directory = folder()
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         try "x".write(toFile: directory + "/file", atomically: true, encoding: .utf8)
-        #expect(throws: DeliveryStateFile.Unusable.self) { try DeliveryStateFile(directory: directory + "/file") }
+        #expect(throws: DeliveryStateFile.FileError.self) { try DeliveryStateFile(directory: directory + "/file") }
         do { _ = try DeliveryStateFile(directory: directory + "/file") } catch {
             #expect("\(error)" == "the data directory \(directory)/file is not a directory")
         }
         guard getuid() != 0 else { return }  // root writes anywhere: the permission case needs an ordinary user.
         chmod(directory, 0o500)
         defer { chmod(directory, 0o700) }
-        #expect(throws: DeliveryStateFile.Unusable.self) { try DeliveryStateFile(directory: directory) }
+        #expect(throws: DeliveryStateFile.FileError.self) { try DeliveryStateFile(directory: directory) }
     }
 
     @Test func digestsTellBodiesApart() {

@@ -31,15 +31,15 @@ struct ServerURLTests {
     }
 
     @Test func badURLsSayWhatIsWrong() {
-        #expect(throws: ServerURL.Invalid(url: "homeassistant.local:8123", reason: "expected ws://, wss://, http:// or https://")) {
+        #expect(throws: ServerURL.ParseError(url: "homeassistant.local:8123", reason: "expected ws://, wss://, http:// or https://")) {
             try ServerURL.endpoint(from: "homeassistant.local:8123")
         }
-        #expect(throws: ServerURL.Invalid(url: "ftp://x", reason: "unsupported scheme \"ftp\"; expected ws, wss, http or https")) {
+        #expect(throws: ServerURL.ParseError(url: "ftp://x", reason: "unsupported scheme \"ftp\"; expected ws, wss, http or https")) {
             try ServerURL.endpoint(from: "ftp://x")
         }
-        #expect(throws: ServerURL.Invalid(url: "http://ha:99999", reason: "port \"99999\" is not a number from 1 to 65535")) {
+        #expect(throws: ServerURL.ParseError(url: "http://ha:99999", reason: "port \"99999\" is not a number from 1 to 65535")) {
             try ServerURL.endpoint(from: "http://ha:99999")
         }
-        #expect(throws: ServerURL.Invalid.self) { try ServerURL.endpoint(from: "http://:8123") }
+        #expect(throws: ServerURL.ParseError.self) { try ServerURL.endpoint(from: "http://:8123") }
     }
 }

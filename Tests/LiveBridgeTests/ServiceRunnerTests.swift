@@ -75,8 +75,8 @@ struct ServiceRunnerTests {
     }
 
     @Test func whatTheServiceThrowsComesBack() async {
-        struct Broken: Service { func run() async throws { throw LiveBridgeService.TokenRejected() } }
+        struct Broken: Service { func run() async throws { throw LiveBridgeService.TokenRejectedError() } }
         let (signals, _) = AsyncStream.makeStream(of: UnixSignal.self)
-        await #expect(throws: LiveBridgeService.TokenRejected.self) { try await ServiceRunner.run(Broken(), signals: signals) }
+        await #expect(throws: LiveBridgeService.TokenRejectedError.self) { try await ServiceRunner.run(Broken(), signals: signals) }
     }
 }

@@ -70,7 +70,7 @@ struct ActivityRendererTests {
         return try #require(rules.activities.first { $0.id == id })
     }
 
-    func render(_ id: String, _ phase: PushKind = .update, context: EvaluationContext? = nil) throws -> (Result<BackendRequest, RenderFailure>, [PayloadIssue]) {
+    func render(_ id: String, _ phase: PushKind = .update, context: EvaluationContext? = nil) throws -> (Result<BackendRequest, RenderError>, [PayloadIssue]) {
         var notes: [PayloadIssue] = []
         let result = ActivityRenderer.render(try rule(id), phase: phase, in: context ?? self.context(), notes: &notes)
         return (result, notes)

@@ -10,7 +10,7 @@ public enum ConfigDuration {
     public static let longest = Duration.seconds(7 * 86_400)
 
     /// Why a value is not a duration, and where (a key of a `{hours: …}` mapping has its own place).
-    public struct Problem: Error, Equatable {
+    public struct ParseError: Error, Equatable {
         public let message: String
         public var location: SourceLocation?
         /// The key inside a mapping form that is wrong, if any.
@@ -22,11 +22,11 @@ public enum ConfigDuration {
 
     static let hint = "write 5s, 2m, 1h30m, 00:05:00 or {minutes: 5}"
 
-    public static func parse(_ node: YAMLNode) -> Result<Duration, Problem> {
+    public static func parse(_ node: YAMLNode) -> Result<Duration, ParseError> {
         switch node.kind {
         case .scalar(let text):
             guard let seconds = seconds(text) else {
-                return .failure(Problem(message: "\(node.quoted) is not a duration; \(hint)"))
+                return .failure(ParseError(message: "\(node.quoted) is not a duration; \(hint)"))
             }
             return checked(seconds, shown: node.quoted)
         case .mapping(let entries):
@@ -36,17 +36,17 @@ public enum ConfigDuration {
                 guard let unit = units.first(where: { $0.key == name }) else {
                     var message = "unknown key \"\(name)\" in a duration"
                     message += Suggestion.didYouMean(name, in: units.map(\.key), otherwise: "; expected: " + units.map(\.key).joined(separator: ", "))
-                    return .failure(Problem(message: message, location: key.location, key: name))
+                    return .failure(ParseError(message: message, location: key.location, key: name))
                 }
                 guard let text = value.scalar, let n = Double(text.trimmingSpaces()), n.isFinite else {
-                    return .failure(Problem(message: "\(value.quoted) is not a number of \(name)", location: value.location, key: name))
+                    return .failure(ParseError(message: "\(value.quoted) is not a number of \(name)", location: value.location, key: name))
                 }
                 total += n * unit.seconds
             }
-            guard !entries.isEmpty else { return .failure(Problem(message: "an empty mapping is not a duration; \(hint)")) }
+            guard !entries.isEmpty else { return .failure(ParseError(message: "an empty mapping is not a duration; \(hint)")) }
             return checked(total, shown: "this duration")
         case .sequence:
-            return .failure(Problem(message: "a list is not a duration; \(hint)"))
+            return .failure(ParseError(message: "a list is not a duration; \(hint)"))
         }
     }
 
@@ -55,9 +55,9 @@ public enum ConfigDuration {
         return milliseconds(seconds)
     }
 
-    private static func checked(_ seconds: Double, shown: String) -> Result<Duration, Problem> {
-        guard seconds >= 0 else { return .failure(Problem(message: "\(shown) is negative; a duration is 0s or longer")) }
-        guard seconds <= 7 * 86_400 else { return .failure(Problem(message: "\(shown) is longer than 7 days")) }
+    private static func checked(_ seconds: Double, shown: String) -> Result<Duration, ParseError> {
+        guard seconds >= 0 else { return .failure(ParseError(message: "\(shown) is negative; a duration is 0s or longer")) }
+        guard seconds <= 7 * 86_400 else { return .failure(ParseError(message: "\(shown) is longer than 7 days")) }
         return .success(milliseconds(seconds))
     }
 

@@ -132,7 +132,7 @@ public enum RulesLoader {
             errors.append(ConfigError(node.location, path: "homeassistant.url", "is required"))
             return nil
         }
-        do { _ = try ServerURL.endpoint(from: url) } catch let error as ServerURL.Invalid {
+        do { _ = try ServerURL.endpoint(from: url) } catch let error as ServerURL.ParseError {
             errors.append(ConfigError(reader["url"]!.location, path: "homeassistant.url", error.reason))
         } catch {}
         guard let token = reader.string("token", errors: &errors), !token.isEmpty else {

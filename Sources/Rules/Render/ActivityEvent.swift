@@ -15,7 +15,7 @@ public struct ActivityEvent: Sendable {
     public let request: BackendRequest
 
     /// The event, or every problem with it (each naming its field).
-    public static func decode(_ data: JSONValue, rules: RulesFile) -> Result<ActivityEvent, RenderFailure> {
+    public static func decode(_ data: JSONValue, rules: RulesFile) -> Result<ActivityEvent, RenderError> {
         var issues: [PayloadIssue] = []
         let activity = data["activity"]?.stringValue ?? ""
         if activity.isEmpty { issues.append(PayloadIssue(path: "activity", "is required: the slug, job_id or tag of the activity")) }
@@ -35,7 +35,7 @@ public struct ActivityEvent: Sendable {
         }
         let payload = data["payload"]?.objectValue ?? [:]
         if data["payload"] == nil, action != .end { issues.append(PayloadIssue(path: "payload", "is required to start or update")) }
-        guard issues.isEmpty, let backend, let action else { return .failure(RenderFailure(activity: activity, issues: issues)) }
+        guard issues.isEmpty, let backend, let action else { return .failure(RenderError(activity: activity, issues: issues)) }
 
         let request: BackendRequest
         switch backend.kind {
@@ -45,7 +45,7 @@ public struct ActivityEvent: Sendable {
                 break
             }
             let (content, problems) = PayloadNormalizer.normalize(.object(payload), as: AiviSchema.content, path: "payload")
-            guard problems.isEmpty, let content else { return .failure(RenderFailure(activity: activity, issues: problems)) }
+            guard problems.isEmpty, let content else { return .failure(RenderError(activity: activity, issues: problems)) }
             request = .aivi(backend: backend.name, slug: activity, kind: action == .end ? .end : .update, content: content)
         case .islandpulse:
             var body = payload
@@ -54,7 +54,7 @@ public struct ActivityEvent: Sendable {
             body["action"] = action == .end ? "end" : nil
             if backend.freeTier { IslandPulseMapping.freeTier(&body) }
             let (normalized, problems) = PayloadNormalizer.normalize(.object(body), as: .object(IslandPulseSchema.body), path: "payload")
-            guard problems.isEmpty, let normalized else { return .failure(RenderFailure(activity: activity, issues: problems)) }
+            guard problems.isEmpty, let normalized else { return .failure(RenderError(activity: activity, issues: problems)) }
             request = .islandPulse(backend: backend.name, body: normalized)
         case .homeassistant:
             var fields = payload
@@ -62,11 +62,11 @@ public struct ActivityEvent: Sendable {
             if action == .end, fields["message"] == nil { fields["message"] = "" }
             let schema = action == .end ? LiveUpdateSchema.fields.allOptional : LiveUpdateSchema.fields
             let (normalized, problems) = PayloadNormalizer.normalize(.object(fields), as: .object(schema), path: "payload")
-            guard problems.isEmpty, let object = normalized?.objectValue else { return .failure(RenderFailure(activity: activity, issues: problems)) }
+            guard problems.isEmpty, let object = normalized?.objectValue else { return .failure(RenderError(activity: activity, issues: problems)) }
             request = .homeAssistant(backend: backend.name, service: backend.service, fields: object, kind: action == .end ? .end : .update)
         }
         if let problem = ActivityRenderer.sizeProblem(request, path: "payload") {
-            return .failure(RenderFailure(activity: activity, issues: [problem]))
+            return .failure(RenderError(activity: activity, issues: [problem]))
         }
         return .success(ActivityEvent(activity: activity, backend: backend, action: action, request: request))
     }

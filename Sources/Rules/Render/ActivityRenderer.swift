@@ -22,13 +22,13 @@ public enum ActivityRenderer {
     }
 
     public static func render(_ rule: ActivityRule, phase: PushKind, in context: EvaluationContext,
-                              notes: inout [PayloadIssue]) -> Result<BackendRequest, RenderFailure> {
+                              notes: inout [PayloadIssue]) -> Result<BackendRequest, RenderError> {
         let tree = phase == .end && rule.onEnd != nil ? FieldTree.merge(rule.fields, rule.onEnd!) : rule.fields
         guard case .object(var fields)? = tree.evaluate(in: context, failures: &notes) else {
-            return .failure(RenderFailure(activity: rule.id, issues: [PayloadIssue(path: "", "fields did not evaluate")]))
+            return .failure(RenderError(activity: rule.id, issues: [PayloadIssue(path: "", "fields did not evaluate")]))
         }
         resolveAutoIcon(&fields, rule: rule, context: context, notes: &notes)
-        let result: Result<BackendRequest, Issues>
+        let result: Result<BackendRequest, PayloadIssuesError>
         switch (rule.backend.kind, rule.mapping) {
         case (.aivi, _):
             result = aivi(rule, fields, phase: phase)
@@ -43,7 +43,7 @@ public enum ActivityRenderer {
         case (.homeassistant, _):
             result = liveUpdate(rule, fields, phase: phase)
         }
-        return result.mapError { RenderFailure(activity: rule.id, issues: $0.list) }
+        return result.mapError { RenderError(activity: rule.id, issues: $0.list) }
     }
 
     /// The end push `run` sends: the rendered end, or when its fields cannot be rendered a minimal end built from the
@@ -65,24 +65,24 @@ public enum ActivityRenderer {
         }
     }
 
-    static func normalizedAivi(_ template: String, _ fields: [String: JSONValue]) -> Result<[String: JSONValue], Issues> {
+    static func normalizedAivi(_ template: String, _ fields: [String: JSONValue]) -> Result<[String: JSONValue], PayloadIssuesError> {
         var content = fields
         content["template"] = .string(template)
         let (normalized, issues) = PayloadNormalizer.normalize(.object(content), as: AiviSchema.content)
-        guard issues.isEmpty, let object = normalized?.objectValue else { return .failure(Issues(issues)) }
+        guard issues.isEmpty, let object = normalized?.objectValue else { return .failure(PayloadIssuesError(issues)) }
         return .success(object)
     }
 
-    static func aivi(_ rule: ActivityRule, _ fields: [String: JSONValue], phase: PushKind) -> Result<BackendRequest, Issues> {
+    static func aivi(_ rule: ActivityRule, _ fields: [String: JSONValue], phase: PushKind) -> Result<BackendRequest, PayloadIssuesError> {
         normalizedAivi(rule.template, fields).flatMap { content in
             let request = BackendRequest.aivi(backend: rule.backend.name, slug: rule.targetID, kind: phase, content: .object(content))
-            if let problem = sizeProblem(request) { return .failure(Issues([problem])) }
+            if let problem = sizeProblem(request) { return .failure(PayloadIssuesError([problem])) }
             return .success(request)
         }
     }
 
     static func islandPulse(_ rule: ActivityRule, _ fields: [String: JSONValue], phase: PushKind, context: EvaluationContext,
-                            notes: inout [PayloadIssue]) -> Result<BackendRequest, Issues> {
+                            notes: inout [PayloadIssue]) -> Result<BackendRequest, PayloadIssuesError> {
         var body = fields
         body["job_id"] = .string(rule.targetID)
         body["action"] = .string(phase.rawValue)
@@ -90,9 +90,9 @@ public enum ActivityRenderer {
         if phase == .end, body["status"] == nil { body["status"] = "success" }
         if rule.backend.freeTier { IslandPulseMapping.freeTier(&body) }
         let (normalized, issues) = PayloadNormalizer.normalize(.object(body), as: .object(IslandPulseSchema.body))
-        guard issues.isEmpty, let normalized else { return .failure(Issues(issues)) }
+        guard issues.isEmpty, let normalized else { return .failure(PayloadIssuesError(issues)) }
         let request = BackendRequest.islandPulse(backend: rule.backend.name, body: normalized)
-        if let problem = sizeProblem(request) { return .failure(Issues([problem])) }
+        if let problem = sizeProblem(request) { return .failure(PayloadIssuesError([problem])) }
         return .success(request)
     }
 
@@ -113,11 +113,11 @@ public enum ActivityRenderer {
         return PayloadIssue(path: path, "the payload is \(size) bytes; a Live Activity holds at most \(contentLimit)")
     }
 
-    static func liveUpdate(_ rule: ActivityRule, _ fields: [String: JSONValue], phase: PushKind) -> Result<BackendRequest, Issues> {
+    static func liveUpdate(_ rule: ActivityRule, _ fields: [String: JSONValue], phase: PushKind) -> Result<BackendRequest, PayloadIssuesError> {
         var body = fields
         body["tag"] = .string(rule.targetID)
         let (normalized, issues) = PayloadNormalizer.normalize(.object(body), as: .object(LiveUpdateSchema.fields))
-        guard issues.isEmpty, let object = normalized?.objectValue else { return .failure(Issues(issues)) }
+        guard issues.isEmpty, let object = normalized?.objectValue else { return .failure(PayloadIssuesError(issues)) }
         return .success(.homeAssistant(backend: rule.backend.name, service: rule.backend.service, fields: object, kind: phase))
     }
 
@@ -134,14 +134,14 @@ public enum ActivityRenderer {
 }
 
 /// Why an activity produced no request.
-public struct RenderFailure: Error, Sendable, CustomStringConvertible {
+public struct RenderError: Error, Sendable, CustomStringConvertible {
     public let activity: String
     public let issues: [PayloadIssue]
     public var description: String { "activity \(activity): " + issues.map(\.description).joined(separator: "; ") }
 }
 
 /// Problems as an error value, so they can travel in a `Result`.
-struct Issues: Error {
+struct PayloadIssuesError: Error {
     let list: [PayloadIssue]
     init(_ list: [PayloadIssue]) { self.list = list }
 }

@@ -5,29 +5,29 @@ import Platform
 
 /// Entity states in the shape of Home Assistant's `GET /api/states` (a list of state objects), for `render` and tests.
 public enum StatesFile {
-    public struct Invalid: Error, CustomStringConvertible {
+    public struct FormatError: Error, CustomStringConvertible {
         public let description: String
     }
 
     public static func load(path: String) throws -> [String: EntityState] {
-        guard let data = FileManager.default.contents(atPath: path) else { throw Invalid(description: "cannot read \(path)") }
+        guard let data = FileManager.default.contents(atPath: path) else { throw FormatError(description: "cannot read \(path)") }
         let json: JSONValue
-        do { json = try JSONParser.parse(Array(data)) } catch { throw Invalid(description: "\(path): \(error)") }
+        do { json = try JSONParser.parse(Array(data)) } catch { throw FormatError(description: "\(path): \(error)") }
         return try parse(json, source: path)
     }
 
     public static func parse(_ json: JSONValue, source: String = "states") throws -> [String: EntityState] {
-        guard case .array(let items) = json else { throw Invalid(description: "\(source): expected a list of states, as GET /api/states returns") }
+        guard case .array(let items) = json else { throw FormatError(description: "\(source): expected a list of states, as GET /api/states returns") }
         var states: [String: EntityState] = [:]
         for (index, item) in items.enumerated() {
             guard let id = item["entity_id"]?.stringValue, EntityID.isValid(id) else {
-                throw Invalid(description: "\(source): item \(index) has no valid entity_id")
+                throw FormatError(description: "\(source): item \(index) has no valid entity_id")
             }
-            guard let state = item["state"]?.stringValue else { throw Invalid(description: "\(source): \(id) has no state") }
+            guard let state = item["state"]?.stringValue else { throw FormatError(description: "\(source): \(id) has no state") }
             func time(_ key: String) throws -> Double? {
                 guard let text = item[key]?.stringValue else { return nil }
                 guard let epoch = Timestamp.epoch(fromISO8601: text) else {
-                    throw Invalid(description: "\(source): \(id).\(key) \"\(text)\" is not an ISO 8601 time")
+                    throw FormatError(description: "\(source): \(id).\(key) \"\(text)\" is not an ISO 8601 time")
                 }
                 return epoch
             }
