@@ -77,6 +77,7 @@ public struct EntityStore: Sendable {
 
     /// Applies a later event of the subscription: `a`, then `c`, then `r`, each in entity id order.
     public mutating func apply(_ event: JSONText) throws -> [EntityChange] {
+        if let changes = try applyOneDiff(event) { return changes }
         var changes: [EntityChange] = []
         try event.read { reader in
             let parts = try Parts(&reader)
@@ -98,11 +99,10 @@ public struct EntityStore: Sendable {
                 var members = reader.subreader(changed)
                 try members.readObject { reader, id in diffs.append((id, try reader.skipValueRange())) }
                 for (id, range) in Self.latestByID(diffs) {
-                    guard var state = states[id] else { continue }
-                    var diff = members.subreader(range)
-                    try Self.readDiff(&diff, into: &state, names: &names)
-                    states[id] = state
-                    changes.append(.updated(state))
+                    guard let index = states.index(forKey: id) else { continue }
+                    var reader = members.subreader(range)
+                    let diff = try Diff(&reader, names: &names)
+                    changes.append(.updated(diff.apply(to: &states.values[index])))
                 }
             }
             if let removed = parts.removed {
@@ -116,6 +116,28 @@ public struct EntityStore: Sendable {
             }
         }
         return changes
+    }
+
+    /// The event nearly every message is, one entity's diff alone (`{"c":{"id":{…}}}`), read in one pass instead of
+    /// finding the parts first; nil for any other shape, which `apply` then reads in full.
+    private mutating func applyOneDiff(_ event: JSONText) throws -> [EntityChange]? {
+        try event.read { reader in
+            guard reader.nextKind == .object else { return nil }
+            var keys = 0, members = 0
+            var diff: (id: String, Diff)?
+            try reader.readObject { reader, key in
+                keys += 1
+                guard keys == 1, key == "c", reader.nextKind == .object else { try reader.skipValue(); return }
+                try reader.readObject { reader, id in
+                    members += 1
+                    guard members == 1 else { try reader.skipValue(); return }
+                    diff = (id, try Diff(&reader, names: &names))
+                }
+            }
+            guard keys == 1, members == 1, let (id, diff) = diff else { return nil }
+            guard let index = states.index(forKey: id) else { return [] }
+            return [.updated(diff.apply(to: &states.values[index]))]
+        }
     }
 
     /// One entity's new full state, or its removal (a full state without a state, or null): what a `state_changed`
@@ -185,55 +207,67 @@ public struct EntityStore: Sendable {
 
     /// A diff: `+` sets state, attributes, times and context; then `-` removes attributes. Read whole, then applied
     /// at once: the state is shared with the engine, so its first change copies it, and only one change should.
-    static func readDiff(_ reader: inout JSONReader, into state: inout EntityState, names: inout SharedNames) throws {
-        guard reader.nextKind == .object else { try reader.skipValue(); return }
+    struct Diff {
         var newState: String?, context: String?
         var lastChanged: Double?, lastUpdated: Double?
         var setAttributes: [EntityAttributes.Element] = []
         var removedKeys: [String] = []
-        try reader.readObject { reader, key in
-            switch key {
-            case "+":
-                guard reader.nextKind == .object else { return }
-                try reader.readObject { reader, key in
-                    switch key {
-                    case "s": newState = try reader.readStringIfPresent() ?? newState
-                    case "a":
-                        guard reader.nextKind == .object else { return }
-                        try reader.readObject { reader, name in
-                            setAttributes.append((names.attributeName(name), try reader.readValue()))
+
+        init(_ reader: inout JSONReader, names: inout SharedNames) throws {
+            guard reader.nextKind == .object else { try reader.skipValue(); return }
+            var diff = Diff()
+            try reader.readObject { reader, key in
+                switch key {
+                case "+":
+                    guard reader.nextKind == .object else { return }
+                    try reader.readObject { reader, key in
+                        switch key {
+                        case "s": diff.newState = try reader.readStringIfPresent() ?? diff.newState
+                        case "a":
+                            guard reader.nextKind == .object else { return }
+                            try reader.readObject { reader, name in
+                                diff.setAttributes.append((names.attributeName(name), try reader.readValue()))
+                            }
+                        case "lc": diff.lastChanged = try readTime(&reader) ?? diff.lastChanged
+                        case "lu": diff.lastUpdated = try readTime(&reader) ?? diff.lastUpdated
+                        case "c": diff.context = contextID(try reader.readValue()) ?? diff.context
+                        default: try reader.skipValue()
                         }
-                    case "lc": lastChanged = try readTime(&reader) ?? lastChanged
-                    case "lu": lastUpdated = try readTime(&reader) ?? lastUpdated
-                    case "c": context = contextID(try reader.readValue()) ?? context
-                    default: try reader.skipValue()
                     }
-                }
-            case "-":
-                guard reader.nextKind == .object else { return }
-                try reader.readObject { reader, key in
-                    guard key == "a", reader.nextKind == .array else { return }
-                    try reader.readArray { reader in
-                        if let name = try reader.readStringIfPresent() { removedKeys.append(name) }
+                case "-":
+                    guard reader.nextKind == .object else { return }
+                    try reader.readObject { reader, key in
+                        guard key == "a", reader.nextKind == .array else { return }
+                        try reader.readArray { reader in
+                            if let name = try reader.readStringIfPresent() { diff.removedKeys.append(name) }
+                        }
                     }
+                default: try reader.skipValue()
                 }
-            default: try reader.skipValue()
             }
+            self = diff
         }
-        if !setAttributes.isEmpty || !removedKeys.isEmpty {
-            // New attributes make the state's own copy; the fields below then change in place.
-            var attributes = state.attributes
-            for (name, value) in setAttributes { attributes[name] = value }
-            for key in removedKeys { attributes[key] = nil }
-            state.attributes = attributes
+
+        private init() {}
+
+        /// Changes `state` in place; returns it as changed.
+        func apply(to state: inout EntityState) -> EntityState {
+            if !setAttributes.isEmpty || !removedKeys.isEmpty {
+                // New attributes make the state's own copy; the fields below then change in place.
+                var attributes = state.attributes
+                for (name, value) in setAttributes { attributes[name] = value }
+                for key in removedKeys { attributes[key] = nil }
+                state.attributes = attributes
+            }
+            if let newState { state.state = newState }
+            if let context { state.contextID = context }
+            if let lastChanged {
+                state.lastChanged = lastChanged
+                state.lastUpdated = lastChanged
+            }
+            if let lastUpdated { state.lastUpdated = lastUpdated }
+            return state
         }
-        if let newState { state.state = newState }
-        if let context { state.contextID = context }
-        if let lastChanged {
-            state.lastChanged = lastChanged
-            state.lastUpdated = lastChanged
-        }
-        if let lastUpdated { state.lastUpdated = lastUpdated }
     }
 
     /// `lc`/`lu`: seconds since 1970, taken only if Python's datetime could hold them (Home Assistant cannot send

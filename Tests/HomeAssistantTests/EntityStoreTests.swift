@@ -56,6 +56,31 @@ struct EntityStoreTests {
 
     /// Times no datetime can hold (year 293,000; infinity from an overflowing literal) are ignored, never stored:
     /// formatting them or reading them in a template would otherwise have nothing sane to give.
+    /// The one-diff event is read in one pass; any other shape by parts. Both must give the same states and changes.
+    @Test func theOneDiffEventReadsAsTheGeneralPathDoes() throws {
+        let diffs = [
+            #"{"sensor.a":{"+":{"s":"2","a":{"t":1.5,"unit":"%"},"lc":1795343700.0,"c":"01CTX"},"-":{"a":["old"]}}}"#,
+            #"{"sensor.a":{"-":{"a":["old"]},"+":{"lu":1795343701.0}}}"#,
+            #"{"sensor.unknown":{"+":{"s":"1"}}}"#,
+            #"{"sensor.a":"not a diff"}"#,
+        ]
+        for diff in diffs {
+            var fast = EntityStore(), general = EntityStore()
+            let snapshot = #"{"a":{"sensor.a":{"s":"1","a":{"old":true,"unit":"W"},"lc":1795343600.0}}}"#
+            _ = try fast.replace(withSnapshot: JSONText(snapshot))
+            _ = try general.replace(withSnapshot: JSONText(snapshot))
+            let one = try fast.apply(JSONText(#"{"c":"# + diff + "}"))
+            // An empty removal list makes it a two-part event, read by parts.
+            let parts = try general.apply(JSONText(#"{"c":"# + diff + #","r":[]}"#))
+            #expect(one == parts, "\(diff)")
+            #expect(fast.states == general.states, "\(diff)")
+        }
+        var store = EntityStore()
+        _ = try store.replace(withSnapshot: JSONText(#"{"a":{"sensor.a":{"s":"1","lc":1.0}}}"#))
+        #expect(try store.apply(JSONText(#"{"c":{"sensor.a":{"+":{"s":"2"}}}}"#)).map(\.entityID) == ["sensor.a"])
+        #expect(store["sensor.a"]?.state == "2")
+    }
+
     @Test func timesBeyondYear9999AreIgnored() throws {
         var store = EntityStore()
         _ = store.replace(withSnapshot: try JSONParser.parse("""
