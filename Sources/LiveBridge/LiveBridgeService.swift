@@ -171,6 +171,9 @@ public actor LiveBridgeService: Service {
         let entities = engine.rules.entityIDs.sorted()
         logger.info("starting", ["activities": String(engine.rules.activities.count), "entities": String(entities.count),
                                  "dry_run": String(options.dryRun)])
+        // Cancelled while starting: stop() has run (or is running); nothing more is started. From here to the
+        // connection's start nothing suspends, so a later stop() finds everything started.
+        guard !stopping else { return }
         serveStatus()
         let events = connection.events(ofType: engine.rules.eventType)
         let eventTask = Task { [weak self] in
