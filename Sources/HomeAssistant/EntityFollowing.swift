@@ -13,8 +13,8 @@ protocol EntityFollowing: AnyObject {
     var refusal: (warning: String, closeReason: String) { get }
     /// One event of the subscription, taken into `store`.
     func take(_ event: JSONText, into store: inout EntityStore) -> EntityFollowingOutcome
-    /// The snapshot command's result, taken into `store`.
-    func takeSnapshot(_ result: JSONValue, into store: inout EntityStore) -> EntityFollowingOutcome
+    /// The snapshot command's result (or its failure), taken into `store`.
+    func takeSnapshot(_ result: Result<JSONValue, HomeAssistantError>, into store: inout EntityStore) -> EntityFollowingOutcome
 }
 
 /// What an event or a snapshot did to the store.

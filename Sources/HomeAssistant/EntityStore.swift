@@ -124,18 +124,19 @@ public struct EntityStore: Sendable {
         try event.read { reader in
             guard reader.nextKind == .object else { return nil }
             var keys = 0, members = 0
-            var diff: (id: String, Diff)?
+            var diff: (index: Dictionary<String, EntityState>.Index, Diff)?
             try reader.readObject { reader, key in
                 keys += 1
                 guard keys == 1, key == "c", reader.nextKind == .object else { try reader.skipValue(); return }
                 try reader.readObject { reader, id in
                     members += 1
-                    guard members == 1 else { try reader.skipValue(); return }
-                    diff = (id, try Diff(&reader, names: &names))
+                    // Only a kept entity's diff is read: with a domain selection most entities are not kept.
+                    guard members == 1, let index = states.index(forKey: id) else { try reader.skipValue(); return }
+                    diff = (index, try Diff(&reader, names: &names))
                 }
             }
-            guard keys == 1, members == 1, let (id, diff) = diff else { return nil }
-            guard let index = states.index(forKey: id) else { return [] }
+            guard keys == 1, members == 1 else { return nil }
+            guard let (index, diff) = diff else { return [] }
             return [.updated(diff.apply(to: &states.values[index]))]
         }
     }

@@ -28,5 +28,6 @@ final class EntitySubscription: EntityFollowing {
         }
     }
 
-    func takeSnapshot(_ result: JSONValue, into store: inout EntityStore) -> EntityFollowingOutcome { .nothing }
+    /// There is no snapshot command: the snapshot is the first event.
+    func takeSnapshot(_ result: Result<JSONValue, HomeAssistantError>, into store: inout EntityStore) -> EntityFollowingOutcome { .nothing }
 }

@@ -427,10 +427,7 @@ public final class HomeAssistantConnection: @unchecked Sendable {
         if let command = following.snapshotCommand {
             send(command, on: session) { [self] result in
                 guard self.session === session, session.following === following else { return }
-                switch result {
-                case .success(let value): took(following.takeSnapshot(value, into: &store), on: session)
-                case .failure: took(StateChangedFollowing.noSnapshot, on: session)
-                }
+                took(following.takeSnapshot(result, into: &store), on: session)
             }
         }
     }

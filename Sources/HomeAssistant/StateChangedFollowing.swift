@@ -12,9 +12,6 @@ final class StateChangedFollowing: EntityFollowing {
     var snapshotCommand: [String: JSONValue]? { ["type": "get_states"] }
     var refusal: (warning: String, closeReason: String) { ("subscribe_events state_changed failed", "could not subscribe to state_changed") }
 
-    /// What a failed or unreadable `get_states` means.
-    static let noSnapshot = EntityFollowingOutcome.unusable("could not read the states", warning: "get_states failed")
-
     /// One state_changed event: a watched entity's new state, or its removal.
     func take(_ event: JSONText, into store: inout EntityStore) -> EntityFollowingOutcome {
         guard !awaitingSnapshot else { return .nothing }
@@ -26,9 +23,12 @@ final class StateChangedFollowing: EntityFollowing {
         }
     }
 
-    /// `get_states`' result: every entity Home Assistant has, of which the store keeps the selected.
-    func takeSnapshot(_ result: JSONValue, into store: inout EntityStore) -> EntityFollowingOutcome {
-        guard case .array(let states) = result else { return Self.noSnapshot }
+    /// `get_states`' result: every entity Home Assistant has, of which the store keeps the selected. Failed or not a
+    /// list, the socket is given up: a fresh one brings a fresh snapshot.
+    func takeSnapshot(_ result: Result<JSONValue, HomeAssistantError>, into store: inout EntityStore) -> EntityFollowingOutcome {
+        guard case .success(.array(let states)) = result else {
+            return .unusable("could not read the states", warning: "get_states failed")
+        }
         awaitingSnapshot = false
         return .snapshot(store.replace(withFullStates: states, keeping: selection),
                          knownIDs: states.compactMap { $0["entity_id"]?.stringValue })

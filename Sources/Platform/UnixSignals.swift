@@ -34,12 +34,10 @@ public struct UnixSignal: RawRepresentable, Hashable, Sendable, CustomStringConv
 public final class UnixSignals: AsyncSequence, Sendable {
     public typealias Element = UnixSignal
 
-    private let signals: [UnixSignal]
     private let stream: AsyncStream<UnixSignal>
     private let continuation: AsyncStream<UnixSignal>.Continuation
 
     public init(_ signals: [UnixSignal]) {
-        self.signals = signals
         (stream, continuation) = AsyncStream.makeStream(of: UnixSignal.self)
         SignalPipe.shared.add(ObjectIdentifier(self), signals: signals, continuation: continuation)
     }

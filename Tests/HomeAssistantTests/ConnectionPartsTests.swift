@@ -92,9 +92,11 @@ struct ConnectionPartsTests {
             JSONText(#"{"event_type":"state_changed","data":{"entity_id":"\#(id)","new_state":{"entity_id":"\#(id)","state":"\#(state)","attributes":{},"last_changed":"2026-11-23T10:00:00+00:00","last_updated":"2026-11-23T10:00:00+00:00","context":{"id":"x"}}}}"#)
         }
         #expect(following.take(event("sensor.a", "early"), into: &store) == .nothing)
-        #expect(following.takeSnapshot("not a list", into: &store) == StateChangedFollowing.noSnapshot)
+        let noSnapshot = EntityFollowingOutcome.unusable("could not read the states", warning: "get_states failed")
+        #expect(following.takeSnapshot(.success("not a list"), into: &store) == noSnapshot)
+        #expect(following.takeSnapshot(.failure(.timeout("get_states")), into: &store) == noSnapshot)
         let states: JSONValue = [["entity_id": "sensor.a", "state": "1", "attributes": [:]], ["entity_id": "sensor.z", "state": "9", "attributes": [:]]]
-        guard case .snapshot(let changes, let known) = following.takeSnapshot(states, into: &store) else { Issue.record("no snapshot"); return }
+        guard case .snapshot(let changes, let known) = following.takeSnapshot(.success(states), into: &store) else { Issue.record("no snapshot"); return }
         #expect(changes.map(\.entityID) == ["sensor.a"] && known == ["sensor.a", "sensor.z"])
         #expect(following.take(event("sensor.z", "10"), into: &store) == .nothing)
         guard case .changes(let changed) = following.take(event("sensor.a", "2"), into: &store) else { Issue.record("no change"); return }
