@@ -79,7 +79,8 @@ public struct EntityStore: Sendable {
     public mutating func apply(_ event: JSONText) throws -> [EntityChange] {
         if let changes = try applyOneDiff(event) { return changes }
         var changes: [EntityChange] = []
-        try event.read { reader in
+        // Parts are applied as they are read: a malformed part further on must not leave the first ones applied.
+        try event.checked().read { reader in
             let parts = try Parts(&reader)
             if let added = parts.added {
                 var entities: [(id: String, state: EntityState)] = []
@@ -120,12 +121,13 @@ public struct EntityStore: Sendable {
 
     /// The event nearly every message is, one entity's diff alone (`{"c":{"id":{…}}}`), read in one pass instead of
     /// finding the parts first; nil for any other shape, which `apply` then reads in full.
+    /// Read whole (and so checked) before anything is applied.
     private mutating func applyOneDiff(_ event: JSONText) throws -> [EntityChange]? {
-        try event.read { reader in
+        let found: (index: Dictionary<String, EntityState>.Index, Diff)?? = try event.read { reader in
             guard reader.nextKind == .object else { return nil }
             var keys = 0, members = 0
             var diff: (index: Dictionary<String, EntityState>.Index, Diff)?
-            try reader.readObject { reader, key in
+            try reader.readMembers { reader, key in
                 keys += 1
                 guard keys == 1, key == "c", reader.nextKind == .object else { try reader.skipValue(); return }
                 try reader.readObject { reader, id in
@@ -136,9 +138,11 @@ public struct EntityStore: Sendable {
                 }
             }
             guard keys == 1, members == 1 else { return nil }
-            guard let (index, diff) = diff else { return [] }
-            return [.updated(diff.apply(to: &states.values[index]))]
+            return .some(diff)
         }
+        guard let found else { return nil }
+        guard let (index, diff) = found else { return [] }
+        return [.updated(diff.apply(to: &states.values[index]))]
     }
 
     /// One entity's new full state, or its removal (a full state without a state, or null): what a `state_changed`
@@ -159,7 +163,7 @@ public struct EntityStore: Sendable {
         init(_ reader: inout JSONReader) throws {
             guard reader.nextKind == .object else { try reader.skipValue(); return }
             var parts = Parts()
-            try reader.readObject { reader, key in
+            try reader.readMembers { reader, key in
                 switch key {
                 case "a": parts.added = reader.nextKind == .object ? try reader.skipValueRange() : nil
                 case "c": parts.changed = reader.nextKind == .object ? try reader.skipValueRange() : nil
@@ -188,7 +192,7 @@ public struct EntityStore: Sendable {
         var attributes: [EntityAttributes.Element] = []
         var lastChanged: Double?, lastUpdated: Double?
         var context: String?
-        try reader.readObject { reader, key in
+        try reader.readMembers { reader, key in
             switch key {
             case "s": state = try reader.readStringIfPresent()
             case "a":
@@ -217,11 +221,11 @@ public struct EntityStore: Sendable {
         init(_ reader: inout JSONReader, names: inout SharedNames) throws {
             guard reader.nextKind == .object else { try reader.skipValue(); return }
             var diff = Diff()
-            try reader.readObject { reader, key in
+            try reader.readMembers { reader, key in
                 switch key {
                 case "+":
                     guard reader.nextKind == .object else { return }
-                    try reader.readObject { reader, key in
+                    try reader.readMembers { reader, key in
                         switch key {
                         case "s": diff.newState = try reader.readStringIfPresent() ?? diff.newState
                         case "a":
@@ -237,7 +241,7 @@ public struct EntityStore: Sendable {
                     }
                 case "-":
                     guard reader.nextKind == .object else { return }
-                    try reader.readObject { reader, key in
+                    try reader.readMembers { reader, key in
                         guard key == "a", reader.nextKind == .array else { return }
                         try reader.readArray { reader in
                             if let name = try reader.readStringIfPresent() { diff.removedKeys.append(name) }

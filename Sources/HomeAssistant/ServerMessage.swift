@@ -13,8 +13,9 @@ public enum ServerMessage: Sendable, Equatable {
     /// A message this client does not act on (an unknown type, or a known type missing its fields).
     case other(JSONValue)
 
-    /// Reads the envelope of each message (`id`, `type`, `success`, …) and leaves an event's payload as text,
-    /// checked but not decoded: its subscriber knows its shape and reads it straight into its own types.
+    /// Reads the envelope of each message (`id`, `type`, `success`, …) and leaves an event's payload as text, neither
+    /// decoded nor checked: its subscriber knows its shape and reads it, strictly, straight into its own types — one
+    /// pass over the bytes that matter most. The rest of the frame is checked here.
     public static func decode(frame: [UInt8]) throws -> [ServerMessage] {
         try frame.withUnsafeBufferPointer { buffer in
             var reader = JSONReader(buffer)
@@ -33,11 +34,11 @@ public enum ServerMessage: Sendable, Equatable {
         guard reader.nextKind == .object else { return .other(try reader.readValue()) }
         let start = reader.offset
         var envelope = Envelope()
-        try reader.readObject { reader, key in
+        try reader.readMembers { reader, key in
             switch key {
             case "type": envelope.type = try reader.readStringIfPresent()
             case "id": envelope.id = try reader.readValue().intValue
-            case "event": envelope.event = try reader.skipValueRange()
+            case "event": envelope.event = reader.skipValueRangeUnchecked()
             case "result": envelope.result = try reader.readValue()
             case "success": envelope.success = try reader.readValue().boolValue
             case "error": envelope.error = try reader.readValue()
@@ -52,7 +53,7 @@ public enum ServerMessage: Sendable, Equatable {
         case ("auth_invalid", _): return .authInvalid(message: envelope.message ?? "invalid access token")
         case ("pong", let id?): return .pong(id: id)
         case ("event", let id?):
-            return .event(id: id, envelope.event.map { JSONText(checked: frame[$0]) } ?? JSONText("null"))
+            return .event(id: id, envelope.event.map { JSONText(frame[$0]) } ?? JSONText("null"))
         case ("result", let id?):
             if envelope.success == true { return .result(id: id, .success(envelope.result ?? .null)) }
             return .result(id: id, .failure(HomeAssistantError(

@@ -21,6 +21,9 @@ public final class HomeAssistantSimulator: @unchecked Sendable {
         public var port = 0
         /// PEM certificate and key: serve wss:// instead of ws://.
         public var tlsCertificate: (certificate: String, key: String)?
+        /// Whether it honours `coalesce_messages` as Home Assistant does; off, every message is a frame of its own
+        /// whatever the client asked (a server without the feature).
+        public var coalesces = true
         public init(token: String) { self.token = token }
     }
 
@@ -55,6 +58,8 @@ public final class HomeAssistantSimulator: @unchecked Sendable {
         var eventSubscriptions: [Int: String] = [:]
         /// render_template subscriptions: the template by subscription id.
         var templateSubscriptions: [Int: String] = [:]
+        /// Messages queued in this pass of the loop, sent when it ends (`flushOutboxes`).
+        var outbox: [String] = []
         init(connection: WebSocketConnection, number: Int) {
             self.connection = connection
             self.number = number
@@ -73,6 +78,7 @@ public final class HomeAssistantSimulator: @unchecked Sendable {
         port = loop.listenPort
         loop.onAccept = { [weak self] connection in self?.accepted(connection) }
         loop.start()
+        loop.perform { [loop] in loop.afterEachPass { [weak self] in self?.flushOutboxes() } }
     }
 
     public convenience init(token: String) throws {
@@ -190,14 +196,20 @@ public final class HomeAssistantSimulator: @unchecked Sendable {
     /// Sends raw text to every authenticated client (malformed JSON, unknown messages…).
     public func sendRaw(_ text: String) async {
         await onLoop { sim in
-            for client in sim.clients.values where client.authenticated { client.connection.send(text) }
+            for client in sim.clients.values where client.authenticated {
+                sim.flush(client)
+                client.connection.send(text)
+            }
         }
     }
 
     /// Sends bytes as a text message to every authenticated client, valid UTF-8 or not.
     public func sendRawBytes(_ bytes: [UInt8]) async {
         await onLoop { sim in
-            for client in sim.clients.values where client.authenticated { client.connection.send(bytes: bytes) }
+            for client in sim.clients.values where client.authenticated {
+                sim.flush(client)
+                client.connection.send(bytes: bytes)
+            }
         }
     }
 
@@ -328,16 +340,24 @@ public final class HomeAssistantSimulator: @unchecked Sendable {
         send(["type": "auth_required", "ha_version": .string(options.haVersion)], to: client)
     }
 
+    /// Queues a message; it goes out when this pass of the loop ends.
     private func send(_ message: JSONValue, to client: Client) {
-        client.connection.send(message.jsonText)
+        client.outbox.append(message.jsonText)
     }
 
-    /// Several messages in one frame when the client asked for coalescing, as the real server does.
-    private func sendTogether(_ messages: [JSONValue], to client: Client) {
-        if client.coalesce {
-            client.connection.send(JSONValue.array(messages).jsonText)
+    /// Sends what each client's pass queued as Home Assistant's writer does: one message alone, several in one JSON
+    /// array frame when the client asked for coalescing (`supported_features`), else one frame each.
+    private func flushOutboxes() {
+        for client in clients.values where !client.outbox.isEmpty { flush(client) }
+    }
+
+    private func flush(_ client: Client) {
+        let messages = client.outbox
+        client.outbox = []
+        if client.coalesce && options.coalesces && messages.count > 1 {
+            client.connection.send("[" + messages.joined(separator: ",") + "]")
         } else {
-            for message in messages { send(message, to: client) }
+            for message in messages { client.connection.send(message) }
         }
     }
 
@@ -355,6 +375,7 @@ public final class HomeAssistantSimulator: @unchecked Sendable {
                 send(["type": "auth_ok", "ha_version": .string(options.haVersion)], to: client)
             } else {
                 send(["type": "auth_invalid", "message": "Invalid access token or password"], to: client)
+                flush(client)
                 client.connection.close(reason: "auth_invalid")
             }
             return
@@ -388,7 +409,8 @@ public final class HomeAssistantSimulator: @unchecked Sendable {
             for (entityID, entity) in entities where filter?.contains(entityID) ?? true {
                 snapshot[entityID] = entity.compressed
             }
-            sendTogether([success(id, .null), ["id": .int(id), "type": "event", "event": ["a": .object(snapshot)]]], to: client)
+            send(success(id, .null), to: client)
+            send(["id": .int(id), "type": "event", "event": ["a": .object(snapshot)]], to: client)
         case "subscribe_events":
             client.eventSubscriptions[id] = message["event_type"]?.stringValue ?? "*"
             send(success(id, .null), to: client)
@@ -399,7 +421,8 @@ public final class HomeAssistantSimulator: @unchecked Sendable {
             }
             let template = message["template"]?.stringValue ?? ""
             client.templateSubscriptions[id] = template
-            sendTogether([success(id, .null), renderingEvent(id, template)], to: client)
+            send(success(id, .null), to: client)
+            send(renderingEvent(id, template), to: client)
         case "unsubscribe_events":
             guard let subscription = message["subscription"]?.intValue,
                   client.eventSubscriptions.removeValue(forKey: subscription) != nil

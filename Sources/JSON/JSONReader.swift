@@ -62,19 +62,25 @@ public struct JSONReader {
     /// Calls `member` for each key of the object that comes next, positioned at its value, which `member` reads or
     /// skips; a value it leaves untouched is skipped for it. Throws if the next value is not an object.
     public mutating func readObject(_ member: (inout JSONReader, String) throws -> Void) throws {
+        try scanObject(keys: true) { reader, key in try member(&reader, key!.string) }
+    }
+
+    /// `readObject` for a hot path: each key as it stands in the text (`JSONKey`), compared with the names the caller
+    /// expects without making a String of it.
+    public mutating func readMembers(_ member: (inout JSONReader, JSONKey) throws -> Void) throws {
         try scanObject(keys: true) { reader, key in try member(&reader, key!) }
     }
 
-    /// The member loop of reading and skipping: keys made into Strings only when `keys`.
-    private mutating func scanObject(keys: Bool, _ member: (inout JSONReader, String?) throws -> Void) throws {
+    /// The member loop of reading and skipping: keys read only when `keys`.
+    private mutating func scanObject(keys: Bool, _ member: (inout JSONReader, JSONKey?) throws -> Void) throws {
         guard index < bytes.count, bytes[index] == UInt8(ascii: "{") else { throw error("expected an object") }
         index += 1
         skipWhitespace()
         if index < bytes.count, bytes[index] == UInt8(ascii: "}") { index += 1; skipWhitespace(); return }
         while true {
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw error("expected a string key") }
-            var key: String?
-            if keys { key = try string() } else { try skipString() }
+            var key: JSONKey?
+            if keys { key = try self.key() } else { try skipString() }
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw error("expected ':'") }
             index += 1
@@ -140,6 +146,17 @@ public struct JSONReader {
         return start..<end
     }
 
+    /// Finds the end of the next value without checking it, and gives the bytes it spans: for a value that a strict
+    /// reader reads later (`JSONText(_:)`), so it is checked once, by whoever needs it. Stays within the bytes
+    /// whatever they hold.
+    public mutating func skipValueRangeUnchecked() -> Range<Int> {
+        let start = index
+        skipChecked()
+        let end = max(start, index)
+        skipWhitespace()
+        return start..<end
+    }
+
     /// A reader over a range this reader's bytes, as `skipValueRange` gave it.
     public func subreader(_ range: Range<Int>) -> JSONReader {
         JSONReader(UnsafeBufferPointer(rebasing: bytes[range]), checked: isChecked)
@@ -148,6 +165,7 @@ public struct JSONReader {
     /// Finds the end of a value in bytes already checked: brackets counted, strings jumped over, nothing decoded.
     /// Stays within the bytes whatever they hold.
     private mutating func skipChecked() {
+        defer { index = min(index, bytes.count) }
         var depth = 0
         repeat {
             guard index < bytes.count else { return }
@@ -177,7 +195,6 @@ public struct JSONReader {
                 }
             }
         } while depth > 0
-        index = min(index, bytes.count)
     }
 
     private mutating func skip(depth: Int) throws {
@@ -190,6 +207,27 @@ public struct JSONReader {
         case .bool, .null: _ = try value(depth: depth)
         case nil: throw error(index < bytes.count ? "unexpected character" : "unexpected end of input")
         }
+    }
+
+    /// A member key, checked as `string()` checks it: its bytes in place, or the decoded String when it has escapes.
+    private mutating func key() throws -> JSONKey {
+        let quote = index
+        index += 1
+        let start = index
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") {
+                index += 1
+                return JSONKey(text: UnsafeBufferPointer(rebasing: bytes[start..<index - 1]))
+            }
+            if byte == UInt8(ascii: "\\") {
+                index = quote
+                return JSONKey(decoded: try string())
+            }
+            if byte < 0x20 { throw error("control character in string") }
+            index += byte < 0x80 ? 1 : try utf8SequenceLength(at: index)
+        }
+        throw error("unterminated string")
     }
 
     /// A string's bytes checked (escapes, control characters, UTF-8) without making the String.

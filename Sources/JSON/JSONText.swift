@@ -32,6 +32,14 @@ public struct JSONText: Sendable, Equatable, CustomStringConvertible {
 
     public func value() throws -> JSONValue { try read { try $0.readValue() } }
 
+    /// The same text, checked as one well-formed value now if it was not before: for a reader that acts on parts as it
+    /// reads them and must not act on a text that turns out malformed further on.
+    public func checked() throws -> JSONText {
+        if isChecked { return self }
+        try read { try $0.skipValue() }
+        return JSONText(checked: bytes)
+    }
+
     public var description: String { String(decoding: bytes, as: UTF8.self) }
 
     public static func == (a: JSONText, b: JSONText) -> Bool {

@@ -149,8 +149,10 @@ var results: [String: JSONValue] = [:]
 /// `minInterval`: the per-activity budget; 0s pushes whenever the previous push is answered.
 /// `paced`: changes per second the simulator sends at (nil: as fast as it can).
 @MainActor func flood(changes: Int, name: String = "flood", source: String = "subscribe_entities", noise: Double = 0, minInterval: String = "0s",
-                      paced: Double? = nil) async throws {
-    let simulator = try HomeAssistantSimulator(token: token)
+                      paced: Double? = nil, coalesces: Bool = true) async throws {
+    var options = HomeAssistantSimulator.Options(token: token)
+    options.coalesces = coalesces
+    let simulator = try HomeAssistantSimulator(options: options)
     defer { simulator.stop() }
     let backend = try FakePushService(acceptsAnyToken: true)
     let entities = 50, activities = 200
@@ -283,6 +285,10 @@ if wanted("flood") { try await flood(changes: floodChanges) }
 if wanted("flood_min_interval_1s") { try await flood(changes: floodChanges, name: "flood_min_interval_1s", minInterval: "1s") }
 // Equal work with the Python bridge of issue 15: paced at 25,000 changes/s, one push per activity per second.
 if wanted("equal_work") { try await flood(changes: floodChanges, name: "equal_work", minInterval: "1s", paced: 25_000) }
+// The same against a server that sends every message in a frame of its own (no `coalesce_messages`).
+if wanted("equal_work_uncoalesced") {
+    try await flood(changes: floodChanges, name: "equal_work_uncoalesced", minInterval: "1s", paced: 25_000, coalesces: false)
+}
 if wanted("flood_state_changed") { try await flood(changes: floodChanges, name: "flood_state_changed", source: "state_changed", noise: 0.95) }
 if wanted("snapshot_32_mib") { try await startup(entities: 100, padding: 32 << 20, name: "snapshot_32_mib") }
 

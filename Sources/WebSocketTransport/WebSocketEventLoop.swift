@@ -107,6 +107,9 @@ public final class WebSocketEventLoop: @unchecked Sendable {
         info.protocols = UnsafePointer(protocols)
         // UTF-8 of text messages is checked by WebSocketConnection, which can then say why it closed.
         info.options = 0
+        // What one read of a socket takes in (libwebsockets' default is 4 KiB): a burst of Home Assistant's messages
+        // arrives in a few reads, not one per 4 KiB.
+        info.pt_serv_buf_size = 64 << 10
         if options.usesTLS || options.serverCertificate != nil { info.options |= UInt64(LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT) }
         // A few descriptors beyond the connections: the cancel pipe and the listener.
         if let maximum = options.maximumConnections { info.fd_limit_per_thread = UInt32(maximum + 4) }

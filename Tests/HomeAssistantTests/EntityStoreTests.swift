@@ -222,6 +222,20 @@ struct EntityStoreTests {
         #expect(now.attribute("friendly_name") == "Washer progress")
     }
 
+    /// Events come unchecked (their subscriber reads them, strictly): a malformed part further on must not leave the
+    /// parts before it applied, whichever path reads the event.
+    @Test func aMalformedEventChangesNothing() throws {
+        var store = EntityStore()
+        _ = try store.replace(withSnapshot: JSONText(#"{"a":{"sensor.a":{"s":"1","lc":1.0}}}"#))
+        for bad in [#"{"a":{"sensor.b":{"s":"on"}},"c":{"sensor.a":{"+":{"s":"2"}}},"r":[tru]}"#,
+                    #"{"c":{"sensor.a":{"+":{"s":"2"}}},"x":01}"#, #"{"c":{"sensor.a":{"+":{"s":"2","lu":1.}}}}"#,
+                    #"{"c":{"sensor.a":{"+":{"s":"2"}}}} x"#] {
+            #expect(throws: JSONParser.SyntaxError.self, "\(bad)") { try store.apply(JSONText(bad)) }
+            #expect(store["sensor.a"]?.state == "1", "\(bad)")
+            #expect(store["sensor.b"] == nil, "\(bad)")
+        }
+    }
+
     @Test func aDiffForAnUnknownEntityIsIgnored() {
         var store = EntityStore()
         #expect(store.apply(["c": ["sensor.ghost": ["+": ["s": "on"]]]]).isEmpty)

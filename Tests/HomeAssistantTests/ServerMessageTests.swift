@@ -26,19 +26,30 @@ struct ServerMessageTests {
         #expect(try decode(#"{"id":9,"type":"pong"}"#) == [.pong(id: 9)])
     }
 
-    /// An event's payload stays text (the subscriber reads it) but is checked with the frame: a bad payload throws.
-    @Test func anEventPayloadIsLeftAsTextButChecked() throws {
+    /// An event's payload stays text, unchecked: its subscriber reads it strictly, so its bytes are read once. A bad
+    /// payload throws when read; the rest of the frame is checked by `decode`.
+    @Test func anEventPayloadIsLeftAsTextAndCheckedWhenRead() throws {
         let messages = try decode(#"{"id":3,"event":{"c":{"sensor.a":{"+":{"s":"on","lu":1.5}}}},"type":"event"}"#)
         guard case .event(3, let payload)? = messages.first else { Issue.record("\(messages)"); return }
         #expect(payload.description == #"{"c":{"sensor.a":{"+":{"s":"on","lu":1.5}}}}"#)
         #expect(try payload.value() == ["c": ["sensor.a": ["+": ["s": "on", "lu": 1.5]]]])
-        for bad in [#"{"id":3,"type":"event","event":{"a":tru}}"#, #"{"id":3,"type":"event","event":{"a":"\x"}}"#,
-                    #"{"id":3,"type":"event","event":{"a":01}}"#, #"{"id":3,"type":"event","event":{"a":[1,]}}"#] {
-            #expect(throws: JSONParser.SyntaxError.self, "\(bad)") { try decode(bad) }
-        }
         var invalidUTF8 = Array(#"{"id":3,"type":"event","event":{"a":""}}"#.utf8)
         invalidUTF8.insert(0xC0, at: invalidUTF8.count - 3)
-        #expect(throws: JSONParser.SyntaxError.self) { try ServerMessage.decode(frame: invalidUTF8) }
+        for bad in [#"{"id":3,"type":"event","event":{"a":tru}}"#, #"{"id":3,"type":"event","event":{"a":"\x"}}"#,
+                    #"{"id":3,"type":"event","event":{"a":01}}"#, #"{"id":3,"type":"event","event":{"a":[1,]}}"#,
+                    #"{"id":3,"type":"event","event":]}"#].map({ Array($0.utf8) }) + [invalidUTF8] {
+            let messages = try ServerMessage.decode(frame: bad)
+            guard case .event(3, let payload)? = messages.first else { Issue.record("\(messages)"); continue }
+            #expect(throws: JSONParser.SyntaxError.self, "\(payload)") { try payload.value() }
+            #expect(throws: JSONParser.SyntaxError.self, "\(payload)") { try payload.checked() }
+            var store = EntityStore()
+            #expect(throws: JSONParser.SyntaxError.self, "\(payload)") { try store.apply(payload) }
+        }
+        // Whatever the payload holds, the envelope around it is still checked.
+        for bad in [#"{"id":3,"type":"event","event":{"a":1}"#, #"{"id":3,"type":"event","event":{"a":1}},"#,
+                    #"{"id":3,"type":"event","event":{"a":1} "x"}"#, #"{"id":3,"type":"event","event":{"a":"}"#] {
+            #expect(throws: JSONParser.SyntaxError.self, "\(bad)") { try decode(bad) }
+        }
     }
 
     @Test func unknownTypesAreOtherAndMalformedFramesThrow() throws {

@@ -18,6 +18,47 @@ struct JSONReaderTests {
         #expect(state == "on")
     }
 
+    /// `readMembers` compares keys without making Strings: escaped keys compare by their decoded text, and a key is
+    /// only equal to a name of the same bytes.
+    @Test func membersComparesKeysAsTheirDecodedText() throws {
+        var matched: [String] = []
+        try read(#"{"c": 1, "\u0063": 2, "cc": 3, "": 4, "é": 5, "\u00e9": 6, "c\"": 7}"#) { reader in
+            try reader.readMembers { reader, key in
+                let value = try reader.readValue().intValue!
+                switch key {
+                case "c": matched.append("c=\(value)")
+                case "": matched.append("empty=\(value)")
+                case "é": matched.append("é=\(value)")
+                default: matched.append("other \(key.string)=\(value)")
+                }
+            }
+        }
+        #expect(matched == ["c=1", "c=2", "other cc=3", "empty=4", "é=5", "é=6", "other c\"=7"])
+        #expect(throws: JSONParser.SyntaxError.self) { try read("{\"a\u{1}\": 1}") { reader in try reader.readMembers { _, _ in } } }
+    }
+
+    /// The unchecked skip finds the end a strict one finds on well-formed text, and stays within any bytes.
+    @Test func theUncheckedSkipFindsTheSameEnds() throws {
+        for text in [#"{"a":[1,{"b":"}]\""}],"c":null},2"#, #""x\\",1"#, #"-1.5e3,0"#, #"[[],{}],0"#] {
+            let (strict, unchecked) = try read("[" + text + "]") { reader -> (Range<Int>, Range<Int>) in
+                var copy = reader
+                var strict: Range<Int>?, unchecked: Range<Int>?
+                try reader.readArray { reader in if strict == nil { strict = try reader.skipValueRange() } }
+                try copy.readArray { reader in if unchecked == nil { unchecked = reader.skipValueRangeUnchecked() } }
+                return (strict!, unchecked!)
+            }
+            #expect(strict == unchecked, "\(text)")
+        }
+        for garbage in ["{", "\"", "\"\\", "]]]", "{\"a\":\"", "", "tru"] {
+            let bytes = Array(garbage.utf8)
+            let range = bytes.withUnsafeBufferPointer { buffer in
+                var reader = JSONReader(buffer)
+                return reader.skipValueRangeUnchecked()
+            }
+            #expect(range.upperBound <= bytes.count, "\(garbage)")
+        }
+    }
+
     @Test func typedReadsGiveNilForOtherKindsAndMoveOn() throws {
         let values: [Double?] = try read(#"[1, 2.5, "3", null, {"a": 1}, -4e2]"#) { reader in
             var out: [Double?] = []

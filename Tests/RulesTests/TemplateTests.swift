@@ -24,6 +24,18 @@ struct TemplateTests {
         try Template(source).evaluate(in: context)
     }
 
+    /// `has_value('id')` with a literal id takes a fast form chosen when compiling: it gives what the general call gives.
+    @Test(arguments: [nil, "unknown", "unavailable", "", "on", "0", "None"])
+    func hasValueFastFormMatchesTheGeneralCall(state: String?) throws {
+        var states: [String: EntityState] = [:]
+        if let state { states["sensor.x"] = EntityState(entityID: "sensor.x", state: state, lastChanged: Self.noon) }
+        let context = EvaluationContext(states: states, now: Self.noon, timeZone: .utc)
+        let fast = try Template("{{ has_value('sensor.x') }}").evaluate(in: context)
+        let general = try Template("{{ has_value('sensor.' ~ 'x') }}").evaluate(in: context)
+        #expect(fast == general)
+        #expect(fast == .bool(state != nil && state != "unknown" && state != "unavailable"))
+    }
+
     @Test(arguments: [
         ("{{ states('sensor.washer_progress') | float(0) / 100 }}", TemplateValue.double(0.654)),
         ("{{ states('sensor.washer_progress') | int(0) }}%", .string("65%")),
@@ -37,6 +49,7 @@ struct TemplateTests {
         ("{{ states('sensor.missing') }}", .string("unknown")),
         ("{{ has_value('sensor.offline') }}", .bool(false)),
         ("{{ has_value('sensor.washer_status') }}", .bool(true)),
+        ("{{ has_value('sensor.missing') }}", .bool(false)),
         ("{{ 'Done' if is_state('sensor.washer_status', 'idle') else 'Washing' }}", .string("Washing")),
         ("{{ 1 + 2 * 3 - 4 / 2 }}", .double(5.0)),
         ("{{ 7 // 2 }} {{ 7 % 3 }} {{ 2 ** 10 }}", .string("3 1 1024")),

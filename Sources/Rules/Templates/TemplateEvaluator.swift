@@ -94,6 +94,9 @@ struct TemplateEvaluator {
             return context.states[id]?.attribute(name).map(TemplateValue.init) ?? .none
         case .isState(let id, let value):
             return .bool(context.states[id]?.state == value)
+        case .hasValue(let id):
+            guard let state = context.states[id]?.state else { return .bool(false) }
+            return .bool(state != "unknown" && state != "unavailable")
         case .number(let input, let integer, let fallback):
             return try Conversions.number(try evaluate(input), integer: integer, fallback: fallback)
         case .filter(let filter, let input, let arguments, let keywords):

@@ -556,6 +556,8 @@ struct TemplateParser {
             if case .literal(.string(let id)) = args[0], case .literal(.string(let name)) = args[1] { return .attributeOf(id, name) }
         case .call(.isState, let args, let keywords) where keywords.isEmpty && args.count == 2:
             if case .literal(.string(let id)) = args[0], case .literal(.string(let value)) = args[1] { return .isState(id, value) }
+        case .call(.hasValue, let args, let keywords) where keywords.isEmpty && args.count == 1:
+            if case .literal(.string(let id)) = args[0] { return .hasValue(id) }
         case .filter(let filter, let input, let args, let keywords) where (filter == .float || filter == .int) && keywords.isEmpty && args.count <= 1:
             if args.isEmpty { return .number(input, integer: filter == .int, fallback: nil) }
             if case .literal(let fallback) = args[0] { return .number(input, integer: filter == .int, fallback: fallback) }

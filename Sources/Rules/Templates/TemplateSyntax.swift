@@ -27,6 +27,8 @@ indirect enum Expression: Sendable {
     case attributeOf(String, String)
     /// `is_state('id', 'value')`
     case isState(String, String)
+    /// `has_value('id')`
+    case hasValue(String)
     /// `x | float(d)` and `x | int(d)` with a literal default or none
     case number(Expression, integer: Bool, fallback: TemplateValue?)
     case filter(Filter, Expression, [Expression], keywords: [(String, Expression)])
@@ -45,7 +47,7 @@ extension Expression {
     /// The sub-expressions evaluated to evaluate this one.
     var children: [Expression] {
         switch self {
-        case .literal, .variable, .entity, .domainStates, .allStates, .stateOf, .attributeOf, .isState: return []
+        case .literal, .variable, .entity, .domainStates, .allStates, .stateOf, .attributeOf, .isState, .hasValue: return []
         case .list(let items): return items
         case .dictionary(let pairs): return pairs.flatMap { [$0.key, $0.value] }
         case .slice(let base, let start, let stop, let step): return [base] + [start, stop, step].compactMap { $0 }
