@@ -123,25 +123,26 @@ public struct EntityStore: Sendable {
     /// finding the parts first; nil for any other shape, which `apply` then reads in full.
     /// Read whole (and so checked) before anything is applied.
     private mutating func applyOneDiff(_ event: JSONText) throws -> [EntityChange]? {
-        let found: (index: Dictionary<String, EntityState>.Index, Diff)?? = try event.read { reader in
-            guard reader.nextKind == .object else { return nil }
+        var diff = Diff()
+        var index: Dictionary<String, EntityState>.Index?
+        let isOneDiff = try event.read { reader in
+            guard reader.nextKind == .object else { return false }
             var keys = 0, members = 0
-            var diff: (index: Dictionary<String, EntityState>.Index, Diff)?
             try reader.readMembers { reader, key in
                 keys += 1
                 guard keys == 1, key == "c", reader.nextKind == .object else { try reader.skipValue(); return }
                 try reader.readObject { reader, id in
                     members += 1
                     // Only a kept entity's diff is read: with a domain selection most entities are not kept.
-                    guard members == 1, let index = states.index(forKey: id) else { try reader.skipValue(); return }
-                    diff = (index, try Diff(&reader, names: &names))
+                    guard members == 1, let found = states.index(forKey: id) else { try reader.skipValue(); return }
+                    index = found
+                    try diff.read(&reader, names: &names)
                 }
             }
-            guard keys == 1, members == 1 else { return nil }
-            return .some(diff)
+            return keys == 1 && members == 1
         }
-        guard let found else { return nil }
-        guard let (index, diff) = found else { return [] }
+        guard isOneDiff else { return nil }
+        guard let index else { return [] }
         return [.updated(diff.apply(to: &states.values[index]))]
     }
 
@@ -201,7 +202,7 @@ public struct EntityStore: Sendable {
                 try reader.readObject { reader, name in attributes.append((names.attributeName(name), try reader.readValue())) }
             case "lc": lastChanged = try readTime(&reader)
             case "lu": lastUpdated = try readTime(&reader)
-            case "c": context = contextID(try reader.readValue())
+            case "c": context = try readContextID(&reader)
             default: try reader.skipValue()
             }
         }
@@ -218,24 +219,30 @@ public struct EntityStore: Sendable {
         var setAttributes: [EntityAttributes.Element] = []
         var removedKeys: [String] = []
 
+        init() {}
+
         init(_ reader: inout JSONReader, names: inout SharedNames) throws {
+            try read(&reader, names: &names)
+        }
+
+        /// Reads one entity's diff into this (empty) value.
+        mutating func read(_ reader: inout JSONReader, names: inout SharedNames) throws {
             guard reader.nextKind == .object else { try reader.skipValue(); return }
-            var diff = Diff()
             try reader.readMembers { reader, key in
                 switch key {
                 case "+":
                     guard reader.nextKind == .object else { return }
                     try reader.readMembers { reader, key in
                         switch key {
-                        case "s": diff.newState = try reader.readStringIfPresent() ?? diff.newState
+                        case "s": self.newState = try reader.readStringIfPresent() ?? self.newState
                         case "a":
                             guard reader.nextKind == .object else { return }
                             try reader.readObject { reader, name in
-                                diff.setAttributes.append((names.attributeName(name), try reader.readValue()))
+                                self.setAttributes.append((names.attributeName(name), try reader.readValue()))
                             }
-                        case "lc": diff.lastChanged = try readTime(&reader) ?? diff.lastChanged
-                        case "lu": diff.lastUpdated = try readTime(&reader) ?? diff.lastUpdated
-                        case "c": diff.context = contextID(try reader.readValue()) ?? diff.context
+                        case "lc": self.lastChanged = try readTime(&reader) ?? self.lastChanged
+                        case "lu": self.lastUpdated = try readTime(&reader) ?? self.lastUpdated
+                        case "c": self.context = try readContextID(&reader) ?? self.context
                         default: try reader.skipValue()
                         }
                     }
@@ -244,16 +251,13 @@ public struct EntityStore: Sendable {
                     try reader.readMembers { reader, key in
                         guard key == "a", reader.nextKind == .array else { return }
                         try reader.readArray { reader in
-                            if let name = try reader.readStringIfPresent() { diff.removedKeys.append(name) }
+                            if let name = try reader.readStringIfPresent() { self.removedKeys.append(name) }
                         }
                     }
                 default: try reader.skipValue()
                 }
             }
-            self = diff
         }
-
-        private init() {}
 
         /// Changes `state` in place; returns it as changed.
         func apply(to state: inout EntityState) -> EntityState {
@@ -281,11 +285,12 @@ public struct EntityStore: Sendable {
         try reader.readDoubleIfPresent().flatMap(Timestamp.checked)
     }
 
-    private static func contextID(_ value: JSONValue?) -> String? {
-        switch value {
-        case .string(let id): return id
-        case .object(let context): return context["id"]?.stringValue
-        default: return nil
+    /// `c`: the context id, or a context object holding it.
+    private static func readContextID(_ reader: inout JSONReader) throws -> String? {
+        switch reader.nextKind {
+        case .string: return try reader.readStringIfPresent()
+        case .object: return try reader.readValue()["id"]?.stringValue
+        default: try reader.skipValue(); return nil
         }
     }
 }

@@ -2,9 +2,9 @@
 /// inside that call, compared with the names a reader expects without making a String.
 public struct JSONKey {
     /// The bytes between the quotes, when the key has no escapes (nearly always).
-    private let text: UnsafeBufferPointer<UInt8>?
+    @usableFromInline let text: UnsafeBufferPointer<UInt8>?
     /// The decoded key, when it has escapes.
-    private let decoded: String?
+    @usableFromInline let decoded: String?
 
     init(text: UnsafeBufferPointer<UInt8>) {
         self.text = text
@@ -22,6 +22,7 @@ public struct JSONKey {
         return decoded!
     }
 
+    @inlinable
     public static func == (key: JSONKey, name: StaticString) -> Bool {
         guard let text = key.text else { return key.decoded! == name.description }
         guard text.count == name.utf8CodeUnitCount else { return false }
@@ -31,5 +32,6 @@ public struct JSONKey {
     }
 
     /// For `switch key { case "id": … }`.
+    @inlinable
     public static func ~= (name: StaticString, key: JSONKey) -> Bool { key == name }
 }
