@@ -37,7 +37,8 @@ public struct EntityStore: Sendable {
     /// Replaces everything with a snapshot's `a` object. Unchanged entities are not reported.
     public mutating func replace(withSnapshot event: JSONText) throws -> [EntityChange] {
         var fresh: [String: EntityState] = [:]
-        try event.read { reader in
+        // Checked once first: the entities not kept (most of a large home) are then skipped without checking again.
+        try event.checked().read { reader in
             let parts = try Parts(&reader)
             guard let added = parts.added else { return }
             var entities = reader.subreader(added)

@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// A strict pull reader over UTF-8 JSON: a caller that knows the shape it expects reads straight into its own types,
 /// and skips (still validating) what it does not need, without building a `JSONValue` tree for the whole text.
 ///
@@ -171,11 +175,7 @@ public struct JSONReader {
             guard index < bytes.count else { return }
             switch bytes[index] {
             case UInt8(ascii: "\""):
-                index += 1
-                while index < bytes.count, bytes[index] != UInt8(ascii: "\"") {
-                    index += bytes[index] == UInt8(ascii: "\\") ? 2 : 1
-                }
-                index += 1
+                index = endOfString(from: index + 1)
             case UInt8(ascii: "{"), UInt8(ascii: "["):
                 depth += 1
                 index += 1
@@ -195,6 +195,23 @@ public struct JSONReader {
                 }
             }
         } while depth > 0
+    }
+
+    /// The index after the quote that closes a string whose text starts at `start`, found with memchr (a skipped
+    /// string may be megabytes); the end of the bytes if none does.
+    private func endOfString(from start: Int) -> Int {
+        guard let base = bytes.baseAddress else { return bytes.count }
+        var position = start
+        while position < bytes.count {
+            guard let found = memchr(base + position, Int32(UInt8(ascii: "\"")), bytes.count - position) else { return bytes.count }
+            let quote = base.distance(to: found.assumingMemoryBound(to: UInt8.self))
+            // Escaped when an odd number of backslashes stands right before it.
+            var backslashes = 0
+            while quote - backslashes - 1 >= start, bytes[quote - backslashes - 1] == UInt8(ascii: "\\") { backslashes += 1 }
+            if backslashes % 2 == 0 { return quote + 1 }
+            position = quote + 1
+        }
+        return bytes.count
     }
 
     private mutating func skip(depth: Int) throws {
@@ -235,6 +252,8 @@ public struct JSONReader {
         let start = index
         index += 1
         while index < bytes.count {
+            index = plainASCIIEnd(from: index)
+            guard index < bytes.count else { break }
             let byte = bytes[index]
             switch byte {
             case UInt8(ascii: "\""):
@@ -254,6 +273,25 @@ public struct JSONReader {
             }
         }
         throw error("unterminated string")
+    }
+
+    /// Where the run of plain ASCII text starting at `start` ends (a quote, a backslash, a control character or a
+    /// byte ≥ 0x80), found eight bytes at a time; the caller looks at that byte itself.
+    func plainASCIIEnd(from start: Int) -> Int {
+        guard let base = bytes.baseAddress else { return start }
+        var position = start
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        func hasZeroByte(_ word: UInt64) -> Bool { (word &- ones) & ~word & highs != 0 }
+        while position + 8 <= bytes.count {
+            let word = UnsafeRawPointer(base + position).loadUnaligned(as: UInt64.self)
+            let special = word & highs != 0                           // ≥ 0x80
+                || (word &- 0x2020_2020_2020_2020) & ~word & highs != 0  // < 0x20
+                || hasZeroByte(word ^ 0x2222_2222_2222_2222)              // "
+                || hasZeroByte(word ^ 0x5C5C_5C5C_5C5C_5C5C)              // \
+            if special { break }
+            position += 8
+        }
+        return position
     }
 
     /// The length of the valid UTF-8 sequence starting at `at` (a byte ≥ 0x80): no overlong forms, no surrogates,

@@ -41,6 +41,8 @@ extension JSONReader {
         let start = index
         // Fast path: no escapes. The bytes are checked here, so the String is made without a second validation.
         while index < bytes.count {
+            index = plainASCIIEnd(from: index)
+            guard index < bytes.count else { break }
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
                 let slice = UnsafeBufferPointer(rebasing: bytes[start..<index])

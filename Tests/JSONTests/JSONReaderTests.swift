@@ -59,6 +59,33 @@ struct JSONReaderTests {
         }
     }
 
+    /// Strings are scanned eight bytes at a time: whatever needs a look (an escape, a control character, UTF-8, the
+    /// closing quote) is found at every offset within and across the eight, by reading and by skipping.
+    @Test func stringsAreCheckedAtEveryOffsetOfTheWordScan() throws {
+        let valid: [(json: [UInt8], text: String)] = [
+            (Array(#"\""#.utf8), "\""), (Array(#"\\"#.utf8), "\\"), (Array(#"\n"#.utf8), "\n"), (Array("é".utf8), "é"),
+            (Array("😀".utf8), "😀"), (Array("~".utf8), "~"),
+        ]
+        let invalid: [[UInt8]] = [[0x01], [0x1F], [0xC0, 0x80], [0xFF], Array(#"\x"#.utf8)]
+        for offset in 0..<20 {
+            let before = Array(repeating: UInt8(ascii: "a"), count: offset), after = Array(repeating: UInt8(ascii: "b"), count: 19 - offset)
+            for (json, text) in valid {
+                let bytes = [0x22] + before + json + after + [0x22]
+                let expected = String(repeating: "a", count: offset) + text + String(repeating: "b", count: 19 - offset)
+                #expect(try JSONParser.parse(bytes) == .string(expected), "\(offset) \(text)")
+                #expect(try JSONText(ArraySlice(bytes)).read { try $0.skipValue() } == (), "\(offset) \(text)")
+            }
+            for json in invalid {
+                let bytes = [0x22] + before + json + after + [0x22]
+                #expect(throws: JSONParser.SyntaxError.self, "\(offset) \(json)") { try JSONParser.parse(bytes) }
+                #expect(throws: JSONParser.SyntaxError.self, "\(offset) \(json)") { try JSONText(ArraySlice(bytes)).read { try $0.skipValue() } }
+            }
+            // Unterminated, ending anywhere in a word.
+            #expect(throws: JSONParser.SyntaxError.self) { try JSONParser.parse([0x22] + before) }
+            #expect(throws: JSONParser.SyntaxError.self) { try JSONText(ArraySlice([0x22] + before)).read { try $0.skipValue() } }
+        }
+    }
+
     @Test func typedReadsGiveNilForOtherKindsAndMoveOn() throws {
         let values: [Double?] = try read(#"[1, 2.5, "3", null, {"a": 1}, -4e2]"#) { reader in
             var out: [Double?] = []
