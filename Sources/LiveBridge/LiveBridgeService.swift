@@ -171,6 +171,10 @@ public actor LiveBridgeService: Service {
         let entities = engine.rules.entityIDs.sorted()
         logger.info("starting", ["activities": String(engine.rules.activities.count), "entities": String(entities.count),
                                  "dry_run": String(options.dryRun)])
+        if let settings = engine.rules.homeAssistant, settings.throughSupervisor {
+            logger.info("Home Assistant through the Supervisor, with the add-on's token ($\(SupervisorAccess.tokenVariable))",
+                        ["url": settings.url])
+        }
         // Cancelled while starting: stop() has run (or is running); nothing more is started. From here to the
         // connection's start nothing suspends, so a later stop() finds everything started.
         guard !stopping else { return }

@@ -21,6 +21,9 @@ enum CheckCommand {
             let backends = Set(rules.activities.map(\.backend.name)).count
             print("\(rules.path): OK — \(rules.activities.count) activit\(rules.activities.count == 1 ? "y" : "ies"), "
                 + "\(rules.entityIDs.count) entit\(rules.entityIDs.count == 1 ? "y" : "ies"), \(rules.backends.count) backend\(rules.backends.count == 1 ? "" : "s") (\(backends) in use)")
+            if let settings = rules.homeAssistant, settings.throughSupervisor {
+                print("Home Assistant: \(settings.url), through the Supervisor with the add-on's token ($\(SupervisorAccess.tokenVariable))")
+            }
             // The fields LiveBridge cannot evaluate itself: Home Assistant renders them while running.
             for rule in rules.activities {
                 for field in rule.fieldsRenderedByHomeAssistant {

@@ -62,12 +62,21 @@ struct CommandLineTests {
             activities:
               clock: { active_when: "{{ true }}", template: generic, progress: 0.5 }
             """.write(toFile: folder + "/rules.yaml", atomically: true, encoding: .utf8)
-        let expected = "\(folder)/rules.yaml:1:1: homeassistant: is required to run (url and token); render and preview work without it"
+        let expected = "\(folder)/rules.yaml:1:1: homeassistant: is required to run (url and token; as a Home Assistant add-on, "
+            + "$SUPERVISOR_TOKEN stands for both); render and preview work without it"
         let check = try Subprocess(["check", folder + "/rules.yaml"])
         #expect(await check.exitStatus() == 1)
         #expect(check.stderr.lines == [expected, "1 error"])
         let run = try Subprocess(["run", "--config", folder + "/rules.yaml", "--data-dir", folder])
         #expect(await run.exitStatus() == 1)
         #expect(run.stderr.lines == ["livebridge run: " + expected])
+        // As an add-on the same file runs: the Supervisor's token stands in, and check says so (never the token).
+        let addOn = try Subprocess(["check", folder + "/rules.yaml"], environment: ["SUPERVISOR_TOKEN": "sv-secret-4711"])
+        #expect(await addOn.exitStatus() == 0)
+        #expect(addOn.stdout.lines == [
+            "\(folder)/rules.yaml: OK — 1 activity, 0 entities, 1 backend (1 in use)",
+            "Home Assistant: ws://supervisor/core/websocket, through the Supervisor with the add-on's token ($SUPERVISOR_TOKEN)",
+        ])
+        #expect(!(addOn.stdout.lines + addOn.stderr.lines).joined().contains("sv-secret-4711"))
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import HomeAssistant
 import Rules
 import Testing
 import LiveActivity
@@ -50,6 +51,36 @@ struct RulesLoaderTests {
             "1:61 homeassistant.ping_interval: must be longer than 0s",
             "1:79 homeassistant.pong_timeout: \"soon\" is not a duration; write 5s, 2m, 1h30m, 00:05:00 or {minutes: 5}",
         ])
+    }
+
+    /// As an add-on, `$SUPERVISOR_TOKEN` stands for url and token: a file that names no Home Assistant (or only its other
+    /// settings) reaches it through the Supervisor. A file that names it is taken as written; half of it is an error.
+    @Test func asAnAddOnTheSupervisorsTokenStandsForURLAndToken() throws {
+        let backends = "backends: { aivi: { type: aivi, token: t } }\n"
+        let supervisor = ["SUPERVISOR_TOKEN": "sv-token-123"]
+        let folder = try ConfigFolder([
+            "bare.yaml": backends, "tuned.yaml": "homeassistant: { entity_source: state_changed }\n" + backends,
+            "named.yaml": "homeassistant: { url: ws://ha.local:8123, token: own }\n" + backends,
+            "half.yaml": "homeassistant: { url: ws://ha.local:8123 }\n" + backends,
+        ])
+        let bare = try #require(try RulesLoader.load(file: folder.file("bare.yaml"), environment: supervisor).get().homeAssistant)
+        #expect(bare.url == "ws://supervisor/core/websocket")
+        #expect(bare.token == AccessToken("sv-token-123"))
+        #expect(bare.throughSupervisor)
+        let tuned = try #require(try RulesLoader.load(file: folder.file("tuned.yaml"), environment: supervisor).get().homeAssistant)
+        #expect(tuned.throughSupervisor && tuned.entitySource == .stateChanged && tuned.url == "ws://supervisor/core/websocket")
+        let named = try #require(try RulesLoader.load(file: folder.file("named.yaml"), environment: supervisor).get().homeAssistant)
+        #expect(!named.throughSupervisor && named.url == "ws://ha.local:8123" && named.token == AccessToken("own"))
+        guard case .failure(let half) = RulesLoader.load(file: folder.file("half.yaml"), environment: supervisor) else {
+            Issue.record("a url without a token loaded")
+            return
+        }
+        #expect(half.errors.map(\.path) == ["homeassistant.token"])
+        // Without the Supervisor, nothing stands in: run needs the section.
+        let outside = try RulesLoader.load(file: folder.file("bare.yaml"), environment: [:]).get()
+        #expect(outside.homeAssistant == nil)
+        #expect(outside.problemsForRun.map(\.path) == ["homeassistant"])
+        #expect(try RulesLoader.load(file: folder.file("bare.yaml"), environment: ["SUPERVISOR_TOKEN": ""]).get().homeAssistant == nil)
     }
 
     @Test func aValidFileLoadsWithTheEntitiesItReads() throws {

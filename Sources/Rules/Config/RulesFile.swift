@@ -6,8 +6,10 @@ public struct RulesFile: Sendable {
     public struct HomeAssistantSettings: Sendable, Equatable {
         public var url: String
         public var token: AccessToken
-        public var caFile: String?
-        public var allowSelfSigned: Bool
+        public var caFile: String? = nil
+        public var allowSelfSigned = false
+        /// Reached through the Supervisor with its token (running as an add-on), not named in the file.
+        public var throughSupervisor = false
         /// `subscribe_entities` (default) or the `state_changed` fallback.
         public var entitySource: ConnectionConfiguration.EntitySource = .subscribeEntities
         /// A ping this often; no pong within `pongTimeout` and the link is taken as dead and dialled again.
@@ -54,7 +56,7 @@ public struct RulesFile: Sendable {
     public var problemsForRun: [ConfigError] {
         guard homeAssistant == nil else { return [] }
         return [ConfigError(SourceLocation(file: path, line: 1, column: 1), path: "homeassistant",
-                            "is required to run (url and token); render and preview work without it")]
+                            "is required to run (url and token; as a Home Assistant add-on, $SUPERVISOR_TOKEN stands for both); render and preview work without it")]
     }
 
     /// Every entity any rule reads: exactly what the connection subscribes to.

@@ -7,30 +7,32 @@ import LiveActivity
 public enum RulesLoader {
     public static func load(file: String, environment: [String: String] = ProcessInfo.processInfo.environment) -> Result<RulesFile, ConfigErrors> {
         var yaml = YAMLLoader(environment: environment)
-        return decode(yaml.load(file: file), file: file)
+        return decode(yaml.load(file: file), file: file, supervisorToken: environment[SupervisorAccess.tokenVariable])
     }
 
     /// Loads rules from `text` as if it were the file `file` (includes and secrets resolve beside it).
     public static func load(text: String, file: String, environment: [String: String] = [:]) -> Result<RulesFile, ConfigErrors> {
         var yaml = YAMLLoader(environment: environment)
-        return decode(yaml.load(text: text, file: file), file: file)
+        return decode(yaml.load(text: text, file: file), file: file, supervisorToken: environment[SupervisorAccess.tokenVariable])
     }
 
-    private static func decode(_ loaded: (YAMLNode?, [ConfigError]), file: String) -> Result<RulesFile, ConfigErrors> {
+    private static func decode(_ loaded: (YAMLNode?, [ConfigError]), file: String, supervisorToken: String?) -> Result<RulesFile, ConfigErrors> {
         let (root, yamlErrors) = loaded
         var errors = yamlErrors
         guard let root else {
             if errors.isEmpty { errors.append(ConfigError(SourceLocation(file: file, line: 1, column: 1), path: "", "the file is empty")) }
             return .failure(ConfigErrors(errors))
         }
-        let rules = decode(root, file: file, errors: &errors)
+        let rules = decode(root, file: file, supervisorToken: supervisorToken, errors: &errors)
         guard errors.isEmpty, let rules else { return .failure(ConfigErrors(errors.sortedByPosition())) }
         return .success(rules)
     }
 
     static let topLevelKeys = ConfigReference.topLevelKeys
 
-    static func decode(_ root: YAMLNode, file: String, errors: inout [ConfigError]) -> RulesFile? {
+    /// `supervisorToken`: `$SUPERVISOR_TOKEN` when running as a Home Assistant add-on; a file that names no Home
+    /// Assistant then reaches it through the Supervisor.
+    static func decode(_ root: YAMLNode, file: String, supervisorToken: String? = nil, errors: inout [ConfigError]) -> RulesFile? {
         guard let top = MappingReader(root, path: "", errors: &errors) else { return nil }
         // An activity's key written at the top level fell out of the activity above it (indented too little).
         let activityEntries = top["activities"].flatMap { node -> [(key: YAMLNode, value: YAMLNode)]? in
@@ -44,7 +46,9 @@ public enum RulesLoader {
         }
         top.rejectUnknown(allowed: topLevelKeys + dedented, errors: &errors)
 
-        let homeAssistant = top["homeassistant"].flatMap { decodeHomeAssistant($0, errors: &errors) }
+        let supervisor = supervisorToken.flatMap { $0.isEmpty ? nil : SupervisorAccess(token: $0) }
+        let homeAssistant = top["homeassistant"].map { decodeHomeAssistant($0, supervisor: supervisor, errors: &errors) }
+            ?? supervisor?.settings
         var backends: [String: RulesFile.Backend] = [:]
         if let node = top["backends"], let reader = MappingReader(node, path: "backends", errors: &errors) {
             for (key, value) in reader.pairs {
@@ -125,22 +129,29 @@ public enum RulesLoader {
                          budget: budget, activities: activities)
     }
 
-    static func decodeHomeAssistant(_ node: YAMLNode, errors: inout [ConfigError]) -> RulesFile.HomeAssistantSettings? {
+    static func decodeHomeAssistant(_ node: YAMLNode, supervisor: SupervisorAccess? = nil, errors: inout [ConfigError]) -> RulesFile.HomeAssistantSettings? {
         guard let reader = MappingReader(node, path: "homeassistant", errors: &errors) else { return nil }
         reader.rejectUnknown(allowed: ConfigReference.homeAssistantKeys, errors: &errors)
-        guard let url = reader.string("url", errors: &errors) else {
-            errors.append(ConfigError(node.location, path: "homeassistant.url", "is required"))
-            return nil
+        var settings: RulesFile.HomeAssistantSettings
+        if reader["url"] == nil, reader["token"] == nil, let supervisor {
+            // An add-on: Home Assistant through the Supervisor, with the token it gave.
+            settings = supervisor.settings
+        } else {
+            guard let url = reader.string("url", errors: &errors) else {
+                errors.append(ConfigError(node.location, path: "homeassistant.url", "is required"))
+                return nil
+            }
+            do { _ = try ServerURL.endpoint(from: url) } catch let error as ServerURL.ParseError {
+                errors.append(ConfigError(reader["url"]!.location, path: "homeassistant.url", error.reason))
+            } catch {}
+            guard let token = reader.string("token", errors: &errors), !token.isEmpty else {
+                errors.append(ConfigError(node.location, path: "homeassistant.token", "is required (use !secret ha_token)"))
+                return nil
+            }
+            settings = RulesFile.HomeAssistantSettings(url: url, token: AccessToken(token))
         }
-        do { _ = try ServerURL.endpoint(from: url) } catch let error as ServerURL.ParseError {
-            errors.append(ConfigError(reader["url"]!.location, path: "homeassistant.url", error.reason))
-        } catch {}
-        guard let token = reader.string("token", errors: &errors), !token.isEmpty else {
-            errors.append(ConfigError(node.location, path: "homeassistant.token", "is required (use !secret ha_token)"))
-            return nil
-        }
-        var settings = RulesFile.HomeAssistantSettings(url: url, token: AccessToken(token), caFile: reader.string("ca_file", errors: &errors),
-                                                       allowSelfSigned: reader.bool("allow_self_signed", errors: &errors) ?? false)
+        settings.caFile = reader.string("ca_file", errors: &errors)
+        settings.allowSelfSigned = reader.bool("allow_self_signed", errors: &errors) ?? false
         if let source = reader.string("entity_source", errors: &errors) {
             if let parsed = ConnectionConfiguration.EntitySource(rawValue: source) {
                 settings.entitySource = parsed
