@@ -45,12 +45,30 @@ struct CommandLineTests {
         (["render", "x.yaml"], 2, "livebridge render: --states STATES.json is required"),
         (["help", "nothing"], 2, "livebridge: unknown command \"nothing\""),
         ([], 2, "usage: livebridge <command> [options]"),
-        (["check", "/nonexistent/livebridge.yaml"], 1, "/nonexistent/livebridge.yaml:1:1: cannot read /nonexistent/livebridge.yaml"),
+        (["check", "/nonexistent/livebridge.yaml"], 1, "/nonexistent/livebridge.yaml:1:1: cannot read /nonexistent/livebridge.yaml: No such file or directory"),
     ])
     func exitStatuses(arguments: [String], status: Int32, firstLine: String) async throws {
         let command = try Subprocess(arguments)
         #expect(await command.exitStatus() == status)
         #expect(command.stderr.lines.first == firstLine, "\(command.stderr.lines)")
+    }
+
+    /// A secrets file the service's user cannot read (the systemd unit's old advice) is said to be so, with the
+    /// system's reason. As root (CI) the check runs as nobody; otherwise the file is made unreadable to us.
+    @Test func checkSaysPermissionDeniedForAnUnreadableSecretsFile() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("livebridge-cli-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try "homeassistant: { url: ws://ha.local:8123, token: !secret ha_token }\nbackends: { aivi: { type: aivi, token: t } }\n"
+            .write(toFile: folder + "/rules.yaml", atomically: true, encoding: .utf8)
+        try "ha_token: llat-never-shown\n".write(toFile: folder + "/secrets.yaml", atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: folder)
+        try FileManager.default.setAttributes([.posixPermissions: getuid() == 0 ? 0o600 : 0o000], ofItemAtPath: folder + "/secrets.yaml")
+        let check = getuid() == 0
+            ? try Subprocess(["check", folder + "/rules.yaml"], asNobody: true)
+            : try Subprocess(["check", folder + "/rules.yaml"])
+        #expect(await check.exitStatus() == 1)
+        #expect(check.stderr.lines.contains("\(folder)/secrets.yaml:1:1: cannot read \(folder)/secrets.yaml: Permission denied"))
+        #expect(!check.stderr.lines.contains { $0.contains("is not defined") || $0.contains("llat-never-shown") })
     }
 
     /// `check` says OK only for a file `run` will run.

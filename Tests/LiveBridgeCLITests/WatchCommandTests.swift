@@ -212,11 +212,17 @@ final class Subprocess: @unchecked Sendable {
     let stdout = LineCollector()
     let stderr = LineCollector()
 
-    init(_ arguments: [String], environment: [String: String] = [:]) throws {
+    /// `asNobody`: run as user and group 65534 through setpriv (the test must be root).
+    init(_ arguments: [String], environment: [String: String] = [:], asNobody: Bool = false) throws {
         let executable = URL(fileURLWithPath: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
             .deletingLastPathComponent().appendingPathComponent("livebridge")
-        process.executableURL = executable
-        process.arguments = arguments
+        if asNobody {
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+            process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", executable.path] + arguments
+        } else {
+            process.executableURL = executable
+            process.arguments = arguments
+        }
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let out = Pipe(), err = Pipe()
         process.standardOutput = out

@@ -43,6 +43,37 @@ struct YAMLLoaderTests {
         #expect(items[0].isPlain == false && items[1].isPlain == true)
     }
 
+    /// systemd's `LoadCredential=`: a secret comes from the credential of its name (final newline dropped), then from a
+    /// `secrets.yaml` credential, then from `secrets.yaml` beside the file; a miss names every place looked in.
+    @Test func secretsComeFromSystemdCredentials() throws {
+        let credentials = try ConfigFolder(["ha_token": "from-credential\n", "secrets.yaml": "aivi_token: from-credentials-yaml\n"])
+        let environment = ["CREDENTIALS_DIRECTORY": credentials.path]
+        let (node, errors, _) = try load("a: !secret ha_token\nb: !secret aivi_token\nc: !secret local\n",
+                                         files: ["secrets.yaml": "local: beside\nha_token: shadowed\n"], environment: environment)
+        #expect(errors.isEmpty)
+        #expect(mapping(node).map(\.value.scalar) == ["from-credential", "from-credentials-yaml", "beside"])
+        #expect(mapping(node).map(\.value.quoted) == ["!secret ha_token", "!secret aivi_token", "!secret local"])
+        let (_, missing, folder) = try load("a: !secret nope\n", environment: environment)
+        #expect(missing.map(\.description) == [
+            "\(folder.file("livebridge.yaml")):1:4: !secret nope is not defined in \(credentials.file("secrets.yaml"))",
+        ])
+        let empty = try ConfigFolder([:])
+        let (_, none, other) = try load("a: !secret nope\n", environment: ["CREDENTIALS_DIRECTORY": empty.path])
+        #expect(none.map(\.description) == [
+            "\(other.file("livebridge.yaml")):1:4: !secret nope: no secrets file at \(other.file("secrets.yaml")) and no credential nope in \(empty.path)",
+        ])
+    }
+
+    /// A secrets file that is there but cannot be read says why, as the system does, and not that the secret is
+    /// undefined.
+    @Test func anUnreadableSecretsFileSaysWhy() throws {
+        let folder = try ConfigFolder(["livebridge.yaml": "token: !secret ha_token\n"])
+        try FileManager.default.createDirectory(atPath: folder.file("secrets.yaml"), withIntermediateDirectories: false)
+        var loader = YAMLLoader(environment: [:])
+        let (_, errors) = loader.load(file: folder.file("livebridge.yaml"))
+        #expect(errors.map(\.message) == ["cannot read \(folder.file("secrets.yaml")): Is a directory"])
+    }
+
     @Test func secretsComeFromSecretsYamlBesideTheFileAndAreMarkedSecret() throws {
         let (node, errors, _) = try load("token: !secret ha_token\n", files: ["secrets.yaml": "ha_token: abc123\n"])
         #expect(errors.isEmpty)

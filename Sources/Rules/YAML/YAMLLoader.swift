@@ -2,11 +2,17 @@ import Glibc
 import FoundationEssentials
 import Platform
 
-/// Loads a YAML file the way Home Assistant users expect: `!secret NAME` from `secrets.yaml` beside the file,
+/// Loads a YAML file the way Home Assistant users expect: `!secret NAME` from `secrets.yaml` beside the file (under
+/// systemd's `LoadCredential=`, first the credential NAME, then a `secrets.yaml` credential, in `$CREDENTIALS_DIRECTORY`),
 /// `!env_var NAME [default]`, `!include FILE` relative to the file. Reports every problem, not only the first.
 public struct YAMLLoader {
     public var environment: [String: String]
-    private var secretsCache: [String: [String: YAMLNode]?] = [:]
+    private var secretsCache: [String: SecretsFile] = [:]
+
+    /// A secrets file as found: absent, there but unreadable (already reported), or its entries.
+    private enum SecretsFile {
+        case absent, unreadable, loaded([String: YAMLNode])
+    }
     private var errors: [ConfigError] = []
     /// The files being loaded, outermost first, by real path: an `!include` of one of them is a cycle.
     private var includeChain: [String] = []
@@ -43,7 +49,7 @@ public struct YAMLLoader {
     private mutating func loadFile(_ path: String, from: SourceLocation?) -> YAMLNode? {
         guard let data = FileManager.default.contents(atPath: path) else {
             errors.append(ConfigError(from ?? SourceLocation(file: path, line: 1, column: 1), path: "",
-                                      "cannot read \(path)"))
+                                      "cannot read \(path): \(Self.whyUnreadable(path))"))
             return nil
         }
         guard let text = String(data: data, encoding: .utf8) else {
@@ -113,36 +119,83 @@ public struct YAMLLoader {
 
     private mutating func secret(_ name: String, at location: SourceLocation, directory: String) -> YAMLNode? {
         let path = PathText.join(directory, "secrets.yaml")
-        if secretsCache[path] == nil {
-            secretsCache[path] = .some(loadSecrets(path))
+        // Under systemd's LoadCredential= the service's own credentials come first: secrets.yaml beside the rules
+        // may be there but readable only by root, which is why the credential exists.
+        let credentials = environment["CREDENTIALS_DIRECTORY"].flatMap { $0.isEmpty ? nil : $0 }
+        if let credentials, let value = credential(name, in: credentials, at: location) { return value }
+        let places = (credentials.map { [PathText.join($0, "secrets.yaml")] } ?? []) + [path]
+        var unreadable = false
+        for file in places {
+            switch secrets(in: file) {
+            case .loaded(let secrets):
+                if var value = secrets[name], value.scalar != nil {
+                    value.location = location
+                    value.secretSource = "!secret " + name
+                    value.isPlain = false
+                    return value
+                }
+            case .unreadable: unreadable = true
+            case .absent: break
+            }
         }
-        guard let secrets = secretsCache[path]! else {
-            errors.append(ConfigError(location, path: "", "!secret \(name): no secrets file at \(path)"))
-            return nil
+        // Why it could not be read is reported already; "not defined" would mislead.
+        if unreadable { return nil }
+        let looked = places.filter { if case .absent = secrets(in: $0) { false } else { true } }
+        if looked.isEmpty {
+            errors.append(ConfigError(location, path: "", "!secret \(name): no secrets file at \(path)"
+                                      + (credentials.map { " and no credential \(name) in \($0)" } ?? "")))
+        } else {
+            errors.append(ConfigError(location, path: "", "!secret \(name) is not defined in \(looked.joined(separator: " or "))"))
         }
-        guard var value = secrets[name], value.scalar != nil else {
-            errors.append(ConfigError(location, path: "", "!secret \(name) is not defined in \(path)"))
-            return nil
-        }
-        value.location = location
-        value.secretSource = "!secret " + name
-        value.isPlain = false
-        return value
+        return nil
     }
 
-    private mutating func loadSecrets(_ path: String) -> [String: YAMLNode]? {
+    private mutating func secrets(in path: String) -> SecretsFile {
+        if let cached = secretsCache[path] { return cached }
+        let loaded = loadSecrets(path)
+        secretsCache[path] = loaded
+        return loaded
+    }
+
+    /// The credential file `name` in systemd's credentials folder (LoadCredential=NAME:…), its text without a final
+    /// newline.
+    private mutating func credential(_ name: String, in folder: String, at location: SourceLocation) -> YAMLNode? {
+        guard !name.contains("/"), name != "secrets.yaml" else { return nil }
+        let path = PathText.join(folder, name)
         guard FileManager.default.fileExists(atPath: path) else { return nil }
+        guard let data = FileManager.default.contents(atPath: path), var text = String(data: data, encoding: .utf8) else {
+            errors.append(ConfigError(location, path: "", "!secret \(name): cannot read the credential \(path): \(Self.whyUnreadable(path))"))
+            return YAMLNode(.scalar(""), at: location, secretSource: "!secret " + name)
+        }
+        if text.hasSuffix("\n") { text.removeLast() }
+        var node = YAMLNode(.scalar(text), at: location, secretSource: "!secret " + name)
+        node.isPlain = false
+        return node
+    }
+
+    private mutating func loadSecrets(_ path: String) -> SecretsFile {
+        guard FileManager.default.fileExists(atPath: path) else { return .absent }
         var nested = YAMLLoader(environment: environment)
         let (node, problems) = nested.load(file: path)
         // Errors in secrets.yaml name positions only: the loader never prints scalar values.
         errors += problems
         guard case .mapping(let entries)? = node?.kind else {
             if node != nil { errors.append(ConfigError(node!.location, path: "", "secrets.yaml must be a mapping of names to values")) }
-            return [:]
+            return problems.isEmpty ? .loaded([:]) : .unreadable
         }
         var secrets: [String: YAMLNode] = [:]
         for (key, value) in entries { if let name = key.scalar { secrets[name] = value } }
-        return secrets
+        return .loaded(secrets)
+    }
+
+    /// Why a file that exists could not be read, as the system says it ("Permission denied", "Is a directory").
+    static func whyUnreadable(_ path: String) -> String {
+        let descriptor = open(path, O_RDONLY)
+        guard descriptor >= 0 else { return String(cString: strerror(errno)) }
+        defer { close(descriptor) }
+        var byte: UInt8 = 0
+        guard read(descriptor, &byte, 1) >= 0 else { return String(cString: strerror(errno)) }
+        return "not readable as text"
     }
 
     private mutating func environmentVariable(_ text: String, at location: SourceLocation) -> YAMLNode? {
