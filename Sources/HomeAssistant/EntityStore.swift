@@ -103,7 +103,8 @@ public struct EntityStore: Sendable {
                 for (id, range) in Self.latestByID(diffs) {
                     guard let index = states.index(forKey: id) else { continue }
                     var reader = members.subreader(range)
-                    let diff = try Diff(&reader, names: &names)
+                    var diff = Diff()
+                    try diff.read(&reader, names: &names)
                     changes.append(.updated(diff.apply(to: &states.values[index])))
                 }
             }
@@ -221,10 +222,6 @@ public struct EntityStore: Sendable {
         var removedKeys: [String] = []
 
         init() {}
-
-        init(_ reader: inout JSONReader, names: inout SharedNames) throws {
-            try read(&reader, names: &names)
-        }
 
         /// Reads one entity's diff into this (empty) value.
         mutating func read(_ reader: inout JSONReader, names: inout SharedNames) throws {

@@ -229,22 +229,9 @@ public struct JSONReader {
     /// A member key, checked as `string()` checks it: its bytes in place, or the decoded String when it has escapes.
     private mutating func key() throws -> JSONKey {
         let quote = index
-        index += 1
-        let start = index
-        while index < bytes.count {
-            let byte = bytes[index]
-            if byte == UInt8(ascii: "\"") {
-                index += 1
-                return JSONKey(text: UnsafeBufferPointer(rebasing: bytes[start..<index - 1]))
-            }
-            if byte == UInt8(ascii: "\\") {
-                index = quote
-                return JSONKey(decoded: try string())
-            }
-            if byte < 0x20 { throw error("control character in string") }
-            index += byte < 0x80 ? 1 : try utf8SequenceLength(at: index)
-        }
-        throw error("unterminated string")
+        if let text = try unescapedString() { return JSONKey(text: UnsafeBufferPointer(rebasing: bytes[text])) }
+        index = quote
+        return JSONKey(decoded: try string())
     }
 
     /// A string's bytes checked (escapes, control characters, UTF-8) without making the String.

@@ -37,22 +37,9 @@ extension JSONReader {
     }
 
     mutating func string() throws -> String {
-        index += 1
-        let start = index
+        let start = index + 1
         // Fast path: no escapes. The bytes are checked here, so the String is made without a second validation.
-        while index < bytes.count {
-            index = plainASCIIEnd(from: index)
-            guard index < bytes.count else { break }
-            let byte = bytes[index]
-            if byte == UInt8(ascii: "\"") {
-                let slice = UnsafeBufferPointer(rebasing: bytes[start..<index])
-                index += 1
-                return String(decoding: slice, as: UTF8.self)
-            }
-            if byte == UInt8(ascii: "\\") { break }
-            if byte < 0x20 { throw error("control character in string") }
-            index += byte < 0x80 ? 1 : try utf8SequenceLength(at: index)
-        }
+        if let text = try unescapedString() { return String(decoding: UnsafeBufferPointer(rebasing: bytes[text]), as: UTF8.self) }
         var scalars = Array(UnsafeBufferPointer(rebasing: bytes[start..<index]))
         while index < bytes.count {
             let byte = bytes[index]
@@ -96,6 +83,27 @@ extension JSONReader {
                 scalars.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[index..<index + length]))
                 index += length
             }
+        }
+        throw error("unterminated string")
+    }
+
+    /// Reads a string from its opening quote as long as it has no escape, checking control characters and UTF-8:
+    /// the range of its text (the reader then past the closing quote), or nil with the reader at the first backslash,
+    /// where the decoding path goes on.
+    mutating func unescapedString() throws -> Range<Int>? {
+        index += 1
+        let start = index
+        while index < bytes.count {
+            index = plainASCIIEnd(from: index)
+            guard index < bytes.count else { break }
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") {
+                index += 1
+                return start..<index - 1
+            }
+            if byte == UInt8(ascii: "\\") { return nil }
+            if byte < 0x20 { throw error("control character in string") }
+            index += byte < 0x80 ? 1 : try utf8SequenceLength(at: index)
         }
         throw error("unterminated string")
     }

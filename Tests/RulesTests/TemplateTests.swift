@@ -34,6 +34,11 @@ struct TemplateTests {
         let general = try Template("{{ has_value('sensor.' ~ 'x') }}").evaluate(in: context)
         #expect(fast == general)
         #expect(fast == .bool(state != nil && state != "unknown" && state != "unavailable"))
+        // The literal id is what makes it fast: compiled to the fast form, the computed one left a call.
+        let literal = TemplateParser.fastForm(.call(.hasValue, [.literal(.string("sensor.x"))], keywords: []))
+        let computed = TemplateParser.fastForm(.call(.hasValue, [.variable("id")], keywords: []))
+        if case .hasValue("sensor.x") = literal {} else { Issue.record("has_value('sensor.x') was not compiled to its fast form") }
+        if case .call(.hasValue, _, _) = computed {} else { Issue.record("has_value(id) changed form") }
     }
 
     @Test(arguments: [

@@ -32,7 +32,7 @@ public enum RulesLoader {
 
     /// `supervisorToken`: `$SUPERVISOR_TOKEN` when running as a Home Assistant add-on; a file that names no Home
     /// Assistant then reaches it through the Supervisor.
-    static func decode(_ root: YAMLNode, file: String, supervisorToken: String? = nil, errors: inout [ConfigError]) -> RulesFile? {
+    static func decode(_ root: YAMLNode, file: String, supervisorToken: String?, errors: inout [ConfigError]) -> RulesFile? {
         guard let top = MappingReader(root, path: "", errors: &errors) else { return nil }
         // An activity's key written at the top level fell out of the activity above it (indented too little).
         let activityEntries = top["activities"].flatMap { node -> [(key: YAMLNode, value: YAMLNode)]? in
@@ -129,7 +129,7 @@ public enum RulesLoader {
                          budget: budget, activities: activities)
     }
 
-    static func decodeHomeAssistant(_ node: YAMLNode, supervisor: SupervisorAccess? = nil, errors: inout [ConfigError]) -> RulesFile.HomeAssistantSettings? {
+    static func decodeHomeAssistant(_ node: YAMLNode, supervisor: SupervisorAccess?, errors: inout [ConfigError]) -> RulesFile.HomeAssistantSettings? {
         guard let reader = MappingReader(node, path: "homeassistant", errors: &errors) else { return nil }
         reader.rejectUnknown(allowed: ConfigReference.homeAssistantKeys, errors: &errors)
         var settings: RulesFile.HomeAssistantSettings
