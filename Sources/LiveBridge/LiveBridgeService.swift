@@ -20,6 +20,8 @@ public actor LiveBridgeService: Service {
         public var dataDirectory: String
         public var dryRun = false
         public var shutdownDeadline: Duration = .seconds(5)
+        /// Where the status listener serves, over the rules file's `status.listen` (the add-on's ingress port).
+        public var statusListen: RulesFile.StatusListener?
         public init(configPath: String, dataDirectory: String) {
             self.configPath = configPath
             self.dataDirectory = dataDirectory
@@ -42,6 +44,8 @@ public actor LiveBridgeService: Service {
     private let connection: HomeAssistantConnection
     private var stopping = false
     public let metrics = Metrics()
+    /// The last pushes, for the status page.
+    let pushLog = PushLog()
     private var statusLoop: WebSocketEventLoop?
     /// Held for the life of the service: a second daemon on the same data directory is refused.
     private let dataDirectoryLock: DataDirectoryLock
@@ -68,7 +72,7 @@ public actor LiveBridgeService: Service {
         }
         for warning in SecretFilePermissions.warnings(configPath: options.configPath) { logger.warning(warning) }
         let configuration = try Self.connectionConfiguration(settings)
-        let metrics = self.metrics
+        let metrics = self.metrics, pushLog = self.pushLog
         let connection = try HomeAssistantConnection(configuration: configuration) { event in
             if case .reconnecting = event { metrics.reconnect() }
             if event.isError { logger.warning(event.description) } else { logger.info(event.description) }
@@ -89,12 +93,14 @@ public actor LiveBridgeService: Service {
             }
             metrics.push(backend: record.backend, outcome: outcome, seconds: record.duration.secondsValue, permanentFailure: permanent,
                          connectionsOpened: record.report.connectionsOpened)
+            pushLog.append(.init(at: Date().timeIntervalSince1970, activity: record.activity, backend: record.backend,
+                                 kind: record.kind.rawValue, outcome: outcome, status: record.report.status.map(String.init) ?? "-"))
             logger.info("push", ["activity": record.activity, "backend": record.backend, "kind": record.kind.rawValue,
                                  "status": record.report.status.map(String.init) ?? "-", "outcome": outcome,
                                  "code": record.report.code ?? "-"])
         }, log: { logger.warning($0) })
         engine = ActivityEngine(rules: rules)
-        if let listen = rules.status {
+        if let listen = options.statusListen ?? rules.status {
             var loopOptions = WebSocketEventLoop.Options()
             loopOptions.listen = (listen.host, listen.port)
             loopOptions.name = "status"
@@ -105,7 +111,7 @@ public actor LiveBridgeService: Service {
             loopOptions.maximumRequestBody = 0
             loopOptions.idleTimeout = .seconds(5)
             do { statusLoop = try WebSocketEventLoop(options: loopOptions) } catch {
-                throw StartupError(description: "status listener (status.listen): \(error)")
+                throw StartupError(description: "status listener (\(options.statusListen != nil ? "--status-listen" : "status.listen") \(listen.host):\(listen.port)): \(error)")
             }
         }
     }
@@ -136,7 +142,7 @@ public actor LiveBridgeService: Service {
     public var statusPort: Int? { statusLoop?.listenPort }
 
     private func serveStatus() {
-        let connection = connection, metrics = metrics, dispatcher = dispatcher
+        let connection = connection, metrics = metrics, dispatcher = dispatcher, pushLog = pushLog
         let routes = StatusRoutes(source: .init(
             connectionPhase: { connection.currentPhase },
             missingEntities: { connection.missingEntities },
@@ -146,7 +152,8 @@ public actor LiveBridgeService: Service {
                 return metrics.text(debounced: counters.debounced, deduplicated: counters.deduplicated, retries: counters.retries,
                                     stateChanges: connection.receivedChangeCount)
             },
-            lanes: { await dispatcher.lanes }))
+            lanes: { await dispatcher.lanes },
+            pushLog: { pushLog.recent }))
         statusLoop?.onHTTPRequest = { request, respond in
             Task { respond(await routes.respond(toPath: request.path)) }
         }
@@ -186,7 +193,9 @@ public actor LiveBridgeService: Service {
         defer { eventTask.cancel() }
         followRenderings(engine.rules.templatesRenderedByHomeAssistant)
         defer { followRenderings([]) }
-        if let port = statusPort { logger.info("status listener", ["url": "http://\(engine.rules.status!.host):\(port)/healthz"]) }
+        if let port = statusPort, let host = (options.statusListen ?? engine.rules.status)?.host {
+            logger.info("status listener", ["url": "http://\(host):\(port)/healthz"])
+        }
         connection.start(selection: engine.rules.reads)
         var evaluatedAll = false
         while let batch = await connection.changes.next() {

@@ -1,11 +1,14 @@
 import Dispatcher
+import FoundationEssentials
 import HomeAssistant
 import JSON
+import Preview
 import WebSocketTransport
 
 /// The status listener's routes: `/healthz` (connected, backends accepting, entities present), `/metrics`
-/// (Prometheus text) and `/activities` (each lane's phase and last payload). What they report on comes in as a
-/// `Source`, so they are tested in memory.
+/// (Prometheus text), `/activities` (each lane's phase and last payload) and `/`, the preview page (each activity's last
+/// payload drawn as the phone shows it, and the push log, from `/api/state`): the add-on's ingress page. What they
+/// report on comes in as a `Source`, so they are tested in memory.
 struct StatusRoutes: Sendable {
     /// What the routes read, each when asked.
     struct Source: Sendable {
@@ -15,6 +18,9 @@ struct StatusRoutes: Sendable {
         var failingBackends: @Sendable () -> [String: String]
         var metricsText: @Sendable () async -> String
         var lanes: @Sendable () async -> [Dispatcher.LaneSummary]
+        var pushLog: @Sendable () -> [PushLog.Entry] = { [] }
+        /// Seconds since 1970, for the drawings' timers.
+        var now: @Sendable () -> Double = { Date().timeIntervalSince1970 }
     }
 
     let source: Source
@@ -29,8 +35,12 @@ struct StatusRoutes: Sendable {
             return HTTPServerResponse(status: 200, contentType: "text/plain; version=0.0.4", body: Array(await source.metricsText().utf8))
         case "/activities":
             return Self.activities(await source.lanes())
+        case "/", "/index.html":
+            return HTTPServerResponse(status: 200, contentType: "text/html; charset=utf-8", body: Array(PreviewPage.html.utf8))
+        case "/api/state":
+            return HTTPServerResponse(status: 200, json: Self.previewState(await source.lanes(), log: source.pushLog(), now: source.now()).jsonText)
         default:
-            return HTTPServerResponse(status: 404, json: #"{"error":"not found: try /healthz, /metrics or /activities"}"#)
+            return HTTPServerResponse(status: 404, json: #"{"error":"not found: try /, /healthz, /metrics or /activities"}"#)
         }
     }
 
@@ -56,6 +66,20 @@ struct StatusRoutes: Sendable {
             })
         }
         return HTTPServerResponse(status: reasons.isEmpty ? 200 : 503, json: JSONValue.object(body).jsonText)
+    }
+
+    /// The preview page's state: each lane that has delivered a payload, drawn at `now` (an idle lane has ended: its
+    /// final content, marked ended), and the push log, oldest first.
+    static func previewState(_ lanes: [Dispatcher.LaneSummary], log: [PushLog.Entry], now: Double) -> JSONValue {
+        var activities: [String: JSONValue] = [:]
+        for lane in lanes {
+            guard let body = lane.lastDelivered, let payload = try? JSONParser.parse(body) else { continue }
+            let key = "\(lane.activity) · \(lane.backend)"
+            activities[key] = .object(["svg": .string(PreviewRenderer.svg(payload, at: now, title: lane.activity)),
+                                       "phase": .string(lane.phase == .idle ? "ended" : lane.phase.rawValue),
+                                       "ended": .bool(lane.phase == .idle)])
+        }
+        return .object(["activities": .object(activities), "log": .array(log.map(\.pageJSON))])
     }
 
     /// Each lane: activity, backend, phase, and the last payload delivered (as JSON when it is).

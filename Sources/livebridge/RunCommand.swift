@@ -2,19 +2,23 @@ import Platform
 import FoundationEssentials
 import Glibc
 import LiveBridge
+import Rules
 
-/// `livebridge run --config FILE [--data-dir DIR] [--dry-run] [--log-level L] [--log-format text|json]`.
+/// `livebridge run --config FILE [--data-dir DIR] [--status-listen HOST:PORT] [--dry-run] [--log-level L] [--log-format text|json]`.
 enum RunCommand {
     static let help = """
-        usage: livebridge run --config FILE [--data-dir DIR] [--dry-run] [--log-level debug|info|warning|error] [--log-format text|json]
+        usage: livebridge run --config FILE [--data-dir DIR] [--status-listen HOST:PORT] [--dry-run]
+                              [--log-level debug|info|warning|error] [--log-format text|json]
 
         Runs beside Home Assistant: pushes Live Activities as the rules say. SIGHUP reloads the rules; SIGTERM or
         Ctrl-C sends what is due (5 s at most) and exits; a second signal exits at once.
         --data-dir defaults to $STATE_DIRECTORY (systemd), else ~/.local/state/livebridge.
+        --status-listen serves /healthz, /metrics, /activities and the status page (/) there, over the rules file's
+        status.listen (the add-on serves its ingress page this way).
         """
 
     static func run(_ arguments: [String]) async throws -> Int32 {
-        let args = try ArgumentList(arguments, valued: ["config", "data-dir", "log-level", "log-format"], flags: ["dry-run"])
+        let args = try ArgumentList(arguments, valued: ["config", "data-dir", "status-listen", "log-level", "log-format"], flags: ["dry-run"])
         guard let config = args["config"] ?? args.positional.first else { throw UsageError("--config FILE is required\n\n\(help)") }
         guard let level = Logger.Level(name: args["log-level"] ?? "info") else { throw UsageError("--log-level must be debug, info, warning or error") }
         guard let format = Logger.Format(rawValue: args["log-format"] ?? "text") else { throw UsageError("--log-format must be text or json") }
@@ -23,6 +27,12 @@ enum RunCommand {
             ?? (FileManager.default.homeDirectoryForCurrentUser.path + "/.local/state/livebridge")
         var options = LiveBridgeService.Options(configPath: config, dataDirectory: dataDirectory)
         options.dryRun = args.has("dry-run")
+        if let listen = args["status-listen"] {
+            guard let listener = RulesFile.StatusListener(parsing: listen) else {
+                throw UsageError("--status-listen \(listen) is not HOST:PORT (e.g. 0.0.0.0:8099)")
+            }
+            options.statusListen = listener
+        }
         let logger = Logger(level: level, format: format)
         let service: LiveBridgeService
         do { service = try LiveBridgeService(options: options, logger: logger) } catch {

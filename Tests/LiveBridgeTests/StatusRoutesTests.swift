@@ -7,9 +7,10 @@ import Testing
 /// /healthz, /metrics and /activities from what the service reports, without a socket.
 struct StatusRoutesTests {
     func routes(phase: ConnectionPhase = .ready, missing: [MissingEntity] = [], failing: [String: String] = [:],
-                lanes: [Dispatcher.LaneSummary] = []) -> StatusRoutes {
+                lanes: [Dispatcher.LaneSummary] = [], log: [PushLog.Entry] = []) -> StatusRoutes {
         StatusRoutes(source: .init(connectionPhase: { phase }, missingEntities: { missing }, failingBackends: { failing },
-                                   metricsText: { "livebridge_renders_total 3\n" }, lanes: { lanes }))
+                                   metricsText: { "livebridge_renders_total 3\n" }, lanes: { lanes }, pushLog: { log },
+                                   now: { 1_700_000_000 }))
     }
 
 
@@ -55,8 +56,47 @@ struct StatusRoutesTests {
     }
 
     @Test func anythingElseIsNotFound() async throws {
-        let response = await routes().respond(toPath: "/")
+        let response = await routes().respond(toPath: "/nothing")
         #expect(response.status == 404)
-        #expect(try JSONParser.parse(response.body) == ["error": "not found: try /healthz, /metrics or /activities"])
+        #expect(try JSONParser.parse(response.body) == ["error": "not found: try /, /healthz, /metrics or /activities"])
+    }
+
+    /// The add-on's ingress page: served at / and asking for its state relative to itself (ingress adds a path prefix).
+    @Test func theStatusPageIsThePreviewPageReadingItsStateRelatively() async {
+        let response = await routes().respond(toPath: "/")
+        #expect(response.status == 200 && response.contentType == "text/html; charset=utf-8")
+        let html = String(decoding: response.body, as: UTF8.self)
+        #expect(html.contains("fetch('api/state')"))
+        #expect(!html.contains("fetch('/api/state')"))
+    }
+
+    @Test func thePageStateDrawsEachDeliveredPayloadAndMarksEndedOnes() async throws {
+        let lanes = [Dispatcher.LaneSummary(activity: "washer", backend: "aivi", phase: .running,
+                                            lastDelivered: Array(#"{"state":"start","content":{"template":"generic","state":"Washing","progress":0.4}}"#.utf8)),
+                     Dispatcher.LaneSummary(activity: "dryer", backend: "pulse", phase: .idle,
+                                            lastDelivered: Array(#"{"template":"progress","title":"Done","progress":1}"#.utf8)),
+                     Dispatcher.LaneSummary(activity: "vacuum", backend: "aivi", phase: .idle, lastDelivered: nil)]
+        let log = [PushLog.Entry(at: 1_699_999_990, activity: "washer", backend: "aivi", kind: "start", outcome: "delivered", status: "200"),
+                   PushLog.Entry(at: 1_699_999_995, activity: "dryer", backend: "pulse", kind: "end", outcome: "retry", status: "503")]
+        let response = await routes(lanes: lanes, log: log).respond(toPath: "/api/state")
+        #expect(response.status == 200)
+        let state = try JSONParser.parse(response.body)
+        guard case .object(let activities)? = state["activities"] else { Issue.record("no activities"); return }
+        #expect(activities.keys.sorted() == ["dryer · pulse", "washer · aivi"], "a lane that never delivered is not drawn")
+        #expect(activities["washer · aivi"]?["phase"] == "running" && activities["washer · aivi"]?["ended"] == false)
+        #expect(activities["dryer · pulse"]?["phase"] == "ended" && activities["dryer · pulse"]?["ended"] == true)
+        let svg = activities["washer · aivi"]?["svg"]?.stringValue ?? ""
+        #expect(svg.hasPrefix("<svg") && svg.contains("Washing"))
+        #expect(state["log"] == [
+            ["at": 1_699_999_990.0, "activity": "washer · aivi", "decision": "start delivered (200)", "ended": false],
+            ["at": 1_699_999_995.0, "activity": "dryer · pulse", "decision": "end retry (503)", "ended": true]])
+    }
+
+    @Test func thePushLogKeepsTheNewestUpToItsCapacity() {
+        let log = PushLog(capacity: 3)
+        for i in 0..<5 {
+            log.append(.init(at: Double(i), activity: "a\(i)", backend: "b", kind: "update", outcome: "delivered", status: "200"))
+        }
+        #expect(log.recent.map(\.activity) == ["a2", "a3", "a4"])
     }
 }

@@ -39,6 +39,18 @@ public struct RulesFile: Sendable {
     public struct StatusListener: Sendable, Equatable {
         public let host: String
         public let port: Int
+
+        /// `HOST:PORT`, or a bare `PORT` on 127.0.0.1; nil for anything else.
+        public init?(parsing text: String) {
+            let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+            if parts.count == 2, !parts[0].isEmpty, let port = Int(parts[1]), (1...65535).contains(port) {
+                (host, self.port) = (String(parts[0]), port)
+            } else if parts.count == 1, let port = Int(parts[0]), (1...65535).contains(port) {
+                (host, self.port) = ("127.0.0.1", port)
+            } else {
+                return nil
+            }
+        }
     }
 
     public let path: String

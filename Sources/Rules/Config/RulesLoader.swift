@@ -104,11 +104,8 @@ public enum RulesLoader {
         if let node = top["status"], let reader = MappingReader(node, path: "status", errors: &errors) {
             reader.rejectUnknown(allowed: ConfigReference.statusKeys, errors: &errors)
             if let listen = reader.string("listen", errors: &errors) {
-                let parts = listen.split(separator: ":", omittingEmptySubsequences: false)
-                if parts.count == 2, !parts[0].isEmpty, let port = Int(parts[1]), (1...65535).contains(port) {
-                    status = RulesFile.StatusListener(host: String(parts[0]), port: port)
-                } else if parts.count == 1, let port = Int(parts[0]), (1...65535).contains(port) {
-                    status = RulesFile.StatusListener(host: "127.0.0.1", port: port)
+                if let listener = RulesFile.StatusListener(parsing: listen) {
+                    status = listener
                 } else {
                     errors.append(ConfigError(reader["listen"]!.location, path: "status.listen", "\(reader.shown("listen")) is not HOST:PORT (e.g. 127.0.0.1:9321)"))
                 }

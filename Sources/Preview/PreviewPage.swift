@@ -1,7 +1,9 @@
 /// The preview page: every activity drawn by the preview renderer (Lock Screen and Dynamic Island), updating live, with a log of pushes and
-/// budget decisions. Self-contained (no external scripts, fonts or images).
-enum PreviewPage {
-    static let html = #"""
+/// budget decisions. Self-contained (no external scripts, fonts or images). It asks for `api/state` relative to itself, so it
+/// works at `/` and behind Home Assistant's ingress, which serves an add-on's page under `/api/hassio_ingress/TOKEN/`.
+/// The state: `{"activities": {KEY: {"svg", "ended", "phase"?}}, "log": [{"at", "activity", "decision", "ended"?}]}`.
+public enum PreviewPage {
+    public static let html = #"""
     <!doctype html>
     <html lang="en"><head><meta charset="utf-8"><title>LiveBridge preview</title>
     <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -13,6 +15,7 @@ enum PreviewPage {
     .name { color: #8e8e93; font-size: 12px; text-transform: uppercase; letter-spacing: .05em; }
     .bar { height: 8px; background: #3a3a3c; border-radius: 4px; overflow: hidden; margin: 10px 0; display: flex; }
     .bar > div { height: 100%; } .icon { font-size: 12px; color: #8e8e93; border: 1px solid #3a3a3c; border-radius: 6px; padding: 1px 6px; }
+    .phase { background: #1c1c1e; color: #aeaeb2; font-size: 12px; padding: 6px 12px; }
     .big { font-size: 28px; font-weight: 600; } table { border-collapse: collapse; margin-top: 24px; font-size: 12px; }
     td { padding: 2px 10px; color: #aeaeb2; }
     .red{color:#ff453a}.orange{color:#ff9f0a}.yellow{color:#ffd60a}.green{color:#30d158}.mint{color:#63e6e2}.teal{color:#40c8e0}
@@ -24,11 +27,12 @@ enum PreviewPage {
     <script>
     const esc = s => String(s ?? '').replace(/[&<>"]/g, c => ({'&':'&amp;','<':'&lt;','>':'&gt;','"':'&quot;'}[c]));
     function card(key, item) {
-      return '<div class="card' + (item.ended ? ' ended' : '') + '">' + item.svg + '</div>';
+      return '<div class="card' + (item.ended ? ' ended' : '') + '">' + item.svg
+        + (item.phase ? '<div class="phase">' + esc(key) + ' · ' + esc(item.phase) + '</div>' : '') + '</div>';
     }
     async function refresh() {
       try {
-        const state = await (await fetch('/api/state')).json();
+        const state = await (await fetch('api/state')).json();
         document.getElementById('cards').innerHTML = Object.keys(state.activities).sort().map(k => card(k, state.activities[k])).join('');
         document.getElementById('log').innerHTML = state.log.slice(-40).reverse().map(e =>
           '<tr><td>' + new Date(e.at * 1000).toLocaleTimeString() + '</td><td>' + esc(e.activity) + '</td><td>' + esc(e.decision) + (e.ended ? ' (end)' : '') + '</td></tr>').join('');
