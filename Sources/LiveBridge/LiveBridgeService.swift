@@ -111,7 +111,7 @@ public actor LiveBridgeService: Service {
             loopOptions.maximumRequestBody = 0
             loopOptions.idleTimeout = .seconds(5)
             do { statusLoop = try WebSocketEventLoop(options: loopOptions) } catch {
-                throw StartupError(description: "status listener (\(options.statusListen != nil ? "--status-listen" : "status.listen") \(listen.host):\(listen.port)): \(error)")
+                throw StartupError(description: "status listener (\(options.statusListen != nil ? "--status-listen" : "status.listen")): \(error)")
             }
         }
     }

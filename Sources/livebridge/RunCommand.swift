@@ -4,10 +4,10 @@ import Glibc
 import LiveBridge
 import Rules
 
-/// `livebridge run --config FILE [--data-dir DIR] [--status-listen HOST:PORT] [--dry-run] [--log-level L] [--log-format text|json]`.
+/// `livebridge run --config FILE|--addon-options FILE [--data-dir DIR] [--status-listen HOST:PORT] [--dry-run] [--log-level L] [--log-format text|json]`.
 enum RunCommand {
     static let help = """
-        usage: livebridge run --config FILE [--data-dir DIR] [--status-listen HOST:PORT] [--dry-run]
+        usage: livebridge run --config FILE|--addon-options FILE [--data-dir DIR] [--status-listen HOST:PORT] [--dry-run]
                               [--log-level debug|info|warning|error] [--log-format text|json]
 
         Runs beside Home Assistant: pushes Live Activities as the rules say. SIGHUP reloads the rules; SIGTERM or
@@ -15,18 +15,28 @@ enum RunCommand {
         --data-dir defaults to $STATE_DIRECTORY (systemd), else ~/.local/state/livebridge.
         --status-listen serves /healthz, /metrics, /activities and the status page (/) there, over the rules file's
         status.listen (the add-on serves its ingress page this way).
+        --addon-options FILE reads rules, log_level and dry_run from the add-on's options (/data/options.json);
+        flags given here win.
         """
 
     static func run(_ arguments: [String]) async throws -> Int32 {
-        let args = try ArgumentList(arguments, valued: ["config", "data-dir", "status-listen", "log-level", "log-format"], flags: ["dry-run"])
-        guard let config = args["config"] ?? args.positional.first else { throw UsageError("--config FILE is required\n\n\(help)") }
-        guard let level = Logger.Level(name: args["log-level"] ?? "info") else { throw UsageError("--log-level must be debug, info, warning or error") }
+        let args = try ArgumentList(arguments, valued: ["config", "data-dir", "status-listen", "log-level", "log-format", "addon-options"],
+                                    flags: ["dry-run"])
+        let addon: AddonOptions?
+        do { addon = try args["addon-options"].map(AddonOptions.init(contentsOf:)) } catch {
+            standardError("livebridge run: \(error)")
+            return 2
+        }
+        guard let config = args["config"] ?? args.positional.first ?? addon?.rules else { throw UsageError("--config FILE is required\n\n\(help)") }
+        guard let level = Logger.Level(name: args["log-level"] ?? addon?.logLevel ?? "info") else {
+            throw UsageError("--log-level must be debug, info, warning or error")
+        }
         guard let format = Logger.Format(rawValue: args["log-format"] ?? "text") else { throw UsageError("--log-format must be text or json") }
         let environment = ProcessInfo.processInfo.environment
         let dataDirectory = args["data-dir"] ?? environment["STATE_DIRECTORY"]?.split(separator: ":").first.map(String.init)
             ?? (FileManager.default.homeDirectoryForCurrentUser.path + "/.local/state/livebridge")
         var options = LiveBridgeService.Options(configPath: config, dataDirectory: dataDirectory)
-        options.dryRun = args.has("dry-run")
+        options.dryRun = args.has("dry-run") || addon?.dryRun == true
         if let listen = args["status-listen"] {
             guard let listener = RulesFile.StatusListener(parsing: listen) else {
                 throw UsageError("--status-listen \(listen) is not HOST:PORT (e.g. 0.0.0.0:8099)")

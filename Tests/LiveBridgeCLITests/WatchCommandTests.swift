@@ -212,10 +212,18 @@ final class Subprocess: @unchecked Sendable {
     let stdout = LineCollector()
     let stderr = LineCollector()
 
-    /// `asNobody`: run as user and group 65534 through setpriv (the test must be root).
-    init(_ arguments: [String], environment: [String: String] = [:], asNobody: Bool = false) throws {
-        let executable = URL(fileURLWithPath: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
-            .deletingLastPathComponent().appendingPathComponent("livebridge")
+    /// The livebridge binary beside the test bundle.
+    static var livebridge: URL {
+        get throws {
+            URL(fileURLWithPath: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+                .deletingLastPathComponent().appendingPathComponent("livebridge")
+        }
+    }
+
+    /// `asNobody`: run as user and group 65534 through setpriv (the test must be root). `program`: run that instead
+    /// of livebridge (a script that runs it).
+    init(_ arguments: [String], environment: [String: String] = [:], asNobody: Bool = false, program: String? = nil) throws {
+        let executable = try program.map(URL.init(fileURLWithPath:)) ?? Self.livebridge
         if asNobody {
             process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
             process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", executable.path] + arguments

@@ -1,11 +1,10 @@
-#!/usr/bin/env sh
-# Add-on entry point: reads the options Home Assistant's supervisor writes and runs LiveBridge with them.
-# The supervisor's token ($SUPERVISOR_TOKEN) reaches Home Assistant at ws://supervisor/core/websocket; a rules
-# file may use it with `token: !env_var SUPERVISOR_TOKEN` and `url: ws://supervisor/core/websocket`.
+#!/bin/sh
+# The add-on's entry point. The Supervisor writes the user's options to /data/options.json, maps the add-on's config
+# folder at /config, and sets $SUPERVISOR_TOKEN (LiveBridge then reaches Home Assistant through the Supervisor when the
+# rules file names no url/token). The status page listens on the ingress port. The variables below are only for
+# tests run outside a container.
 set -eu
-OPTIONS=/data/options.json
-RULES=$(sed -n 's/.*"rules"[^"]*"\([^"]*\)".*/\1/p' "$OPTIONS")
-LEVEL=$(sed -n 's/.*"log_level"[^"]*"\([^"]*\)".*/\1/p' "$OPTIONS")
-DRY=""
-grep -q '"dry_run": *true' "$OPTIONS" && DRY="--dry-run"
-exec /usr/local/bin/livebridge run --config "${RULES:-/config/livebridge.yaml}" --data-dir /data --log-level "${LEVEL:-info}" $DRY
+LIVEBRIDGE=${LIVEBRIDGE:-/usr/local/bin/livebridge}
+DATA=${LIVEBRIDGE_DATA:-/data}
+LISTEN=${LIVEBRIDGE_STATUS_LISTEN:-0.0.0.0:8099}
+exec "$LIVEBRIDGE" run --addon-options "$DATA/options.json" --data-dir "$DATA" --status-listen "$LISTEN"

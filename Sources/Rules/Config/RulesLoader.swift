@@ -7,32 +7,32 @@ import LiveActivity
 public enum RulesLoader {
     public static func load(file: String, environment: [String: String] = ProcessInfo.processInfo.environment) -> Result<RulesFile, ConfigErrors> {
         var yaml = YAMLLoader(environment: environment)
-        return decode(yaml.load(file: file), file: file, supervisorToken: environment[SupervisorAccess.tokenVariable])
+        return decode(yaml.load(file: file), file: file, supervisor: SupervisorAccess(environment: environment))
     }
 
     /// Loads rules from `text` as if it were the file `file` (includes and secrets resolve beside it).
     public static func load(text: String, file: String, environment: [String: String] = [:]) -> Result<RulesFile, ConfigErrors> {
         var yaml = YAMLLoader(environment: environment)
-        return decode(yaml.load(text: text, file: file), file: file, supervisorToken: environment[SupervisorAccess.tokenVariable])
+        return decode(yaml.load(text: text, file: file), file: file, supervisor: SupervisorAccess(environment: environment))
     }
 
-    private static func decode(_ loaded: (YAMLNode?, [ConfigError]), file: String, supervisorToken: String?) -> Result<RulesFile, ConfigErrors> {
+    private static func decode(_ loaded: (YAMLNode?, [ConfigError]), file: String, supervisor: SupervisorAccess?) -> Result<RulesFile, ConfigErrors> {
         let (root, yamlErrors) = loaded
         var errors = yamlErrors
         guard let root else {
             if errors.isEmpty { errors.append(ConfigError(SourceLocation(file: file, line: 1, column: 1), path: "", "the file is empty")) }
             return .failure(ConfigErrors(errors))
         }
-        let rules = decode(root, file: file, supervisorToken: supervisorToken, errors: &errors)
+        let rules = decode(root, file: file, supervisor: supervisor, errors: &errors)
         guard errors.isEmpty, let rules else { return .failure(ConfigErrors(errors.sortedByPosition())) }
         return .success(rules)
     }
 
     static let topLevelKeys = ConfigReference.topLevelKeys
 
-    /// `supervisorToken`: `$SUPERVISOR_TOKEN` when running as a Home Assistant add-on; a file that names no Home
-    /// Assistant then reaches it through the Supervisor.
-    static func decode(_ root: YAMLNode, file: String, supervisorToken: String?, errors: inout [ConfigError]) -> RulesFile? {
+    /// `supervisor`: set when running as a Home Assistant add-on; a file that names no Home Assistant then reaches it
+    /// through the Supervisor.
+    static func decode(_ root: YAMLNode, file: String, supervisor: SupervisorAccess?, errors: inout [ConfigError]) -> RulesFile? {
         guard let top = MappingReader(root, path: "", errors: &errors) else { return nil }
         // An activity's key written at the top level fell out of the activity above it (indented too little).
         let activityEntries = top["activities"].flatMap { node -> [(key: YAMLNode, value: YAMLNode)]? in
@@ -46,7 +46,6 @@ public enum RulesLoader {
         }
         top.rejectUnknown(allowed: topLevelKeys + dedented, errors: &errors)
 
-        let supervisor = supervisorToken.flatMap { $0.isEmpty ? nil : SupervisorAccess(token: $0) }
         let homeAssistant = top["homeassistant"].map { decodeHomeAssistant($0, supervisor: supervisor, errors: &errors) }
             ?? supervisor?.settings
         var backends: [String: RulesFile.Backend] = [:]
