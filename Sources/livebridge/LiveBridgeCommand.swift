@@ -14,6 +14,7 @@ enum LiveBridgeCommand {
           preview-server  the demo's preview backend on its own, for trying a real rules file
           run        run beside Home Assistant, pushing Live Activities as the rules say
           watch      print the state of Home Assistant entities as JSON lines, live
+          suggest    propose a rules file for the appliances Home Assistant has
           check      validate a rules file: every error with file:line:column
           render     print the request each backend would receive for given states
           template   render a template to text, as Developer Tools → Template does
@@ -41,6 +42,7 @@ enum LiveBridgeCommand {
         "demo": Subcommand(help: DemoCommand.help) { try await DemoCommand.run($0) },
         "preview-server": Subcommand(help: PreviewServerCommand.help) { try await PreviewServerCommand.run($0) },
         "watch": Subcommand(help: WatchCommand.help) { try await WatchCommand.run($0) },
+        "suggest": Subcommand(help: SuggestCommand.help) { try await SuggestCommand.run($0) },
         "check": Subcommand(help: CheckCommand.help) { try CheckCommand.run($0) },
         "render": Subcommand(help: RenderCommand.help) { try await RenderCommand.run($0) },
         "template": Subcommand(help: TemplateCommand.help) { try await TemplateCommand.run($0) },

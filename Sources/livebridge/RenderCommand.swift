@@ -5,23 +5,26 @@ import HomeAssistant
 import LiveActivity
 import Rules
 
-/// `livebridge render CONFIG --states STATES.json [--activity ID] [--at ISO_TIME] [--phase start|update|end]
-/// [--url URL --token-file FILE]`: the exact request each backend would receive.
+/// `livebridge render CONFIG (--states STATES.json | --url URL --token-file FILE) [--activity ID] [--at ISO_TIME]
+/// [--phase start|update|end]`: the exact request each backend would receive.
 enum RenderCommand {
     static let help = """
-        usage: livebridge render CONFIG --states STATES.json [--activity ID] [--at ISO_TIME] [--phase start|update|end]
-                                        [--url URL (--token-file FILE | env LIVEBRIDGE_HA_TOKEN)]
+        usage: livebridge render CONFIG (--states STATES.json | --url URL (--token-file FILE | env LIVEBRIDGE_HA_TOKEN))
+                                        [--activity ID] [--at ISO_TIME] [--phase start|update|end]
 
-        Evaluates the rules against states shaped like Home Assistant's GET /api/states and prints, per activity,
-        the request its backend would receive. --at sets now() (default: the current time).
-        Fields only Home Assistant can render (area_name, device_attr, state_translated…) are not shown offline;
-        with --url and --token-file, Home Assistant at URL renders them (on its own states, not STATES.json).
+        Evaluates the rules and prints, per activity, the request its backend would receive. --at sets now()
+        (default: the current time).
+        --states: states shaped like Home Assistant's GET /api/states. --url and --token-file: Home Assistant's
+        live states, and it renders the fields only it can (area_name, device_attr, state_translated…); with
+        both, the states come from the file and Home Assistant renders only those fields. In the add-on, with
+        neither, Home Assistant is reached through the Supervisor.
         """
 
     static func run(_ arguments: [String]) async throws -> Int32 {
         let args = try ArgumentList(arguments, valued: ["states", "activity", "at", "phase", "url", "token-file"])
         guard args.positional.count == 1 else { throw UsageError("name one rules file\n\n\(help)") }
-        guard let statesPath = args["states"] else { throw UsageError("--states STATES.json is required") }
+        let target = try HomeAssistantTarget.from(args)
+        guard args["states"] != nil || target != nil else { throw UsageError("give --states STATES.json, or --url and --token-file for the live states") }
         let now = try CommandSupport.time(args)
         var phase: PushKind?
         if let text = args["phase"] {
@@ -29,11 +32,12 @@ enum RenderCommand {
             phase = p
         }
         guard let rules = CommandSupport.rules(args.positional[0]) else { return 1 }
-        let states = try StatesFile.load(path: statesPath)
+        let states: [String: EntityState]
+        if let path = args["states"] { states = try StatesFile.load(path: path) } else { states = try await target!.states(command: "render") }
         var context = EvaluationContext(states: states, now: now)
         let remote = rules.templatesRenderedByHomeAssistant
-        if let url = args["url"] {
-            context.renderedByHomeAssistant = try await HomeAssistantRendering.fetch(remote, url: url, tokenFile: args["token-file"])
+        if let target {
+            context.renderedByHomeAssistant = try await HomeAssistantRendering.fetch(remote, from: target)
         } else if !remote.isEmpty {
             print("Not shown offline (Home Assistant renders them; pass --url and --token-file to ask it):")
             for rule in rules.activities {

@@ -26,10 +26,10 @@ enum TemplateCommand {
         // All requests are read first, so those only Home Assistant can render are asked for together.
         var lines: [String] = []
         if args.positional.isEmpty { while let line = readLine(strippingNewline: true) { if !line.isEmpty { lines.append(line) } } }
-        if let url = args["url"] {
+        if args["url"] != nil, let target = try HomeAssistantTarget.from(args) {
             let sources = args.positional + lines.compactMap { (try? JSONParser.parse($0))?["template"]?.stringValue }
             let remote = sources.filter { (try? Template($0))?.renderedByHomeAssistant != nil }
-            context.renderedByHomeAssistant = try await HomeAssistantRendering.fetch(Array(Set(remote)).sorted(), url: url, tokenFile: args["token-file"])
+            context.renderedByHomeAssistant = try await HomeAssistantRendering.fetch(Array(Set(remote)).sorted(), from: target)
         }
         if let source = args.positional.first {
             switch render(source, in: context) {

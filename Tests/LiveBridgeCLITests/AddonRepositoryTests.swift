@@ -185,6 +185,32 @@ struct AddonRepositoryTests {
         #expect(await addon.exitStatus() == 0)
     }
 
+    /// First start: no rules file in the add-on's folder. The entry point writes suggest's proposal there (through
+    /// the Supervisor), with secrets.yaml beside it, and the daemon runs it.
+    @Test func theFirstStartWritesAProposalAndRunsIt() async throws {
+        let supervisorToken = "supervisor-token-90ab"
+        let simulator = try HomeAssistantSimulator(token: supervisorToken)
+        defer { simulator.stop() }
+        await HouseholdScript(simulator: simulator, cycle: 0.05).runCycle()
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("livebridge-addon-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder + "/data", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: folder + "/config", withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try #"{"rules": "\#(folder)/config/livebridge.yaml", "log_level": "info", "dry_run": true}"#
+            .write(toFile: folder + "/data/options.json", atomically: true, encoding: .utf8)
+        let addon = try Subprocess([], environment: [
+            "SUPERVISOR_TOKEN": supervisorToken, "LIVEBRIDGE": try Subprocess.livebridge.path, "LIVEBRIDGE_DATA": folder + "/data",
+            "LIVEBRIDGE_STATUS_LISTEN": "127.0.0.1:\(LoopbackPort.free())", "LIVEBRIDGE_SUPERVISOR_HOST": "127.0.0.1:\(simulator.port)",
+        ], program: addonFile("run.sh"))
+        #expect(await addon.stderr.wait { $0.contains { $0.contains("msg=\"ready: 7 entities in the snapshot\"") } })
+        let rules = try String(contentsOfFile: folder + "/config/livebridge.yaml", encoding: .utf8)
+        #expect(rules.contains("  washer:\n") && rules.contains("  laundry:\n") && !rules.contains("homeassistant:"))
+        #expect(try String(contentsOfFile: folder + "/config/secrets.yaml", encoding: .utf8).contains("aivi_token:"))
+        #expect(addon.stderr.lines.contains("livebridge suggest: wrote \(folder)/config/livebridge.yaml: OK — 4 activities; next: livebridge check, render, run"))
+        addon.signal(SIGTERM)
+        #expect(await addon.exitStatus() == 0)
+    }
+
     @Test func badAddonOptionsSayWhichAndWhy() async throws {
         let options = try temporaryFile(#"{"rules": "/config/livebridge.yaml", "log_level": "loud"}"#, suffix: ".json")
         let run = try Subprocess(["run", "--addon-options", options])

@@ -42,7 +42,7 @@ struct CommandLineTests {
         (["check"], 2, "livebridge check: name one rules file"),
         (["check", "--strict", "x.yaml"], 2, "livebridge check: unknown option --strict"),
         (["check", "-v", "x.yaml"], 2, "livebridge check: unknown option -v"),
-        (["render", "x.yaml"], 2, "livebridge render: --states STATES.json is required"),
+        (["render", "x.yaml"], 2, "livebridge render: give --states STATES.json, or --url and --token-file for the live states"),
         (["help", "nothing"], 2, "livebridge: unknown command \"nothing\""),
         ([], 2, "usage: livebridge <command> [options]"),
         (["check", "/nonexistent/livebridge.yaml"], 1, "/nonexistent/livebridge.yaml:1:1: cannot read /nonexistent/livebridge.yaml: No such file or directory"),

@@ -294,6 +294,25 @@ async def rendered_offline_and_online(ha, work):
     log("check names the field Home Assistant renders; render asks the real Home Assistant for it with --url")
 
 
+def suggest_proposes(ha, work, token_file):
+    """`suggest` reads the real Home Assistant's states and writes a rules file that passes `check`; `render --url`
+    renders it against the live states (no states file)."""
+    folder = os.path.join(work, "suggested")
+    os.makedirs(folder)
+    rules = os.path.join(folder, "livebridge.yaml")
+    suggest = subprocess.run([LIVEBRIDGE, "suggest", "--url", ha.base, "--token-file", token_file, "--output", rules],
+                             capture_output=True, text=True, timeout=60)
+    assert suggest.returncode == 0, suggest.stderr
+    recognised = "laundry (timer), dishwasher (dishwasher), ev (EV charging), washer (washing machine), x1c (3D printer)"
+    assert f"5 recognised: {recognised}" in suggest.stderr, suggest.stderr
+    check = subprocess.run([LIVEBRIDGE, "check", rules], capture_output=True, text=True, timeout=30)
+    assert check.returncode == 0 and check.stdout.startswith(f"{rules}: OK — 5 activities"), check.stdout + check.stderr
+    render = subprocess.run([LIVEBRIDGE, "render", rules, "--url", ha.base, "--token-file", token_file, "--activity", "ev"],
+                            capture_output=True, text=True, timeout=60)
+    assert render.returncode == 0 and render.stdout.startswith("ev: inactive"), render.stdout + render.stderr
+    log("suggest proposed 5 activities from the real Home Assistant; check passes; render --url uses the live states")
+
+
 async def blueprint_pushes(session, ha, token, wait):
     """The shipped blueprints, loaded by the real Home Assistant, fire events that LiveBridge validates and pushes."""
     headers = {"Authorization": f"Bearer {token}"}
@@ -433,6 +452,7 @@ async def main():
             assert rejected.stderr.count("connecting to") == 1, "watch retried after auth_invalid"
             log("a bad token is rejected once, plainly, with exit status 1")
 
+            suggest_proposes(ha, work, token_file)
             await daemon_pushes(session, ha, token, work)
             await template_differential.run(session, ha, token, LIVEBRIDGE, work, ws_caller(session, ha, token), log)
             ok = True

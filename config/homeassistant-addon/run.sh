@@ -7,4 +7,10 @@ set -eu
 LIVEBRIDGE=${LIVEBRIDGE:-/usr/local/bin/livebridge}
 DATA=${LIVEBRIDGE_DATA:-/data}
 LISTEN=${LIVEBRIDGE_STATUS_LISTEN:-0.0.0.0:8099}
+# First start: no rules file yet. Propose one from Home Assistant's states (its schema keeps the path free of quotes).
+RULES=$(sed -n 's/.*"rules": *"\([^"]*\)".*/\1/p' "$DATA/options.json")
+if [ -n "$RULES" ] && [ ! -e "$RULES" ]; then
+    echo "no rules file at $RULES yet: writing a proposal from Home Assistant's states (livebridge suggest); edit it, then restart" >&2
+    "$LIVEBRIDGE" suggest --output "$RULES" || true
+fi
 exec "$LIVEBRIDGE" run --addon-options "$DATA/options.json" --data-dir "$DATA" --status-listen "$LISTEN"

@@ -1,0 +1,53 @@
+import FoundationEssentials
+import HomeAssistant
+import JSON
+import Platform
+import Rules
+
+/// Where a one-shot command (`render`, `suggest`) reaches a live Home Assistant: `--url` with `--token-file` (or
+/// `$LIVEBRIDGE_HA_TOKEN`), or, inside the add-on with neither given, Core through the Supervisor with the add-on's token.
+struct HomeAssistantTarget {
+    let url: String
+    let token: AccessToken
+    let throughSupervisor: Bool
+
+    /// Home Assistant did not give its states: a runtime failure (exit 1), not a mistake in the command line.
+    struct NoStatesError: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    /// nil when the command line names no Home Assistant and this is not the add-on.
+    static func from(_ args: ArgumentList, environment: [String: String] = ProcessInfo.processInfo.environment) throws -> HomeAssistantTarget? {
+        if let url = args["url"] {
+            return HomeAssistantTarget(url: url, token: try WatchCommand.readToken(file: args["token-file"]), throughSupervisor: false)
+        }
+        if args["token-file"] != nil { throw UsageError("--token-file needs --url") }
+        guard let supervisor = SupervisorAccess(environment: environment) else { return nil }
+        return HomeAssistantTarget(url: supervisor.url, token: AccessToken(supervisor.token), throughSupervisor: true)
+    }
+
+    /// Every entity's state now (`get_states`), then the connection closed. Fails with what went wrong: the token
+    /// rejected, no answer within `timeout`.
+    func states(timeout: Duration = .seconds(20), command: String) async throws -> [String: EntityState] {
+        var configuration = try ConnectionConfiguration(url: url, token: token)
+        configuration.requestTimeout = timeout
+        // Said while waiting for the states (a refused connection); what stopping causes is not news.
+        let stopping = Locked(false)
+        let connection = try HomeAssistantConnection(configuration: configuration) { event in
+            if event.isError, !stopping.withLock({ $0 }) { standardError("livebridge \(command): \(event)") }
+        }
+        // Only the request: no entities followed.
+        connection.start(entityIDs: [])
+        let result: JSONValue
+        do { result = try await connection.send(["type": "get_states"]) } catch {
+            stopping.withLock { $0 = true }
+            let rejected = connection.currentPhase == .rejected
+            await connection.stop()
+            if rejected { throw NoStatesError(description: "Home Assistant at \(url) rejected the access token") }
+            throw NoStatesError(description: "Home Assistant at \(url) gave no states: \(error)")
+        }
+        stopping.withLock { $0 = true }
+        await connection.stop()
+        return try StatesFile.parse(result, source: "get_states from \(url)")
+    }
+}

@@ -1,0 +1,78 @@
+import Foundation
+import HomeAssistantSimulator
+import JSON
+import Testing
+
+/// `livebridge suggest` and `render --url` against the simulator's household, as a subprocess.
+@Suite(.timeLimit(.minutes(1)))
+struct SuggestCommandTests {
+    static let token = "llat-suggest-test-77a"
+
+    func household() async throws -> HomeAssistantSimulator {
+        let simulator = try HomeAssistantSimulator(token: Self.token)
+        await HouseholdScript(simulator: simulator, cycle: 0.05).runCycle()
+        return simulator
+    }
+
+    func folder() throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("livebridge-suggest-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+
+    @Test func aProposalForTheHouseholdPassesCheck() async throws {
+        let simulator = try await household()
+        defer { simulator.stop() }
+        let dir = try folder()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let tokenFile = try temporaryFile(Self.token)
+        chmod(tokenFile, 0o600)
+        let suggest = try Subprocess(["suggest", "--url", simulator.url, "--token-file", tokenFile, "--output", dir + "/livebridge.yaml"])
+        #expect(await suggest.exitStatus() == 0)
+        #expect(suggest.stderr.lines.first == "livebridge suggest: 8 entities, 4 recognised: laundry (timer), robo (robot vacuum), ev (EV charging), washer (washing machine)")
+        #expect(suggest.stderr.lines.last == "livebridge suggest: wrote \(dir)/livebridge.yaml: OK — 4 activities; next: livebridge check, render, run")
+        let secrets = try String(contentsOfFile: dir + "/secrets.yaml", encoding: .utf8)
+        #expect(secrets.contains("ha_token: \"\(Self.token)\"") && secrets.contains("aivi_token: \"replace-with-your-aivi-token\""))
+        let mode = try FileManager.default.attributesOfItem(atPath: dir + "/secrets.yaml")[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+        #expect(!suggest.stderr.lines.joined().contains(Self.token), "the token is written to secrets.yaml only, never shown")
+        let check = try Subprocess(["check", dir + "/livebridge.yaml"])
+        #expect(await check.exitStatus() == 0)
+        #expect(check.stdout.lines.first == "\(dir)/livebridge.yaml: OK — 4 activities, 7 entities, 1 backend (1 in use)")
+        // Written once: a second run does not replace the file.
+        let again = try Subprocess(["suggest", "--url", simulator.url, "--token-file", tokenFile, "--output", dir + "/livebridge.yaml"])
+        #expect(await again.exitStatus() == 1)
+        #expect(again.stderr.lines.last == "livebridge suggest: \(dir)/livebridge.yaml exists; give --force to replace it, or another --output")
+    }
+
+    @Test func aRejectedTokenSaysSo() async throws {
+        let simulator = try await household()
+        defer { simulator.stop() }
+        let suggest = try Subprocess(["suggest", "--url", simulator.url, "--token-file", try temporaryFile("wrong-token")])
+        #expect(await suggest.exitStatus() == 1)
+        #expect(suggest.stderr.lines.last == "livebridge suggest: Home Assistant at \(simulator.url) rejected the access token")
+    }
+
+    /// `render --url --token-file` without --states: the live states decide what is active and what it shows.
+    @Test func renderUsesTheLiveStates() async throws {
+        let simulator = try await household()
+        defer { simulator.stop() }
+        await simulator.setState("sensor.washer_status", "running")
+        await simulator.setState("sensor.washer_progress", "40", attributes: ["unit_of_measurement": "%"])
+        let rules = try temporaryFile("""
+            homeassistant: { url: \(simulator.url), token: unused }
+            backends: { aivi: { type: aivi, token: t } }
+            activities:
+              washer:
+                active_when: "{{ is_state('sensor.washer_status', 'running') }}"
+                template: progress
+                header_left: Washing
+                progress: { style: simple, value: "{{ states('sensor.washer_progress') | float(0) / 100 }}" }
+            """, suffix: ".yaml")
+        let render = try Subprocess(["render", rules, "--url", simulator.url, "--token-file", try temporaryFile(Self.token), "--phase", "update"])
+        #expect(await render.exitStatus() == 0)
+        #expect(render.stdout.lines.first == "washer: active, update → aivi (aivi) PATCH /activity/washer")
+        let body = try JSONParser.parse(Array(render.stdout.lines[1].utf8))
+        #expect(body["content"]?["progress"]?["value"] == 0.4)
+    }
+}
