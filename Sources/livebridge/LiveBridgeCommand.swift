@@ -21,6 +21,7 @@ enum LiveBridgeCommand {
           send       send one push of an activity now (or --dry-run to see it)
           preview    draw what the phone will show, as SVG or HTML
           blueprint  lint Home Assistant blueprints that fire livebridge_activity
+          healthcheck  ask a running LiveBridge's /healthz (a container's HEALTHCHECK)
           simulator  run the Home Assistant simulator (for trying watch without a Home Assistant)
           help       show this help, or a command's: livebridge help CMD
 
@@ -49,6 +50,7 @@ enum LiveBridgeCommand {
         "send": Subcommand(help: SendCommand.help) { try await SendCommand.run($0) },
         "preview": Subcommand(help: PreviewCommand.help) { try PreviewCommand.run($0) },
         "blueprint": Subcommand(help: BlueprintCommand.help) { try BlueprintCommand.run($0) },
+        "healthcheck": Subcommand(help: HealthCheckCommand.help) { try await HealthCheckCommand.run($0) },
         "simulator": Subcommand(help: SimulatorCommand.help) { try await SimulatorCommand.run($0) },
     ]
 

@@ -174,6 +174,9 @@ struct AddonRepositoryTests {
         let client = HTTPClient()
         let health = try await client.send(HTTPRequest(method: "GET", url: "http://127.0.0.1:\(port)/healthz"))
         #expect(health.status == 200)
+        let healthcheck = try Subprocess(["healthcheck", "--url", "http://127.0.0.1:\(port)/healthz"])
+        #expect(await healthcheck.exitStatus() == 0)
+        #expect(healthcheck.stdout.lines.first?.hasPrefix("200 {") == true)
         let page = try await client.send(HTTPRequest(method: "GET", url: "http://127.0.0.1:\(port)/"))
         #expect(page.status == 200 && String(decoding: page.body, as: UTF8.self).contains("fetch('api/state')"))
         let state = try JSONParser.parse(try await client.send(HTTPRequest(method: "GET", url: "http://127.0.0.1:\(port)/api/state")).body)
@@ -209,6 +212,27 @@ struct AddonRepositoryTests {
         #expect(addon.stderr.lines.contains("livebridge suggest: wrote \(folder)/config/livebridge.yaml: OK — 4 activities; next: livebridge check, render, run"))
         addon.signal(SIGTERM)
         #expect(await addon.exitStatus() == 0)
+    }
+
+    @Test func aHealthCheckWithNoAnswerFails() async throws {
+        let port = LoopbackPort.free()
+        let healthcheck = try Subprocess(["healthcheck", "--url", "http://127.0.0.1:\(port)/healthz"])
+        #expect(await healthcheck.exitStatus() == 1)
+        #expect(healthcheck.stdout.lines.first?.hasPrefix("no answer from http://127.0.0.1:\(port)/healthz") == true)
+    }
+
+    /// The Home Assistant Container image: non-root, a /data it owns, a health check with the binary itself, TZ
+    /// honoured (tzdata), the status listener reachable.
+    @Test func theContainerImageRunsAsItsOwnUserWithAWritableData() throws {
+        let dockerfile = try String(contentsOfFile: Self.repository.appendingPathComponent("config/Dockerfile").path, encoding: .utf8)
+        let lines = dockerfile.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        #expect(lines.contains("&& mkdir -p /data /config && chown livebridge:livebridge /data"))
+        #expect(lines.contains("USER livebridge"))
+        #expect(lines.contains(#"HEALTHCHECK --interval=30s --timeout=10s --start-period=30s --retries=3 CMD ["/usr/local/bin/livebridge", "healthcheck"]"#))
+        #expect(lines.contains { $0.hasPrefix("RUN apt-get update") && $0.contains("tzdata") && $0.contains("libwebsockets17 libcurl4 libyaml-0-2") })
+        let entrypoint = try #require(lines.first { $0.hasPrefix("ENTRYPOINT") })
+        #expect(entrypoint.contains(#""--data-dir", "/data", "--status-listen", "0.0.0.0:9321""#))
+        #expect(lines.firstIndex(of: "USER livebridge")! < lines.firstIndex(of: entrypoint)!)
     }
 
     @Test func badAddonOptionsSayWhichAndWhy() async throws {
