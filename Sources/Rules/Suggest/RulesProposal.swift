@@ -98,16 +98,12 @@ public struct RulesProposal: Sendable {
                     "on_end: { header_left: Done, header_right: Finished, compact_value: Done }"]
         case .vacuum:
             let id = a.entity!
-            return ["template: monitor", "icon: auto", "entity: \(id)",
-                    "left_column: { header: \(name), value: \"{{ states('\(id)') }}\" }",
-                    "right_column: { header: Battery, value: \"{{ state_attr('\(id)', 'battery_level') | int(0) }}%\" }",
-                    "primary_column: left"]
+            return monitor(id, left: "{ header: \(name), value: \"{{ states('\(id)') }}\" }",
+                           right: "{ header: Battery, value: \"{{ state_attr('\(id)', 'battery_level') | int(0) }}%\" }")
         case .mediaPlayer:
             let id = a.entity!
-            return ["template: monitor", "icon: auto", "entity: \(id)",
-                    "left_column: { header: \(name), value: \"{{ state_attr('\(id)', 'media_title') | default('Playing', true) }}\" }",
-                    "right_column: { header: Artist, value: \"{{ state_attr('\(id)', 'media_artist') | default('—', true) }}\" }",
-                    "primary_column: left"]
+            return monitor(id, left: "{ header: \(name), value: \"{{ state_attr('\(id)', 'media_title') | default('Playing', true) }}\" }",
+                           right: "{ header: Artist, value: \"{{ state_attr('\(id)', 'media_artist') | default('—', true) }}\" }")
         case .evCharging:
             var lines = ["template: progress", "icon: bolt.car", "header_left: \(name)"]
             if let battery = a.battery {
@@ -141,6 +137,11 @@ public struct RulesProposal: Sendable {
             lines += remaining(a.remaining)
             return lines + ["on_end: { header_left: Done }"]
         }
+    }
+
+    /// An entity's two columns, the left one primary; the icon from the entity's domain.
+    static func monitor(_ id: String, left: String, right: String) -> [String] {
+        ["template: monitor", "icon: auto", "entity: \(id)", "left_column: \(left)", "right_column: \(right)", "primary_column: left"]
     }
 
     static func remaining(_ remaining: Appliance.Remaining?) -> [String] {
