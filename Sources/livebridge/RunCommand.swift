@@ -24,8 +24,9 @@ enum RunCommand {
                                     flags: ["dry-run"])
         let addon: AddonOptions?
         do { addon = try args["addon-options"].map(AddonOptions.init(contentsOf:)) } catch {
+            // A bad options file is like a bad rules file: a failure to start (1), not a mistake in the command line.
             standardError("livebridge run: \(error)")
-            return 2
+            return 1
         }
         guard let config = args["config"] ?? args.positional.first ?? addon?.rules else { throw UsageError("--config FILE is required\n\n\(help)") }
         guard let level = Logger.Level(name: args["log-level"] ?? addon?.logLevel ?? "info") else {
