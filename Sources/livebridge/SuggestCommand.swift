@@ -80,8 +80,9 @@ enum SuggestCommand {
         let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
         guard descriptor >= 0 else { throw UsageError("cannot write \(path): \(String(cString: strerror(errno)))") }
         defer { close(descriptor) }
-        let bytes = Array(text.utf8)
-        guard write(descriptor, bytes, bytes.count) == bytes.count else { throw UsageError("cannot write \(path): \(String(cString: strerror(errno)))") }
+        if let failure = Array(text.utf8).withUnsafeBytes({ writeAll(descriptor, $0) }) {
+            throw UsageError("cannot write \(path): \(String(cString: strerror(failure)))")
+        }
         standardError("livebridge suggest: wrote \(path) (mode 600)" + (names.contains("aivi_token") ? ": put your Aivi token in aivi_token" : ""))
     }
 }
