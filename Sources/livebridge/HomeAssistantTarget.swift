@@ -31,22 +31,18 @@ struct HomeAssistantTarget {
     func states(timeout: Duration = .seconds(20), command: String) async throws -> [String: EntityState] {
         var configuration = try ConnectionConfiguration(url: url, token: token)
         configuration.requestTimeout = timeout
-        // Said while waiting for the states (a refused connection); what stopping causes is not news.
-        let stopping = Locked(false)
         let connection = try HomeAssistantConnection(configuration: configuration) { event in
-            if event.isError, !stopping.withLock({ $0 }) { standardError("livebridge \(command): \(event)") }
+            if event.isError { standardError("livebridge \(command): \(event)") }
         }
-        // Only the request: no entities followed.
-        connection.start(entityIDs: [])
+        // Commands only: no entities followed.
+        connection.start(entityIDs: nil)
         let result: JSONValue
         do { result = try await connection.send(["type": "get_states"]) } catch {
-            stopping.withLock { $0 = true }
             let rejected = connection.currentPhase == .rejected
             await connection.stop()
             if rejected { throw NoStatesError(description: "Home Assistant at \(url) rejected the access token") }
             throw NoStatesError(description: "Home Assistant at \(url) gave no states: \(error)")
         }
-        stopping.withLock { $0 = true }
         await connection.stop()
         return try StatesFile.parse(result, source: "get_states from \(url)")
     }

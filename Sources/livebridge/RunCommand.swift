@@ -16,7 +16,7 @@ enum RunCommand {
         --status-listen serves /healthz, /metrics, /activities and the status page (/) there, over the rules file's
         status.listen (the add-on serves its ingress page this way).
         --addon-options FILE reads rules, log_level and dry_run from the add-on's options (/data/options.json);
-        flags given here win.
+        flags given here win. When that rules file does not exist yet, `livebridge suggest` writes one first.
         """
 
     static func run(_ arguments: [String]) async throws -> Int32 {
@@ -29,6 +29,11 @@ enum RunCommand {
             return 1
         }
         guard let config = args["config"] ?? args.positional.first ?? addon?.rules else { throw UsageError("--config FILE is required\n\n\(help)") }
+        if let addon, config == addon.rules, !FileManager.default.fileExists(atPath: config) {
+            // The add-on's first start: propose a rules file from Home Assistant's states (through the Supervisor).
+            standardError("livebridge run: no rules file at \(config) yet: writing a proposal from Home Assistant's states (livebridge suggest); edit it, then restart")
+            _ = try? await SuggestCommand.run(["--output", config])
+        }
         guard let level = Logger.Level(name: args["log-level"] ?? addon?.logLevel ?? "info") else {
             throw UsageError("--log-level must be debug, info, warning or error")
         }
