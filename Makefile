@@ -4,7 +4,7 @@ PACKAGES := libwebsockets-dev libcurl4-openssl-dev libyaml-dev pkg-config
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEMO_PORT ?= 8099
 
-.PHONY: all deps build release static-c++ hot-code test resilience sanitize fuzz e2e demo bench bench-rules screenshots clean
+.PHONY: all deps build release static-c++ hot-code dist images test resilience sanitize fuzz e2e demo bench bench-rules screenshots clean
 
 all: build
 
@@ -47,6 +47,27 @@ static-c++:
 release: deps static-c++
 	$(RELINK_IF_REORDERED)
 	$(SWIFT) build $(RELEASE) --product livebridge
+
+## dist: the release tarball, .build/dist/livebridge-VERSION-linux-ARCH.tar.gz (the binary, the systemd unit, the
+## example rules, secrets and states, the README's install sections), then checked in a clean Debian bookworm root with
+## only libwebsockets17 libcurl4 libyaml-0-2 installed (debootstrap, chroot: --version, check, render). Needs root.
+dist: release
+	@version=$$(.build/release/livebridge --version | cut -d' ' -f2) && name=livebridge-$$version-linux-$$(uname -m) \
+	&& rm -rf .build/dist/$$name && mkdir -p .build/dist/$$name \
+	&& install -m 755 .build/release/livebridge .build/dist/$$name/ \
+	&& install -m 644 config/livebridge.service config/livebridge.example.yaml config/secrets.example.yaml \
+		config/states.example.json .build/dist/$$name/ \
+	&& { printf '# LiveBridge %s\n\nHome Assistant entities to iOS Live Activities. From the README:\n\n' $$version; \
+		awk '/^## Running it/ { exit } /^## Before you start/ { on = 1 } on' README.md; \
+		awk '/^### Creating the access token/ { on = 1; print; next } on && /^##/ { exit } on' README.md; \
+		} > .build/dist/$$name/README.md \
+	&& tar -C .build/dist --owner=0 --group=0 -czf .build/dist/$$name.tar.gz $$name \
+	&& Tests/packaging/clean-root-check.sh .build/dist/$$name.tar.gz
+
+## images: the add-on's and the container's images built on a debootstrapped Debian base (no registry here) with the
+## release binary, then run against the simulator and a fake Aivi (ContainerImageTests). Needs root and docker.io.
+images: release
+	Tests/packaging/images.sh
 
 ## test: every unit and loopback test
 test: deps

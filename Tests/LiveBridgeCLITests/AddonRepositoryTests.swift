@@ -230,9 +230,10 @@ struct AddonRepositoryTests {
         #expect(lines.contains("USER livebridge"))
         #expect(lines.contains(#"HEALTHCHECK --interval=30s --timeout=10s --start-period=30s --retries=3 CMD ["/usr/local/bin/livebridge", "healthcheck"]"#))
         #expect(lines.contains { $0.hasPrefix("RUN apt-get update") && $0.contains("tzdata") && $0.contains("libwebsockets17 libcurl4 libyaml-0-2") })
-        let entrypoint = try #require(lines.first { $0.hasPrefix("ENTRYPOINT") })
-        #expect(entrypoint.contains(#""--data-dir", "/data", "--status-listen", "0.0.0.0:9321""#))
-        #expect(lines.firstIndex(of: "USER livebridge")! < lines.firstIndex(of: entrypoint)!)
+        #expect(lines.contains(#"ENTRYPOINT ["/usr/local/bin/livebridge"]"#))
+        let command = try #require(lines.first { $0.hasPrefix("CMD") })
+        #expect(command.contains(#""run", "--config", "/config/livebridge.yaml", "--data-dir", "/data", "--status-listen", "0.0.0.0:9321""#))
+        #expect(lines.firstIndex(of: "USER livebridge")! < lines.firstIndex(of: command)!)
     }
 
     @Test func badAddonOptionsSayWhichAndWhy() async throws {
