@@ -47,6 +47,10 @@ public final class HomeAssistantSimulator: @unchecked Sendable {
     private var renderings: [String: JSONValue] = [:]
     /// When set, render_template is refused with this error, as for a token that may not use it.
     private var renderTemplateError: HomeAssistantError?
+    /// What `config/{entity,device,area}_registry/list` answer: lists of entries as Home Assistant gives them.
+    private var registries: [String: JSONValue] = [:]
+    /// The registries refused, as Home Assistant refuses them to a user who is not an administrator.
+    private var registriesRefused = false
 
     private final class Client {
         let connection: WebSocketConnection
@@ -109,6 +113,19 @@ public final class HomeAssistantSimulator: @unchecked Sendable {
                 sim.applyState(change.entityID, change.state, attributes: attributes)
             }
         }
+    }
+
+    /// The entity, device and area registries' entries (`entity_id`/`device_id`/`area_id`, `name`, …), as
+    /// `config/entity_registry/list` and its siblings give them.
+    public func setRegistries(entities: [JSONValue], devices: [JSONValue], areas: [JSONValue]) async {
+        await onLoop { sim in
+            sim.registries = ["entity": .array(entities), "device": .array(devices), "area": .array(areas)]
+        }
+    }
+
+    /// Refuses the registries with `unauthorized`, as for a user who is not an administrator.
+    public func setRegistriesRefused(_ refused: Bool) async {
+        await onLoop { sim in sim.registriesRefused = refused }
     }
 
     public func remove(_ entityID: String) async {
@@ -440,6 +457,13 @@ public final class HomeAssistantSimulator: @unchecked Sendable {
                 send(error(id, failure.code.rawValue, failure.message), to: client)
             } else {
                 send(success(id, ["context": ["id": .string(nextContext()), "parent_id": nil, "user_id": nil]]), to: client)
+            }
+        case "config/entity_registry/list", "config/device_registry/list", "config/area_registry/list":
+            if registriesRefused {
+                send(error(id, "unauthorized", "Unauthorized"), to: client)
+            } else {
+                let registry = String(type.dropFirst("config/".count).prefix { $0 != "_" })
+                send(success(id, registries[registry] ?? .array([])), to: client)
             }
         default:
             send(error(id, "unknown_command", "Unknown command."), to: client)

@@ -18,7 +18,26 @@ public struct HouseholdScript: Sendable {
                                   "sensor.ev_battery", "sensor.ev_minutes_left", "vacuum.robo", "sensor.backup_status"]
 
     public func runForever() async {
+        await placeInRegistries()
         while !Task.isCancelled { await runCycle() }
+    }
+
+    /// Where the registries put the household: the washer's sensors on one device in the laundry room (its progress
+    /// sensor moved to the utility room by hand), the EV's on the car in the garage, the vacuum in the living room.
+    public func placeInRegistries() async {
+        func entity(_ id: String, device: String?, area: String? = nil) -> JSONValue {
+            ["entity_id": .string(id), "device_id": device.map { .string($0) } ?? .null, "area_id": area.map { .string($0) } ?? .null,
+             "name": nil, "platform": "simulator"]
+        }
+        await simulator.setRegistries(
+            entities: [entity("sensor.washer_status", device: "d-washer"), entity("sensor.washer_progress", device: "d-washer", area: "utility"),
+                       entity("binary_sensor.ev_charging", device: "d-car"), entity("sensor.ev_battery", device: "d-car"),
+                       entity("sensor.ev_minutes_left", device: "d-car"), entity("vacuum.robo", device: nil, area: "living_room"),
+                       entity("timer.laundry", device: nil)],
+            devices: [["id": "d-washer", "name": "WAW28440", "name_by_user": "Washer", "model": "Serie 8", "area_id": "laundry"],
+                      ["id": "d-car", "name": "Car", "name_by_user": nil, "model": "Model Y", "area_id": "garage"]],
+            areas: [["area_id": "laundry", "name": "Laundry room"], ["area_id": "utility", "name": "Utility room"],
+                    ["area_id": "garage", "name": "Garage"], ["area_id": "living_room", "name": "Living room"]])
     }
 
     /// One cycle: 20 steps of work, then a rest.

@@ -29,6 +29,13 @@ struct HomeAssistantTarget {
     /// Every entity's state now (`get_states`), then the connection closed. Fails with what went wrong: the token
     /// rejected, no answer within `timeout`.
     func states(timeout: Duration = .seconds(20), command: String) async throws -> [String: EntityState] {
+        try await snapshot(timeout: timeout, command: command, registries: false).states
+    }
+
+    /// The states and, when `registries`, where the registries put each entity (devices, areas). Registries Home
+    /// Assistant refuses (they are for administrators) leave the directory empty, said on standard error.
+    func snapshot(timeout: Duration = .seconds(20), command: String, registries: Bool) async throws
+        -> (states: [String: EntityState], directory: DeviceDirectory) {
         var configuration = try ConnectionConfiguration(url: url, token: token)
         configuration.requestTimeout = timeout
         let connection = try HomeAssistantConnection(configuration: configuration) { event in
@@ -43,7 +50,18 @@ struct HomeAssistantTarget {
             if rejected { throw NoStatesError(description: "Home Assistant at \(url) rejected the access token") }
             throw NoStatesError(description: "Home Assistant at \(url) gave no states: \(error)")
         }
+        var directory = DeviceDirectory.empty
+        if registries {
+            do {
+                async let entities = connection.send(["type": "config/entity_registry/list"])
+                async let devices = connection.send(["type": "config/device_registry/list"])
+                async let areas = connection.send(["type": "config/area_registry/list"])
+                directory = DeviceDirectory(entities: try await entities, devices: try await devices, areas: try await areas)
+            } catch {
+                standardError("livebridge \(command): Home Assistant gave no registries (\(error)): names from friendly names, no areas")
+            }
+        }
         await connection.stop()
-        return try StatesFile.parse(result, source: "get_states from \(url)")
+        return (try StatesFile.parse(result, source: "get_states from \(url)"), directory)
     }
 }

@@ -13,7 +13,9 @@ enum SuggestCommand {
 
         Reads Home Assistant's states and proposes a commented rules file: one Aivi activity per washer, dryer,
         dishwasher, 3D printer, EV charger, timer, robot vacuum and media player it recognises (by name, device
-        class and unit), each naming the entities it reads. In the add-on, with neither --url nor --states, Home
+        class and unit), each naming the entities it reads. From a live Home Assistant the registries group an
+        appliance's sensors by device, name it as the device is named and say its area (an administrator's token
+        reads them; others get names from the states). In the add-on, with neither --url nor --states, Home
         Assistant is reached through the Supervisor.
         --output writes the file (never over an existing one without --force) and, when secrets.yaml is not beside
         it yet, that too (mode 600): the access token given with --token-file as ha_token and a placeholder for
@@ -25,18 +27,19 @@ enum SuggestCommand {
         guard args.positional.isEmpty else { throw UsageError("suggest takes no file name; write it with --output FILE") }
         let target = try HomeAssistantTarget.from(args)
         let states: [String: EntityState]
+        var directory = DeviceDirectory.empty
         let connection: RulesProposal.Connection
         let source: String
         if let path = args["states"] {
             states = try StatesFile.load(path: path)
             (connection, source) = (.url(target?.url ?? "http://homeassistant.local:8123"), path)
         } else if let target {
-            states = try await target.states(command: "suggest")
+            (states, directory) = try await target.snapshot(command: "suggest", registries: true)
             (connection, source) = (target.throughSupervisor ? .supervisor : .url(target.url), "Home Assistant at \(target.url)")
         } else {
             throw UsageError("give --url and --token-file (or --states STATES.json)\n\n\(help)")
         }
-        let appliances = ApplianceRecognizer.recognise(states)
+        let appliances = ApplianceRecognizer.recognise(states, directory: directory)
         let proposal = RulesProposal(connection: connection, appliances: appliances, source: source)
         standardError("livebridge suggest: \(states.count) entities, \(appliances.count) recognised"
                       + (appliances.isEmpty ? "" : ": " + appliances.map { "\($0.id) (\($0.kind.title))" }.joined(separator: ", ")))

@@ -194,7 +194,9 @@ struct AddonRepositoryTests {
         let supervisorToken = "supervisor-token-90ab"
         let simulator = try HomeAssistantSimulator(token: supervisorToken)
         defer { simulator.stop() }
-        await HouseholdScript(simulator: simulator, cycle: 0.05).runCycle()
+        let household = HouseholdScript(simulator: simulator, cycle: 0.05)
+        await household.placeInRegistries()
+        await household.runCycle()
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("livebridge-addon-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder + "/data", withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: folder + "/config", withIntermediateDirectories: true)

@@ -10,7 +10,9 @@ struct SuggestCommandTests {
 
     func household() async throws -> HomeAssistantSimulator {
         let simulator = try HomeAssistantSimulator(token: Self.token)
-        await HouseholdScript(simulator: simulator, cycle: 0.05).runCycle()
+        let household = HouseholdScript(simulator: simulator, cycle: 0.05)
+        await household.placeInRegistries()
+        await household.runCycle()
         return simulator
     }
 
@@ -29,8 +31,12 @@ struct SuggestCommandTests {
         chmod(tokenFile, 0o600)
         let suggest = try Subprocess(["suggest", "--url", simulator.url, "--token-file", tokenFile, "--output", dir + "/livebridge.yaml"])
         #expect(await suggest.exitStatus() == 0)
-        #expect(suggest.stderr.lines.first == "livebridge suggest: 8 entities, 4 recognised: laundry (timer), robo (robot vacuum), ev (EV charging), washer (washing machine)")
+        #expect(suggest.stderr.lines.first == "livebridge suggest: 8 entities, 4 recognised: laundry (timer), robo (robot vacuum), car (EV charging), washer (washing machine)")
         #expect(suggest.stderr.lines.last == "livebridge suggest: wrote \(dir)/livebridge.yaml: OK — 4 activities; next: livebridge check, render, run")
+        let proposal = try String(contentsOfFile: dir + "/livebridge.yaml", encoding: .utf8)
+        #expect(proposal.contains("  # EV charging \"Car\" in Garage: binary_sensor.ev_charging, sensor.ev_battery, sensor.ev_minutes_left\n  car:\n"))
+        #expect(proposal.contains("  # Washing machine \"Washer\" in Laundry room: sensor.washer_status, sensor.washer_progress\n  washer:\n"))
+        #expect(proposal.contains("  # Robot vacuum \"Robo\" in Living room: vacuum.robo\n"))
         let secrets = try String(contentsOfFile: dir + "/secrets.yaml", encoding: .utf8)
         #expect(secrets.contains("ha_token: \"\(Self.token)\"") && secrets.contains("aivi_token: \"replace-with-your-aivi-token\""))
         let mode = try FileManager.default.attributesOfItem(atPath: dir + "/secrets.yaml")[.posixPermissions] as? Int
@@ -43,6 +49,22 @@ struct SuggestCommandTests {
         let again = try Subprocess(["suggest", "--url", simulator.url, "--token-file", tokenFile, "--output", dir + "/livebridge.yaml"])
         #expect(await again.exitStatus() == 1)
         #expect(again.stderr.lines.last == "livebridge suggest: \(dir)/livebridge.yaml exists; give --force to replace it, or another --output")
+    }
+
+    /// A token that is not an administrator's cannot read the registries: the proposal comes from the states alone.
+    @Test func registriesRefusedLeaveNamesFromTheStates() async throws {
+        let simulator = try await household()
+        defer { simulator.stop() }
+        await simulator.setRegistriesRefused(true)
+        let tokenFile = try temporaryFile(Self.token)
+        chmod(tokenFile, 0o600)
+        let suggest = try Subprocess(["suggest", "--url", simulator.url, "--token-file", tokenFile])
+        #expect(await suggest.exitStatus() == 0)
+        #expect(suggest.stderr.lines == [
+            "livebridge suggest: Home Assistant gave no registries (Home Assistant error unauthorized: Unauthorized): names from friendly names, no areas",
+            "livebridge suggest: 8 entities, 4 recognised: laundry (timer), robo (robot vacuum), ev (EV charging), washer (washing machine)",
+        ])
+        #expect(suggest.stdout.lines.contains("  # Washing machine \"Washer\": sensor.washer_status, sensor.washer_progress"))
     }
 
     @Test func aRejectedTokenSaysSo() async throws {

@@ -95,4 +95,39 @@ struct SuggestTests {
         let rules = try RulesLoader.load(file: folder.file("livebridge.yaml"), environment: ["SUPERVISOR_TOKEN": "s"]).get()
         #expect(rules.activities.isEmpty && rules.homeAssistant?.throughSupervisor == true)
     }
+
+    /// Registries as Home Assistant lists them: a washer whose sensors share no name, on one device in the cellar.
+    static let washerDirectory = DeviceDirectory(
+        entities: [["entity_id": "sensor.wm_operation_state", "device_id": "d1", "area_id": nil],
+                   ["entity_id": "sensor.bosch_remaining_program_time", "device_id": "d1", "area_id": nil],
+                   ["entity_id": "sensor.kitchen_power", "device_id": nil, "area_id": "kitchen"],
+                   ["device_id": "d1"]],
+        devices: [["id": "d1", "name": "Waschmaschine", "name_by_user": nil, "model": "WAX32", "area_id": "cellar"],
+                  ["id": "d2", "name": "", "name_by_user": nil]],
+        areas: [["area_id": "cellar", "name": "Keller"], ["area_id": "kitchen", "name": "Kitchen"]])
+
+    @Test func sensorsOnOneDeviceAreOneApplianceNamedAsTheDeviceInItsArea() {
+        let states = Dictionary(uniqueKeysWithValues: [
+            Self.state("sensor.wm_operation_state", "run", ["device_class": "enum", "options": ["ready", "run", "finished"]]),
+            Self.state("sensor.bosch_remaining_program_time", "2026-11-23T21:00:00+00:00", ["device_class": "timestamp"]),
+        ].map { ($0.entityID, $0) })
+        #expect(ApplianceRecognizer.recognise(states) == [], "by names alone: two unrelated sensors")
+        #expect(ApplianceRecognizer.recognise(states, directory: Self.washerDirectory) == [
+            Appliance(kind: .washer, id: "waschmaschine", name: "Waschmaschine", running: .states("sensor.wm_operation_state", ["run"]),
+                      remaining: .finishesAt("sensor.bosch_remaining_program_time"), area: "Keller"),
+        ])
+    }
+
+    @Test func theDirectoryTakesTheUsersNamesAndTheEntitysOwnArea() {
+        let directory = DeviceDirectory(
+            entities: [["entity_id": "sensor.a", "device_id": "d1", "area_id": "garden"], ["entity_id": "sensor.b", "device_id": "d1"],
+                       ["entity_id": "sensor.c", "device_id": "gone"]],
+            devices: [["id": "d1", "name": "Mower 3000", "name_by_user": "Lawn mower", "area_id": "garage"]],
+            areas: [["area_id": "garage", "name": "Garage"], ["area_id": "garden", "name": "Garden"]])
+        #expect(directory["sensor.a"] == .init(device: .init(id: "d1", name: "Lawn mower", model: nil), area: "Garden"))
+        #expect(directory["sensor.b"]?.area == "Garage")
+        #expect(directory["sensor.c"] == nil, "a device the registry does not list places nothing")
+        #expect(Self.washerDirectory["sensor.kitchen_power"] == .init(device: nil, area: "Kitchen"))
+        #expect(DeviceDirectory(entities: "not a list", devices: .null, areas: [1, 2]).isEmpty)
+    }
 }

@@ -294,9 +294,11 @@ async def rendered_offline_and_online(ha, work):
     log("check names the field Home Assistant renders; render asks the real Home Assistant for it with --url")
 
 
-def suggest_proposes(ha, work, token_file):
-    """`suggest` reads the real Home Assistant's states and writes a rules file that passes `check`; `render --url`
-    renders it against the live states (no states file)."""
+async def suggest_proposes(ha, work, token_file, ws_call):
+    """`suggest` reads the real Home Assistant's states and registries (the washer's status sensor put in an area made
+    here) and writes a rules file that passes `check`; `render --url` renders it against the live states."""
+    area = await ws_call({"type": "config/area_registry/create", "name": "Laundry room"})
+    await ws_call({"type": "config/entity_registry/update", "entity_id": "sensor.washer_status", "area_id": area["area_id"]})
     folder = os.path.join(work, "suggested")
     os.makedirs(folder)
     rules = os.path.join(folder, "livebridge.yaml")
@@ -305,12 +307,17 @@ def suggest_proposes(ha, work, token_file):
     assert suggest.returncode == 0, suggest.stderr
     recognised = "laundry (timer), dishwasher (dishwasher), ev (EV charging), washer (washing machine), x1c (3D printer)"
     assert f"5 recognised: {recognised}" in suggest.stderr, suggest.stderr
+    assert "gave no registries" not in suggest.stderr, suggest.stderr
+    with open(rules) as f:
+        proposal = f.read()
+    assert '  # Washing machine "Washer" in Laundry room: sensor.washer_status' in proposal, proposal
     check = subprocess.run([LIVEBRIDGE, "check", rules], capture_output=True, text=True, timeout=30)
     assert check.returncode == 0 and check.stdout.startswith(f"{rules}: OK — 5 activities"), check.stdout + check.stderr
     render = subprocess.run([LIVEBRIDGE, "render", rules, "--url", ha.base, "--token-file", token_file, "--activity", "ev"],
                             capture_output=True, text=True, timeout=60)
     assert render.returncode == 0 and render.stdout.startswith("ev: inactive"), render.stdout + render.stderr
-    log("suggest proposed 5 activities from the real Home Assistant; check passes; render --url uses the live states")
+    log("suggest proposed 5 activities from the real Home Assistant's states and registries (the washer's area); "
+        "check passes; render --url uses the live states")
 
 
 async def blueprint_pushes(session, ha, token, wait):
@@ -452,7 +459,7 @@ async def main():
             assert rejected.stderr.count("connecting to") == 1, "watch retried after auth_invalid"
             log("a bad token is rejected once, plainly, with exit status 1")
 
-            suggest_proposes(ha, work, token_file)
+            await suggest_proposes(ha, work, token_file, ws_caller(session, ha, token))
             await daemon_pushes(session, ha, token, work)
             await template_differential.run(session, ha, token, LIVEBRIDGE, work, ws_caller(session, ha, token), log)
             ok = True

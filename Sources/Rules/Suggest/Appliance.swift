@@ -52,6 +52,8 @@ public struct Appliance: Sendable, Equatable {
     public var battery: String?
     /// The main entity (a vacuum, a media player, a timer).
     public var entity: String?
+    /// The area Home Assistant's registries put it in.
+    public var area: String?
 
     /// Every entity the proposal reads, for its comment.
     public var entities: [String] {

@@ -4,7 +4,9 @@ import Platform
 
 /// Finds what people put on their Lock Screen among Home Assistant's states: washers, dryers, dishwashers and 3D
 /// printers (a status, progress, remaining time or power sensor sharing a name), EV charging (a battery and a charging
-/// sensor), timers, robot vacuums and media players. Pure: states in, appliances out, in a stable order.
+/// sensor), timers, robot vacuums and media players. With the registries (`DeviceDirectory`), an appliance's
+/// sensors are the ones on one device, whatever their names, and it is named as the device is and placed in its area.
+/// Pure: states in, appliances out, in a stable order.
 public enum ApplianceRecognizer {
     /// Which part of an appliance an entity is, by the end of its object id.
     enum Role: CaseIterable {
@@ -43,9 +45,17 @@ public enum ApplianceRecognizer {
     /// At most this many media players: every speaker and TV is one, and few are worth a Live Activity.
     static let mediaPlayerLimit = 3
 
-    public static func recognise(_ states: [String: EntityState]) -> [Appliance] {
+    /// Sensors that make one appliance: sharing a device, or else a name before their role's suffix.
+    struct Group {
+        /// The activity's id: the shared name, or the device's name slugified.
+        var key: String
+        var device: DeviceDirectory.Device?
+        var members: [Role: EntityState] = [:]
+    }
+
+    public static func recognise(_ states: [String: EntityState], directory: DeviceDirectory = .empty) -> [Appliance] {
         var appliances: [Appliance] = []
-        var groups: [String: [Role: EntityState]] = [:]
+        var groups: [String: Group] = [:]
         var mediaPlayers: [EntityState] = []
         for state in states.values.sorted(by: { $0.entityID < $1.entityID }) {
             guard let id = parts(state.entityID) else { continue }
@@ -53,28 +63,36 @@ public enum ApplianceRecognizer {
             case "timer":
                 appliances.append(Appliance(kind: .timer, id: id.objectID, name: name(state, key: id.objectID),
                                             running: .states(state.entityID, ["active"]),
-                                            remaining: .attribute(state.entityID, "finishes_at"), entity: state.entityID))
+                                            remaining: .attribute(state.entityID, "finishes_at"), entity: state.entityID,
+                                            area: directory[state.entityID]?.area))
             case "vacuum":
                 appliances.append(Appliance(kind: .vacuum, id: id.objectID, name: name(state, key: id.objectID),
-                                            running: .states(state.entityID, ["cleaning", "returning"]), entity: state.entityID))
+                                            running: .states(state.entityID, ["cleaning", "returning"]), entity: state.entityID,
+                                            area: directory[state.entityID]?.area))
             case "media_player":
                 if state.state != "unavailable" { mediaPlayers.append(state) }
             case "sensor", "binary_sensor", "input_number":
-                if let (key, role) = role(of: state, objectID: id.objectID, domain: id.domain), groups[key]?[role] == nil {
-                    groups[key, default: [:]][role] = state
+                guard let (key, role) = role(of: state, objectID: id.objectID, domain: id.domain) else { continue }
+                let device = directory[state.entityID]?.device
+                let group = device.map { "device \($0.id)" } ?? key
+                if groups[group]?.members[role] == nil {
+                    groups[group, default: Group(key: device.map { slug($0.name) } ?? key, device: device)].members[role] = state
                 }
             default: break
             }
         }
-        for (key, members) in groups.sorted(by: { $0.key < $1.key }) {
-            if let appliance = appliance(key: key, members) { appliances.append(appliance) }
+        for group in groups.values.sorted(by: { ($0.key, $0.device?.id ?? "") < ($1.key, $1.device?.id ?? "") }) {
+            guard var appliance = appliance(group) else { continue }
+            appliance.area = appliance.entities.lazy.compactMap { directory[$0]?.area }.first
+            appliances.append(appliance)
         }
         // Playing ones first, then by id.
         let playingFirst = mediaPlayers.filter { $0.state == "playing" } + mediaPlayers.filter { $0.state != "playing" }
         for state in playingFirst.prefix(mediaPlayerLimit) {
             let objectID = parts(state.entityID)!.objectID
             appliances.append(Appliance(kind: .mediaPlayer, id: objectID, name: name(state, key: objectID),
-                                        running: .states(state.entityID, ["playing"]), entity: state.entityID))
+                                        running: .states(state.entityID, ["playing"]), entity: state.entityID,
+                                        area: directory[state.entityID]?.area))
         }
         return uniqueIDs(appliances)
     }
@@ -112,8 +130,10 @@ public enum ApplianceRecognizer {
         return objectID
     }
 
-    static func kind(key: String, _ members: [Role: EntityState]) -> Appliance.Kind? {
-        let words = ([key] + members.values.compactMap { $0.attribute("friendly_name")?.stringValue })
+    static func kind(_ group: Group) -> Appliance.Kind? {
+        let members = group.members
+        let names = [group.key, group.device?.name, group.device?.model].compactMap { $0 }
+        let words = (names + members.values.compactMap { $0.attribute("friendly_name")?.stringValue })
             .map { $0.lowercased().replacing(" ", with: "_") }
         let tokens = Set(words.flatMap { $0.split(separator: "_").map(String.init) })
         for (kind, names) in keywords {
@@ -127,8 +147,9 @@ public enum ApplianceRecognizer {
         return nil
     }
 
-    static func appliance(key: String, _ members: [Role: EntityState]) -> Appliance? {
-        guard let kind = kind(key: key, members) else { return nil }
+    static func appliance(_ group: Group) -> Appliance? {
+        let (key, members) = (group.key, group.members)
+        guard let kind = kind(group) else { return nil }
         var running: Appliance.Running?
         if let status = members[.status] ?? (kind == .evCharging ? members[.charging] : nil) {
             running = runningCondition(status, charging: kind == .evCharging)
@@ -148,7 +169,7 @@ public enum ApplianceRecognizer {
         }
         let named = [Role.status, .progress, .power, .battery, .charging, .remaining].compactMap { members[$0] }
             .first { $0.attribute("friendly_name")?.stringValue?.isEmpty == false }
-        return Appliance(kind: kind, id: key, name: named.map { name($0, key: key) } ?? humanised(key), running: running,
+        return Appliance(kind: kind, id: key, name: group.device?.name ?? named.map { name($0, key: key) } ?? humanised(key), running: running,
                          progress: members[.progress]?.entityID, remaining: remaining, battery: members[.battery]?.entityID)
     }
 
@@ -173,6 +194,11 @@ public enum ApplianceRecognizer {
             }
         }
         return name
+    }
+
+    /// A device's name as an activity id, the way Home Assistant makes entity ids from names.
+    static func slug(_ name: String) -> String {
+        (try? Slug.make(.string(name), separator: "_")) ?? "unknown"
     }
 
     static func humanised(_ key: String) -> String {

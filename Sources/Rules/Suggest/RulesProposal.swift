@@ -61,7 +61,8 @@ public struct RulesProposal: Sendable {
         }
         out += "activities:\n"
         for appliance in appliances {
-            out += "  # \(appliance.kind.title.prefix(1).uppercased() + appliance.kind.title.dropFirst()) \(Self.quoted(appliance.name)): "
+            out += "  # \(appliance.kind.title.prefix(1).uppercased() + appliance.kind.title.dropFirst()) \(Self.quoted(appliance.name))"
+            out += (appliance.area.map { " in \($0)" } ?? "") + ": "
             out += appliance.entities.joined(separator: ", ") + "\n"
             out += "  \(appliance.id):\n"
             out += "    active_when: \(Self.quoted(Self.activeWhen(appliance.running)))\n"
