@@ -1,6 +1,8 @@
 import LiveActivity
 
 /// One activity at one backend: its lifecycle (idle → starting → running → ending → idle) and its update budget.
+/// An end that leaves final content on the phone (Home Assistant's `dismiss_after`) goes ending → dismissing → ending
+/// → idle: the clear is sent when its time comes, unless a new start comes first and takes the activity over.
 ///
 /// Pure: it is told what changed and what the backend answered, with the time, and says what to send next and when
 /// to look again. One push at a time; order kept; a newer update replaces a queued one (only the latest matters);
@@ -14,6 +16,8 @@ public struct ActivityLane: Sendable {
 
     public enum Phase: String, Sendable {
         case idle, starting, running, ending
+        /// The end's final content is on the phone; the clear waits for its time.
+        case dismissing
     }
 
     /// What to do now.
@@ -53,6 +57,8 @@ public struct ActivityLane: Sendable {
     private var lastChange: Instant?
     private var lastPush: Instant?
     private var inFlight: Push?
+    /// The clear after an end's final content, and when it goes.
+    public private(set) var dismissal: (push: Push, at: Instant)?
     private var retryAt: Instant?
     private var attempt = 0
 
@@ -67,7 +73,15 @@ public struct ActivityLane: Sendable {
         }
     }
 
-    /// Nothing queued, nothing in flight.
+    /// Restored from the state file: the end's final content is on the phone, to be cleared with `push` at `at`.
+    public init(budget: UpdateBudget, retry: RetryPolicy, dismissing push: Push, at: Instant) {
+        self.budget = budget
+        self.retry = retry
+        phase = .dismissing
+        dismissal = (push, at)
+    }
+
+    /// Nothing queued, nothing in flight (a clear waiting for its time is not queued: it has a time of its own).
     public var isQuiet: Bool { inFlight == nil && queuedEnd == nil && queuedStart == nil && queuedUpdate == nil && !pendingRender }
 
     // MARK: What changed
@@ -75,8 +89,11 @@ public struct ActivityLane: Sendable {
     /// `active_when` rose: start with this push's body.
     public mutating func start(_ push: Push, at now: Instant) {
         switch phase {
-        case .idle, .ending:
-            // (Re)started, perhaps while its end is on the way: start after it, with the newest body.
+        case .idle, .ending, .dismissing:
+            // (Re)started, perhaps while its end is on the way: start after it, with the newest body. The final
+            // content still on the phone is taken over by the start (same tag): its clear is cancelled.
+            if phase == .dismissing { phase = .idle }
+            dismissal = nil
             queuedStart = push.retyped(.start, urgent: true)
             refreshStart = false
         case .starting, .running:
@@ -162,6 +179,13 @@ public struct ActivityLane: Sendable {
         if let end = queuedEnd, phase == .running {
             return send(end, phase: .ending, clearing: \.queuedEnd)
         }
+        if let (clear, at) = dismissal, phase == .dismissing {
+            guard at <= now else { return .wait(until: at) }
+            dismissal = nil
+            inFlight = clear
+            phase = .ending
+            return .send(clear)
+        }
         if let start = queuedStart, phase == .idle {
             if refreshStart { return .render(.start) }
             return send(start, phase: .starting, clearing: \.queuedStart)
@@ -220,6 +244,10 @@ public struct ActivityLane: Sendable {
                 phase = .idle
                 delivered = nil
                 lastPush = nil
+                if let clear = push.request?.dismissalRequest, let after = push.request?.dismissal?.after {
+                    phase = .dismissing
+                    dismissal = (Push(.end, body: clear.bodyBytes, isUrgent: true, request: clear), now.advanced(by: after))
+                }
             }
         case .retry, .locked:
             counters.retries += 1

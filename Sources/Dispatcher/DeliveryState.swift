@@ -11,10 +11,30 @@ public struct DeliveryState: Sendable, Equatable {
         public var running: Bool
         /// FNV-1a 64 of the last delivered body, hex: enough to tell "same as shown", not a secret.
         public var digest: String?
+        /// An ended activity's final content is on the phone, to be cleared by this request at this time.
+        public var dismissal: Dismissal?
 
-        public init(running: Bool, digest: String?) {
+        public init(running: Bool, digest: String?, dismissal: Dismissal? = nil) {
             self.running = running
             self.digest = digest
+            self.dismissal = dismissal
+        }
+
+        /// Worth keeping: on a phone, or waiting to be cleared from one.
+        var isKept: Bool { running || dismissal != nil }
+    }
+
+    /// The clear waiting after an end's final content: the service it calls, its body, when it goes (seconds
+    /// since 1970, so it survives a restart).
+    public struct Dismissal: Sendable, Equatable {
+        public var target: String
+        public var body: JSONValue
+        public var at: Double
+
+        public init(target: String, body: JSONValue, at: Double) {
+            self.target = target
+            self.body = body
+            self.at = at
         }
     }
 
@@ -41,6 +61,7 @@ public struct DeliveryState: Sendable, Equatable {
             "activities": .object(entries.mapValues { entry in
                 var object: [String: JSONValue] = ["running": .bool(entry.running)]
                 if let digest = entry.digest { object["digest"] = .string(digest) }
+                if let d = entry.dismissal { object["dismiss"] = ["target": .string(d.target), "body": d.body, "at": .double(d.at)] }
                 return .object(object)
             }),
         ])
@@ -50,7 +71,12 @@ public struct DeliveryState: Sendable, Equatable {
         guard json["version"]?.intValue == 1, let activities = json["activities"]?.objectValue else { return nil }
         for (key, value) in activities {
             guard let running = value["running"]?.boolValue else { return nil }
-            entries[key] = Entry(running: running, digest: value["digest"]?.stringValue)
+            var dismissal: Dismissal?
+            if let d = value["dismiss"] {
+                guard let target = d["target"]?.stringValue, let body = d["body"], let at = d["at"]?.doubleValue else { return nil }
+                dismissal = Dismissal(target: target, body: body, at: at)
+            }
+            entries[key] = Entry(running: running, digest: value["digest"]?.stringValue, dismissal: dismissal)
         }
     }
 }

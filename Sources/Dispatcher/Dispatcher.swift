@@ -80,6 +80,32 @@ public actor Dispatcher {
         self.onPush = onPush
         self.onLog = log
         self.state = stateFile?.load(warn: log) ?? DeliveryState()
+        (slots, slotIndex) = Self.dismissals(in: state, backends: self.backends, retry: retry)
+    }
+
+    /// Lanes for the clears saved before a restart: each is sent when its time comes (`resume`), as if LiveBridge had
+    /// never stopped.
+    private static func dismissals(in state: DeliveryState, backends: [String: any PushBackend], retry: RetryPolicy)
+        -> ([Slot], [String: Int]) {
+        var slots: [Slot] = [], slotIndex: [String: Int] = [:]
+        let now = ContinuousClock.now, epoch = Date().timeIntervalSince1970
+        for (key, entry) in state.entries.sorted(by: { $0.key < $1.key }) {
+            guard let saved = entry.dismissal, let at = key.lastIndex(of: "@") else { continue }
+            let (activity, name) = (String(key[..<at]), String(key[key.index(after: at)...]))
+            guard let backend = backends[name] else { continue }
+            let clear = BackendRequest(backend: name, kind: .homeassistant, method: "call_service", target: saved.target, body: saved.body)
+            let due = now.advanced(by: .milliseconds(Int64(max(0, saved.at - epoch) * 1000)))
+            slotIndex[key] = slots.count
+            slots.append(Slot(lane: ActivityLane(budget: UpdateBudget(), retry: retry,
+                                                 dismissing: Push(.end, body: clear.bodyBytes, isUrgent: true, request: clear), at: due),
+                              key: key, activity: activity, backend: backend))
+        }
+        return (slots, slotIndex)
+    }
+
+    /// Starts the timers of the clears restored from the state file.
+    public func resume() {
+        for i in slots.indices { pump(i) }
     }
 
     /// Backends from a reloaded rules file: each replaces the one of its name, for queued and future pushes alike (a
@@ -305,18 +331,24 @@ public actor Dispatcher {
 
     private func persist(_ key: String, _ lane: ActivityLane) {
         let running = lane.phase == .running || lane.phase == .ending
-        record(key, DeliveryState.Entry(running: running, digest: running ? lane.delivered : nil))
+        let dismissal = lane.dismissal.flatMap { clear, at in
+            clear.request.map { request in
+                DeliveryState.Dismissal(target: request.target, body: request.body,
+                                        at: Date().timeIntervalSince1970 + (at - ContinuousClock.now).secondsValue)
+            }
+        }
+        record(key, DeliveryState.Entry(running: running, digest: running ? lane.delivered : nil, dismissal: dismissal))
     }
 
     /// A start or an end (the running flag) is saved at once: it decides start-versus-update after a crash.
     /// A new digest only saves an update push after a restart, so it is written at most once a second (and by
     /// `flush`), not with an fsync on every delivered update.
     private func record(_ key: String, _ entry: DeliveryState.Entry) {
-        let stored: DeliveryState.Entry? = entry.running ? entry : nil
+        let stored: DeliveryState.Entry? = entry.isKept ? entry : nil
         let previous = state.entries[key]
         guard previous != stored else { return }
         state.entries[key] = stored
-        if previous?.running != stored?.running {
+        if previous?.running != stored?.running || previous?.dismissal != stored?.dismissal {
             save()
         } else if pendingSave == nil {
             pendingSave = Task { [weak self] in

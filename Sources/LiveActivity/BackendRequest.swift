@@ -11,6 +11,20 @@ public struct BackendRequest: Sendable, Equatable, CustomStringConvertible {
     public let body: JSONValue
     /// The body as sent, encoded once.
     public let bodyBytes: [UInt8]
+    /// An end that leaves its final content on the phone: what takes it away afterwards, and when.
+    public private(set) var dismissal: Dismissal?
+
+    /// After an end shown with its final content (Home Assistant's `dismiss_after`): the request that clears it.
+    public struct Dismissal: Sendable, Equatable {
+        public let target: String
+        public let body: JSONValue
+        public let after: Duration
+    }
+
+    /// The request that clears the final content, to send `dismissal.after` after this one was delivered.
+    public var dismissalRequest: BackendRequest? {
+        dismissal.map { BackendRequest(backend: backend, kind: kind, method: method, target: $0.target, body: $0.body) }
+    }
 
     public init(backend: String, kind: BackendKind, method: String, target: String, body: JSONValue) {
         self.backend = backend
@@ -32,11 +46,21 @@ public struct BackendRequest: Sendable, Equatable, CustomStringConvertible {
         BackendRequest(backend: backend, kind: .islandpulse, method: "POST", target: "/notify", body: body)
     }
 
-    /// Home Assistant: the live update's fields as a call of the notify `service` (`notify.notify` when none is named);
-    /// the end clears the notification.
-    public static func homeAssistant(backend: String, service: String?, fields: [String: JSONValue], kind: PushKind) -> BackendRequest {
-        BackendRequest(backend: backend, kind: .homeassistant, method: "call_service", target: service ?? "notify.notify",
-                       body: LiveUpdateSchema.serviceData(fields, ending: kind == .end))
+    /// Home Assistant: the live update's fields as a call of the notify `service` (`notify.notify` when none is named).
+    /// An end with content (a `message`) and a `dismissAfter` above zero shows that content as a last update and
+    /// clears the notification that long after; otherwise the end clears it at once.
+    public static func homeAssistant(backend: String, service: String?, fields: [String: JSONValue], kind: PushKind,
+                                     dismissAfter: Duration) -> BackendRequest {
+        let target = service ?? "notify.notify"
+        let clear = LiveUpdateSchema.serviceData(fields, ending: true)
+        guard kind == .end, fields["message"] != nil, dismissAfter > .zero else {
+            return BackendRequest(backend: backend, kind: .homeassistant, method: "call_service", target: target,
+                                  body: kind == .end ? clear : LiveUpdateSchema.serviceData(fields, ending: false))
+        }
+        var final = BackendRequest(backend: backend, kind: .homeassistant, method: "call_service", target: target,
+                                   body: LiveUpdateSchema.serviceData(fields, ending: false))
+        final.dismissal = Dismissal(target: target, body: clear, after: dismissAfter)
+        return final
     }
 
     public var description: String { "\(backend) (\(kind.rawValue)) \(method) \(target)\n" + String(decoding: bodyBytes, as: UTF8.self) }

@@ -5,8 +5,21 @@ import JSON
 public enum LiveUpdateSchema {
     static let color = FieldSchema.custom(name: "a colour", check: CSSColor.problem)
 
+    /// The companion app keys an activity by its tag: 1–64 of A–Z, a–z, 0–9, `_` and `-`.
+    static let tag = FieldSchema.custom(name: "a tag") { text in
+        guard !text.isEmpty, text.count <= 64 else { return "\"\(text)\" is not 1 to 64 characters" }
+        let bad = text.unicodeScalars.first { !(("a"..."z").contains($0) || ("A"..."Z").contains($0)
+                                               || ("0"..."9").contains($0) || $0 == "_" || $0 == "-") }
+        return bad.map { "\"\(text)\" holds \"\($0)\"; a tag is letters, digits, _ and -" }
+    }
+
+    /// An icon the app draws in the notification: a Material Design Icon, `mdi:…`.
+    static let notificationIcon = FieldSchema.custom(name: "an icon") { text in
+        text.hasPrefix("mdi:") && text.count > 4 ? nil : "\"\(text)\" is not an mdi: icon (e.g. mdi:washing-machine)"
+    }
+
     public static let fields = ObjectSchema([
-        required("tag", .text(maxLength: 64)),
+        required("tag", tag),
         optional("title", .text()),
         required("message", .text()),
         optional("progress", .integer(0...Int(Int32.max))),
@@ -18,6 +31,11 @@ public enum LiveUpdateSchema {
         optional("background_color", color),
         optional("text_color", color),
         optional("progress_bar_color", color),
+        optional("url", .url),
+        optional("notification_icon", notificationIcon),
+        optional("notification_icon_color", color),
+        optional("progress_bar_direction", .choice(name: "direction", ["increasing", "decreasing"])),
+        optional("when_relative", .boolean),
     ], checks: [{ object, path in
         guard let progress = object["progress"]?.intValue else { return [] }
         let maximum = object["progress_max"]?.intValue ?? 100

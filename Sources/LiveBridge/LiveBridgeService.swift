@@ -172,6 +172,7 @@ public actor LiveBridgeService: Service {
 
     private func serve() async throws {
         await dispatcher.setPayloadSource(EnginePayloads(service: self))
+        await dispatcher.resume()
         let running = await dispatcher.runningActivities
         engine = ActivityEngine(rules: engine.rules, running: Set(running.map(\.activity)))
         if !running.isEmpty { logger.info("resuming activities on phones", ["activities": running.map(\.activity).joined(separator: ",")]) }

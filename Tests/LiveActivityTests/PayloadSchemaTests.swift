@@ -114,6 +114,14 @@ struct PayloadSchemaTests {
         #expect(data == ["message": "Washing", "title": "Washer", "data": ["live_update": true, "tag": "washer", "progress": 65,
                                                                             "chronometer": true, "when": 1795348800.0]])
         #expect(LiveUpdateSchema.serviceData(fields!.objectValue!, ending: true) == ["message": "clear_notification", "data": ["tag": "washer"]])
-        #expect(issues(["tag": .string(String(repeating: "t", count: 65)), "message": "m"], .object(LiveUpdateSchema.fields)).first?.hasSuffix("at most 64 fit") == true)
+        let schema = FieldSchema.object(LiveUpdateSchema.fields)
+        #expect(issues(["tag": .string(String(repeating: "t", count: 65)), "message": "m"], schema).first?.hasSuffix("is not 1 to 64 characters") == true)
+        #expect(issues(["tag": "washer 1", "message": "m"], schema) == [#"tag: "washer 1" holds " "; a tag is letters, digits, _ and -"#])
+        #expect(issues(["tag": "t", "message": "m", "progress": 12.5], schema).first?.hasPrefix("progress:") == true, "the app drops floats")
+        #expect(issues(["tag": "t", "message": "m", "notification_icon": "washer"], schema)
+            == [#"notification_icon: "washer" is not an mdi: icon (e.g. mdi:washing-machine)"#])
+        #expect(issues(["tag": "t", "message": "m", "progress_bar_direction": "up"], schema).count == 1)
+        #expect(issues(["tag": "wash-er_2", "message": "m", "url": "homeassistant://navigate/lovelace/laundry", "notification_icon": "mdi:washing-machine",
+                        "notification_icon_color": "#2196F3", "progress_bar_direction": "decreasing", "when_relative": true], schema) == [])
     }
 }

@@ -2,7 +2,7 @@ import Foundation
 import HomeAssistant
 import JSON
 import LiveActivity
-import Rules
+@testable import Rules
 import Testing
 
 /// The lifecycle's payloads, failures that must never be sent, and payloads mapped across backends.
@@ -121,7 +121,43 @@ struct ActivityRendererTests {
         #expect(request.method == "call_service" && request.target == "notify.mobile_app_phone")
         #expect(request.body == ["message": "Laundry", "data": ["live_update": true, "tag": "laundry_phone", "progress": 25,
                                                                  "progress_max": 100, "when": 1795352400.0, "chronometer": true]])
-        #expect(try render("laundry_phone", .end).0.get().body == ["message": "clear_notification", "data": ["tag": "laundry_phone"]])
+        // The end shows its final content as a last live update; clear_notification follows dismiss_after later.
+        let end = try render("laundry_phone", .end).0.get()
+        #expect(end.body["message"] == "Laundry" && end.body["data"]?["live_update"] == true)
+        #expect(end.dismissal?.after == .seconds(300))
+        #expect(end.dismissalRequest?.body == ["message": "clear_notification", "data": ["tag": "laundry_phone"]])
+        #expect(end.dismissalRequest?.target == "notify.mobile_app_phone")
+    }
+
+    @Test func dismissAfterZeroClearsAtOnceAndOnlyHomeAssistantTakesIt() throws {
+        let rules = try RulesLoader.load(text: """
+            backends:
+              phone: { type: homeassistant, service: notify.mobile_app_phone }
+              aivi: { type: aivi, token: t }
+            activities:
+              now:
+                backend: phone
+                active_when: "{{ true }}"
+                template: progress
+                dismiss_after: 0s
+                header_left: Laundry
+                progress: { style: simple, value: 0.5 }
+            """, file: "r.yaml").get()
+        var notes: [PayloadIssue] = []
+        let end = try ActivityRenderer.render(rules.activities[0], phase: .end, in: EvaluationContext(states: [:], now: 0), notes: &notes).get()
+        #expect(end.body == ["message": "clear_notification", "data": ["tag": "now"]] && end.dismissal == nil)
+        guard case .failure(let errors) = RulesLoader.load(text: """
+            backends:
+              aivi: { type: aivi, token: t }
+            activities:
+              washer:
+                backend: aivi
+                active_when: "{{ true }}"
+                template: generic
+                dismiss_after: 1m
+                state: Washing
+            """, file: "r.yaml") else { Issue.record("dismiss_after taken on Aivi"); return }
+        #expect(errors.errors.map(\.description).contains { $0.hasPrefix("r.yaml:8:5: activities.washer.dismiss_after:") })
     }
 
     @Test func aPayloadOverFourKilobytesIsRefused() throws {
@@ -157,5 +193,18 @@ struct TextFieldTests {
         #expect(heating.body["content"]?["state"] == "30.0")
         let guest = try ActivityRenderer.render(rules.activities[1], phase: .start, in: context, notes: &notes).get()
         #expect(guest.body["content"]?["state"] == "False")
+    }
+}
+
+/// An Aivi template shown as a Home Assistant live update takes the app's newer fields where Aivi has them.
+struct LiveUpdateMappingTests {
+    @Test func tapURLBecomesURLAndTheRightHandTextCriticalText() {
+        let fields = LiveUpdateMapping.map(template: "progress", [
+            "header_left": ["value": "Washing"], "header_right": ["value": "Cotton 40"],
+            "footer_right": ["value": "2026-11-22T13:00:00+00:00", "formatter": "time_until"],
+            "progress": ["style": "simple", "value": 0.426], "tap_url": "homeassistant://navigate/lovelace/laundry",
+        ], now: 0)
+        #expect(fields == ["progress_max": 100, "progress": 43, "message": "Washing", "critical_text": "Cotton 40",
+                           "when": 1795352400.0, "chronometer": true, "url": "homeassistant://navigate/lovelace/laundry"])
     }
 }

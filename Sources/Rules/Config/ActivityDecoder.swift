@@ -5,7 +5,7 @@ import LiveActivity
 enum ActivityDecoder {
     /// Keys of a rule that are not payload fields.
     static let ruleKeys = ["backend", "template", "active_when", "on_end", "status", "slug", "job_id", "tag",
-                           "debounce", "max_wait", "min_interval", "entity"]
+                           "debounce", "max_wait", "min_interval", "entity", "dismiss_after"]
 
     /// Whether `name` is a key an activity takes (a rule key or a payload field of any template): written elsewhere,
     /// it was indented too little.
@@ -64,6 +64,7 @@ enum ActivityDecoder {
             let allowed = ruleKeys.filter { key in
                 switch key {
                 case "status": return backend?.kind == .islandpulse
+                case "dismiss_after": return backend?.kind == .homeassistant
                 case "slug", "job_id", "tag": return backend?.kind.idKey == key
                 default: return true
                 }
@@ -115,10 +116,11 @@ enum ActivityDecoder {
 
         let budget = RulesLoader.decodeBudget(reader, base: defaults, errors: &errors)
         let mainEntity = reader.string("entity", errors: &errors)
+        let dismissAfter = reader.duration("dismiss_after", errors: &errors) ?? ActivityRule.defaultDismissAfter
         guard errors.count == before, let backend, let template, let activeWhen, let fields else { return nil }
         return ActivityRule(id: id, backend: backend, template: template, targetID: targetID, activeWhen: activeWhen,
                             fields: fields, onEnd: onEnd, status: status, budget: budget, location: node.location,
-                            mapping: mapping, mainEntity: mainEntity)
+                            mapping: mapping, mainEntity: mainEntity, dismissAfter: dismissAfter)
     }
 
     /// Island Pulse's per-layout limits on fixed text, at its line and column.

@@ -21,10 +21,16 @@ public final class ActivityRule: Sendable {
     let mapping: PayloadMapping
     /// The entity `icon: auto` looks at; else the first entity `active_when` reads.
     public let mainEntity: String?
+    /// Home Assistant: how long the end's final content stays on the phone before `clear_notification` (0: cleared
+    /// at once, no final content).
+    public let dismissAfter: Duration
+
+    /// Long enough to read "Done" on the Lock Screen, short enough not to linger: five minutes.
+    public static let defaultDismissAfter = Duration.seconds(300)
 
     init(id: String, backend: RulesFile.Backend, template: String, targetID: String, activeWhen: Template, fields: FieldTree,
          onEnd: FieldTree?, status: FieldTree?, budget: UpdateBudget, location: SourceLocation, mapping: PayloadMapping,
-         mainEntity: String?) {
+         mainEntity: String?, dismissAfter: Duration) {
         self.id = id
         self.backend = backend
         self.template = template
@@ -37,6 +43,7 @@ public final class ActivityRule: Sendable {
         self.location = location
         self.mapping = mapping
         self.mainEntity = mainEntity
+        self.dismissAfter = dismissAfter
     }
 
     /// The templates of the payload fields (not active_when), for measuring evaluation.

@@ -63,7 +63,8 @@ public struct ActivityEvent: Sendable {
             let schema = action == .end ? LiveUpdateSchema.fields.allOptional : LiveUpdateSchema.fields
             let (normalized, problems) = PayloadNormalizer.normalize(.object(fields), as: .object(schema), path: "payload")
             guard problems.isEmpty, let object = normalized?.objectValue else { return .failure(RenderError(activity: activity, issues: problems)) }
-            request = .homeAssistant(backend: backend.name, service: backend.service, fields: object, kind: action == .end ? .end : .update)
+            request = .homeAssistant(backend: backend.name, service: backend.service, fields: object, kind: action == .end ? .end : .update,
+                                     dismissAfter: .zero)
         }
         if let problem = ActivityRenderer.sizeProblem(request, path: "payload") {
             return .failure(RenderError(activity: activity, issues: [problem]))

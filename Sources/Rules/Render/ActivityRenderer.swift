@@ -61,7 +61,8 @@ public enum ActivityRenderer {
         case .islandpulse:
             return .islandPulse(backend: backend.name, body: ["job_id": .string(rule.targetID), "action": "end", "status": "success"])
         case .homeassistant:
-            return .homeAssistant(backend: backend.name, service: backend.service, fields: ["tag": .string(rule.targetID)], kind: .end)
+            return .homeAssistant(backend: backend.name, service: backend.service, fields: ["tag": .string(rule.targetID)], kind: .end,
+                                  dismissAfter: .zero)
         }
     }
 
@@ -118,7 +119,8 @@ public enum ActivityRenderer {
         body["tag"] = .string(rule.targetID)
         let (normalized, issues) = PayloadNormalizer.normalize(.object(body), as: .object(LiveUpdateSchema.fields))
         guard issues.isEmpty, let object = normalized?.objectValue else { return .failure(PayloadIssuesError(issues)) }
-        return .success(.homeAssistant(backend: rule.backend.name, service: rule.backend.service, fields: object, kind: phase))
+        return .success(.homeAssistant(backend: rule.backend.name, service: rule.backend.service, fields: object, kind: phase,
+                                       dismissAfter: rule.dismissAfter))
     }
 
     static func resolveAutoIcon(_ fields: inout [String: JSONValue], rule: ActivityRule, context: EvaluationContext, notes: inout [PayloadIssue]) {

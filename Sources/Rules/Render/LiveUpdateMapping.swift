@@ -3,10 +3,12 @@ import HomeAssistant
 import JSON
 import LiveActivity
 
-/// Aivi progress and generic templates shown as Home Assistant live updates: the bar in percent, a countdown as a chronometer.
+/// Aivi progress and generic templates shown as Home Assistant live updates: the bar in percent (integers: the app
+/// drops floats), a countdown as a chronometer, the trailing text as `critical_text`, `tap_url` as `url`.
 enum LiveUpdateMapping {
     static func map(template: String, _ content: [String: JSONValue], now: Double) -> [String: JSONValue] {
         var fields: [String: JSONValue] = ["progress_max": 100]
+        if let url = content["tap_url"] { fields["url"] = url }
         switch template {
         case "progress":
             if let p = content["progress"]?["value"]?.doubleValue { fields["progress"] = .int(Int(saturating: (p * 100).rounded())) }
@@ -16,6 +18,13 @@ enum LiveUpdateMapping {
                    let epoch = Timestamp.epoch(fromISO8601: text) {
                     fields["when"] = .double(epoch)
                     fields["chronometer"] = true
+                    break
+                }
+            }
+            // The trailing text: the right-hand value that is not the countdown.
+            for slot in ["header_right", "footer_right"] where content[slot]?["formatter"] == nil {
+                if let text = content[slot]?["value"], text.stringValue?.isEmpty == false {
+                    fields["critical_text"] = text
                     break
                 }
             }

@@ -1,0 +1,111 @@
+import Dispatcher
+import Foundation
+import JSON
+import LiveActivity
+import Platform
+import Testing
+
+/// Home Assistant's end with final content: the last content shown, `clear_notification` `dismiss_after` later,
+/// cancelled by a new start, and kept in state.json across a restart.
+struct DismissalTests {
+    let zero = ContinuousClock.now
+    func at(_ seconds: Int64) -> ContinuousClock.Instant { zero.advanced(by: .seconds(seconds)) }
+
+    static func push(_ kind: PushKind, message: String, dismissAfter: Duration = .seconds(300)) -> Push {
+        let request = BackendRequest.homeAssistant(backend: "phone", service: "notify.mobile_app_phone",
+                                                   fields: ["tag": "washer", "message": .string(message)], kind: kind, dismissAfter: dismissAfter)
+        return Push(kind, body: request.bodyBytes, isUrgent: true, request: request)
+    }
+
+    /// The lane with its start delivered at 0 and the end with final content "Done" delivered at 10.
+    func ended() -> ActivityLane {
+        var lane = ActivityLane()
+        lane.start(Self.push(.start, message: "Washing"), at: at(0))
+        guard case .send = lane.next(at: at(0)) else { Issue.record("no start"); return lane }
+        lane.finished(.delivered, at: at(0))
+        lane.end(Self.push(.end, message: "Done"), at: at(10))
+        guard case .send(let final) = lane.next(at: at(10)) else { Issue.record("no end"); return lane }
+        #expect(final.request?.body["message"] == "Done" && final.request?.body["data"]?["live_update"] == true)
+        lane.finished(.delivered, at: at(10))
+        return lane
+    }
+
+    @Test func theFinalContentStaysUntilDismissAfterThenIsCleared() {
+        var lane = ended()
+        #expect(lane.phase == .dismissing)
+        #expect(lane.next(at: at(11)) == .wait(until: at(310)))
+        guard case .send(let clear) = lane.next(at: at(310)) else { Issue.record("no clear at 310 s"); return }
+        #expect(clear.kind == .end && clear.request?.body == ["message": "clear_notification", "data": ["tag": "washer"]])
+        #expect(clear.request?.target == "notify.mobile_app_phone")
+        lane.finished(.delivered, at: at(310))
+        #expect(lane.phase == .idle && lane.dismissal == nil)
+        #expect(lane.next(at: at(1000)) == .wait(until: nil))
+    }
+
+    @Test func aNewStartBeforeTheClearCancelsIt() {
+        var lane = ended()
+        lane.start(Self.push(.start, message: "Washing again"), at: at(60))
+        #expect(lane.dismissal == nil)
+        guard case .send(let start) = lane.next(at: at(60)) else { Issue.record("no start"); return }
+        #expect(start.kind == .start && start.request?.body["message"] == "Washing again")
+        lane.finished(.delivered, at: at(60))
+        #expect(lane.phase == .running)
+        #expect(lane.next(at: at(400)) == .wait(until: nil), "no clear of the new activity")
+    }
+
+    @Test func aClearThatFailsIsRetriedAndDismissAfterZeroClearsAtOnce() {
+        var lane = ended()
+        guard case .send = lane.next(at: at(310)) else { Issue.record("no clear"); return }
+        lane.finished(.retry(after: .seconds(5)), at: at(310))
+        guard case .send(let again) = lane.next(at: at(315)) else { Issue.record("the clear was not retried"); return }
+        #expect(again.request?.body["message"] == "clear_notification")
+
+        let atOnce = Self.push(.end, message: "Done", dismissAfter: .zero)
+        #expect(atOnce.request?.dismissal == nil && atOnce.request?.body == ["message": "clear_notification", "data": ["tag": "washer"]])
+    }
+
+    /// A recording Home Assistant backend.
+    final class Phone: PushBackend, @unchecked Sendable {
+        let name = "phone"
+        let allowsOneActiveJob = false
+        let calls = Locked<[JSONValue]>([])
+        func deliver(_ request: BackendRequest, kind: PushKind) async -> DeliveryReport {
+            calls.withLock { $0.append(request.body) }
+            return DeliveryReport(.delivered)
+        }
+    }
+
+    @Test func aPendingClearIsSavedAndSentAfterARestart() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("livebridge-dismiss-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let phone = Phone()
+        do {
+            let first = Dispatcher(backends: [phone], stateFile: try DeliveryStateFile(directory: directory))
+            let start = Self.push(.start, message: "Washing").request!, end = Self.push(.end, message: "Done", dismissAfter: .milliseconds(200)).request!
+            await first.submit(activity: "washer", backend: "phone", budget: UpdateBudget(), .start(start))
+            await first.waitUntilQuiet()
+            await first.submit(activity: "washer", backend: "phone", budget: UpdateBudget(), .end(end))
+            await first.waitUntilQuiet()
+            #expect(await first.phase(activity: "washer", backend: "phone") == .dismissing)
+            #expect(await first.runningActivities.isEmpty, "ended: the engine must not end it again")
+        }
+        let saved = try JSONParser.parse(Array(try Data(contentsOf: URL(fileURLWithPath: directory + "/state.json"))))
+        #expect(saved["activities"]?["washer@phone"]?["dismiss"]?["body"] == ["message": "clear_notification", "data": ["tag": "washer"]])
+        #expect(phone.calls.withLock { $0.map { $0["message"] } } == ["Washing", "Done"], "the first process stopped before the clear")
+
+        let restarted = Dispatcher(backends: [phone], stateFile: try DeliveryStateFile(directory: directory))
+        await restarted.resume()
+        let cleared = await waitFor { phone.calls.withLock { $0.count } == 3 }
+        #expect(cleared && phone.calls.withLock { $0.last?["message"] } == "clear_notification")
+        #expect(await restarted.phase(activity: "washer", backend: "phone") == .idle)
+        _ = await restarted.flush(deadline: .seconds(1))
+        let after = try JSONParser.parse(Array(try Data(contentsOf: URL(fileURLWithPath: directory + "/state.json"))))
+        #expect(after["activities"]?["washer@phone"] == nil, "nothing left to remember")
+    }
+
+    /// Polls a condition the dispatcher's own timer makes true (the clear is due 200 ms after the end).
+    func waitFor(_ condition: @escaping @Sendable () -> Bool) async -> Bool {
+        for _ in 0..<200 where !condition() { try? await Task.sleep(for: .milliseconds(10)) }
+        return condition()
+    }
+}
