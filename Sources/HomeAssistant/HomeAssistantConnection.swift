@@ -23,6 +23,11 @@ public final class HomeAssistantConnection: @unchecked Sendable {
     private let onEvent: @Sendable (ConnectionEvent) -> Void
     private let sharedPhase = Locked(ConnectionPhase.idle)
     private let receivedChanges = Atomic<Int>(0)
+    private let receivedSnapshots = Atomic<Int>(0)
+
+    /// Snapshots taken so far (one per connection that reached ready), counted before the snapshot's changes are
+    /// fed: a reader that sees a snapshot's batch sees the count that includes it.
+    public var snapshotCount: Int { receivedSnapshots.load(ordering: .acquiring) }
 
     /// Entities asked for that Home Assistant did not have at the last snapshot (less those that appeared since).
     public var missingEntities: [MissingEntity] { sharedMissing.withLock { $0 } }
@@ -519,6 +524,7 @@ public final class HomeAssistantConnection: @unchecked Sendable {
     }
 
     private func snapshotArrived(_ snapshot: [EntityChange], knownIDs: [String]?, on session: ConnectionSession) {
+        receivedSnapshots.add(1, ordering: .releasing)
         changesArrived(snapshot)
         becameReady(on: session)
         emit(.ready(entities: store.count))

@@ -28,6 +28,14 @@ public struct ActivityEngine: Sendable {
     private var batch: UInt32 = 0
     private var lastRequest: [String: BackendRequest] = [:]
     private var problems = ProblemReport()
+    /// Until then (seconds since 1970) a falling `active_when` is held, not ended: Home Assistant has just (re)started
+    /// or LiveBridge just reconnected, and sensors pass through unavailable, unknown or 0 while integrations load.
+    private var holdEndsUntil: Double?
+    /// Positions active when the hold began (on the phone from before the reconnection, or restored from the state
+    /// file): only their falling edges are held. One that starts from the new states is not at risk.
+    private var holdable: Set<Int> = []
+    /// Positions whose falling edge is held; `releaseHeldEnds` ends those still false.
+    private var held: Set<Int> = []
     /// Home Assistant's latest result for each template only it renders, by the template's text.
     private var rendered: [String: Result<TemplateValue, EvaluationError>] = [:]
     /// The activities using each of those templates.
@@ -62,6 +70,27 @@ public struct ActivityEngine: Sendable {
         return renderedReaders[template] ?? []
     }
 
+    /// Home Assistant's states are fresh from a (re)connection: until `until`, an activity active now whose condition
+    /// turns false stays on the phone (no end, no update); `releaseHeldEnds` decides afterwards.
+    public mutating func holdEnds(until: Double) {
+        holdEndsUntil = max(holdEndsUntil ?? until, until)
+        holdable.formUnion(active.indices.filter { active[$0] })
+    }
+
+    /// The activities whose end is held.
+    public var heldActivities: [String] { held.sorted().map { rules.activities[$0].id } }
+
+    /// The hold is over (`now` past it): an activity whose condition is still false ends now; one that came back goes on
+    /// with an update from the newest states.
+    public mutating func releaseHeldEnds(now: Double) -> (commands: [Command], problems: [String]) {
+        guard let until = holdEndsUntil, now >= until else { return ([], []) }
+        holdEndsUntil = nil
+        let positions = held.sorted()
+        held = []
+        holdable = []
+        return evaluate(positions: positions, now: now)
+    }
+
     /// Swaps in reloaded rules: removed activities end, the others go on with the new fields.
     public mutating func reload(_ newRules: RulesFile, now: Double) -> (commands: [Command], problems: [String]) {
         var commands: [Command] = []
@@ -75,6 +104,8 @@ public struct ActivityEngine: Sendable {
             }
         }
         rules = newRules
+        held = []
+        holdable = []
         index(active: stillActive)
         let (more, found) = evaluate(positions: Array(newRules.activities.indices), now: now)
         return (commands + more, found)
@@ -152,12 +183,20 @@ public struct ActivityEngine: Sendable {
             case (false, false):
                 continue
             case (true, false):
+                if let until = holdEndsUntil, now < until, holdable.contains(position), looksLikeStartingUp(rule) {
+                    // Perhaps only Home Assistant starting: kept until the hold is over.
+                    active[position] = true
+                    held.insert(position)
+                    continue
+                }
+                held.remove(position)
                 if let end = endRequest(rule, now: now, notes: &issues) {
                     commands.append(Command(activity: id, backend: rule.backend.name, budget: budget, event: .end(end)))
                 }
                 lastRequest[id] = nil
                 awaitingPull[position] = false
             case (true, true):
+                held.remove(position)
                 // Only what decides urgency is evaluated now: an Island Pulse status turning to failed.
                 let urgent = ActivityRenderer.isUrgent(rule, in: context)
                 // The dispatcher already knows and renders from the newest states when it pulls; a debounce, though,
@@ -183,7 +222,8 @@ public struct ActivityEngine: Sendable {
     /// The payload of an active activity, rendered now from the newest states, when the dispatcher is about to send
     /// it; nil (with its problems) when it cannot be rendered or the activity is no longer active.
     public mutating func payload(activity id: String, kind: PushKind, now: Double) -> (request: BackendRequest?, problems: [String]) {
-        guard let position = positions[id], active[position] else { return (nil, []) }
+        // Held: what it would show now is what Home Assistant shows while it starts.
+        guard let position = positions[id], active[position], !held.contains(position) else { return (nil, []) }
         let rule = rules.activities[position]
         awaitingPull[position] = false
         var issues: [PayloadIssue] = []
@@ -198,6 +238,15 @@ public struct ActivityEngine: Sendable {
             issues += failure.issues
         }
         return (request, problems.newProblems(activity: id, issues).map { "activity \(id): \($0)" })
+    }
+
+    /// Whether the states `active_when` reads look like Home Assistant starting rather than a real end: one of them
+    /// missing, `unavailable` or `unknown`, or a number at 0 (a power sensor before its integration reports).
+    private func looksLikeStartingUp(_ rule: ActivityRule) -> Bool {
+        rule.activeWhen.entityIDs.contains { id in
+            guard let state = states[id]?.state else { return true }
+            return state == "unavailable" || state == "unknown" || Double(state) == 0
+        }
     }
 
     /// The end push: the rendered end, or when its fields cannot be rendered a minimal one (`ActivityRenderer.end`).

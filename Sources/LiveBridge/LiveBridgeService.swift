@@ -199,10 +199,18 @@ public actor LiveBridgeService: Service {
         }
         connection.start(selection: engine.rules.reads)
         var evaluatedAll = false
+        var snapshotsSeen = 0
+        defer { holdRelease?.cancel() }
         while let batch = await connection.changes.next() {
             guard !stopping else { break }
             metrics.stateChanges(batch.count)
             let now = Date().timeIntervalSince1970
+            let snapshots = connection.snapshotCount
+            if snapshots != snapshotsSeen {
+                // A (re)connection's states, perhaps from a Home Assistant still starting.
+                snapshotsSeen = snapshots
+                holdEnds(now: now)
+            }
             if evaluatedAll {
                 await dispatch(engine.evaluate(changes: batch, now: now))
             } else {
@@ -210,6 +218,7 @@ public actor LiveBridgeService: Service {
                 evaluatedAll = true
                 await dispatch(engine.evaluateAll(taking: batch, now: now))
             }
+            logNewlyHeld()
             // The engine's share of a snapshot's short-lived memory (the connection trims its own).
             if batch.count >= FreedMemory.largeBatch { FreedMemory.release() }
         }
@@ -222,6 +231,41 @@ public actor LiveBridgeService: Service {
     }
 
     private var stopWaiters: [CheckedContinuation<Void, Never>] = []
+
+    /// Ends the restart grace (`homeassistant.restart_grace`) when it is over.
+    private var holdRelease: Task<Void, Never>?
+
+    /// Fresh states from a (re)connection: for the restart grace, an activity whose condition turns false is kept.
+    private func holdEnds(now: Double) {
+        guard let grace = engine.rules.homeAssistant?.restartGrace, grace > .zero else { return }
+        engine.holdEnds(until: now + grace.secondsValue)
+        holdRelease?.cancel()
+        holdRelease = Task { [weak self] in
+            guard (try? await Task.sleep(for: grace)) != nil else { return }
+            await self?.releaseHeldEnds()
+        }
+    }
+
+    private func releaseHeldEnds() async {
+        let held = Set(engine.heldActivities).union(heldLogged)
+        heldLogged = []
+        let result = engine.releaseHeldEnds(now: Date().timeIntervalSince1970)
+        let ended = Set(result.commands.filter { if case .end = $0.event { true } else { false } }.map(\.activity))
+        logger.info("restart grace over", ["ended": held.filter(ended.contains).sorted().joined(separator: ","),
+                                           "kept": held.filter { !ended.contains($0) }.sorted().joined(separator: ",")])
+        await dispatch(result)
+    }
+
+    /// The activities said to be held, so each is said once per grace.
+    private var heldLogged: Set<String> = []
+
+    /// Says which activities a batch left held (their condition false while Home Assistant may be starting).
+    private func logNewlyHeld() {
+        let held = engine.heldActivities.filter { !heldLogged.contains($0) }
+        guard !held.isEmpty else { return }
+        heldLogged.formUnion(held)
+        logger.info("held in the restart grace", ["activities": held.joined(separator: ",")])
+    }
 
     /// An update the dispatcher is about to send: rendered now, from the newest states.
     fileprivate func payload(activity: String, kind: PushKind) -> BackendRequest? {

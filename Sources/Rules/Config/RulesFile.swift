@@ -15,6 +15,10 @@ public struct RulesFile: Sendable {
         /// A ping this often; no pong within `pongTimeout` and the link is taken as dead and dialled again.
         public var pingInterval: Duration = .seconds(30)
         public var pongTimeout: Duration = .seconds(10)
+        /// After each connection's snapshot, this long an activity whose condition turns false is kept, not ended:
+        /// while Home Assistant starts, sensors read unavailable, unknown or 0 until their integrations load
+        /// (a minute or two on a busy install). 0: no grace.
+        public var restartGrace: Duration = .seconds(120)
     }
 
     public struct Backend: Sendable {

@@ -156,6 +156,7 @@ public enum RulesLoader {
                                           "unknown entity source \(reader.shown("entity_source")); expected subscribe_entities or state_changed"))
             }
         }
+        if let grace = reader.duration("restart_grace", errors: &errors) { settings.restartGrace = grace }
         for (key, path) in [("ping_interval", \RulesFile.HomeAssistantSettings.pingInterval), ("pong_timeout", \.pongTimeout)] {
             guard let value = reader.duration(key, errors: &errors) else { continue }
             if value > .zero { settings[keyPath: path] = value } else {

@@ -1,0 +1,58 @@
+import FakePushServices
+import Foundation
+import HomeAssistantSimulator
+import JSON
+import Testing
+import WebSocketTransport
+
+/// `livebridge run` while Home Assistant restarts mid-activity and comes back with the washer's sensor unavailable:
+/// within `restart_grace` nothing ends; past it, a condition still false ends the activity.
+@Suite(.timeLimit(.minutes(1)))
+struct RestartGraceDaemonTests {
+    @Test func aRestartWithUnavailableStatesEndsNothingAndAnEdgeHeldPastTheGraceEnds() async throws {
+        let simulator = try HomeAssistantSimulator(token: "ha-grace-token")
+        defer { simulator.stop() }
+        let service = try FakePushService()
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("livebridge-grace-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try """
+        homeassistant: { url: "\(simulator.url)", token: ha-grace-token, restart_grace: 1500ms }
+        backends:
+          aivi: { type: aivi, token: aivi-test-token, base_url: \(service.baseURL) }
+        defaults: { backend: aivi, debounce: 0s, max_wait: 1s, min_interval: 0s }
+        activities:
+          washer:
+            active_when: "{{ is_state('sensor.washer_status', 'running') }}"
+            template: generic
+            state: "{{ states('sensor.washer_status') }}"
+            progress: 0.5
+        """.write(toFile: folder + "/livebridge.yaml", atomically: true, encoding: .utf8)
+        await simulator.setState("sensor.washer_status", "running")
+        let daemon = try Subprocess(["run", "--config", folder + "/livebridge.yaml", "--data-dir", folder + "/data",
+                                     "--status-listen", "127.0.0.1:\(LoopbackPort.free())"])
+        #expect(await service.wait { $0.count == 1 })
+
+        let graceOver = #"msg="restart grace over""#
+        // Past the first connection's grace; then Home Assistant restarts, and the washer's integration is not loaded
+        // yet when LiveBridge takes the new snapshot.
+        #expect(await daemon.stderr.wait { $0.contains { $0.contains(graceOver) } })
+        await simulator.restart(coreState: "RUNNING")
+        await simulator.setState("sensor.washer_status", "unavailable")
+        #expect(await daemon.stderr.wait { $0.contains { $0.contains(#"msg="held in the restart grace""#) && $0.contains("activities=washer") } })
+        await simulator.setState("sensor.washer_status", "running")
+        #expect(await daemon.stderr.wait { $0.filter { $0.contains(graceOver) }.count == 2 })
+        #expect(daemon.stderr.lines.last { $0.contains(graceOver) }?.hasSuffix(#"ended="" kept=washer"#) == true)
+        #expect(service.requests.map { $0.body?["state"] } == ["ONGOING"], "no end, no update showing unavailable")
+
+        // Again, and this time the washer stays unavailable past the grace: it ends.
+        await simulator.restart(coreState: "RUNNING")
+        await simulator.setState("sensor.washer_status", "unavailable")
+        #expect(await daemon.stderr.wait { $0.filter { $0.contains(graceOver) }.count == 3 })
+        #expect(daemon.stderr.lines.last { $0.contains(graceOver) }?.hasSuffix(#"ended=washer kept="""#) == true)
+        #expect(await service.wait { $0.last?.body?["state"] == "IDLE" })
+        #expect(service.requests.map { $0.body?["state"] } == ["ONGOING", "IDLE"])
+        daemon.signal(SIGTERM)
+        #expect(await daemon.exitStatus() == 0)
+    }
+}
