@@ -38,7 +38,8 @@ public struct ActivityLane: Sendable {
         public var dropped = 0
     }
 
-    public let budget: UpdateBudget
+    /// The rule's budget; a lane restored for a pending clear takes it from the rule's first submission.
+    public internal(set) var budget: UpdateBudget
     public let retry: RetryPolicy
     public private(set) var phase = Phase.idle
     public private(set) var counters = Counters()

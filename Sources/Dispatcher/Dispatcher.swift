@@ -153,6 +153,7 @@ public actor Dispatcher {
         let i: Int
         if let found = slotIndex[key] {
             i = found
+            if slots[i].lane.budget != budget { slots[i].lane.budget = budget }
         } else {
             let saved = state.entries[key]
             i = slots.count

@@ -144,18 +144,7 @@ struct AddonRepositoryTests {
         try FileManager.default.createDirectory(atPath: folder + "/data", withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: folder + "/config", withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        try """
-        backends:
-          aivi: { type: aivi, token: aivi-test-token, base_url: \(service.baseURL) }
-        defaults: { backend: aivi, debounce: 50ms, max_wait: 10s, min_interval: 100ms }
-        activities:
-          washer:
-            active_when: "{{ is_state('sensor.washer_status', 'running') }}"
-            template: progress
-            header_left: Washing
-            progress: { style: simple, value: "{{ states('sensor.washer_progress') | float(0) / 100 }}" }
-            on_end: { header_left: Done }
-        """.write(toFile: folder + "/config/livebridge.yaml", atomically: true, encoding: .utf8)
+        try ContainerImage.washerRules(service: service).write(toFile: folder + "/config/livebridge.yaml", atomically: true, encoding: .utf8)
         try #"{"rules": "\#(folder)/config/livebridge.yaml", "log_level": "debug", "dry_run": false}"#
             .write(toFile: folder + "/data/options.json", atomically: true, encoding: .utf8)
         await simulator.setState("sensor.washer_status", "idle")

@@ -119,6 +119,7 @@ enum ContainerImage {
         return folder
     }
 
+    /// A washer on Aivi, pushing fast: the rules the add-on's and the container's tests run.
     static func washerRules(service: FakePushService, headerRight: String = "Now") -> String {
         """
         backends:
