@@ -297,7 +297,7 @@ async def rendered_offline_and_online(ha, work):
 async def suggest_proposes(ha, work, token_file, ws_call):
     """`suggest` reads the real Home Assistant's states and registries (the washer's status sensor put in an area made
     here) and writes a rules file that passes `check`; `render --url` renders it against the live states."""
-    area = await ws_call({"type": "config/area_registry/create", "name": "Laundry room"})
+    area = await ws_call({"type": "config/area_registry/create", "name": "Utility room"})
     await ws_call({"type": "config/entity_registry/update", "entity_id": "sensor.washer_status", "area_id": area["area_id"]})
     folder = os.path.join(work, "suggested")
     os.makedirs(folder)
@@ -310,7 +310,7 @@ async def suggest_proposes(ha, work, token_file, ws_call):
     assert "gave no registries" not in suggest.stderr, suggest.stderr
     with open(rules) as f:
         proposal = f.read()
-    assert '  # Washing machine "Washer" in Laundry room: sensor.washer_status' in proposal, proposal
+    assert '  # Washing machine "Washer" in Utility room: sensor.washer_status' in proposal, proposal
     check = subprocess.run([LIVEBRIDGE, "check", rules], capture_output=True, text=True, timeout=30)
     assert check.returncode == 0 and check.stdout.startswith(f"{rules}: OK — 5 activities"), check.stdout + check.stderr
     render = subprocess.run([LIVEBRIDGE, "render", rules, "--url", ha.base, "--token-file", token_file, "--activity", "ev"],
