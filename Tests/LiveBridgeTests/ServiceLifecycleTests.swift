@@ -54,7 +54,8 @@ struct ServiceLifecycleTests {
         let (service, lines) = try service(homeAssistant: simulator.url)
         let (signals, send) = AsyncStream.makeStream(of: UnixSignal.self)
         let running = Task { try await ServiceRunner.run(service, signals: signals) }
-        #expect(await simulator.wait { $0.connectionsAccepted >= 1 && $0.openConnections == 0 })
+        // An upper bound, generous for the sanitizers' slow builds on a loaded machine.
+        #expect(await simulator.wait(timeout: .seconds(30)) { $0.connectionsAccepted >= 1 && $0.openConnections == 0 })
         send.yield(.terminate)
         await #expect(throws: LiveBridgeService.TokenRejectedError.self) { try await running.value }
         #expect(lines.withLock { $0.contains { $0.contains("Home Assistant rejected the access token") } })
