@@ -80,6 +80,9 @@ public struct ActivityEngine: Sendable {
     /// The activities whose end is held.
     public var heldActivities: [String] { held.sorted().map { rules.activities[$0].id } }
 
+    /// Whether a restart grace is running (checked per batch before anything is built).
+    public var isHoldingEnds: Bool { holdEndsUntil != nil }
+
     /// The hold is over (`now` past it): an activity whose condition is still false ends now; one that came back goes on
     /// with an update from the newest states.
     public mutating func releaseHeldEnds(now: Double) -> (commands: [Command], problems: [String]) {
@@ -189,14 +192,14 @@ public struct ActivityEngine: Sendable {
                     held.insert(position)
                     continue
                 }
-                held.remove(position)
+                if !held.isEmpty { held.remove(position) }
                 if let end = endRequest(rule, now: now, notes: &issues) {
                     commands.append(Command(activity: id, backend: rule.backend.name, budget: budget, event: .end(end)))
                 }
                 lastRequest[id] = nil
                 awaitingPull[position] = false
             case (true, true):
-                held.remove(position)
+                if !held.isEmpty { held.remove(position) }
                 // Only what decides urgency is evaluated now: an Island Pulse status turning to failed.
                 let urgent = ActivityRenderer.isUrgent(rule, in: context)
                 // The dispatcher already knows and renders from the newest states when it pulls; a debounce, though,

@@ -261,6 +261,7 @@ public actor LiveBridgeService: Service {
 
     /// Says which activities a batch left held (their condition false while Home Assistant may be starting).
     private func logNewlyHeld() {
+        guard engine.isHoldingEnds else { return }
         let held = engine.heldActivities.filter { !heldLogged.contains($0) }
         guard !held.isEmpty else { return }
         heldLogged.formUnion(held)

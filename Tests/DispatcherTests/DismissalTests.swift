@@ -7,6 +7,7 @@ import Testing
 
 /// Home Assistant's end with final content: the last content shown, `clear_notification` `dismiss_after` later,
 /// cancelled by a new start, and kept in state.json across a restart.
+@Suite(.timeLimit(.minutes(1)))
 struct DismissalTests {
     let zero = ContinuousClock.now
     func at(_ seconds: Int64) -> ContinuousClock.Instant { zero.advanced(by: .seconds(seconds)) }
@@ -64,13 +65,15 @@ struct DismissalTests {
         #expect(atOnce.request?.dismissal == nil && atOnce.request?.body == ["message": "clear_notification", "data": ["tag": "washer"]])
     }
 
-    /// A recording Home Assistant backend.
+    /// A recording Home Assistant backend; `deliveries` yields the number of calls after each one.
     final class Phone: PushBackend, @unchecked Sendable {
         let name = "phone"
         let allowsOneActiveJob = false
         let calls = Locked<[JSONValue]>([])
+        let (deliveries, delivered) = AsyncStream.makeStream(of: Int.self)
         func deliver(_ request: BackendRequest, kind: PushKind) async -> DeliveryReport {
-            calls.withLock { $0.append(request.body) }
+            let count = calls.withLock { $0.append(request.body); return $0.count }
+            delivered.yield(count)
             return DeliveryReport(.delivered)
         }
     }
@@ -102,17 +105,13 @@ struct DismissalTests {
 
         let restarted = Dispatcher(backends: [phone], stateFile: try DeliveryStateFile(directory: directory))
         await restarted.resume()
-        let cleared = await waitFor { phone.calls.withLock { $0.count } == 3 }
-        #expect(cleared && phone.calls.withLock { $0.last?["message"] } == "clear_notification")
+        for await count in phone.deliveries where count == 3 { break }
+        #expect(phone.calls.withLock { $0.last?["message"] } == "clear_notification")
+        // The answer is taken in after deliver returns: wait for it before looking at the phase.
+        await restarted.waitUntilQuiet()
         #expect(await restarted.phase(activity: "washer", backend: "phone") == .idle)
         _ = await restarted.flush(deadline: .seconds(1))
         let after = try JSONParser.parse(Array(try Data(contentsOf: URL(fileURLWithPath: directory + "/state.json"))))
         #expect(after["activities"]?["washer@phone"] == nil, "nothing left to remember")
-    }
-
-    /// Polls a condition the dispatcher's own task makes true (an overdue clear goes at once), within 20 s.
-    func waitFor(_ condition: @escaping @Sendable () -> Bool) async -> Bool {
-        for _ in 0..<2000 where !condition() { try? await Task.sleep(for: .milliseconds(10)) }
-        return condition()
     }
 }
