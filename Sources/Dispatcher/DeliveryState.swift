@@ -38,12 +38,23 @@ public struct DeliveryState: Sendable, Equatable {
         }
     }
 
-    /// Keyed by `activity@backend`.
+    /// Keyed by `activity@target` (the target is the backend's name, or `backend/notify.…` for one of its phones).
     public var entries: [String: Entry] = [:]
 
     public init(entries: [String: Entry] = [:]) { self.entries = entries }
 
-    public static func key(activity: String, backend: String) -> String { activity + "@" + backend }
+    public static func key(activity: String, target: String) -> String { activity + "@" + target }
+
+    /// A key's activity and target (backend names hold no `@`).
+    public static func split(_ key: String) -> (activity: String, target: String)? {
+        guard let at = key.lastIndex(of: "@") else { return nil }
+        return (String(key[..<at]), String(key[key.index(after: at)...]))
+    }
+
+    /// The backend a target's pushes go through: its name up to the first `/` (backend names hold no `/`).
+    public static func backend(ofTarget target: String) -> String {
+        target.firstIndex(of: "/").map { String(target[..<$0]) } ?? target
+    }
 
     public static func digest(_ body: [UInt8]) -> String {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325

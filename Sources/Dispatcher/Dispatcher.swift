@@ -1,7 +1,7 @@
 import FoundationEssentials
 import LiveActivity
 
-/// Runs one `ActivityLane` per activity and backend: sends what each lane says is due, wakes lanes when their
+/// Runs one `ActivityLane` per activity and target (a backend, or one of a Home Assistant backend's phones): sends what each lane says is due, wakes lanes when their
 /// budget or back-off allows, remembers what is on the phones in the state file, and keeps Island Pulse's free tier
 /// to one active job per token. Lanes are independent: a slow backend or activity never holds up another.
 public actor Dispatcher {
@@ -25,26 +25,28 @@ public actor Dispatcher {
     /// One push and how it went, for the log and the metrics (no tokens in here).
     public struct PushRecord: Sendable, Equatable {
         public let activity: String
-        public let backend: String
+        /// The lane: the backend's name, or `backend/notify.…` for one of its phones.
+        public let target: String
         public let kind: PushKind
         public let report: DeliveryReport
         /// From handing the push to the backend to its answer.
         public let duration: Duration
     }
 
-    /// One activity at one backend, for the status page.
+    /// One activity at one target, for the status page.
     public struct LaneSummary: Sendable {
         public let activity: String
-        public let backend: String
+        public let target: String
         public let phase: ActivityLane.Phase
         public let lastDelivered: [UInt8]?
     }
 
     private struct Slot {
         var lane: ActivityLane
-        /// `activity@backend`, the state file's key.
+        /// `activity@target`, the state file's key.
         let key: String
         let activity: String
+        let target: String
         var backend: any PushBackend
         var inFlight = false
         /// The timer that pumps the lane at `at`; a lane due to wake at or before a new deadline keeps it (no task per change).
@@ -90,15 +92,15 @@ public actor Dispatcher {
         var slots: [Slot] = [], slotIndex: [String: Int] = [:]
         let now = ContinuousClock.now, epoch = Date().timeIntervalSince1970
         for (key, entry) in state.entries.sorted(by: { $0.key < $1.key }) {
-            guard let saved = entry.dismissal, let at = key.lastIndex(of: "@") else { continue }
-            let (activity, name) = (String(key[..<at]), String(key[key.index(after: at)...]))
+            guard let saved = entry.dismissal, let (activity, target) = DeliveryState.split(key) else { continue }
+            let name = DeliveryState.backend(ofTarget: target)
             guard let backend = backends[name] else { continue }
             let clear = BackendRequest(backend: name, kind: .homeassistant, method: "call_service", target: saved.target, body: saved.body)
             let due = now.advanced(by: .milliseconds(Int64(max(0, saved.at - epoch) * 1000)))
             slotIndex[key] = slots.count
             slots.append(Slot(lane: ActivityLane(budget: UpdateBudget(), retry: retry,
                                                  dismissing: Push(.end, body: clear.bodyBytes, isUrgent: true, request: clear), at: due),
-                              key: key, activity: activity, backend: backend))
+                              key: key, activity: activity, target: target, backend: backend))
         }
         return (slots, slotIndex)
     }
@@ -118,38 +120,50 @@ public actor Dispatcher {
     }
 
     /// Activities the state file says are on a phone: after a restart the caller ends those whose condition is now false.
-    public var runningActivities: [(activity: String, backend: String)] {
-        state.entries.filter(\.value.running).keys.sorted().compactMap { key in
-            guard let at = key.lastIndex(of: "@") else { return nil }
-            return (String(key[..<at]), String(key[key.index(after: at)...]))
-        }
+    public var runningActivities: [(activity: String, target: String)] {
+        state.entries.filter(\.value.running).keys.sorted().compactMap(DeliveryState.split)
     }
 
-    /// One event for one activity at one backend, as the rules engine hands them over.
+    /// One event for one activity at one target, as the rules engine hands them over.
     public struct Submission: Sendable {
         public let activity: String
+        /// The lane: the backend's name, or `backend/notify.…` for one of a Home Assistant backend's phones.
+        public let target: String
+        /// The backend that sends it.
         public let backend: String
         public let budget: UpdateBudget
         public let event: Event
-        public init(activity: String, backend: String, budget: UpdateBudget, event: Event) {
+        public init(activity: String, target: String, backend: String, budget: UpdateBudget, event: Event) {
             self.activity = activity
+            self.target = target
             self.backend = backend
             self.budget = budget
             self.event = event
+        }
+
+        /// At a target named as its backend (one phone, one service).
+        public init(activity: String, backend: String, budget: UpdateBudget, event: Event) {
+            self.init(activity: activity, target: backend, backend: backend, budget: budget, event: event)
         }
     }
 
     /// A whole evaluation's events in one call: one hop onto the dispatcher per batch of changes, not per activity.
     public func submit(_ batch: [Submission]) {
-        for item in batch { submit(activity: item.activity, backend: item.backend, budget: item.budget, item.event) }
+        for item in batch { submit(item) }
     }
 
-    public func submit(activity: String, backend name: String, budget: UpdateBudget, _ event: Event) {
+    /// At a target named as its backend.
+    public func submit(activity: String, backend: String, budget: UpdateBudget, _ event: Event) {
+        submit(Submission(activity: activity, backend: backend, budget: budget, event: event))
+    }
+
+    public func submit(_ item: Submission) {
+        let (activity, name, budget, event) = (item.activity, item.backend, item.budget, item.event)
         guard let backend = backends[name] else {
             onLog("activity \(activity): no backend named \(name)")
             return
         }
-        let key = DeliveryState.key(activity: activity, backend: name)
+        let key = DeliveryState.key(activity: activity, target: item.target)
         let i: Int
         if let found = slotIndex[key] {
             i = found
@@ -158,7 +172,7 @@ public actor Dispatcher {
             let saved = state.entries[key]
             i = slots.count
             slots.append(Slot(lane: ActivityLane(budget: budget, retry: retry, resuming: saved?.running ?? false, deliveredDigest: saved?.digest),
-                              key: key, activity: activity, backend: backend))
+                              key: key, activity: activity, target: item.target, backend: backend))
             slotIndex[key] = i
         }
         let now = ContinuousClock.now
@@ -183,12 +197,12 @@ public actor Dispatcher {
     }
 
     public var lanes: [LaneSummary] {
-        slots.map { LaneSummary(activity: $0.activity, backend: $0.backend.name, phase: $0.lane.phase, lastDelivered: $0.lastDelivered) }
-            .sorted { ($0.activity, $0.backend) < ($1.activity, $1.backend) }
+        slots.map { LaneSummary(activity: $0.activity, target: $0.target, phase: $0.lane.phase, lastDelivered: $0.lastDelivered) }
+            .sorted { ($0.activity, $0.target) < ($1.activity, $1.target) }
     }
 
-    public func phase(activity: String, backend: String) -> ActivityLane.Phase? {
-        slotIndex[DeliveryState.key(activity: activity, backend: backend)].map { slots[$0].lane.phase }
+    public func phase(activity: String, target: String) -> ActivityLane.Phase? {
+        slotIndex[DeliveryState.key(activity: activity, target: target)].map { slots[$0].lane.phase }
     }
 
     /// Sends every queued update now and waits, at most `deadline`, for everything to be delivered.
@@ -232,9 +246,9 @@ public actor Dispatcher {
         case .render(let kind):
             slots[i].rendering = true
             cancelWake(i)
-            let (activity, backend, source) = (slots[i].activity, slots[i].backend.name, payloads)
+            let (activity, target, source) = (slots[i].activity, slots[i].target, payloads)
             Task {
-                let request = await source?.payload(activity: activity, backend: backend, kind: kind)
+                let request = await source?.payload(activity: activity, target: target, kind: kind)
                 await self.rendered(i, kind, request)
             }
         case .send(let push):
@@ -309,9 +323,9 @@ public actor Dispatcher {
             slots[i].lastDelivered = push.body
         }
         let (activity, backend) = (slots[i].activity, slots[i].backend)
-        onPush(PushRecord(activity: activity, backend: backend.name, kind: push.kind, report: report, duration: duration))
+        onPush(PushRecord(activity: activity, target: slots[i].target, kind: push.kind, report: report, duration: duration))
         if case .rejected(let code) = report.outcome {
-            onLog("activity \(activity): \(backend.name) refused the \(push.kind.rawValue) (\(code)); not retried")
+            onLog("activity \(activity): \(slots[i].target) refused the \(push.kind.rawValue) (\(code)); not retried")
         }
         persist(slots[i].key, slots[i].lane)
         if push.kind == .end, slots[i].lane.phase == .idle, backend.allowsOneActiveJob {

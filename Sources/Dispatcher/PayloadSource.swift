@@ -3,7 +3,7 @@ import LiveActivity
 /// Renders an activity's payload when the dispatcher is about to send it: updates are pulled when their budget lets
 /// them go, so a burst of changes inside one debounce window costs one render, not one per change.
 public protocol PayloadSource: Sendable {
-    /// The request for `activity` at `backend`, rendered from the newest states; nil when it cannot be rendered now
+    /// The request for `activity` at `target` (a lane's name), rendered from the newest states; nil when it cannot be rendered now
     /// (the reason is reported where the rules are evaluated).
-    func payload(activity: String, backend: String, kind: PushKind) async -> BackendRequest?
+    func payload(activity: String, target: String, kind: PushKind) async -> BackendRequest?
 }

@@ -7,8 +7,9 @@ import Rules
 /// Turns entity changes into lifecycle events: keeps the states the rules read, re-evaluates only the activities that
 /// read a changed entity, and finds the edges of `active_when` (rising → start, falling → end). Pure: no I/O.
 ///
-/// Starts and ends are rendered at their edge. A change to an active activity is only marked (`.changed`): its
-/// payload is rendered by `payload(activity:kind:now:)` when the dispatcher's budget lets the update go.
+/// Starts and ends are rendered at their edge, once per target. A change to an active activity is only marked
+/// (`.changed`, to each target): its payload is rendered by `payload(activity:target:kind:now:)` when that target's
+/// budget lets the update go.
 public struct ActivityEngine: Sendable {
     /// One thing for the dispatcher to do.
     public typealias Command = Dispatcher.Submission
@@ -20,12 +21,14 @@ public struct ActivityEngine: Sendable {
     private var positions: [String: Int] = [:]
     /// Whether `active_when` held at the last evaluation.
     private var active: [Bool] = []
-    /// A change was handed to the dispatcher and its payload not pulled yet: later changes need not be told, as the
-    /// pull renders from the newest states (unless a debounce must start again).
-    private var awaitingPull: [Bool] = []
+    /// How many of the activity's targets were told of a change and have not pulled its payload yet: while all of them
+    /// wait, later changes need not be told, as each pull renders from the newest states (unless a debounce must
+    /// start again).
+    private var awaitingPull: [Int] = []
     /// The batch that last touched each activity, so a batch lists an activity once without building a set.
     private var touchedIn: [UInt32] = []
     private var batch: UInt32 = 0
+    /// The last request rendered for each `activity@target`: an end that cannot be rendered is built from it.
     private var lastRequest: [String: BackendRequest] = [:]
     private var problems = ProblemReport()
     /// Until then (seconds since 1970) a falling `active_when` is held, not ended: Home Assistant has just (re)started
@@ -53,7 +56,7 @@ public struct ActivityEngine: Sendable {
         readers = ReaderIndex(activities)
         positions = Dictionary(activities.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { first, _ in first })
         active = activities.map { ids.contains($0.id) }
-        awaitingPull = Array(repeating: false, count: activities.count)
+        awaitingPull = Array(repeating: 0, count: activities.count)
         touchedIn = Array(repeating: 0, count: activities.count)
         renderedReaders = [:]
         for rule in activities {
@@ -94,25 +97,56 @@ public struct ActivityEngine: Sendable {
         return evaluate(positions: positions, now: now)
     }
 
-    /// Swaps in reloaded rules: removed activities end, the others go on with the new fields.
+    /// Swaps in reloaded rules: removed activities end, the others go on with the new fields. A target removed from
+    /// an active activity ends there only; one added starts there only.
     public mutating func reload(_ newRules: RulesFile, now: Double) -> (commands: [Command], problems: [String]) {
         var commands: [Command] = []
-        let kept = Set(newRules.activities.map(\.id))
+        let kept = Dictionary(newRules.activities.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         var stillActive = Set<String>()
+        var added: [String: [ActivityTarget]] = [:]
         for (position, rule) in rules.activities.enumerated() where active[position] {
-            guard !kept.contains(rule.id) else { stillActive.insert(rule.id); continue }
+            var ending = rule.targets
+            if let next = kept[rule.id] {
+                stillActive.insert(rule.id)
+                ending = rule.targets.filter { next.target(named: $0.name) == nil }
+                added[rule.id] = next.targets.filter { rule.target(named: $0.name) == nil }
+            }
             var ignored: [PayloadIssue] = []
-            if let end = endRequest(rule, now: now, notes: &ignored) {
-                commands.append(Command(activity: rule.id, backend: rule.backend.name, budget: rule.budget, event: .end(end)))
+            for target in ending {
+                commands.append(command(rule, target, .end(endRequest(rule, target, now: now, notes: &ignored))))
+                lastRequest[Self.key(rule.id, target)] = nil
             }
         }
         rules = newRules
         held = []
         holdable = []
         index(active: stillActive)
-        let (more, found) = evaluate(positions: Array(newRules.activities.indices), now: now)
+        var (more, found) = evaluate(positions: Array(newRules.activities.indices), now: now)
+        // New targets of activities that stay active: a start there (the update `evaluate` gave them finds no lane).
+        for (position, rule) in newRules.activities.enumerated() where active[position] {
+            guard let targets = added[rule.id], !targets.isEmpty else { continue }
+            let names = Set(targets.map(\.name))
+            more.removeAll { $0.activity == rule.id && names.contains($0.target) }
+            var issues: [PayloadIssue] = []
+            let context = EvaluationContext(states: states, now: now, renderedByHomeAssistant: rendered)
+            for target in targets {
+                switch ActivityRenderer.render(rule, for: target, phase: .start, in: context, notes: &issues) {
+                case .failure(let failure): issues += failure.issues
+                case .success(let request):
+                    lastRequest[Self.key(rule.id, target)] = request
+                    more.append(command(rule, target, .start(request)))
+                }
+            }
+            found += problems.newProblems(activity: rule.id, issues).map { "activity \(rule.id): \($0)" }
+        }
         return (commands + more, found)
     }
+
+    private func command(_ rule: ActivityRule, _ target: ActivityTarget, _ event: Dispatcher.Event) -> Command {
+        Command(activity: rule.id, target: target.name, backend: target.backend.name, budget: rule.budget, event: event)
+    }
+
+    private static func key(_ activity: String, _ target: ActivityTarget) -> String { activity + "@" + target.name }
 
     /// Takes in changes; returns the ids of the activities that read any of them.
     public mutating func apply(_ changes: [EntityChange]) -> [String] {
@@ -193,30 +227,36 @@ public struct ActivityEngine: Sendable {
                     continue
                 }
                 if !held.isEmpty { held.remove(position) }
-                if let end = endRequest(rule, now: now, notes: &issues) {
-                    commands.append(Command(activity: id, backend: rule.backend.name, budget: budget, event: .end(end)))
+                for target in rule.targets {
+                    commands.append(command(rule, target, .end(endRequest(rule, target, now: now, notes: &issues))))
+                    lastRequest[Self.key(id, target)] = nil
                 }
-                lastRequest[id] = nil
-                awaitingPull[position] = false
+                awaitingPull[position] = 0
             case (true, true):
                 if !held.isEmpty { held.remove(position) }
                 // Only what decides urgency is evaluated now: an Island Pulse status turning to failed.
                 let urgent = ActivityRenderer.isUrgent(rule, in: context)
                 // The dispatcher already knows and renders from the newest states when it pulls; a debounce, though,
                 // starts again with every change.
-                if awaitingPull[position] && !urgent && budget.debounce == .zero { continue }
-                awaitingPull[position] = true
-                commands.append(Command(activity: id, backend: rule.backend.name, budget: budget, event: .changed(urgent: urgent)))
+                if awaitingPull[position] == rule.targets.count && !urgent && budget.debounce == .zero { continue }
+                awaitingPull[position] = rule.targets.count
+                for target in rule.targets { commands.append(command(rule, target, .changed(urgent: urgent))) }
             case (false, true):
-                awaitingPull[position] = false
-                switch ActivityRenderer.render(rule, phase: .start, in: context, notes: &issues) {
-                case .failure(let failure):
-                    issues += failure.issues
-                    active[position] = false  // not started: try again on the next change
-                case .success(let request):
-                    lastRequest[id] = request
-                    commands.append(Command(activity: id, backend: rule.backend.name, budget: budget, event: .start(request)))
+                awaitingPull[position] = 0
+                var starts: [Command] = []
+                for target in rule.targets {
+                    switch ActivityRenderer.render(rule, for: target, phase: .start, in: context, notes: &issues) {
+                    case .failure(let failure):
+                        issues += failure.issues
+                    case .success(let request):
+                        lastRequest[Self.key(id, target)] = request
+                        starts.append(command(rule, target, .start(request)))
+                    }
                 }
+                // Not started anywhere: try again on the next change. Started somewhere: a target whose payload did
+                // not render misses this run (its problem is reported) and the others go on.
+                if starts.isEmpty { active[position] = false }
+                commands += starts
             }
         }
         return (commands, found)
@@ -224,19 +264,20 @@ public struct ActivityEngine: Sendable {
 
     /// The payload of an active activity, rendered now from the newest states, when the dispatcher is about to send
     /// it; nil (with its problems) when it cannot be rendered or the activity is no longer active.
-    public mutating func payload(activity id: String, kind: PushKind, now: Double) -> (request: BackendRequest?, problems: [String]) {
+    public mutating func payload(activity id: String, target name: String, kind: PushKind, now: Double) -> (request: BackendRequest?, problems: [String]) {
         // Held: what it would show now is what Home Assistant shows while it starts.
         guard let position = positions[id], active[position], !held.contains(position) else { return (nil, []) }
         let rule = rules.activities[position]
-        awaitingPull[position] = false
+        guard let target = rule.target(named: name) else { return (nil, []) }
+        if awaitingPull[position] > 0 { awaitingPull[position] -= 1 }
         var issues: [PayloadIssue] = []
         let context = EvaluationContext(states: states, now: now, renderedByHomeAssistant: rendered)
-        let result = ActivityRenderer.render(rule, phase: kind == .start ? .start : .update, in: context, notes: &issues)
+        let result = ActivityRenderer.render(rule, for: target, phase: kind == .start ? .start : .update, in: context, notes: &issues)
         var request: BackendRequest?
         switch result {
         case .success(let rendered):
             request = rendered
-            lastRequest[id] = rendered
+            lastRequest[Self.key(id, target)] = rendered
         case .failure(let failure):
             issues += failure.issues
         }
@@ -253,7 +294,8 @@ public struct ActivityEngine: Sendable {
     }
 
     /// The end push: the rendered end, or when its fields cannot be rendered a minimal one (`ActivityRenderer.end`).
-    private func endRequest(_ rule: ActivityRule, now: Double, notes: inout [PayloadIssue]) -> BackendRequest? {
-        ActivityRenderer.end(rule, in: EvaluationContext(states: states, now: now, renderedByHomeAssistant: rendered), last: lastRequest[rule.id], notes: &notes)
+    private func endRequest(_ rule: ActivityRule, _ target: ActivityTarget, now: Double, notes: inout [PayloadIssue]) -> BackendRequest {
+        ActivityRenderer.end(rule, for: target, in: EvaluationContext(states: states, now: now, renderedByHomeAssistant: rendered),
+                             last: lastRequest[Self.key(rule.id, target)], notes: &notes)
     }
 }

@@ -10,7 +10,7 @@ struct BlueprintEvents {
     /// What one event leads to.
     enum Action {
         /// A valid event: this goes to the dispatcher.
-        case submit(activity: String, backend: String, budget: UpdateBudget, Dispatcher.Event)
+        case submit(Dispatcher.Submission)
         /// A problem not told before: logged, and created as this persistent notification.
         case notify(activity: String, problem: String, notificationID: String, title: String, message: String)
     }
@@ -22,8 +22,10 @@ struct BlueprintEvents {
         case .success(let event):
             // Valid again: a later problem is told again.
             _ = told.newProblems(activity: event.activity, [])
-            return [.submit(activity: event.activity, backend: event.backend.name, budget: rules.budget,
-                            event.action == .end ? .end(event.request) : .start(event.request))]
+            return event.requests.map { target, request in
+                .submit(Dispatcher.Submission(activity: event.activity, target: target, backend: event.backend.name, budget: rules.budget,
+                                              event: event.action == .end ? .end(request) : .start(request)))
+            }
         case .failure(let failure):
             let activity = failure.activity.isEmpty ? "unnamed" : failure.activity
             return told.newProblems(activity: activity, failure.issues).map { problem in

@@ -91,11 +91,12 @@ public actor LiveBridgeService: Service {
                 outcome = "rejected"
                 if record.report.status == 401 || code == "MISSING_UNIQUE_ID" || code == "UNAUTHORIZED" { permanent = code }
             }
-            metrics.push(backend: record.backend, outcome: outcome, seconds: record.duration.secondsValue, permanentFailure: permanent,
+            let backend = DeliveryState.backend(ofTarget: record.target)
+            metrics.push(backend: backend, target: record.target, outcome: outcome, seconds: record.duration.secondsValue, permanentFailure: permanent,
                          connectionsOpened: record.report.connectionsOpened)
-            pushLog.append(.init(at: Date().timeIntervalSince1970, activity: record.activity, backend: record.backend,
+            pushLog.append(.init(at: Date().timeIntervalSince1970, activity: record.activity, backend: record.target,
                                  kind: record.kind.rawValue, outcome: outcome, status: record.report.status.map(String.init) ?? "-"))
-            logger.info("push", ["activity": record.activity, "backend": record.backend, "kind": record.kind.rawValue,
+            logger.info("push", ["activity": record.activity, "target": record.target, "kind": record.kind.rawValue,
                                  "status": record.report.status.map(String.init) ?? "-", "outcome": outcome,
                                  "code": record.report.code ?? "-"])
         }, log: { logger.warning($0) })
@@ -269,8 +270,8 @@ public actor LiveBridgeService: Service {
     }
 
     /// An update the dispatcher is about to send: rendered now, from the newest states.
-    fileprivate func payload(activity: String, kind: PushKind) -> BackendRequest? {
-        let (request, problems) = engine.payload(activity: activity, kind: kind, now: Date().timeIntervalSince1970)
+    fileprivate func payload(activity: String, target: String, kind: PushKind) -> BackendRequest? {
+        let (request, problems) = engine.payload(activity: activity, target: target, kind: kind, now: Date().timeIntervalSince1970)
         for problem in problems { logger.warning(problem) }
         if request != nil { metrics.renders(1) }
         return request
@@ -308,7 +309,7 @@ public actor LiveBridgeService: Service {
         for problem in result.problems { logger.warning(problem) }
         if logger.level <= .debug {
             for command in result.commands {
-                logger.debug("queued", ["activity": command.activity, "backend": command.backend, "event": command.event.name])
+                logger.debug("queued", ["activity": command.activity, "target": command.target, "event": command.event.name])
             }
         }
         // Most changes need nothing of the dispatcher (an update already waits for its budget): no hop then.
@@ -322,9 +323,9 @@ public actor LiveBridgeService: Service {
         let rules = engine.rules
         for action in blueprintEvents.take(data, rules: rules) {
             switch action {
-            case .submit(let activity, let backend, let budget, let event):
-                logger.debug("queued", ["activity": activity, "backend": backend, "event": event.name])
-                await dispatcher.submit(activity: activity, backend: backend, budget: budget, event)
+            case .submit(let submission):
+                logger.debug("queued", ["activity": submission.activity, "target": submission.target, "event": submission.event.name])
+                await dispatcher.submit(submission)
             case .notify(let activity, let problem, let id, let title, let message):
                 logger.warning("invalid \(rules.eventType) event", ["activity": activity, "problem": problem])
                 _ = try? await connection.callService(domain: "persistent_notification", service: "create", data: [
@@ -395,7 +396,7 @@ private final class EnginePayloads: PayloadSource, @unchecked Sendable {
 
     init(service: LiveBridgeService) { self.service = service }
 
-    func payload(activity: String, backend: String, kind: PushKind) async -> BackendRequest? {
-        await service?.payload(activity: activity, kind: kind)
+    func payload(activity: String, target: String, kind: PushKind) async -> BackendRequest? {
+        await service?.payload(activity: activity, target: target, kind: kind)
     }
 }

@@ -8,7 +8,7 @@ public final class Metrics: Sendable {
         var renders = 0
         var reconnects = 0
         var connectionsOpened = 0
-        var pushes: [String: Int] = [:]  // "backend|outcome"
+        var pushes: [String: Int] = [:]  // "backend|target|outcome"
         var latencyBuckets = Array(repeating: 0, count: Metrics.bounds.count)
         var latencyCount = 0
         var latencySum = 0.0
@@ -25,10 +25,11 @@ public final class Metrics: Sendable {
     public func renders(_ n: Int) { state.withLock { $0.renders += n } }
     public func reconnect() { state.withLock { $0.reconnects += 1 } }
 
-    public func push(backend: String, outcome: String, seconds: Double, permanentFailure: String?, connectionsOpened: Int = 0) {
+    /// One push to `target` (a lane: the backend's name, or `backend/notify.…` for one of its phones) through `backend`.
+    public func push(backend: String, target: String, outcome: String, seconds: Double, permanentFailure: String?, connectionsOpened: Int = 0) {
         state.withLock { s in
             s.connectionsOpened += connectionsOpened
-            s.pushes[backend + "|" + outcome, default: 0] += 1
+            s.pushes[backend + "|" + target + "|" + outcome, default: 0] += 1
             s.latencyCount += 1
             s.latencySum += seconds
             for (index, bound) in Self.bounds.enumerated() where seconds <= bound { s.latencyBuckets[index] += 1 }
@@ -52,10 +53,10 @@ public final class Metrics: Sendable {
             counter("livebridge_retries_total", "Pushes tried again.", retries)
             counter("livebridge_reconnects_total", "Reconnections to Home Assistant.", s.reconnects)
             counter("livebridge_backend_connections_opened_total", "Connections opened to push backends (kept-alive ones are reused).", s.connectionsOpened)
-            out += "# HELP livebridge_pushes_total Pushes by backend and outcome.\n# TYPE livebridge_pushes_total counter\n"
+            out += "# HELP livebridge_pushes_total Pushes by backend, target (a backend or one of its phones) and outcome.\n# TYPE livebridge_pushes_total counter\n"
             for key in s.pushes.keys.sorted() {
-                let parts = key.split(separator: "|", maxSplits: 1)
-                out += "livebridge_pushes_total{backend=\"\(parts[0])\",outcome=\"\(parts[1])\"} \(s.pushes[key]!)\n"
+                let parts = key.split(separator: "|", maxSplits: 2)
+                out += "livebridge_pushes_total{backend=\"\(parts[0])\",target=\"\(parts[1])\",outcome=\"\(parts[2])\"} \(s.pushes[key]!)\n"
             }
             out += "# HELP livebridge_push_latency_seconds Time from handing a push to its backend to the answer.\n"
             out += "# TYPE livebridge_push_latency_seconds histogram\n"

@@ -74,7 +74,7 @@ struct StatusRoutes: Sendable {
         var activities: [String: JSONValue] = [:]
         for lane in lanes {
             guard let body = lane.lastDelivered, let payload = try? JSONParser.parse(body) else { continue }
-            let key = "\(lane.activity) · \(lane.backend)"
+            let key = "\(lane.activity) · \(lane.target)"
             activities[key] = .object(["svg": .string(PreviewRenderer.svg(payload, at: now, title: lane.activity)),
                                        "phase": .string(lane.phase == .idle ? "ended" : lane.phase.rawValue),
                                        "ended": .bool(lane.phase == .idle)])
@@ -82,10 +82,12 @@ struct StatusRoutes: Sendable {
         return .object(["activities": .object(activities), "log": .array(log.map(\.pageJSON))])
     }
 
-    /// Each lane: activity, backend, phase, and the last payload delivered (as JSON when it is).
+    /// Each lane: activity, target (a backend, or one of its phones), backend, phase, and the last payload delivered
+    /// (as JSON when it is).
     static func activities(_ lanes: [Dispatcher.LaneSummary]) -> HTTPServerResponse {
         let items: [JSONValue] = lanes.map { lane in
-            var item: [String: JSONValue] = ["activity": .string(lane.activity), "backend": .string(lane.backend), "phase": .string(lane.phase.rawValue)]
+            var item: [String: JSONValue] = ["activity": .string(lane.activity), "target": .string(lane.target),
+                                             "backend": .string(DeliveryState.backend(ofTarget: lane.target)), "phase": .string(lane.phase.rawValue)]
             if let body = lane.lastDelivered { item["last_delivered"] = (try? JSONParser.parse(body)) ?? .string(String(decoding: body, as: UTF8.self)) }
             return .object(item)
         }

@@ -59,7 +59,7 @@ for change in 0..<changeCount {
         activeChecks += 1
         guard case .success(true) = ActivityRenderer.isActive(rule, in: context) else { continue }
         var notes: [PayloadIssue] = []
-        switch ActivityRenderer.render(rule, phase: .update, in: context, notes: &notes) {
+        switch ActivityRenderer.render(rule, for: rule.targets[0], phase: .update, in: context, notes: &notes) {
         case .success(let request): renders += 1; bytes += request.bodyBytes.count
         case .failure: failures += 1
         }

@@ -18,7 +18,7 @@ enum CheckCommand {
             standardError("\(errors.errors.count) error\(errors.errors.count == 1 ? "" : "s")")
             return 1
         case .success(let rules):
-            let backends = Set(rules.activities.map(\.backend.name)).count
+            let backends = Set(rules.activities.flatMap { $0.targets.map(\.backend.name) }).count
             print("\(rules.path): OK — \(rules.activities.count) activit\(rules.activities.count == 1 ? "y" : "ies"), "
                 + "\(rules.entityIDs.count) entit\(rules.entityIDs.count == 1 ? "y" : "ies"), \(rules.backends.count) backend\(rules.backends.count == 1 ? "" : "s") (\(backends) in use)")
             if let settings = rules.homeAssistant, settings.throughSupervisor {

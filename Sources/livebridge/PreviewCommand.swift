@@ -28,13 +28,13 @@ enum PreviewCommand {
             guard let statesPath = args["states"], let id = args["activity"] else { throw UsageError("--config needs --states and --activity") }
             guard let rules = CommandSupport.rules(config) else { return 1 }
             let rule = try CommandSupport.activity(id, in: rules)
-            guard rule.backend.kind != .homeassistant else {
+            guard let target = rule.targets.first(where: { $0.kind != .homeassistant }) else {
                 throw UsageError("\(id) is a Home Assistant live update, drawn by the companion app; preview draws Aivi and Island Pulse payloads")
             }
             let context = EvaluationContext(states: try StatesFile.load(path: statesPath), now: now)
             let active = (try? ActivityRenderer.isActive(rule, in: context).get()) ?? false
             var notes: [PayloadIssue] = []
-            switch ActivityRenderer.render(rule, phase: active ? .update : .end, in: context, notes: &notes) {
+            switch ActivityRenderer.render(rule, for: target, phase: active ? .update : .end, in: context, notes: &notes) {
             case .failure(let failure):
                 standardError("livebridge preview: nothing to draw: " + failure.issues.map(\.description).joined(separator: "; "))
                 return 1

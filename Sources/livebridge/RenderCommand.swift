@@ -63,27 +63,29 @@ enum RenderCommand {
             case .success(let value): active = value
             }
             let shown = phase ?? (active ? .start : .end)
-            var notes: [PayloadIssue] = []
-            if shown == .end {
-                // Exactly what run sends at the end: with a fallback when the end's fields do not render, built from
-                // what run would have sent last (here: this state's update).
-                var ignored: [PayloadIssue] = []
-                let last = try? ActivityRenderer.render(rule, phase: .update, in: context, notes: &ignored).get()
-                let request = ActivityRenderer.end(rule, in: context, last: last, notes: &notes)
-                print("\(rule.id): \(active ? "active" : "inactive"), end → \(request)")
+            for target in rule.targets {
+                // One activity at several targets: each named, as each receives its own request.
+                let label = rule.targets.count > 1 ? "\(rule.id) at \(target.name)" : rule.id
+                var notes: [PayloadIssue] = []
+                if shown == .end {
+                    // Exactly what run sends at the end: with a fallback when the end's fields do not render, built
+                    // from what run would have sent last (here: this state's update).
+                    var ignored: [PayloadIssue] = []
+                    let last = try? ActivityRenderer.render(rule, for: target, phase: .update, in: context, notes: &ignored).get()
+                    let request = ActivityRenderer.end(rule, for: target, in: context, last: last, notes: &notes)
+                    print("\(label): \(active ? "active" : "inactive"), end → \(request)")
+                } else {
+                    switch ActivityRenderer.render(rule, for: target, phase: shown, in: context, notes: &notes) {
+                    case .success(let request):
+                        print("\(label): \(active ? "active" : "inactive"), \(shown.rawValue) → \(request)")
+                    case .failure(let failure):
+                        print("\(label): \(active ? "active" : "inactive"), nothing would be sent: " + failure.issues.map(\.description).joined(separator: "; "))
+                        failed = true
+                    }
+                }
                 for note in notes { print("  note: \(note)") }
                 print("")
-                continue
             }
-            switch ActivityRenderer.render(rule, phase: shown, in: context, notes: &notes) {
-            case .success(let request):
-                print("\(rule.id): \(active ? "active" : "inactive"), \(shown.rawValue) → \(request)")
-            case .failure(let failure):
-                print("\(rule.id): \(active ? "active" : "inactive"), nothing would be sent: " + failure.issues.map(\.description).joined(separator: "; "))
-                failed = true
-            }
-            for note in notes { print("  note: \(note)") }
-            print("")
         }
         return failed ? 1 : 0
     }

@@ -9,18 +9,20 @@ import LiveActivity
 import LiveBridge
 import Rules
 
-/// `livebridge send CONFIG --activity ID --states STATES.json [--action start|update|end] [--dry-run]`:
+/// `livebridge send CONFIG --activity ID --states STATES.json [--target NAME] [--action start|update|end] [--dry-run]`:
 /// one real push, to try a template on a phone. `--dry-run` shows the request, token masked, instead.
 enum SendCommand {
     static let help = """
-        usage: livebridge send CONFIG --activity ID --states STATES.json [--action start|update|end] [--dry-run] [--at ISO_TIME]
+        usage: livebridge send CONFIG --activity ID --states STATES.json [--target NAME] [--action start|update|end] [--dry-run]
+                                      [--at ISO_TIME]
 
         Renders the activity against the states and sends that one push now (no debounce). --dry-run prints the
-        method, URL, headers (token masked) and body instead of sending.
+        method, URL, headers (token masked) and body instead of sending. --target picks one of an activity's targets
+        (a backend, or backend/notify.… for one of its phones); required when it has several.
         """
 
     static func run(_ arguments: [String]) async throws -> Int32 {
-        let args = try ArgumentList(arguments, valued: ["activity", "states", "action", "at"], flags: ["dry-run"])
+        let args = try ArgumentList(arguments, valued: ["activity", "states", "action", "at", "target"], flags: ["dry-run"])
         guard args.positional.count == 1 else { throw UsageError("name one rules file\n\n\(help)") }
         guard let id = args["activity"] else { throw UsageError("--activity ID is required") }
         guard let statesPath = args["states"] else { throw UsageError("--states STATES.json is required") }
@@ -28,10 +30,22 @@ enum SendCommand {
         let now = try CommandSupport.time(args)
         guard let rules = CommandSupport.rules(args.positional[0]) else { return 1 }
         let rule = try CommandSupport.activity(id, in: rules)
+        let target: ActivityTarget
+        if let name = args["target"] {
+            guard let named = rule.target(named: name) else {
+                throw UsageError("activity \(id) has no target \"\(name)\"; its targets: " + rule.targets.map(\.name).joined(separator: ", "))
+            }
+            target = named
+        } else {
+            guard rule.targets.count == 1 else {
+                throw UsageError("activity \(id) has several targets; name one with --target: " + rule.targets.map(\.name).joined(separator: ", "))
+            }
+            target = rule.targets[0]
+        }
         let context = EvaluationContext(states: try StatesFile.load(path: statesPath), now: now)
         var notes: [PayloadIssue] = []
         let request: BackendRequest
-        switch ActivityRenderer.render(rule, phase: phase, in: context, notes: &notes) {
+        switch ActivityRenderer.render(rule, for: target, phase: phase, in: context, notes: &notes) {
         case .failure(let failure):
             standardError("livebridge send: nothing to send: " + failure.issues.map(\.description).joined(separator: "; "))
             return 1
@@ -40,7 +54,7 @@ enum SendCommand {
         for note in notes { standardError("livebridge send: note: \(note)") }
 
         var connection: HomeAssistantConnection?
-        if rule.backend.kind == .homeassistant, !args.has("dry-run") {
+        if target.kind == .homeassistant, !args.has("dry-run") {
             guard let settings = rules.homeAssistant else { throw UsageError("a homeassistant backend needs the homeassistant: section") }
             let configuration = try ConnectionConfiguration(url: settings.url, token: settings.token, caFile: settings.caFile,
                                                             allowSelfSigned: settings.allowSelfSigned)
@@ -48,7 +62,7 @@ enum SendCommand {
             live.start(entityIDs: nil)
             connection = live
         }
-        let backend = BackendFactory.make(rule.backend, client: HTTPClient(), connection: connection)
+        let backend = BackendFactory.make(target.backend, client: HTTPClient(), connection: connection)
         if args.has("dry-run") {
             if let http = backend as? HTTPPushBackend {
                 let wire = http.httpRequest(for: request)
@@ -66,10 +80,10 @@ enum SendCommand {
         let status = report.status.map { "HTTP \($0)" } ?? "no HTTP status"
         switch report.outcome {
         case .delivered, .alreadyRunning:
-            print("sent \(phase.rawValue) of \(rule.id) to \(rule.backend.name): \(status)")
+            print("sent \(phase.rawValue) of \(rule.id) to \(target.name): \(status)")
             return 0
         default:
-            standardError("livebridge send: \(rule.backend.name) did not take the \(phase.rawValue): \(status)" + (report.code.map { ", \($0)" } ?? ""))
+            standardError("livebridge send: \(target.name) did not take the \(phase.rawValue): \(status)" + (report.code.map { ", \($0)" } ?? ""))
             return 1
         }
     }

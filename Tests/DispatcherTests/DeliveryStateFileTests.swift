@@ -10,8 +10,8 @@ struct DeliveryStateFileTests {
     @Test func whatIsSavedLoadsBack() throws {
         let file = try DeliveryStateFile(directory: folder())
         let state = DeliveryState(entries: [
-            DeliveryState.key(activity: "washer", backend: "aivi"): .init(running: true, digest: DeliveryState.digest(Array("{}".utf8))),
-            DeliveryState.key(activity: "dryer", backend: "pulse"): .init(running: false, digest: nil),
+            DeliveryState.key(activity: "washer", target: "aivi"): .init(running: true, digest: DeliveryState.digest(Array("{}".utf8))),
+            DeliveryState.key(activity: "dryer", target: "pulse"): .init(running: false, digest: nil),
         ])
         try file.save(state)
         var warnings: [String] = []

@@ -89,7 +89,7 @@ struct DismissalTests {
             await first.waitUntilQuiet()
             await first.submit(activity: "washer", backend: "phone", budget: UpdateBudget(), .end(end))
             await first.waitUntilQuiet()
-            #expect(await first.phase(activity: "washer", backend: "phone") == .dismissing)
+            #expect(await first.phase(activity: "washer", target: "phone") == .dismissing)
             #expect(await first.runningActivities.isEmpty, "ended: the engine must not end it again")
         }
         let path = directory + "/state.json"
@@ -109,7 +109,7 @@ struct DismissalTests {
         #expect(phone.calls.withLock { $0.last?["message"] } == "clear_notification")
         // The answer is taken in after deliver returns: wait for it before looking at the phase.
         await restarted.waitUntilQuiet()
-        #expect(await restarted.phase(activity: "washer", backend: "phone") == .idle)
+        #expect(await restarted.phase(activity: "washer", target: "phone") == .idle)
         _ = await restarted.flush(deadline: .seconds(1))
         let after = try JSONParser.parse(Array(try Data(contentsOf: URL(fileURLWithPath: directory + "/state.json"))))
         #expect(after["activities"]?["washer@phone"] == nil, "nothing left to remember")

@@ -55,7 +55,7 @@ struct DispatcherTests {
         await dispatcher.submit(activity: "deploy", backend: "pulse", budget: budget, .start(pulseRequest("deploy", "start", "go")))
         await dispatcher.waitUntilQuiet()
         #expect(service.requests.count == 2)
-        #expect(await dispatcher.phase(activity: "deploy", backend: "pulse") == .running)
+        #expect(await dispatcher.phase(activity: "deploy", target: "pulse") == .running)
     }
 
     @Test func serverErrorsAndRateLimitsAreRetriedAndOtherClientErrorsAreNot() async throws {
@@ -84,7 +84,7 @@ struct DispatcherTests {
         await dispatcher.submit(activity: "first", backend: "pulse", budget: budget, .start(pulseRequest("first", "start", "1")))
         await dispatcher.submit(activity: "second", backend: "pulse", budget: budget, .start(pulseRequest("second", "start", "2")))
         #expect(await service.wait { $0.count == 1 })
-        #expect(await dispatcher.phase(activity: "second", backend: "pulse") == .idle)
+        #expect(await dispatcher.phase(activity: "second", target: "pulse") == .idle)
         await dispatcher.submit(activity: "first", backend: "pulse", budget: budget, .end(pulseRequest("first", "end", "1")))
         #expect(await service.wait { $0.count == 3 })
         #expect(service.requests.map { "\($0.body?["job_id"]?.stringValue ?? "") \($0.body?["action"]?.stringValue ?? "")" }
@@ -102,7 +102,7 @@ struct DispatcherTests {
         await dispatcher.waitUntilQuiet()
         #expect(service.requests.count == 8)
         #expect(service.requests.last?.body?["state"] == "IDLE")
-        #expect(await dispatcher.phase(activity: "w", backend: "aivi") == .idle)
+        #expect(await dispatcher.phase(activity: "w", target: "aivi") == .idle)
     }
 
     @Test func afterARestartARunningActivityContinuesWithUpdatesNotASecondStart() async throws {

@@ -90,7 +90,7 @@ struct RunCommandTests {
         let livebridge = try run(s, logLevel: "debug")
         #expect(await s.service.wait { $0.count == 1 })
         await s.simulator.setState("sensor.washer_progress", "20")
-        #expect(await livebridge.stderr.wait { $0.contains { $0.contains("msg=queued activity=washer backend=aivi event=update") } })
+        #expect(await livebridge.stderr.wait { $0.contains { $0.contains("msg=queued activity=washer target=aivi event=update") } })
         // The change is waiting out a 30 s debounce; SIGTERM sends it now.
         livebridge.signal(SIGTERM)
         #expect(await livebridge.exitStatus() == 0)
@@ -144,7 +144,7 @@ struct RunCommandTests {
         #expect(health.status == 200)
         #expect(health.bodyText == #"{"status":"ok"}"#)
         let metrics = try await client.send(HTTPRequest(method: "GET", url: "http://127.0.0.1:\(port)/metrics"))
-        #expect(metrics.bodyText.contains("livebridge_pushes_total{backend=\"aivi\",outcome=\"delivered\"} 1\n"))
+        #expect(metrics.bodyText.contains("livebridge_pushes_total{backend=\"aivi\",target=\"aivi\",outcome=\"delivered\"} 1\n"))
         #expect(metrics.bodyText.contains("livebridge_push_latency_seconds_count 1\n"))
         #expect(metrics.bodyText.contains("livebridge_renders_total 1\n"))
         #expect(metrics.bodyText.contains("livebridge_backend_connections_opened_total 1\n"))

@@ -40,7 +40,7 @@ struct ActivityEngineTests {
             switch command.event {
             case .start(let r), .change(let r, _), .end(let r): body = r
             case .changed:
-                guard let pulled = engine.payload(activity: command.activity, kind: .update, now: 0).request else { return nil }
+                guard let pulled = engine.payload(activity: command.activity, target: command.target, kind: .update, now: 0).request else { return nil }
                 body = pulled
             }
             return "\(command.activity) \(command.event.name) \(body.body["state"]?.stringValue ?? "") \(body.body["content"]?["progress"]?.doubleValue ?? -1)"
@@ -64,7 +64,7 @@ struct ActivityEngineTests {
             told += engine.evaluate(changes: [state("sensor.washer_progress", String(n % 100))], now: 0).commands.count
         }
         #expect(told == 1)
-        #expect(engine.payload(activity: "washer", kind: .update, now: 0).request?.body["content"]?["progress"]?.doubleValue == 0.1)
+        #expect(engine.payload(activity: "washer", target: "aivi", kind: .update, now: 0).request?.body["content"]?["progress"]?.doubleValue == 0.1)
         #expect(engine.evaluate(changes: [state("sensor.washer_progress", "50")], now: 0).commands.map(\.event.name) == ["update"])
         // An end is never held back by a change waiting for its pull, nor is the next start.
         #expect(engine.evaluate(changes: [state("sensor.washer", "idle")], now: 0).commands.map(\.event.name) == ["end"])

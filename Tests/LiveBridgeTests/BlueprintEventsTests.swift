@@ -14,6 +14,7 @@ struct BlueprintEventsTests {
         try """
             backends:
               aivi: { type: aivi, token: t }
+              family: { type: homeassistant, service: [notify.mobile_app_me, notify.mobile_app_partner] }
             defaults: { backend: aivi, min_interval: 2s }
             events: { type: my_activity_event }
             """.write(toFile: folder + "/rules.yaml", atomically: true, encoding: .utf8)
@@ -24,11 +25,12 @@ struct BlueprintEventsTests {
     func lines(_ actions: [BlueprintEvents.Action]) -> [String] {
         actions.map { action in
             switch action {
-            case .submit(let activity, let backend, let budget, let event):
+            case .submit(let submission):
                 var target = ""
-                if case .start(let request) = event { target = request.target }
-                if case .end(let request) = event { target = request.target }
-                return "submit \(activity) \(backend) \(event.name) \(target) min_interval=\(budget.minInterval)"
+                if case .start(let request) = submission.event { target = request.target }
+                if case .end(let request) = submission.event { target = request.target }
+                let lane = submission.target == submission.backend ? submission.backend : submission.target
+                return "submit \(submission.activity) \(lane) \(submission.event.name) \(target) min_interval=\(submission.budget.minInterval)"
             case .notify(let activity, _, let id, let title, let message):
                 return "notify \(activity) \(id.hasPrefix("livebridge_\(activity)_") && id.count == "livebridge_\(activity)_".count + 8) \(title): \(message)"
             }
@@ -42,6 +44,15 @@ struct BlueprintEventsTests {
                 == ["submit washer aivi start /activity/washer min_interval=2.0 seconds"])
         #expect(lines(events.take(["activity": "washer", "action": "end"], rules: rules))
                 == ["submit washer aivi end /activity/washer min_interval=2.0 seconds"])
+    }
+
+    @Test func anEventForAHomeAssistantBackendWithSeveralPhonesGoesToEach() throws {
+        var events = BlueprintEvents()
+        let rules = try rules()
+        #expect(lines(events.take(["activity": "laundry", "backend": "family", "payload": ["message": "Washing"]], rules: rules)) == [
+            "submit laundry family/notify.mobile_app_me start notify.mobile_app_me min_interval=2.0 seconds",
+            "submit laundry family/notify.mobile_app_partner start notify.mobile_app_partner min_interval=2.0 seconds",
+        ])
     }
 
     @Test func aProblemIsToldOnceUntilTheActivityIsValidAgain() throws {

@@ -20,7 +20,7 @@ struct RestartGraceTests {
         #expect(engine.evaluate(changes: [state("sensor.washer", "unavailable"), state("sensor.washer_progress", "unavailable")], now: 1000)
             .commands.isEmpty, "no end while Home Assistant starts")
         #expect(engine.heldActivities == ["washer"])
-        #expect(engine.payload(activity: "washer", kind: .update, now: 1000).request == nil, "no update showing unavailable either")
+        #expect(engine.payload(activity: "washer", target: "aivi", kind: .update, now: 1000).request == nil, "no update showing unavailable either")
         return engine
     }
 
@@ -30,7 +30,7 @@ struct RestartGraceTests {
             .map(\.event.name) == ["update"])
         #expect(engine.heldActivities.isEmpty)
         #expect(engine.releaseHeldEnds(now: 1120).commands.isEmpty)
-        #expect(engine.payload(activity: "washer", kind: .update, now: 1120).request?.body["content"]?["progress"]?.doubleValue == 0.25)
+        #expect(engine.payload(activity: "washer", target: "aivi", kind: .update, now: 1120).request?.body["content"]?["progress"]?.doubleValue == 0.25)
     }
 
     @Test func anEdgeThatHoldsPastTheGraceEnds() throws {

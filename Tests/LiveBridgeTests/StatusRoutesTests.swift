@@ -47,12 +47,14 @@ struct StatusRoutesTests {
     }
 
     @Test func activitiesShowEachLaneAndItsLastPayload() async throws {
-        let lanes = [Dispatcher.LaneSummary(activity: "washer", backend: "aivi", phase: .running, lastDelivered: Array(#"{"state":"Washing"}"#.utf8)),
-                     Dispatcher.LaneSummary(activity: "dryer", backend: "aivi", phase: .idle, lastDelivered: nil)]
+        let lanes = [Dispatcher.LaneSummary(activity: "washer", target: "aivi", phase: .running, lastDelivered: Array(#"{"state":"Washing"}"#.utf8)),
+                     Dispatcher.LaneSummary(activity: "washer", target: "family/notify.mobile_app_partner", phase: .starting, lastDelivered: nil),
+                     Dispatcher.LaneSummary(activity: "dryer", target: "aivi", phase: .idle, lastDelivered: nil)]
         let response = await routes(lanes: lanes).respond(toPath: "/activities")
         #expect(try JSONParser.parse(response.body) == ["activities": [
-            ["activity": "washer", "backend": "aivi", "phase": "running", "last_delivered": ["state": "Washing"]],
-            ["activity": "dryer", "backend": "aivi", "phase": "idle"]]])
+            ["activity": "washer", "target": "aivi", "backend": "aivi", "phase": "running", "last_delivered": ["state": "Washing"]],
+            ["activity": "washer", "target": "family/notify.mobile_app_partner", "backend": "family", "phase": "starting"],
+            ["activity": "dryer", "target": "aivi", "backend": "aivi", "phase": "idle"]]])
     }
 
     @Test func anythingElseIsNotFound() async throws {
@@ -71,11 +73,11 @@ struct StatusRoutesTests {
     }
 
     @Test func thePageStateDrawsEachDeliveredPayloadAndMarksEndedOnes() async throws {
-        let lanes = [Dispatcher.LaneSummary(activity: "washer", backend: "aivi", phase: .running,
+        let lanes = [Dispatcher.LaneSummary(activity: "washer", target: "aivi", phase: .running,
                                             lastDelivered: Array(#"{"state":"start","content":{"template":"generic","state":"Washing","progress":0.4}}"#.utf8)),
-                     Dispatcher.LaneSummary(activity: "dryer", backend: "pulse", phase: .idle,
+                     Dispatcher.LaneSummary(activity: "dryer", target: "pulse", phase: .idle,
                                             lastDelivered: Array(#"{"template":"progress","title":"Done","progress":1}"#.utf8)),
-                     Dispatcher.LaneSummary(activity: "vacuum", backend: "aivi", phase: .idle, lastDelivered: nil)]
+                     Dispatcher.LaneSummary(activity: "vacuum", target: "aivi", phase: .idle, lastDelivered: nil)]
         let log = [PushLog.Entry(at: 1_699_999_990, activity: "washer", backend: "aivi", kind: "start", outcome: "delivered", status: "200"),
                    PushLog.Entry(at: 1_699_999_995, activity: "dryer", backend: "pulse", kind: "end", outcome: "retry", status: "503")]
         let response = await routes(lanes: lanes, log: log).respond(toPath: "/api/state")

@@ -72,7 +72,8 @@ struct ActivityRendererTests {
 
     func render(_ id: String, _ phase: PushKind = .update, context: EvaluationContext? = nil) throws -> (Result<BackendRequest, RenderError>, [PayloadIssue]) {
         var notes: [PayloadIssue] = []
-        let result = ActivityRenderer.render(try rule(id), phase: phase, in: context ?? self.context(), notes: &notes)
+        let found = try rule(id)
+        let result = ActivityRenderer.render(found, for: found.targets[0], phase: phase, in: context ?? self.context(), notes: &notes)
         return (result, notes)
     }
 
@@ -144,7 +145,7 @@ struct ActivityRendererTests {
                 progress: { style: simple, value: 0.5 }
             """, file: "r.yaml").get()
         var notes: [PayloadIssue] = []
-        let end = try ActivityRenderer.render(rules.activities[0], phase: .end, in: EvaluationContext(states: [:], now: 0), notes: &notes).get()
+        let end = try ActivityRenderer.render(rules.activities[0], for: rules.activities[0].targets[0], phase: .end, in: EvaluationContext(states: [:], now: 0), notes: &notes).get()
         #expect(end.body == ["message": "clear_notification", "data": ["tag": "now"]] && end.dismissal == nil)
         guard case .failure(let errors) = RulesLoader.load(text: """
             backends:
@@ -189,9 +190,9 @@ struct TextFieldTests {
             "input_boolean.guest": EntityState(entityID: "input_boolean.guest", state: "off", lastChanged: 0),
         ], now: 0, timeZone: .utc)
         var notes: [PayloadIssue] = []
-        let heating = try ActivityRenderer.render(rules.activities[0], phase: .start, in: context, notes: &notes).get()
+        let heating = try ActivityRenderer.render(rules.activities[0], for: rules.activities[0].targets[0], phase: .start, in: context, notes: &notes).get()
         #expect(heating.body["content"]?["state"] == "30.0")
-        let guest = try ActivityRenderer.render(rules.activities[1], phase: .start, in: context, notes: &notes).get()
+        let guest = try ActivityRenderer.render(rules.activities[1], for: rules.activities[1].targets[0], phase: .start, in: context, notes: &notes).get()
         #expect(guest.body["content"]?["state"] == "False")
     }
 }

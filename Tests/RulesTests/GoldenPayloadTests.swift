@@ -194,7 +194,7 @@ struct GoldenPayloadTests {
         let context = EvaluationContext(states: try StatesFile.parse(Self.states), now: 1_795_348_800, timeZone: .utc)
         #expect(try ActivityRenderer.isActive(rule, in: context).get())
         var notes: [PayloadIssue] = []
-        let request = try ActivityRenderer.render(rule, phase: .update, in: context, notes: &notes).get()
+        let request = try ActivityRenderer.render(rule, for: rule.targets[0], phase: .update, in: context, notes: &notes).get()
         #expect(notes.isEmpty, "\(notes)")
         let expected = try JSONParser.parse(example)
         switch request.kind {

@@ -88,7 +88,7 @@ struct RulesLoaderTests {
         let rules = try RulesLoader.load(file: folder.file("livebridge.yaml"), environment: [:]).get()
         #expect(rules.activities.map(\.id) == ["washer"])
         #expect(rules.entityIDs == ["sensor.washer"])
-        #expect(rules.activities[0].backend.name == "aivi")
+        #expect(rules.activities[0].targets.map(\.name) == ["aivi"])
         #expect(rules.homeAssistant?.token.secret == "llat-secret-xyz")
         #expect(rules.budget == UpdateBudget())
     }

@@ -82,8 +82,8 @@ struct SuggestTests {
             #expect(try ActivityRenderer.isActive(rule, in: running).get(), "\(rule.id) runs")
             #expect(try !ActivityRenderer.isActive(rule, in: idle).get(), "\(rule.id) is idle")
             var notes: [PayloadIssue] = []
-            _ = try ActivityRenderer.render(rule, phase: .start, in: running, notes: &notes).get()
-            _ = try ActivityRenderer.render(rule, phase: .end, in: idle, notes: &notes).get()
+            _ = try ActivityRenderer.render(rule, for: rule.targets[0], phase: .start, in: running, notes: &notes).get()
+            _ = try ActivityRenderer.render(rule, for: rule.targets[0], phase: .end, in: idle, notes: &notes).get()
             #expect(notes.isEmpty, "\(rule.id): \(notes)")
         }
     }

@@ -29,43 +29,69 @@ enum ActivityDecoder {
         guard let reader = MappingReader(node, path: path, errors: &errors) else { return nil }
         let before = errors.count
 
-        // Backend.
-        var backend: RulesFile.Backend?
-        if let name = reader.string("backend", errors: &errors) {
-            backend = backends[name]
-            if backend == nil { errors.append(ConfigError(reader["backend"]!.location, path: path + ".backend", RulesLoader.unknownBackend(name, backends))) }
-        } else if let name = defaultBackend {
-            backend = backends[name]
+        // Backends: one name or a list of them (several phones and services).
+        var chosen: [RulesFile.Backend] = []
+        if reader["backend"] != nil {
+            for (name, at) in reader.strings("backend", errors: &errors) ?? [] {
+                if let backend = backends[name] {
+                    if chosen.contains(where: { $0.name == name }) {
+                        errors.append(ConfigError(at, path: path + ".backend", "backend \"\(name)\" is named twice"))
+                    } else {
+                        chosen.append(backend)
+                    }
+                } else {
+                    errors.append(ConfigError(at, path: path + ".backend", RulesLoader.unknownBackend(name, backends)))
+                }
+            }
+        } else if let name = defaultBackend, let backend = backends[name] {
+            chosen = [backend]
         } else {
             errors.append(ConfigError(node.location, path: path + ".backend", backends.isEmpty
                 ? "no backend: declare one under backends:" : "is required when defaults.backend is not set"))
         }
+        let kinds = Set(chosen.map(\.kind))
 
-        // Template and its schema.
+        // Template and its schema: one set of fields for every target.
         let template = reader.string("template", errors: &errors)
         if template == nil { errors.append(ConfigError(node.location, path: path + ".template", "is required")) }
         var schema: ObjectSchema?
-        var mapping = PayloadMapping.native
-        if let backend, let template {
-            (schema, mapping) = resolve(template: template, backend: backend.kind, reader: reader)
-            if schema == nil {
-                let options = TemplateCatalog.templates(for: backend.kind)
-                var message = "template \"\(template)\" cannot be sent to \(backend.kind.rawValue) backend \"\(backend.name)\""
-                if let s = Suggestion.closest(to: template, in: options), s != template {
-                    message = "unknown template \"\(template)\"" + Suggestion.didYouMean(template, in: options)
+        var mappings: [String: PayloadMapping] = [:]
+        if let template {
+            var first: (backend: RulesFile.Backend, schema: ObjectSchema)?
+            for backend in chosen {
+                let (found, mapping) = resolve(template: template, backend: backend.kind, reader: reader)
+                guard let found else {
+                    let options = TemplateCatalog.templates(for: backend.kind)
+                    var message = "template \"\(template)\" cannot be sent to \(backend.kind.rawValue) backend \"\(backend.name)\""
+                    if let s = Suggestion.closest(to: template, in: options), s != template, !chosen.contains(where: { TemplateCatalog.templates(for: $0.kind).contains(template) }) {
+                        message = "unknown template \"\(template)\"" + Suggestion.didYouMean(template, in: options)
+                    }
+                    message += "; it takes: " + options.joined(separator: ", ")
+                    errors.append(ConfigError(reader["template"]!.location, path: path + ".template", message))
+                    continue
                 }
-                message += "; it takes: " + options.joined(separator: ", ")
-                errors.append(ConfigError(reader["template"]!.location, path: path + ".template", message))
+                mappings[backend.name] = mapping
+                if let first {
+                    if first.schema.names != found.names {
+                        errors.append(ConfigError(reader["template"]!.location, path: path + ".template",
+                            "template \"\(template)\" has different fields on \(first.backend.kind.rawValue) backend \"\(first.backend.name)\" and \(backend.kind.rawValue) backend \"\(backend.name)\"; "
+                            + "write the activity in an Aivi template (generic, progress) that both show, or give each its own activity"))
+                    }
+                } else {
+                    first = (backend, found)
+                    schema = found
+                }
             }
+            if mappings.count != chosen.count { schema = nil }
         }
 
         // Unknown keys: rule keys plus the schema's fields.
         if let schema {
             let allowed = ruleKeys.filter { key in
                 switch key {
-                case "status": return backend?.kind == .islandpulse
-                case "dismiss_after": return backend?.kind == .homeassistant
-                case "slug", "job_id", "tag": return backend?.kind.idKey == key
+                case "status": return kinds.contains(.islandpulse)
+                case "dismiss_after": return kinds.contains(.homeassistant)
+                case "slug", "job_id", "tag": return kinds.contains { $0.idKey == key }
                 default: return true
                 }
             } + schema.names
@@ -97,30 +123,42 @@ enum ActivityDecoder {
             }
         }
         errors += compiler.errors
-        if backend?.kind == .islandpulse, mapping == .native, let template {
+        if chosen.contains(where: { $0.kind == .islandpulse && mappings[$0.name] == .native }), let template {
             checkLengths(reader, layout: template, path: path, errors: &errors)
         }
 
-        // Target id.
-        let idKey = backend?.kind.idKey ?? "slug"
-        let targetID = reader.string(idKey, errors: &errors) ?? id
-        if backend?.kind == .islandpulse, let problem = IslandPulseSchema.jobIDProblem(targetID) {
-            errors.append(ConfigError(reader[idKey]?.location ?? node.location, path: path + "." + idKey, problem))
-        }
-        if backend?.kind == .homeassistant, targetID.count > 64 {
-            errors.append(ConfigError(reader[idKey]?.location ?? node.location, path: path + ".tag", "\"\(targetID)\" is longer than 64 characters"))
-        }
-        if backend?.kind == .aivi, targetID.isEmpty || targetID.contains("/") || targetID.contains(" ") {
-            errors.append(ConfigError(reader[idKey]?.location ?? node.location, path: path + ".slug", "\"\(targetID)\" is not a slug"))
+        // The id at each kind of backend: slug, job_id, tag (the activity's id unless written).
+        var ids: [BackendKind: String] = [:]
+        for kind in BackendKind.allCases where kinds.contains(kind) {
+            let idKey = kind.idKey
+            let targetID = reader.string(idKey, errors: &errors) ?? id
+            ids[kind] = targetID
+            let at = reader[idKey]?.location ?? node.location
+            switch kind {
+            case .islandpulse:
+                if let problem = IslandPulseSchema.jobIDProblem(targetID) { errors.append(ConfigError(at, path: path + "." + idKey, problem)) }
+            case .homeassistant:
+                if targetID.count > 64 { errors.append(ConfigError(at, path: path + ".tag", "\"\(targetID)\" is longer than 64 characters")) }
+            case .aivi:
+                if targetID.isEmpty || targetID.contains("/") || targetID.contains(" ") {
+                    errors.append(ConfigError(at, path: path + ".slug", "\"\(targetID)\" is not a slug"))
+                }
+            }
         }
 
         let budget = RulesLoader.decodeBudget(reader, base: defaults, errors: &errors)
         let mainEntity = reader.string("entity", errors: &errors)
         let dismissAfter = reader.duration("dismiss_after", errors: &errors) ?? ActivityRule.defaultDismissAfter
-        guard errors.count == before, let backend, let template, let activeWhen, let fields else { return nil }
-        return ActivityRule(id: id, backend: backend, template: template, targetID: targetID, activeWhen: activeWhen,
+        guard errors.count == before, !chosen.isEmpty, let template, let activeWhen, let fields else { return nil }
+        let targets = chosen.flatMap { backend in
+            let services: [String?] = backend.kind == .homeassistant ? backend.services : [nil]
+            return services.map { ActivityTarget(backend: backend, service: $0, id: ids[backend.kind] ?? id, mapping: mappings[backend.name] ?? .native) }
+        }
+        // A Home Assistant backend whose services are all wrong has none: its errors are reported where it is declared.
+        guard !targets.isEmpty else { return nil }
+        return ActivityRule(id: id, targets: targets, template: template, activeWhen: activeWhen,
                             fields: fields, onEnd: onEnd, status: status, budget: budget, location: node.location,
-                            mapping: mapping, mainEntity: mainEntity, dismissAfter: dismissAfter)
+                            mainEntity: mainEntity, dismissAfter: dismissAfter)
     }
 
     /// Island Pulse's per-layout limits on fixed text, at its line and column.

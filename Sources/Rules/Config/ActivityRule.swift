@@ -2,15 +2,15 @@ import HomeAssistant
 import JSON
 import LiveActivity
 
-/// One activity: when it runs, which backend shows it, and how each field is computed. A class of constants: the
+/// One activity: when it runs, where it is shown (one target or several: phones and services), and how each field is
+/// computed. A class of constants: the
 /// engine, its reader index and every evaluation share one instance instead of copying a dozen fields per change.
 public final class ActivityRule: Sendable {
     public let id: String
-    public let backend: RulesFile.Backend
+    /// Where it is shown, in the order written; never empty.
+    public let targets: [ActivityTarget]
     /// The template the rule is written in: an Aivi template, an Island Pulse layout or `live_update`.
     public let template: String
-    /// Slug, job_id or tag at the backend.
-    public let targetID: String
     public let activeWhen: Template
     let fields: FieldTree
     let onEnd: FieldTree?
@@ -18,7 +18,6 @@ public final class ActivityRule: Sendable {
     let status: FieldTree?
     public let budget: UpdateBudget
     public let location: SourceLocation
-    let mapping: PayloadMapping
     /// The entity `icon: auto` looks at; else the first entity `active_when` reads.
     public let mainEntity: String?
     /// Home Assistant: how long the end's final content stays on the phone before `clear_notification` (0: cleared
@@ -28,23 +27,24 @@ public final class ActivityRule: Sendable {
     /// Long enough to read "Done" on the Lock Screen, short enough not to linger: five minutes.
     public static let defaultDismissAfter = Duration.seconds(300)
 
-    init(id: String, backend: RulesFile.Backend, template: String, targetID: String, activeWhen: Template, fields: FieldTree,
-         onEnd: FieldTree?, status: FieldTree?, budget: UpdateBudget, location: SourceLocation, mapping: PayloadMapping,
+    init(id: String, targets: [ActivityTarget], template: String, activeWhen: Template, fields: FieldTree,
+         onEnd: FieldTree?, status: FieldTree?, budget: UpdateBudget, location: SourceLocation,
          mainEntity: String?, dismissAfter: Duration) {
         self.id = id
-        self.backend = backend
+        self.targets = targets
         self.template = template
-        self.targetID = targetID
         self.activeWhen = activeWhen
         self.fields = fields
         self.onEnd = onEnd
         self.status = status
         self.budget = budget
         self.location = location
-        self.mapping = mapping
         self.mainEntity = mainEntity
         self.dismissAfter = dismissAfter
     }
+
+    /// The target of this name (a lane's name).
+    public func target(named name: String) -> ActivityTarget? { targets.first { $0.name == name } }
 
     /// The templates of the payload fields (not active_when), for measuring evaluation.
     public var fieldTemplates: [Template] { fields.templates }

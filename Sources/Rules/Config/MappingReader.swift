@@ -46,6 +46,29 @@ struct MappingReader {
         return text
     }
 
+    /// One value or a list of them (`backend: phone` or `backend: [phone, aivi]`), each with where it is written;
+    /// nil when the key is absent or (with an error) not scalars.
+    func strings(_ key: String, errors: inout [ConfigError]) -> [(String, SourceLocation)]? {
+        guard let value = self[key] else { return nil }
+        switch value.kind {
+        case .scalar(let text): return [(text, value.location)]
+        case .sequence(let items):
+            var values: [(String, SourceLocation)] = []
+            for item in items {
+                guard let text = item.scalar, !item.isNull else {
+                    errors.append(ConfigError(item.location, path: joinedPath(path, key), "expected a name, got \(item.kindName)"))
+                    return nil
+                }
+                values.append((text, item.location))
+            }
+            if values.isEmpty { errors.append(ConfigError(value.location, path: joinedPath(path, key), "is an empty list")) }
+            return values.isEmpty ? nil : values
+        case .mapping:
+            errors.append(ConfigError(value.location, path: joinedPath(path, key), "expected a name or a list of names, got a mapping"))
+            return nil
+        }
+    }
+
     /// The value at `key` as an error shows it: quoted, or `!secret NAME` when it came from a secret.
     func shown(_ key: String) -> String { self[key]?.quoted ?? "nothing" }
 

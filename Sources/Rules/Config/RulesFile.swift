@@ -29,13 +29,17 @@ public struct RulesFile: Sendable {
         public let baseURL: String?
         /// Island Pulse tier: free keeps one active job per token and the default layout.
         public let freeTier: Bool
-        /// Home Assistant: the notify service, e.g. `notify.mobile_app_my_iphone`.
-        public let service: String?
+        /// Home Assistant: the notify services, e.g. `notify.mobile_app_my_iphone`; one target per service (a
+        /// family's phones).
+        public let services: [String]
         public let location: SourceLocation
+
+        /// The first notify service (Home Assistant), for what goes to one phone only.
+        public var service: String? { services.first }
 
         /// The same backend, wherever it is written in the file.
         public func isSame(as other: Backend) -> Bool {
-            (name, kind, token, baseURL, freeTier, service) == (other.name, other.kind, other.token, other.baseURL, other.freeTier, other.service)
+            (name, kind, token, baseURL, freeTier, services) == (other.name, other.kind, other.token, other.baseURL, other.freeTier, other.services)
         }
     }
 

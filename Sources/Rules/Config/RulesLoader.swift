@@ -87,13 +87,15 @@ public enum RulesLoader {
             // Two activities on one slug / job_id / tag would fight over one Live Activity.
             var owners: [String: String] = [:]
             for rule in activities {
-                let key = rule.backend.name + "\u{0}" + rule.targetID
-                if let owner = owners[key] {
-                    let idKey = rule.backend.kind.idKey
-                    errors.append(ConfigError(rule.location, path: "activities.\(rule.id)",
-                        "\(idKey) \"\(rule.targetID)\" is already used by activity \(owner) on backend \(rule.backend.name); give one of them its own \(idKey)"))
-                } else {
-                    owners[key] = rule.id
+                for target in rule.targets {
+                    let key = target.name + "\u{0}" + target.id
+                    if let owner = owners[key] {
+                        let idKey = target.kind.idKey
+                        errors.append(ConfigError(rule.location, path: "activities.\(rule.id)",
+                            "\(idKey) \"\(target.id)\" is already used by activity \(owner) on backend \(target.name); give one of them its own \(idKey)"))
+                    } else {
+                        owners[key] = rule.id
+                    }
                 }
             }
         } else if top["activities"] == nil {
@@ -188,14 +190,25 @@ public enum RulesLoader {
         if kind != .homeassistant, token?.isEmpty ?? true {
             errors.append(ConfigError(node.location, path: path + ".token", "is required (use !secret or !env_var)"))
         }
-        var service: String?
+        var services: [String] = []
         if kind == .homeassistant {
-            service = reader.string("service", errors: &errors)
-            if let s = service, !(s.hasPrefix("notify.") && EntityID.isValid(s)) {
-                errors.append(ConfigError(reader["service"]!.location, path: path + ".service", "\(reader.shown("service")) is not a notify service; write notify.mobile_app_<device>"))
-            } else if service == nil {
-                errors.append(ConfigError(node.location, path: path + ".service", "is required, e.g. notify.mobile_app_my_iphone"))
+            if let named = reader.strings("service", errors: &errors) {
+                for (text, at) in named {
+                    if !(text.hasPrefix("notify.") && EntityID.isValid(text)) {
+                        errors.append(ConfigError(at, path: path + ".service", "\"\(text)\" is not a notify service; write notify.mobile_app_<device>"))
+                    } else if services.contains(text) {
+                        errors.append(ConfigError(at, path: path + ".service", "\"\(text)\" is named twice"))
+                    } else {
+                        services.append(text)
+                    }
+                }
+            } else {
+                errors.append(ConfigError(node.location, path: path + ".service",
+                                          "is required, e.g. notify.mobile_app_my_iphone (or a list of them, one per phone)"))
             }
+        }
+        if name.contains("/") || name.contains("@") {
+            errors.append(ConfigError(reader.node.location, path: path, "a backend's name cannot hold \"/\" or \"@\" (they separate activity, backend and service in state.json)"))
         }
         var freeTier = false
         if let tier = reader.string("tier", errors: &errors) {
@@ -210,7 +223,7 @@ public enum RulesLoader {
             errors.append(ConfigError(reader["base_url"]!.location, path: path + ".base_url", "\(reader.shown("base_url")) must start with https:// or http://"))
         }
         return RulesFile.Backend(name: name, kind: kind, token: token.map(AccessToken.init), baseURL: baseURL, freeTier: freeTier,
-                                 service: service, location: node.location)
+                                 services: services, location: node.location)
     }
 
     static func decodeBudget(_ reader: MappingReader, base: UpdateBudget, errors: inout [ConfigError]) -> UpdateBudget {

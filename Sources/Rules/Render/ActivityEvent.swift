@@ -12,7 +12,11 @@ public struct ActivityEvent: Sendable {
     public let activity: String
     public let backend: RulesFile.Backend
     public let action: Action
-    public let request: BackendRequest
+    /// One request per target: the backend, or each phone of a Home Assistant backend naming several.
+    public let requests: [(target: String, request: BackendRequest)]
+
+    /// The request to the first (usually the only) target.
+    public var request: BackendRequest { requests[0].request }
 
     /// The event, or every problem with it (each naming its field).
     public static func decode(_ data: JSONValue, rules: RulesFile) -> Result<ActivityEvent, RenderError> {
@@ -37,7 +41,8 @@ public struct ActivityEvent: Sendable {
         if data["payload"] == nil, action != .end { issues.append(PayloadIssue(path: "payload", "is required to start or update")) }
         guard issues.isEmpty, let backend, let action else { return .failure(RenderError(activity: activity, issues: issues)) }
 
-        let request: BackendRequest
+        var request: BackendRequest
+        var requests: [(target: String, request: BackendRequest)] = []
         switch backend.kind {
         case .aivi:
             if action == .end && payload.isEmpty {
@@ -65,10 +70,18 @@ public struct ActivityEvent: Sendable {
             guard problems.isEmpty, let object = normalized?.objectValue else { return .failure(RenderError(activity: activity, issues: problems)) }
             request = .homeAssistant(backend: backend.name, service: backend.service, fields: object, kind: action == .end ? .end : .update,
                                      dismissAfter: .zero)
+            if backend.services.count > 1 {
+                // Every phone the backend names, each its own lane.
+                requests = backend.services.map { service in
+                    (backend.name + "/" + service, .homeAssistant(backend: backend.name, service: service, fields: object,
+                                                                  kind: action == .end ? .end : .update, dismissAfter: .zero))
+                }
+            }
         }
+        if requests.isEmpty { requests = [(backend.name, request)] }
         if let problem = ActivityRenderer.sizeProblem(request, path: "payload") {
             return .failure(RenderError(activity: activity, issues: [problem]))
         }
-        return .success(ActivityEvent(activity: activity, backend: backend, action: action, request: request))
+        return .success(ActivityEvent(activity: activity, backend: backend, action: action, requests: requests))
     }
 }

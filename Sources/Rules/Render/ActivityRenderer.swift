@@ -21,7 +21,7 @@ public enum ActivityRenderer {
         return rule.status?.evaluate(in: context, failures: &ignored) == "failed"
     }
 
-    public static func render(_ rule: ActivityRule, phase: PushKind, in context: EvaluationContext,
+    public static func render(_ rule: ActivityRule, for target: ActivityTarget, phase: PushKind, in context: EvaluationContext,
                               notes: inout [PayloadIssue]) -> Result<BackendRequest, RenderError> {
         let tree = phase == .end && rule.onEnd != nil ? FieldTree.merge(rule.fields, rule.onEnd!) : rule.fields
         guard case .object(var fields)? = tree.evaluate(in: context, failures: &notes) else {
@@ -29,39 +29,43 @@ public enum ActivityRenderer {
         }
         resolveAutoIcon(&fields, rule: rule, context: context, notes: &notes)
         let result: Result<BackendRequest, PayloadIssuesError>
-        switch (rule.backend.kind, rule.mapping) {
+        switch (target.kind, target.mapping) {
         case (.aivi, _):
-            result = aivi(rule, fields, phase: phase)
+            result = aivi(rule, target, fields, phase: phase)
         case (.islandpulse, .aiviToIslandPulse(let template)):
-            result = normalizedAivi(template, fields).flatMap { islandPulse(rule, IslandPulseMapping.map(template: template, $0), phase: phase, context: context, notes: &notes) }
+            result = normalizedAivi(template, fields).flatMap {
+                islandPulse(rule, target, IslandPulseMapping.map(template: template, $0), phase: phase, context: context, notes: &notes)
+            }
         case (.islandpulse, _):
             var body = fields
             body["layout"] = .string(rule.template)
-            result = islandPulse(rule, body, phase: phase, context: context, notes: &notes)
+            result = islandPulse(rule, target, body, phase: phase, context: context, notes: &notes)
         case (.homeassistant, .aiviToLiveUpdate(let template)):
-            result = normalizedAivi(template, fields).flatMap { liveUpdate(rule, LiveUpdateMapping.map(template: template, $0, now: context.now), phase: phase) }
+            result = normalizedAivi(template, fields).flatMap {
+                liveUpdate(rule, target, LiveUpdateMapping.map(template: template, $0, now: context.now), phase: phase)
+            }
         case (.homeassistant, _):
-            result = liveUpdate(rule, fields, phase: phase)
+            result = liveUpdate(rule, target, fields, phase: phase)
         }
         return result.mapError { RenderError(activity: rule.id, issues: $0.list) }
     }
 
     /// The end push `run` sends: the rendered end, or when its fields cannot be rendered a minimal end built from the
     /// last request sent (`last`), so an end is never lost. The failure is added to `notes`.
-    public static func end(_ rule: ActivityRule, in context: EvaluationContext, last: BackendRequest?,
+    public static func end(_ rule: ActivityRule, for target: ActivityTarget, in context: EvaluationContext, last: BackendRequest?,
                            notes: inout [PayloadIssue]) -> BackendRequest {
-        let result = render(rule, phase: .end, in: context, notes: &notes)
+        let result = render(rule, for: target, phase: .end, in: context, notes: &notes)
         if case .success(let request) = result { return request }
         if case .failure(let failure) = result { notes += failure.issues }
-        let backend = rule.backend
+        let backend = target.backend
         switch backend.kind {
         case .aivi:
             let content = last?.body["content"] ?? ["template": .string(rule.template)]
-            return .aivi(backend: backend.name, slug: rule.targetID, kind: .end, content: content)
+            return .aivi(backend: backend.name, slug: target.id, kind: .end, content: content)
         case .islandpulse:
-            return .islandPulse(backend: backend.name, body: ["job_id": .string(rule.targetID), "action": "end", "status": "success"])
+            return .islandPulse(backend: backend.name, body: ["job_id": .string(target.id), "action": "end", "status": "success"])
         case .homeassistant:
-            return .homeAssistant(backend: backend.name, service: backend.service, fields: ["tag": .string(rule.targetID)], kind: .end,
+            return .homeAssistant(backend: backend.name, service: target.service, fields: ["tag": .string(target.id)], kind: .end,
                                   dismissAfter: .zero)
         }
     }
@@ -74,25 +78,25 @@ public enum ActivityRenderer {
         return .success(object)
     }
 
-    static func aivi(_ rule: ActivityRule, _ fields: [String: JSONValue], phase: PushKind) -> Result<BackendRequest, PayloadIssuesError> {
+    static func aivi(_ rule: ActivityRule, _ target: ActivityTarget, _ fields: [String: JSONValue], phase: PushKind) -> Result<BackendRequest, PayloadIssuesError> {
         normalizedAivi(rule.template, fields).flatMap { content in
-            let request = BackendRequest.aivi(backend: rule.backend.name, slug: rule.targetID, kind: phase, content: .object(content))
+            let request = BackendRequest.aivi(backend: target.backend.name, slug: target.id, kind: phase, content: .object(content))
             if let problem = sizeProblem(request) { return .failure(PayloadIssuesError([problem])) }
             return .success(request)
         }
     }
 
-    static func islandPulse(_ rule: ActivityRule, _ fields: [String: JSONValue], phase: PushKind, context: EvaluationContext,
-                            notes: inout [PayloadIssue]) -> Result<BackendRequest, PayloadIssuesError> {
+    static func islandPulse(_ rule: ActivityRule, _ target: ActivityTarget, _ fields: [String: JSONValue], phase: PushKind,
+                            context: EvaluationContext, notes: inout [PayloadIssue]) -> Result<BackendRequest, PayloadIssuesError> {
         var body = fields
-        body["job_id"] = .string(rule.targetID)
+        body["job_id"] = .string(target.id)
         body["action"] = .string(phase.rawValue)
         if let status = rule.status?.evaluate(in: context, failures: &notes) { body["status"] = status }
         if phase == .end, body["status"] == nil { body["status"] = "success" }
-        if rule.backend.freeTier { IslandPulseMapping.freeTier(&body) }
+        if target.backend.freeTier { IslandPulseMapping.freeTier(&body) }
         let (normalized, issues) = PayloadNormalizer.normalize(.object(body), as: .object(IslandPulseSchema.body))
         guard issues.isEmpty, let normalized else { return .failure(PayloadIssuesError(issues)) }
-        let request = BackendRequest.islandPulse(backend: rule.backend.name, body: normalized)
+        let request = BackendRequest.islandPulse(backend: target.backend.name, body: normalized)
         if let problem = sizeProblem(request) { return .failure(PayloadIssuesError([problem])) }
         return .success(request)
     }
@@ -114,12 +118,13 @@ public enum ActivityRenderer {
         return PayloadIssue(path: path, "the payload is \(size) bytes; a Live Activity holds at most \(contentLimit)")
     }
 
-    static func liveUpdate(_ rule: ActivityRule, _ fields: [String: JSONValue], phase: PushKind) -> Result<BackendRequest, PayloadIssuesError> {
+    static func liveUpdate(_ rule: ActivityRule, _ target: ActivityTarget, _ fields: [String: JSONValue], phase: PushKind)
+        -> Result<BackendRequest, PayloadIssuesError> {
         var body = fields
-        body["tag"] = .string(rule.targetID)
+        body["tag"] = .string(target.id)
         let (normalized, issues) = PayloadNormalizer.normalize(.object(body), as: .object(LiveUpdateSchema.fields))
         guard issues.isEmpty, let object = normalized?.objectValue else { return .failure(PayloadIssuesError(issues)) }
-        return .success(.homeAssistant(backend: rule.backend.name, service: rule.backend.service, fields: object, kind: phase,
+        return .success(.homeAssistant(backend: target.backend.name, service: target.service, fields: object, kind: phase,
                                        dismissAfter: rule.dismissAfter))
     }
 

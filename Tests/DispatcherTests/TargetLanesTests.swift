@@ -1,0 +1,62 @@
+import Dispatcher
+import Foundation
+import JSON
+import LiveActivity
+import Platform
+import Testing
+
+/// Several targets of one activity are several lanes: a phone that hangs holds up neither the other phone on the
+/// same backend nor another backend, and each has its own entry in state.json.
+@Suite(.timeLimit(.minutes(1)))
+struct TargetLanesTests {
+    /// A Home Assistant backend whose calls to `notify.mobile_app_slow` hang until released.
+    final class Phones: PushBackend, @unchecked Sendable {
+        let name = "family"
+        let allowsOneActiveJob = false
+        let calls = Locked<[String]>([])
+        let (deliveries, delivered) = AsyncStream.makeStream(of: String.self)
+        let (release, releasing) = AsyncStream.makeStream(of: Void.self)
+        func deliver(_ request: BackendRequest, kind: PushKind) async -> DeliveryReport {
+            calls.withLock { $0.append("\(request.target) \(kind.rawValue)") }
+            delivered.yield("\(request.target) \(kind.rawValue)")
+            if request.target == "notify.mobile_app_slow" {
+                for await _ in release { break }
+            }
+            return DeliveryReport(.delivered)
+        }
+    }
+
+    static func request(_ service: String, _ kind: PushKind, _ message: String) -> BackendRequest {
+        .homeAssistant(backend: "family", service: service, fields: ["tag": "washer", "message": .string(message)], kind: kind, dismissAfter: .zero)
+    }
+
+    @Test func aHangingPhoneDelaysNoOtherTarget() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("livebridge-lanes-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let phones = Phones()
+        let dispatcher = Dispatcher(backends: [phones], stateFile: try DeliveryStateFile(directory: directory))
+        let budget = UpdateBudget(debounce: .zero, maxWait: .zero, minInterval: .zero)
+        func submit(_ service: String, _ event: Dispatcher.Event) async {
+            await dispatcher.submit([Dispatcher.Submission(activity: "washer", target: "family/" + service, backend: "family", budget: budget, event: event)])
+        }
+        await submit("notify.mobile_app_slow", .start(Self.request("notify.mobile_app_slow", .start, "Washing")))
+        await submit("notify.mobile_app_me", .start(Self.request("notify.mobile_app_me", .start, "Washing")))
+        await submit("notify.mobile_app_me", .change(Self.request("notify.mobile_app_me", .update, "Rinsing"), urgent: true))
+        await submit("notify.mobile_app_me", .end(Self.request("notify.mobile_app_me", .end, "Done")))
+        var seen: [String] = []
+        for await call in phones.deliveries where call.hasPrefix("notify.mobile_app_me") {
+            seen.append(call)
+            if seen.count == 3 { break }
+        }
+        #expect(seen == ["notify.mobile_app_me start", "notify.mobile_app_me update", "notify.mobile_app_me end"])
+        #expect(await dispatcher.phase(activity: "washer", target: "family/notify.mobile_app_slow") == .starting, "still waiting for its answer")
+        phones.releasing.yield()
+        await dispatcher.waitUntilQuiet()
+        #expect(await dispatcher.phase(activity: "washer", target: "family/notify.mobile_app_slow") == .running)
+        #expect(await dispatcher.phase(activity: "washer", target: "family/notify.mobile_app_me") == .idle)
+        #expect(await dispatcher.runningActivities.map { "\($0.activity)@\($0.target)" } == ["washer@family/notify.mobile_app_slow"])
+        _ = await dispatcher.flush(deadline: .seconds(1))
+        let saved = try JSONParser.parse(Array(try Data(contentsOf: URL(fileURLWithPath: directory + "/state.json"))))
+        #expect(saved["activities"]?.objectValue?.keys.sorted() == ["washer@family/notify.mobile_app_slow"])
+    }
+}
