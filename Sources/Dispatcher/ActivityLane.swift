@@ -1,8 +1,14 @@
 import LiveActivity
 
-/// One activity at one backend: its lifecycle (idle → starting → running → ending → idle) and its update budget.
+/// One activity at one target: its lifecycle (idle → starting → running → ending → idle) and its update budget.
 /// An end that leaves final content on the phone (Home Assistant's `dismiss_after`) goes ending → dismissing → ending
 /// → idle: the clear is sent when its time comes, unless a new start comes first and takes the activity over.
+/// An activity the user swiped away is `dismissed`: nothing more is sent until the next start.
+///
+/// The budget: updates wait `settle` after a start; at most `maxPerHour` go in any hour; when few are left (or the
+/// device's push relay runs low, `relay`) only updates that matter go — anything but the bar and the timers
+/// changed, or those moved by `minChange` — and the others wait for a quiet (`UpdateBudget.quiet`) to send the last
+/// state. `renewAfter` a start, the activity is ended and started again (`.renew`) before iOS ends it.
 ///
 /// Pure: it is told what changed and what the backend answered, with the time, and says what to send next and when
 /// to look again. One push at a time; order kept; a newer update replaces a queued one (only the latest matters);
@@ -18,6 +24,17 @@ public struct ActivityLane: Sendable {
         case idle, starting, running, ending
         /// The end's final content is on the phone; the clear waits for its time.
         case dismissing
+        /// The user swiped it away: no updates and no end until the next start.
+        case dismissed
+    }
+
+    /// What the device's push relay still allows (Home Assistant: 500 pushes per device per 24 h).
+    public enum RelayAllowance: Sendable, Equatable {
+        case open
+        /// Running low: only updates that matter.
+        case thin
+        /// The rest is kept for starts and ends: no updates until then (nil: unknown).
+        case reserved(until: Instant?)
     }
 
     /// What to do now.
@@ -25,6 +42,8 @@ public struct ActivityLane: Sendable {
         case send(Push)
         /// Render the payload of this kind now (from the newest states) and hand it to `rendered(_:at:)`.
         case render(PushKind)
+        /// Time to renew: render an end and a start of the same content and hand them to `renewing(end:start:at:)`.
+        case renew
         /// Nothing to send before this instant (nil: nothing until something changes).
         case wait(until: Instant?)
     }
@@ -36,6 +55,10 @@ public struct ActivityLane: Sendable {
         public var deduplicated = 0
         public var retries = 0
         public var dropped = 0
+        /// Updates held back as not worth a push (a small change while the budget is tight, or below min_change).
+        public var held = 0
+        /// Activities ended and started again before iOS's eight hours.
+        public var renewals = 0
     }
 
     /// The rule's budget; a lane restored for a pending clear takes it from the rule's first submission.
@@ -62,15 +85,31 @@ public struct ActivityLane: Sendable {
     public private(set) var dismissal: (push: Push, at: Instant)?
     private var retryAt: Instant?
     private var attempt = 0
+    /// The queued update passed its timing (it was rendered when due): it goes as soon as the budget lets it.
+    private var timingPassed = false
+    /// The queued update was counted as held.
+    private var heldCounted = false
+    /// When the activity now on the phone was started (for settle and renewal).
+    public private(set) var startedAt: Instant?
+    /// Updates delivered in the last hour, oldest first (kept only with a `maxPerHour`).
+    private var sentUpdates: [Instant] = []
+    /// What the phone shows, measured: later updates are judged against it.
+    private var shown: PayloadMeasure?
+    /// What the device's push relay allows, set by the dispatcher before it asks `next`.
+    public var relay = RelayAllowance.open
 
     /// `resuming`: restored from the state file, the activity is on the phone showing the body with this digest
     /// (nil: unknown); it goes on with updates, never a second start.
-    public init(budget: UpdateBudget = UpdateBudget(), retry: RetryPolicy = RetryPolicy(), resuming: Bool = false, deliveredDigest: String? = nil) {
+    /// `startedAt`: when the activity on the phone was started (nil: now, as far as renewal is concerned).
+    /// `dismissed`: the user swiped it away before the restart.
+    public init(budget: UpdateBudget = UpdateBudget(), retry: RetryPolicy = RetryPolicy(), resuming: Bool = false, deliveredDigest: String? = nil,
+                startedAt: Instant? = nil, dismissed: Bool = false) {
         self.budget = budget
         self.retry = retry
         if resuming {
-            phase = .running
+            phase = dismissed ? .dismissed : .running
             delivered = deliveredDigest
+            self.startedAt = startedAt ?? .now
         }
     }
 
@@ -90,10 +129,11 @@ public struct ActivityLane: Sendable {
     /// `active_when` rose: start with this push's body.
     public mutating func start(_ push: Push, at now: Instant) {
         switch phase {
-        case .idle, .ending, .dismissing:
+        case .idle, .ending, .dismissing, .dismissed:
             // (Re)started, perhaps while its end is on the way: start after it, with the newest body. The final
-            // content still on the phone is taken over by the start (same tag): its clear is cancelled.
-            if phase == .dismissing { phase = .idle }
+            // content still on the phone is taken over by the start (same tag): its clear is cancelled. One the
+            // user swiped away starts again at its next start.
+            if phase == .dismissing || phase == .dismissed { phase = .idle }
             dismissal = nil
             queuedStart = push.retyped(.start, urgent: true)
             refreshStart = false
@@ -114,6 +154,8 @@ public struct ActivityLane: Sendable {
         if queuedUpdate != nil || pendingRender { counters.debounced += 1 }
         pendingRender = false
         pendingUrgent = false
+        timingPassed = false
+        heldCounted = false
         let wasUrgent = queuedUpdate?.isUrgent ?? false
         queuedUpdate = push.retyped(.update, urgent: push.isUrgent || wasUrgent)
         lastChange = now
@@ -131,6 +173,8 @@ public struct ActivityLane: Sendable {
         if queuedUpdate != nil || pendingRender { counters.debounced += 1 }
         pendingUrgent = pendingUrgent || urgent || (queuedUpdate?.isUrgent ?? false)
         queuedUpdate = nil
+        timingPassed = false
+        heldCounted = false
         pendingRender = true
         lastChange = now
         if firstUnsentChange == nil { firstUnsentChange = now }
@@ -145,18 +189,67 @@ public struct ActivityLane: Sendable {
         }
         guard pendingRender else { return }
         pendingRender = false
+        let urgent = pendingUrgent
         pendingUrgent = false
         guard let push else {
             firstUnsentChange = nil
             lastChange = nil
             return
         }
-        // Its budget is spent already: it goes now.
-        queuedUpdate = push.retyped(.update, urgent: true)
+        // Its timing is spent already: it goes as soon as the hour's budget lets it.
+        queuedUpdate = push.retyped(.update, urgent: urgent)
+        timingPassed = true
+    }
+
+    /// The renewal `next` asked for: the end and the start of the same content (nil: not active now; asked again
+    /// in a minute).
+    public mutating func renewing(_ pair: (end: Push, start: Push)?, at now: Instant) {
+        guard phase == .running, queuedEnd == nil, queuedStart == nil else { return }
+        guard let pair else {
+            startedAt = now.advanced(by: .seconds(60)).advanced(by: .zero - (budget.renewAfter ?? .zero))
+            return
+        }
+        counters.renewals += 1
+        queuedUpdate = nil
+        pendingRender = false
+        pendingUrgent = false
+        firstUnsentChange = nil
+        lastChange = nil
+        queuedEnd = pair.end.retyped(.end, urgent: true)
+        queuedStart = pair.start.retyped(.start, urgent: true)
+        refreshStart = false
+    }
+
+    /// The user swiped the activity away (Home Assistant told us): nothing more goes to it until the next start.
+    public mutating func dismissedByUser() {
+        guard phase == .running || phase == .starting || phase == .dismissing else { return }
+        phase = .dismissed
+        queuedUpdate = nil
+        queuedEnd = nil
+        pendingRender = false
+        pendingUrgent = false
+        firstUnsentChange = nil
+        lastChange = nil
+        dismissal = nil
+        delivered = nil
+        shown = nil
     }
 
     /// `active_when` fell: end with this push's body. Never replaced, never dropped.
     public mutating func end(_ push: Push, at now: Instant) {
+        if phase == .dismissed {
+            // Gone from the phone already: nothing to end.
+            phase = .idle
+            queuedStart = nil
+            return
+        }
+        if phase == .running, queuedEnd != nil, queuedStart != nil {
+            // A renewal was queued: the real end takes its place, and nothing starts again.
+            queuedStart = nil
+            refreshStart = false
+            queuedEnd = push.retyped(.end, urgent: true)
+            return
+        }
         if queuedStart != nil, phase == .idle || phase == .ending {
             // It never reached the phone (or is being ended already): nothing more to show.
             queuedStart = nil
@@ -191,24 +284,73 @@ public struct ActivityLane: Sendable {
             if refreshStart { return .render(.start) }
             return send(start, phase: .starting, clearing: \.queuedStart)
         }
+        if phase == .running, queuedEnd == nil, let renewAfter = budget.renewAfter, let startedAt {
+            let renewAt = startedAt.advanced(by: renewAfter)
+            if renewAt <= now { return .renew }
+            if queuedUpdate == nil && !pendingRender { return .wait(until: renewAt) }
+        }
+        let renewAt = budget.renewAfter.flatMap { after in startedAt.map { $0.advanced(by: after) } }
         guard queuedUpdate != nil || pendingRender, phase == .running, let first = firstUnsentChange, let last = lastChange else {
-            return .wait(until: nil)
+            return .wait(until: phase == .running ? renewAt : nil)
         }
         let urgent = queuedUpdate?.isUrgent ?? pendingUrgent
-        let due = urgent ? now : budget.due(firstChange: first, lastChange: last, lastPush: lastPush)
-        guard due <= now else { return .wait(until: due) }
+        // Home Assistant needs the activity's own token before an update, or it opens a second activity.
+        if let settle = budget.settle, settle > .zero, let startedAt, now < startedAt.advanced(by: settle) {
+            return .wait(until: earliest(startedAt.advanced(by: settle), renewAt))
+        }
+        if !urgent && !timingPassed {
+            let due = budget.due(firstChange: first, lastChange: last, lastPush: lastPush)
+            guard due <= now else { return .wait(until: earliest(due, renewAt)) }
+        }
+        // What is left of the hour's budget and the relay's.
+        let hour = Duration.seconds(3600)
+        while let oldest = sentUpdates.first, oldest.advanced(by: hour) <= now { sentUpdates.removeFirst() }
+        if !urgent, case .reserved(let until) = relay { return .wait(until: earliest(until, renewAt)) }
+        if !urgent, let cap = budget.maxPerHour, sentUpdates.count >= cap {
+            return .wait(until: earliest(sentUpdates[0].advanced(by: hour), renewAt))
+        }
         if pendingRender { return .render(.update) }
-        guard let update = queuedUpdate else { return .wait(until: nil) }
+        guard let update = queuedUpdate else { return .wait(until: renewAt) }
+        if DeliveryState.digest(update.body) == delivered {
+            queuedUpdate = nil
+            firstUnsentChange = nil
+            lastChange = nil
+            timingPassed = false
+            counters.deduplicated += 1
+            return .wait(until: renewAt)
+        }
+        // Worth a push? Under min_change, or with the budget tight, a small move of the bar or the timers waits for
+        // a quiet and then goes as the last state.
+        let tight = relay == .thin || budget.maxPerHour.map { $0 - sentUpdates.count <= budget.tightAt } == true
+        if !urgent, let threshold = budget.minChange ?? (tight ? MinChange.tightBudget : nil), let shown, let request = update.request,
+           !PayloadMeasure(request).matters(after: shown, threshold: threshold) {
+            let quietEnd = last.advanced(by: UpdateBudget.quiet)
+            if now < quietEnd {
+                if !heldCounted { counters.held += 1 }
+                heldCounted = true
+                return .wait(until: earliest(quietEnd, renewAt))
+            }
+        }
         queuedUpdate = nil
         firstUnsentChange = nil
         lastChange = nil
-        if DeliveryState.digest(update.body) == delivered {
-            counters.deduplicated += 1
-            return .wait(until: nil)
-        }
+        timingPassed = false
+        heldCounted = false
         inFlight = update
         return .send(update)
     }
+
+    private func earliest(_ a: Instant?, _ b: Instant?) -> Instant? {
+        guard let a else { return b }
+        guard let b else { return a }
+        return min(a, b)
+    }
+
+    /// Updates left in this hour's budget (nil: no cap).
+    public func updatesLeft(at now: Instant) -> Int? {
+        budget.maxPerHour.map { cap in cap - sentUpdates.filter { $0.advanced(by: .seconds(3600)) > now }.count }
+    }
+
 
     private mutating func send(_ push: Push, phase next: Phase, clearing slot: WritableKeyPath<ActivityLane, Push?>) -> Decision {
         self[keyPath: slot] = nil
@@ -230,6 +372,9 @@ public struct ActivityLane: Sendable {
             case .start, .update:
                 phase = .running
                 lastPush = now
+                if push.kind == .start { startedAt = now }
+                if push.kind == .update, budget.maxPerHour != nil { sentUpdates.append(now) }
+                shown = push.request.map(PayloadMeasure.init)
                 if outcome == .alreadyRunning {
                     // The phone shows an older state of it: send this content as an update, now.
                     delivered = nil
@@ -245,6 +390,8 @@ public struct ActivityLane: Sendable {
                 phase = .idle
                 delivered = nil
                 lastPush = nil
+                startedAt = nil
+                shown = nil
                 if let clear = push.request?.dismissalRequest, let after = push.request?.dismissal?.after {
                     phase = .dismissing
                     dismissal = (Push(.end, body: clear.bodyBytes, isUrgent: true, request: clear), now.advanced(by: after))

@@ -13,11 +13,17 @@ public struct DeliveryState: Sendable, Equatable {
         public var digest: String?
         /// An ended activity's final content is on the phone, to be cleared by this request at this time.
         public var dismissal: Dismissal?
+        /// When the activity on the phone was started (seconds since 1970): it is renewed before iOS's eight hours.
+        public var started: Double?
+        /// The user swiped it away: nothing is sent to it until its next start.
+        public var dismissed = false
 
-        public init(running: Bool, digest: String?, dismissal: Dismissal? = nil) {
+        public init(running: Bool, digest: String?, dismissal: Dismissal? = nil, started: Double? = nil, dismissed: Bool = false) {
             self.running = running
             self.digest = digest
             self.dismissal = dismissal
+            self.started = started
+            self.dismissed = dismissed
         }
 
         /// Worth keeping: on a phone, or waiting to be cleared from one.
@@ -40,8 +46,13 @@ public struct DeliveryState: Sendable, Equatable {
 
     /// Keyed by `activity@target` (the target is the backend's name, or `backend/notify.…` for one of its phones).
     public var entries: [String: Entry] = [:]
+    /// Pushes through each device's Home Assistant relay in the last 24 hours, by notify service.
+    public var relays: [String: RelayBudget] = [:]
 
-    public init(entries: [String: Entry] = [:]) { self.entries = entries }
+    public init(entries: [String: Entry] = [:], relays: [String: RelayBudget] = [:]) {
+        self.entries = entries
+        self.relays = relays
+    }
 
     public static func key(activity: String, target: String) -> String { activity + "@" + target }
 
@@ -56,15 +67,7 @@ public struct DeliveryState: Sendable, Equatable {
         target.firstIndex(of: "/").map { String(target[..<$0]) } ?? target
     }
 
-    public static func digest(_ body: [UInt8]) -> String {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in body {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x100_0000_01b3
-        }
-        let hex = String(hash, radix: 16)
-        return String(repeating: "0", count: 16 - hex.count) + hex
-    }
+    public static func digest(_ body: [UInt8]) -> String { ContentDigest.of(body) }
 
     var json: JSONValue {
         .object([
@@ -73,8 +76,11 @@ public struct DeliveryState: Sendable, Equatable {
                 var object: [String: JSONValue] = ["running": .bool(entry.running)]
                 if let digest = entry.digest { object["digest"] = .string(digest) }
                 if let d = entry.dismissal { object["dismiss"] = ["target": .string(d.target), "body": d.body, "at": .double(d.at)] }
+                if let started = entry.started { object["started"] = .double(started) }
+                if entry.dismissed { object["dismissed"] = true }
                 return .object(object)
             }),
+            "relays": .object(relays.filter { !$0.value.pushes.isEmpty }.mapValues { .array($0.pushes.map(JSONValue.double)) }),
         ])
     }
 
@@ -87,7 +93,12 @@ public struct DeliveryState: Sendable, Equatable {
                 guard let target = d["target"]?.stringValue, let body = d["body"], let at = d["at"]?.doubleValue else { return nil }
                 dismissal = Dismissal(target: target, body: body, at: at)
             }
-            entries[key] = Entry(running: running, digest: value["digest"]?.stringValue, dismissal: dismissal)
+            entries[key] = Entry(running: running, digest: value["digest"]?.stringValue, dismissal: dismissal,
+                                 started: value["started"]?.doubleValue, dismissed: value["dismissed"]?.boolValue ?? false)
+        }
+        for (device, pushes) in json["relays"]?.objectValue ?? [:] {
+            guard let times = pushes.arrayValue?.compactMap(\.doubleValue) else { return nil }
+            relays[device] = RelayBudget(pushes: times)
         }
     }
 }

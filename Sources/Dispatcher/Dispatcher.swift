@@ -39,6 +39,20 @@ public actor Dispatcher {
         public let target: String
         public let phase: ActivityLane.Phase
         public let lastDelivered: [UInt8]?
+        /// Updates left in this hour's budget (nil: no cap).
+        public var updatesLeftThisHour: Int? = nil
+        /// Pushes left through the device's Home Assistant relay in the last 24 hours (nil: not a relayed target).
+        public var relayRemaining: Int? = nil
+
+        public init(activity: String, target: String, phase: ActivityLane.Phase, lastDelivered: [UInt8]?,
+                    updatesLeftThisHour: Int? = nil, relayRemaining: Int? = nil) {
+            self.activity = activity
+            self.target = target
+            self.phase = phase
+            self.lastDelivered = lastDelivered
+            self.updatesLeftThisHour = updatesLeftThisHour
+            self.relayRemaining = relayRemaining
+        }
     }
 
     private struct Slot {
@@ -48,6 +62,8 @@ public actor Dispatcher {
         let activity: String
         let target: String
         var backend: any PushBackend
+        /// The device whose Home Assistant push relay this target spends (its notify service), if any.
+        var device: String?
         var inFlight = false
         /// The timer that pumps the lane at `at`; a lane due to wake at or before a new deadline keeps it (no task per change).
         var wake: (task: Task<Void, Never>, at: ContinuousClock.Instant)?
@@ -72,15 +88,19 @@ public actor Dispatcher {
     private var slotIndex: [String: Int] = [:]
     private let onPush: @Sendable (PushRecord) -> Void
     private let onLog: @Sendable (String) -> Void
+    /// What is worth telling but is no problem (a renewal).
+    private let onInfo: @Sendable (String) -> Void
     private var quietWaiters: [CheckedContinuation<Void, Never>] = []
 
     public init(backends: [any PushBackend], retry: RetryPolicy = RetryPolicy(), stateFile: DeliveryStateFile? = nil,
-                onPush: @escaping @Sendable (PushRecord) -> Void = { _ in }, log: @escaping @Sendable (String) -> Void = { _ in }) {
+                onPush: @escaping @Sendable (PushRecord) -> Void = { _ in }, log: @escaping @Sendable (String) -> Void = { _ in },
+                info: @escaping @Sendable (String) -> Void = { _ in }) {
         self.backends = Dictionary(backends.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         self.retry = retry
         self.stateFile = stateFile
         self.onPush = onPush
         self.onLog = log
+        self.onInfo = info
         self.state = stateFile?.load(warn: log) ?? DeliveryState()
         (slots, slotIndex) = Self.dismissals(in: state, backends: self.backends, retry: retry)
     }
@@ -100,7 +120,7 @@ public actor Dispatcher {
             slotIndex[key] = slots.count
             slots.append(Slot(lane: ActivityLane(budget: UpdateBudget(), retry: retry,
                                                  dismissing: Push(.end, body: clear.bodyBytes, isUrgent: true, request: clear), at: due),
-                              key: key, activity: activity, target: target, backend: backend))
+                              key: key, activity: activity, target: target, backend: backend, device: saved.target))
         }
         return (slots, slotIndex)
     }
@@ -131,19 +151,28 @@ public actor Dispatcher {
         public let target: String
         /// The backend that sends it.
         public let backend: String
+        /// Home Assistant: the device whose push relay quota it spends (the notify service); nil elsewhere.
+        public let device: String?
         public let budget: UpdateBudget
         public let event: Event
-        public init(activity: String, target: String, backend: String, budget: UpdateBudget, event: Event) {
+        public init(activity: String, target: String, backend: String, device: String?, budget: UpdateBudget, event: Event) {
             self.activity = activity
             self.target = target
             self.backend = backend
+            self.device = device
             self.budget = budget
             self.event = event
         }
 
-        /// At a target named as its backend (one phone, one service).
+        /// At a target named as its backend (one phone, one service); a Home Assistant request names its device.
         public init(activity: String, backend: String, budget: UpdateBudget, event: Event) {
-            self.init(activity: activity, target: backend, backend: backend, budget: budget, event: event)
+            var device: String?
+            switch event {
+            case .start(let request), .change(let request, _), .end(let request):
+                if request.kind == .homeassistant { device = request.target }
+            case .changed: break
+            }
+            self.init(activity: activity, target: backend, backend: backend, device: device, budget: budget, event: event)
         }
     }
 
@@ -171,10 +200,13 @@ public actor Dispatcher {
         } else {
             let saved = state.entries[key]
             i = slots.count
-            slots.append(Slot(lane: ActivityLane(budget: budget, retry: retry, resuming: saved?.running ?? false, deliveredDigest: saved?.digest),
-                              key: key, activity: activity, target: item.target, backend: backend))
+            let started = saved?.started.map { Self.instant(fromEpoch: $0) }
+            slots.append(Slot(lane: ActivityLane(budget: budget, retry: retry, resuming: saved?.running ?? false, deliveredDigest: saved?.digest,
+                                                 startedAt: started, dismissed: saved?.dismissed ?? false),
+                              key: key, activity: activity, target: item.target, backend: backend, device: item.device))
             slotIndex[key] = i
         }
+        if let device = item.device, slots[i].device == nil { slots[i].device = device }
         let now = ContinuousClock.now
         switch event {
         case .start(let request): slots[i].lane.start(Push(.start, body: request.bodyBytes, isUrgent: true, request: request), at: now)
@@ -193,12 +225,38 @@ public actor Dispatcher {
             total.deduplicated += slot.lane.counters.deduplicated
             total.retries += slot.lane.counters.retries
             total.dropped += slot.lane.counters.dropped
+            total.held += slot.lane.counters.held
+            total.renewals += slot.lane.counters.renewals
         }
     }
 
+    /// Pushes left through each device's Home Assistant relay (24 hours, 500 each), by notify service.
+    public var relayRemaining: [String: Int] {
+        let now = Date().timeIntervalSince1970
+        var left: [String: Int] = [:]
+        for device in Set(slots.compactMap(\.device)).union(state.relays.keys) {
+            left[device] = (state.relays[device] ?? RelayBudget()).remaining(at: now)
+        }
+        return left
+    }
+
+    /// The user swiped the activity away at this target (Home Assistant's `mobile_app_live_activity_dismissed`):
+    /// nothing more is sent to it until its next start.
+    public func dismissedByUser(activity: String, target: String) {
+        guard let i = slotIndex[DeliveryState.key(activity: activity, target: target)] else { return }
+        slots[i].lane.dismissedByUser()
+        persist(slots[i].key, slots[i].lane)
+        pump(i)
+        resumeQuietWaiters()
+    }
+
     public var lanes: [LaneSummary] {
-        slots.map { LaneSummary(activity: $0.activity, target: $0.target, phase: $0.lane.phase, lastDelivered: $0.lastDelivered) }
-            .sorted { ($0.activity, $0.target) < ($1.activity, $1.target) }
+        let now = ContinuousClock.now, relays = relayRemaining
+        return slots.map { slot in
+            LaneSummary(activity: slot.activity, target: slot.target, phase: slot.lane.phase, lastDelivered: slot.lastDelivered,
+                        updatesLeftThisHour: slot.lane.updatesLeft(at: now), relayRemaining: slot.device.flatMap { relays[$0] })
+        }
+        .sorted { ($0.activity, $0.target) < ($1.activity, $1.target) }
     }
 
     public func phase(activity: String, target: String) -> ActivityLane.Phase? {
@@ -242,7 +300,16 @@ public actor Dispatcher {
     private func pump(_ i: Int) {
         guard !slots[i].inFlight, !slots[i].rendering else { return }
         let now = ContinuousClock.now
+        if let device = slots[i].device { slots[i].lane.relay = relayAllowance(device) }
         switch slots[i].lane.next(at: now) {
+        case .renew:
+            slots[i].rendering = true
+            cancelWake(i)
+            let (activity, target, source) = (slots[i].activity, slots[i].target, payloads)
+            Task {
+                let pair = await source?.renewal(activity: activity, target: target)
+                await self.renewed(i, pair)
+            }
         case .render(let kind):
             slots[i].rendering = true
             cancelWake(i)
@@ -286,6 +353,36 @@ public actor Dispatcher {
         }
     }
 
+    private func renewed(_ i: Int, _ pair: (end: BackendRequest, start: BackendRequest)?) {
+        slots[i].rendering = false
+        slots[i].lane.renewing(pair.map { (Push(.end, body: $0.end.bodyBytes, isUrgent: true, request: $0.end),
+                                           Push(.start, body: $0.start.bodyBytes, isUrgent: true, request: $0.start)) }, at: .now)
+        if pair != nil {
+            onInfo("activity \(slots[i].activity) at \(slots[i].target): renewed (ended and started again before iOS's eight hours end it)")
+        }
+        pump(i)
+        resumeQuietWaiters()
+    }
+
+    /// What the device's relay lets updates do now.
+    private func relayAllowance(_ device: String) -> ActivityLane.RelayAllowance {
+        guard let relay = state.relays[device] else { return .open }
+        let epoch = Date().timeIntervalSince1970
+        let (thin, until) = relay.allowance(at: epoch)
+        if let until { return .reserved(until: Self.instant(fromEpoch: until)) }
+        return thin ? .thin : .open
+    }
+
+    /// A wall-clock time as an instant of the continuous clock (for times saved across restarts).
+    static func instant(fromEpoch epoch: Double) -> ContinuousClock.Instant {
+        let delta = epoch - Date().timeIntervalSince1970
+        return ContinuousClock.now.advanced(by: .milliseconds(Int64((delta * 1000).rounded())))
+    }
+
+    static func epoch(of instant: ContinuousClock.Instant) -> Double {
+        Date().timeIntervalSince1970 + (instant - ContinuousClock.now).secondsValue
+    }
+
     private func rendered(_ i: Int, _ kind: PushKind, _ request: BackendRequest?) {
         slots[i].rendering = false
         slots[i].lane.rendered(request.map { Push(kind, body: $0.bodyBytes, isUrgent: true, request: $0) }, at: .now)
@@ -322,6 +419,9 @@ public actor Dispatcher {
             slots[i].lockLogged = false
             slots[i].lastDelivered = push.body
         }
+        if report.outcome == .delivered || report.outcome == .alreadyRunning, let device = slots[i].device {
+            state.relays[device, default: RelayBudget()].record(at: Date().timeIntervalSince1970)
+        }
         let (activity, backend) = (slots[i].activity, slots[i].backend)
         onPush(PushRecord(activity: activity, target: slots[i].target, kind: push.kind, report: report, duration: duration))
         if case .rejected(let code) = report.outcome {
@@ -345,14 +445,14 @@ public actor Dispatcher {
     }
 
     private func persist(_ key: String, _ lane: ActivityLane) {
-        let running = lane.phase == .running || lane.phase == .ending
+        let running = lane.phase == .running || lane.phase == .ending || lane.phase == .dismissed
         let dismissal = lane.dismissal.flatMap { clear, at in
-            clear.request.map { request in
-                DeliveryState.Dismissal(target: request.target, body: request.body,
-                                        at: Date().timeIntervalSince1970 + (at - ContinuousClock.now).secondsValue)
-            }
+            clear.request.map { request in DeliveryState.Dismissal(target: request.target, body: request.body, at: Self.epoch(of: at)) }
         }
-        record(key, DeliveryState.Entry(running: running, digest: running ? lane.delivered : nil, dismissal: dismissal))
+        // Whole seconds: the start time is saved once per start, not again for every sub-second of clock drift.
+        let started = running ? lane.startedAt.map { Self.epoch(of: $0).rounded() } : nil
+        record(key, DeliveryState.Entry(running: running, digest: running ? lane.delivered : nil, dismissal: dismissal,
+                                        started: started, dismissed: lane.phase == .dismissed))
     }
 
     /// A start or an end (the running flag) is saved at once: it decides start-versus-update after a crash.
@@ -363,7 +463,7 @@ public actor Dispatcher {
         let previous = state.entries[key]
         guard previous != stored else { return }
         state.entries[key] = stored
-        if previous?.running != stored?.running || previous?.dismissal != stored?.dismissal {
+        if previous?.running != stored?.running || previous?.dismissal != stored?.dismissal || previous?.dismissed != stored?.dismissed {
             save()
         } else if pendingSave == nil {
             pendingSave = Task { [weak self] in

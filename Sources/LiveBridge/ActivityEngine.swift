@@ -143,7 +143,8 @@ public struct ActivityEngine: Sendable {
     }
 
     private func command(_ rule: ActivityRule, _ target: ActivityTarget, _ event: Dispatcher.Event) -> Command {
-        Command(activity: rule.id, target: target.name, backend: target.backend.name, budget: rule.budget, event: event)
+        Command(activity: rule.id, target: target.name, backend: target.backend.name,
+                device: target.kind == .homeassistant ? target.service : nil, budget: target.budget, event: event)
     }
 
     private static func key(_ activity: String, _ target: ActivityTarget) -> String { activity + "@" + target.name }
@@ -282,6 +283,23 @@ public struct ActivityEngine: Sendable {
             issues += failure.issues
         }
         return (request, problems.newProblems(activity: id, issues).map { "activity \(id): \($0)" })
+    }
+
+    /// The end and start that renew an active activity at a target, rendered now; nil when it is not active (or
+    /// held in the restart grace) or cannot be rendered.
+    public mutating func renewal(activity id: String, target name: String, now: Double) -> (pair: (end: BackendRequest, start: BackendRequest)?, problems: [String]) {
+        guard let position = positions[id], active[position], !held.contains(position) else { return (nil, []) }
+        let rule = rules.activities[position]
+        guard let target = rule.target(named: name) else { return (nil, []) }
+        var issues: [PayloadIssue] = []
+        let context = EvaluationContext(states: states, now: now, renderedByHomeAssistant: rendered)
+        switch ActivityRenderer.renewal(rule, for: target, in: context, notes: &issues) {
+        case .success(let pair):
+            lastRequest[Self.key(id, target)] = pair.start
+            return (pair, problems.newProblems(activity: id, issues).map { "activity \(id): \($0)" })
+        case .failure(let failure):
+            return (nil, problems.newProblems(activity: id, issues + failure.issues).map { "activity \(id): \($0)" })
+        }
     }
 
     /// Whether the states `active_when` reads look like Home Assistant starting rather than a real end: one of them

@@ -23,7 +23,8 @@ struct BlueprintEvents {
             // Valid again: a later problem is told again.
             _ = told.newProblems(activity: event.activity, [])
             return event.requests.map { target, request in
-                .submit(Dispatcher.Submission(activity: event.activity, target: target, backend: event.backend.name, budget: rules.budget,
+                .submit(Dispatcher.Submission(activity: event.activity, target: target, backend: event.backend.name,
+                                              device: request.kind == .homeassistant ? request.target : nil, budget: rules.budget,
                                               event: event.action == .end ? .end(request) : .start(request)))
             }
         case .failure(let failure):

@@ -99,7 +99,7 @@ public actor LiveBridgeService: Service {
             logger.info("push", ["activity": record.activity, "target": record.target, "kind": record.kind.rawValue,
                                  "status": record.report.status.map(String.init) ?? "-", "outcome": outcome,
                                  "code": record.report.code ?? "-"])
-        }, log: { logger.warning($0) })
+        }, log: { logger.warning($0) }, info: { logger.info($0) })
         engine = ActivityEngine(rules: rules)
         if let listen = options.statusListen ?? rules.status {
             var loopOptions = WebSocketEventLoop.Options()
@@ -150,8 +150,10 @@ public actor LiveBridgeService: Service {
             failingBackends: { metrics.failingBackends },
             metricsText: {
                 let counters = await dispatcher.counters
+                let relays = await dispatcher.relayRemaining
                 return metrics.text(debounced: counters.debounced, deduplicated: counters.deduplicated, retries: counters.retries,
-                                    stateChanges: connection.receivedChangeCount)
+                                    stateChanges: connection.receivedChangeCount, held: counters.held, renewals: counters.renewals,
+                                    relayRemaining: relays)
             },
             lanes: { await dispatcher.lanes },
             pushLog: { pushLog.recent }))
@@ -193,6 +195,12 @@ public actor LiveBridgeService: Service {
             for await event in events { await self?.blueprintEvent(event["data"] ?? .null) }
         }
         defer { eventTask.cancel() }
+        let dismissals = LiveActivityDismissal.isFollowed(by: engine.rules) ? connection.events(ofType: LiveActivityDismissal.eventType) : nil
+        let dismissalTask = Task { [weak self] in
+            guard let dismissals else { return }
+            for await event in dismissals { await self?.swipedAway(event["data"] ?? .null) }
+        }
+        defer { dismissalTask.cancel() }
         followRenderings(engine.rules.templatesRenderedByHomeAssistant)
         defer { followRenderings([]) }
         if let port = statusPort, let host = (options.statusListen ?? engine.rules.status)?.host {
@@ -277,6 +285,14 @@ public actor LiveBridgeService: Service {
         return request
     }
 
+    /// An activity the dispatcher renews: its end and start, rendered now.
+    fileprivate func renewal(activity: String, target: String) -> (end: BackendRequest, start: BackendRequest)? {
+        let (pair, problems) = engine.renewal(activity: activity, target: target, now: Date().timeIntervalSince1970)
+        for problem in problems { logger.warning(problem) }
+        if pair != nil { metrics.renders(2) }
+        return pair
+    }
+
     /// One task per template Home Assistant renders, following its renderings.
     private var renderingTasks: [String: Task<Void, Never>] = [:]
 
@@ -314,6 +330,14 @@ public actor LiveBridgeService: Service {
         }
         // Most changes need nothing of the dispatcher (an update already waits for its budget): no hop then.
         if !result.commands.isEmpty { await dispatcher.submit(result.commands) }
+    }
+
+    /// The user swiped an activity away on a phone: nothing more goes to that target until the activity's next start.
+    func swipedAway(_ data: JSONValue) async {
+        for (activity, target) in LiveActivityDismissal.targets(in: engine.rules, event: data) {
+            logger.info("swiped away on the phone; nothing more is sent there until its next start", ["activity": activity, "target": target])
+            await dispatcher.dismissedByUser(activity: activity, target: target)
+        }
     }
 
     private var blueprintEvents = BlueprintEvents()
@@ -398,5 +422,9 @@ private final class EnginePayloads: PayloadSource, @unchecked Sendable {
 
     func payload(activity: String, target: String, kind: PushKind) async -> BackendRequest? {
         await service?.payload(activity: activity, target: target, kind: kind)
+    }
+
+    func renewal(activity: String, target: String) async -> (end: BackendRequest, start: BackendRequest)? {
+        await service?.renewal(activity: activity, target: target)
     }
 }

@@ -40,7 +40,10 @@ public final class Metrics: Sendable {
     public var failingBackends: [String: String] { state.withLock { $0.failingBackends } }
 
     /// The exposition text; `lane` counters come from the dispatcher.
-    public func text(debounced: Int, deduplicated: Int, retries: Int, stateChanges received: Int? = nil) -> String {
+    /// `held` and `renewals` come from the dispatcher too, and `relayRemaining` (pushes left through each device's Home
+    /// Assistant relay, by notify service).
+    public func text(debounced: Int, deduplicated: Int, retries: Int, stateChanges received: Int? = nil, held: Int = 0, renewals: Int = 0,
+                     relayRemaining: [String: Int] = [:]) -> String {
         state.withLock { s in
             var out = ""
             func counter(_ name: String, _ help: String, _ value: Int) {
@@ -51,12 +54,21 @@ public final class Metrics: Sendable {
             counter("livebridge_debounced_total", "Updates replaced by a newer one before sending.", debounced)
             counter("livebridge_deduplicated_total", "Updates not sent because the phone already shows them.", deduplicated)
             counter("livebridge_retries_total", "Pushes tried again.", retries)
+            counter("livebridge_held_total", "Updates held back as not worth a push (below min_change, or small while the budget is tight).", held)
+            counter("livebridge_renewals_total", "Activities ended and started again before iOS's eight hours.", renewals)
             counter("livebridge_reconnects_total", "Reconnections to Home Assistant.", s.reconnects)
             counter("livebridge_backend_connections_opened_total", "Connections opened to push backends (kept-alive ones are reused).", s.connectionsOpened)
             out += "# HELP livebridge_pushes_total Pushes by backend, target (a backend or one of its phones) and outcome.\n# TYPE livebridge_pushes_total counter\n"
             for key in s.pushes.keys.sorted() {
                 let parts = key.split(separator: "|", maxSplits: 2)
                 out += "livebridge_pushes_total{backend=\"\(parts[0])\",target=\"\(parts[1])\",outcome=\"\(parts[2])\"} \(s.pushes[key]!)\n"
+            }
+            if !relayRemaining.isEmpty {
+                out += "# HELP livebridge_relay_pushes_remaining Pushes left through Home Assistant's relay for a device (500 per 24 hours).\n"
+                out += "# TYPE livebridge_relay_pushes_remaining gauge\n"
+                for device in relayRemaining.keys.sorted() {
+                    out += "livebridge_relay_pushes_remaining{device=\"\(device)\"} \(relayRemaining[device]!)\n"
+                }
             }
             out += "# HELP livebridge_push_latency_seconds Time from handing a push to its backend to the answer.\n"
             out += "# TYPE livebridge_push_latency_seconds histogram\n"

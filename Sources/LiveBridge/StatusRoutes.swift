@@ -88,6 +88,8 @@ struct StatusRoutes: Sendable {
         let items: [JSONValue] = lanes.map { lane in
             var item: [String: JSONValue] = ["activity": .string(lane.activity), "target": .string(lane.target),
                                              "backend": .string(DeliveryState.backend(ofTarget: lane.target)), "phase": .string(lane.phase.rawValue)]
+            if let left = lane.updatesLeftThisHour { item["updates_left_this_hour"] = .int(left) }
+            if let left = lane.relayRemaining { item["relay_pushes_remaining"] = .int(left) }
             if let body = lane.lastDelivered { item["last_delivered"] = (try? JSONParser.parse(body)) ?? .string(String(decoding: body, as: UTF8.self)) }
             return .object(item)
         }

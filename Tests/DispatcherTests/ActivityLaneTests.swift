@@ -59,6 +59,10 @@ struct ActivityLaneTests {
                     renders.value += 1
                     lane.rendered(Push(kind, body: body(current), isUrgent: true), at: at(now))
                     continue
+                case .renew:
+                    lane.renewing((end: Push(.end, body: body("renew-end"), isUrgent: true), start: Push(.start, body: body(current), isUrgent: true)),
+                                  at: at(now))
+                    continue
                 case .wait(let until):
                     wake = until.map { zero.duration(to: $0) }.map { Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18 }
                 }

@@ -37,7 +37,7 @@ struct TargetLanesTests {
         let dispatcher = Dispatcher(backends: [phones], stateFile: try DeliveryStateFile(directory: directory))
         let budget = UpdateBudget(debounce: .zero, maxWait: .zero, minInterval: .zero)
         func submit(_ service: String, _ event: Dispatcher.Event) async {
-            await dispatcher.submit([Dispatcher.Submission(activity: "washer", target: "family/" + service, backend: "family", budget: budget, event: event)])
+            await dispatcher.submit([Dispatcher.Submission(activity: "washer", target: "family/" + service, backend: "family", device: service, budget: budget, event: event)])
         }
         await submit("notify.mobile_app_slow", .start(Self.request("notify.mobile_app_slow", .start, "Washing")))
         await submit("notify.mobile_app_me", .start(Self.request("notify.mobile_app_me", .start, "Washing")))

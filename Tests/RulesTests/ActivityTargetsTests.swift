@@ -138,3 +138,56 @@ struct ActivityTargetsTests {
         ])
     }
 }
+
+/// The budget keys: min_change in its three forms, the hourly cap, the settle after a start, renewal.
+struct BudgetKeysTests {
+    func load(_ activity: String, defaults: String = "") throws -> Result<RulesFile, ConfigErrors> {
+        let folder = try ConfigFolder(["livebridge.yaml": """
+            backends:
+              aivi: { type: aivi, token: t }
+              phone: { type: homeassistant, service: notify.mobile_app_phone }
+            defaults: { backend: aivi\(defaults) }
+            activities:
+              washer:
+                active_when: "{{ true }}"
+                template: generic
+                progress: 0.5
+            \(activity)
+
+            """])
+        return RulesLoader.load(file: folder.file("livebridge.yaml"), environment: [:])
+    }
+
+    func errors(_ activity: String, defaults: String = "") throws -> [String] {
+        guard case .failure(let failure) = try load(activity, defaults: defaults) else { return [] }
+        return failure.errors.map { "\($0.location.line):\($0.location.column) \($0.path): \($0.message)" }
+    }
+
+    @Test func minChangeTakesAProgressDeltaAnETADriftOrBoth() throws {
+        #expect(try load("    min_change: 0.05").get().activities[0].budget.minChange == MinChange(progress: 0.05, eta: .zero))
+        #expect(try load("    min_change: 3m").get().activities[0].budget.minChange == MinChange(progress: 0, eta: .seconds(180)))
+        #expect(try load("    min_change: {progress: 0.1, eta: 00:05:00}").get().activities[0].budget.minChange
+                == MinChange(progress: 0.1, eta: .seconds(300)))
+        #expect(try errors("    min_change: 5") == ["10:17 activities.washer.min_change: \"5\" is not a progress delta; write a fraction above 0 and at most 1, e.g. 0.05"])
+        #expect(try errors("    min_change: soon") == [
+            "10:17 activities.washer.min_change: \"soon\" is neither a progress delta (0.05) nor an ETA drift (3m); write one, or {progress: 0.05, eta: 3m}",
+        ])
+        #expect(try errors("    min_change: {progres: 0.1}").first?.hasPrefix("10:18 activities.washer.min_change.progres: unknown key \"progres\" (did you mean \"progress\"?)") == true)
+    }
+
+    @Test func theHourlyCapRenewalAndSettleHaveDefaultsAndBounds() throws {
+        let rule = try load("").get().activities[0]
+        #expect(rule.budget.maxPerHour == 15 && rule.budget.renewAfter == .seconds(28_200) && rule.budget.settle == nil)
+        #expect(rule.targets[0].budget.settle == .zero, "Aivi needs no settle")
+        let phone = try load("    backend: phone").get().activities[0]
+        #expect(phone.targets[0].budget.settle == .seconds(10), "Home Assistant's settle, for the activity's own push token")
+        let tuned = try load("    max_updates_per_hour: unlimited\n    renew_after: never\n    start_settle: 0s", defaults: ", max_updates_per_hour: 40").get()
+        #expect(tuned.budget.maxPerHour == 40)
+        #expect(tuned.activities[0].budget.maxPerHour == nil && tuned.activities[0].budget.renewAfter == nil)
+        #expect(tuned.activities[0].targets[0].budget.settle == .zero)
+        #expect(try errors("    max_updates_per_hour: 0\n    renew_after: 9h") == [
+            "10:27 activities.washer.max_updates_per_hour: \"0\" is not a number of updates from 1 to 3600 (or unlimited)",
+            "11:18 activities.washer.renew_after: must be between 1s and 8h (iOS ends an activity at eight hours), or never",
+        ])
+    }
+}

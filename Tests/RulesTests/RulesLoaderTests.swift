@@ -90,7 +90,8 @@ struct RulesLoaderTests {
         #expect(rules.entityIDs == ["sensor.washer"])
         #expect(rules.activities[0].targets.map(\.name) == ["aivi"])
         #expect(rules.homeAssistant?.token.secret == "llat-secret-xyz")
-        #expect(rules.budget == UpdateBudget())
+        #expect(rules.budget == UpdateBudget.rulesDefault)
+        #expect(rules.budget.maxPerHour == 15 && rules.budget.renewAfter == .seconds(28_200))
     }
 
     @Test func badYAML() throws {

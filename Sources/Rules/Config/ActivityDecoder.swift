@@ -5,7 +5,8 @@ import LiveActivity
 enum ActivityDecoder {
     /// Keys of a rule that are not payload fields.
     static let ruleKeys = ["backend", "template", "active_when", "on_end", "status", "slug", "job_id", "tag",
-                           "debounce", "max_wait", "min_interval", "entity", "dismiss_after"]
+                           "debounce", "max_wait", "min_interval", "max_updates_per_hour", "min_change", "start_settle", "renew_after",
+                           "entity", "dismiss_after"]
 
     /// Whether `name` is a key an activity takes (a rule key or a payload field of any template): written elsewhere,
     /// it was indented too little.
@@ -146,19 +147,51 @@ enum ActivityDecoder {
             }
         }
 
-        let budget = RulesLoader.decodeBudget(reader, base: defaults, errors: &errors)
+        var budget = RulesLoader.decodeBudget(reader, base: defaults, errors: &errors)
+        if let node = reader["min_change"] { budget.minChange = decodeMinChange(node, path: path + ".min_change", errors: &errors) }
         let mainEntity = reader.string("entity", errors: &errors)
         let dismissAfter = reader.duration("dismiss_after", errors: &errors) ?? ActivityRule.defaultDismissAfter
         guard errors.count == before, !chosen.isEmpty, let template, let activeWhen, let fields else { return nil }
         let targets = chosen.flatMap { backend in
             let services: [String?] = backend.kind == .homeassistant ? backend.services : [nil]
-            return services.map { ActivityTarget(backend: backend, service: $0, id: ids[backend.kind] ?? id, mapping: mappings[backend.name] ?? .native) }
+            return services.map { ActivityTarget(backend: backend, service: $0, id: ids[backend.kind] ?? id, mapping: mappings[backend.name] ?? .native,
+                                          budget: budget) }
         }
         // A Home Assistant backend whose services are all wrong has none: its errors are reported where it is declared.
         guard !targets.isEmpty else { return nil }
         return ActivityRule(id: id, targets: targets, template: template, activeWhen: activeWhen,
                             fields: fields, onEnd: onEnd, status: status, budget: budget, location: node.location,
                             mainEntity: mainEntity, dismissAfter: dismissAfter)
+    }
+
+    /// `min_change`: a progress delta (`0.05`), an ETA drift (`3m`), or both (`{progress: 0.05, eta: 3m}`). What is not
+    /// given does not hold an update back.
+    static func decodeMinChange(_ node: YAMLNode, path: String, errors: inout [ConfigError]) -> MinChange? {
+        var change = MinChange(progress: 0, eta: .zero)
+        func progress(_ node: YAMLNode, at path: String) -> Double? {
+            guard let text = node.scalar, let value = Double(text), value.isFinite, value > 0, value <= 1 else {
+                errors.append(ConfigError(node.location, path: path, "\(node.quoted) is not a progress delta; write a fraction above 0 and at most 1, e.g. 0.05"))
+                return nil
+            }
+            return value
+        }
+        if case .mapping = node.kind {
+            guard let reader = MappingReader(node, path: path, errors: &errors) else { return nil }
+            reader.rejectUnknown(allowed: ["progress", "eta"], errors: &errors)
+            if let value = reader["progress"] { change.progress = progress(value, at: path + ".progress") ?? change.progress }
+            if let eta = reader.duration("eta", errors: &errors) { change.eta = eta }
+            return change
+        }
+        if let text = node.scalar, Double(text) != nil {
+            change.progress = progress(node, at: path) ?? change.progress
+            return change
+        }
+        switch ConfigDuration.parse(node) {
+        case .success(let eta): change.eta = eta
+        case .failure:
+            errors.append(ConfigError(node.location, path: path, "\(node.quoted) is neither a progress delta (0.05) nor an ETA drift (3m); write one, or {progress: 0.05, eta: 3m}"))
+        }
+        return change
     }
 
     /// Island Pulse's per-layout limits on fixed text, at its line and column.

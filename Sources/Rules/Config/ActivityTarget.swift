@@ -11,15 +11,18 @@ public struct ActivityTarget: Sendable, Equatable {
     public let id: String
     /// How the rule's fields become this backend's payload.
     let mapping: PayloadMapping
+    /// The rule's budget as this backend spends it (Home Assistant's settle after a start).
+    public let budget: UpdateBudget
     /// The lane's name, in logs, `/activities` and `state.json`: the backend's name, or `backend/notify.…` for one of
     /// a Home Assistant backend's several services.
     public let name: String
 
-    init(backend: RulesFile.Backend, service: String?, id: String, mapping: PayloadMapping) {
+    init(backend: RulesFile.Backend, service: String?, id: String, mapping: PayloadMapping, budget: UpdateBudget) {
         self.backend = backend
         self.service = service
         self.id = id
         self.mapping = mapping
+        self.budget = budget.settled(for: backend.kind)
         if let service, backend.services.count > 1 {
             name = backend.name + "/" + service
         } else {
@@ -30,6 +33,7 @@ public struct ActivityTarget: Sendable, Equatable {
     public var kind: BackendKind { backend.kind }
 
     public static func == (a: ActivityTarget, b: ActivityTarget) -> Bool {
-        a.name == b.name && a.id == b.id && a.service == b.service && a.mapping == b.mapping && a.backend.isSame(as: b.backend)
+        a.name == b.name && a.id == b.id && a.service == b.service && a.mapping == b.mapping && a.budget == b.budget
+            && a.backend.isSame(as: b.backend)
     }
 }

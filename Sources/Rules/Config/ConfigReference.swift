@@ -11,7 +11,7 @@ public enum ConfigReference {
         .islandpulse: ["type", "token", "base_url", "tier"],
         .homeassistant: ["type", "service"],
     ]
-    public static let defaultsKeys = ["backend", "debounce", "max_wait", "min_interval"]
+    public static let defaultsKeys = ["backend", "debounce", "max_wait", "min_interval", "max_updates_per_hour", "start_settle", "renew_after"]
     public static let statusKeys = ["listen"]
     public static var activityKeys: [String] { ActivityDecoder.ruleKeys }
 

@@ -55,7 +55,7 @@ public enum RulesLoader {
                 if let backend = decodeBackend(name, value, errors: &errors) { backends[name] = backend }
             }
         }
-        var budget = UpdateBudget()
+        var budget = UpdateBudget.rulesDefault
         var defaultBackend: String?
         if let node = top["defaults"], let reader = MappingReader(node, path: "defaults", errors: &errors) {
             reader.rejectUnknown(allowed: ConfigReference.defaultsKeys, errors: &errors)
@@ -231,6 +231,23 @@ public enum RulesLoader {
         if let d = reader.duration("debounce", errors: &errors) { budget.debounce = d }
         if let d = reader.duration("max_wait", errors: &errors) { budget.maxWait = d }
         if let d = reader.duration("min_interval", errors: &errors) { budget.minInterval = d }
+        if let d = reader.duration("start_settle", errors: &errors) { budget.settle = d }
+        if let node = reader["renew_after"] {
+            if node.scalar == "never" { budget.renewAfter = nil } else if let d = reader.duration("renew_after", errors: &errors) {
+                if d >= .seconds(1) && d <= UpdateBudget.defaultRenewAfter + .seconds(600) { budget.renewAfter = d } else {
+                    errors.append(ConfigError(node.location, path: joinedPath(reader.path, "renew_after"),
+                                              "must be between 1s and 8h (iOS ends an activity at eight hours), or never"))
+                }
+            }
+        }
+        if let node = reader["max_updates_per_hour"] {
+            if let text = node.scalar, let cap = Int(text), cap >= 1, cap <= 3600 { budget.maxPerHour = cap } else if node.scalar == "unlimited" {
+                budget.maxPerHour = nil
+            } else {
+                errors.append(ConfigError(node.location, path: joinedPath(reader.path, "max_updates_per_hour"),
+                                          "\(node.quoted) is not a number of updates from 1 to 3600 (or unlimited)"))
+            }
+        }
         return budget
     }
 

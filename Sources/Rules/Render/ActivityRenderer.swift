@@ -70,6 +70,28 @@ public enum ActivityRenderer {
         }
     }
 
+    /// Renewing an activity before iOS ends it at eight hours: an end showing what it shows now (no `on_end`
+    /// content; Home Assistant's clears at once) and a start of the same, rendered now so its timers are anchored
+    /// afresh.
+    public static func renewal(_ rule: ActivityRule, for target: ActivityTarget, in context: EvaluationContext,
+                               notes: inout [PayloadIssue]) -> Result<(end: BackendRequest, start: BackendRequest), RenderError> {
+        render(rule, for: target, phase: .start, in: context, notes: &notes).map { start in
+            let end: BackendRequest
+            switch target.kind {
+            case .aivi:
+                end = .aivi(backend: target.backend.name, slug: target.id, kind: .end, content: start.body["content"] ?? .null)
+            case .islandpulse:
+                var body = start.body.objectValue ?? [:]
+                body["action"] = "end"
+                end = .islandPulse(backend: target.backend.name, body: .object(body))
+            case .homeassistant:
+                end = .homeAssistant(backend: target.backend.name, service: target.service, fields: ["tag": .string(target.id)], kind: .end,
+                                     dismissAfter: .zero)
+            }
+            return (end, start)
+        }
+    }
+
     static func normalizedAivi(_ template: String, _ fields: [String: JSONValue]) -> Result<[String: JSONValue], PayloadIssuesError> {
         var content = fields
         content["template"] = .string(template)
