@@ -134,6 +134,23 @@ struct LaneBudgetTests {
         #expect(lane.counters.renewals == 1)
     }
 
+    /// The activity ends while its renewal waits to go: the real end goes in its place and nothing starts again.
+    @Test func anEndWhileARenewalIsQueuedTakesItsPlace() {
+        var lane = ActivityLane(budget: budget { $0.renewAfter = .seconds(100) })
+        lane.start(Self.push(.start, Shown()), at: at(0))
+        guard case .send = lane.next(at: at(0)) else { Issue.record("no start"); return }
+        lane.finished(.delivered, at: at(0))
+        #expect(lane.next(at: at(50)) == .wait(until: at(100)))
+        #expect(lane.next(at: at(100)) == .renew)
+        lane.renewing((end: Self.push(.end, Shown()), start: Self.push(.start, Shown())), at: at(100))
+        lane.end(Self.push(.end, Shown(state: "Done", progress: 1)), at: at(100))
+        guard case .send(let end) = lane.next(at: at(100)) else { Issue.record("no end"); return }
+        #expect(end.kind == .end && end.request?.body["content"]?["header_left"]?["value"] == "Done")
+        lane.finished(.delivered, at: at(100))
+        #expect(lane.next(at: at(200)) == .wait(until: nil))
+        #expect(lane.phase == .idle)
+    }
+
     @Test func aSwipedAwayActivityGetsNothingUntilItsNextStart() {
         var lane = ActivityLane(budget: budget { _ in })
         let sent = replay([(0, .start(Shown())), (10, .swipedAway), (20, .mark(Shown(progress: 0.5))), (30, .end),

@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 import LiveActivity
 import Rules
 import Testing
@@ -189,5 +190,36 @@ struct BudgetKeysTests {
             "10:27 activities.washer.max_updates_per_hour: \"0\" is not a number of updates from 1 to 3600 (or unlimited)",
             "11:18 activities.washer.renew_after: must be between 1s and 8h (iOS ends an activity at eight hours), or never",
         ])
+    }
+}
+
+/// Home Assistant's `mobile_app_live_activity_dismissed` names a tag and a phone: the targets it means.
+struct LiveActivityDismissalTests {
+    @Test func theEventNamesTheTargetsOnThatPhoneWithThatTag() throws {
+        let folder = try ConfigFolder(["livebridge.yaml": """
+            backends:
+              aivi: { type: aivi, token: t }
+              family: { type: homeassistant, service: [notify.mobile_app_anna_s_iphone, notify.mobile_app_ben_s_phone] }
+            activities:
+              washer:
+                backend: [family, aivi]
+                active_when: "{{ true }}"
+                template: generic
+                progress: 0.5
+              dryer:
+                backend: family
+                tag: dryer_tag
+                active_when: "{{ true }}"
+                template: generic
+                progress: 0.5
+
+            """])
+        let rules = try RulesLoader.load(file: folder.file("livebridge.yaml"), environment: [:]).get()
+        func named(_ data: JSONValue) -> [String] { LiveActivityDismissal.targets(in: rules, event: data).map { "\($0.activity)@\($0.target)" } }
+        #expect(named(["tag": "washer", "device_id": "abc", "device_name": "Anna's iPhone"]) == ["washer@family/notify.mobile_app_anna_s_iphone"])
+        #expect(named(["tag": "dryer_tag", "device_name": "Ben’s Phone"]) == ["dryer@family/notify.mobile_app_ben_s_phone"])
+        #expect(named(["tag": "washer", "device_name": "Somebody else"]).isEmpty)
+        #expect(named(["tag": "washer"]).isEmpty)
+        #expect(LiveActivityDismissal.isFollowed(by: rules))
     }
 }

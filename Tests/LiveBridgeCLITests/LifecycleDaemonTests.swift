@@ -1,0 +1,57 @@
+import FakePushServices
+import Foundation
+import HTTPClient
+import HomeAssistantSimulator
+import JSON
+import Testing
+import WebSocketTransport
+
+/// `livebridge run` with one activity at two backends: each gets its own start and end, `/activities` shows each
+/// target, and an activity older than `renew_after` is ended and started again once before it ends.
+@Suite(.timeLimit(.minutes(1)))
+struct LifecycleDaemonTests {
+    @Test func anActivityAtTwoBackendsRenewsOnceAtEachAndEndsAtEach() async throws {
+        let simulator = try HomeAssistantSimulator(token: "ha-renew-token")
+        defer { simulator.stop() }
+        let service = try FakePushService()
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("livebridge-renew-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let port = LoopbackPort.free()
+        try """
+        homeassistant: { url: "\(simulator.url)", token: ha-renew-token }
+        backends:
+          aivi: { type: aivi, token: aivi-test-token, base_url: \(service.baseURL) }
+          pulse: { type: islandpulse, token: pulse-test-id, base_url: \(service.baseURL) }
+        defaults: { debounce: 0s, max_wait: 1s, min_interval: 0s }
+        activities:
+          washer:
+            backend: [aivi, pulse]
+            renew_after: 2s
+            active_when: "{{ is_state('sensor.washer_status', 'running') }}"
+            template: generic
+            state: Washing
+            progress: 0.5
+        status: { listen: "127.0.0.1:\(port)" }
+        """.write(toFile: folder + "/livebridge.yaml", atomically: true, encoding: .utf8)
+        await simulator.setState("sensor.washer_status", "running")
+        let daemon = try Subprocess(["run", "--config", folder + "/livebridge.yaml", "--data-dir", folder + "/data"])
+        #expect(await service.wait { $0.count == 2 })
+        let activities = try JSONParser.parse(try await HTTPClient().send(HTTPRequest(method: "GET", url: "http://127.0.0.1:\(port)/activities")).body)
+        #expect(activities["activities"]?.arrayValue?.map { "\($0["target"]?.stringValue ?? "") \($0["phase"]?.stringValue ?? "")" }
+                == ["aivi running", "pulse running"])
+        #expect(activities["activities"]?.arrayValue?.first?["updates_left_this_hour"] == 15)
+
+        // The renewal: an end and a start at each backend, two seconds after the start.
+        #expect(await service.wait { $0.count == 6 })
+        await simulator.setState("sensor.washer_status", "idle")
+        #expect(await service.wait { requests in requests.filter { $0.path == "/activity/washer" }.count == 4 && requests.count == 8 })
+        let aivi = service.requests.filter { $0.path == "/activity/washer" }.map { $0.body?["state"]?.stringValue ?? "" }
+        let pulse = service.requests.filter { $0.path == "/notify" }.map { $0.body?["action"]?.stringValue ?? "" }
+        #expect(aivi == ["ONGOING", "IDLE", "ONGOING", "IDLE"])
+        #expect(pulse == ["start", "end", "start", "end"])
+        #expect(daemon.stderr.lines.contains { $0.contains("activity washer at aivi: renewed") })
+        daemon.signal(SIGTERM)
+        #expect(await daemon.exitStatus() == 0)
+    }
+}
