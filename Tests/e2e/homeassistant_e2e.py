@@ -193,6 +193,208 @@ activities:
 """
 
 
+PHONE_RULES = """
+homeassistant:
+  url: {url}
+  token: !secret ha_token
+backends:
+  phone: {{ type: homeassistant, service: notify.mobile_app_livebridge_phone }}
+  aivi: {{ type: aivi, token: e2e-aivi, base_url: {preview} }}
+defaults: {{ debounce: 200ms, max_wait: 1s, min_interval: 300ms }}
+events: {{ type: livebridge_e2e_phone }}
+activities:
+  laundry:
+    backend: [phone, aivi]
+    active_when: "{{{{ is_state('input_boolean.washer_running', 'on') }}}}"
+    template: progress
+    start_settle: 2s
+    dismiss_after: 3s
+    progress: {{ style: simple, value: "{{{{ states('input_number.washer_progress') | float(0) / 100 }}}}", color: blue }}
+    header_left: Washing
+    on_end: {{ header_left: Done, progress: {{ style: simple, value: 1, color: green }} }}
+"""
+
+
+class PushRelay:
+    """What Home Assistant's push relay would receive: a local server at the registered phone's push_url, recording
+    every notify call core relays to it, and answering as the relay does (rate limits)."""
+
+    def __init__(self):
+        self.received, self.runner, self.port = [], None, free_port()
+
+    async def start(self):
+        from aiohttp import web
+
+        async def push(request):
+            self.received.append((time.monotonic(), await request.json()))
+            return web.json_response({"rateLimits": {"successful": len(self.received), "errors": 0, "maximum": 500,
+                                                     "resetsAt": "2099-01-01T00:00:00Z"}}, status=201)
+
+        app = web.Application()
+        app.router.add_post("/push", push)
+        self.runner = web.AppRunner(app)
+        await self.runner.setup()
+        await web.TCPSite(self.runner, "127.0.0.1", self.port).start()
+
+    @property
+    def url(self):
+        return f"http://127.0.0.1:{self.port}/push"
+
+    def calls(self, tag):
+        return [(at, body) for at, body in self.received if (body.get("data") or {}).get("tag") == tag]
+
+    async def stop(self):
+        await self.runner.cleanup()
+
+
+async def register_phone(session, ha, token, push_url):
+    """A phone registered as the companion app registers (POST /api/mobile_app/registrations, app_data with a push
+    token and push_url): core then offers notify.mobile_app_livebridge_phone and relays its calls to push_url."""
+    headers = {"Authorization": f"Bearer {token}"}
+    registration = {
+        "device_id": "livebridge-e2e-phone", "app_id": "io.robbie.HomeAssistant", "app_name": "Home Assistant",
+        "app_version": "2026.7", "device_name": "LiveBridge Phone", "manufacturer": "Apple", "model": "iPhone16,1",
+        "os_name": "iOS", "os_version": "26.0", "supports_encryption": False,
+        "app_data": {"push_token": "e2e-push-token", "push_url": push_url}}
+    deadline = time.monotonic() + 60
+    while True:
+        # mobile_app registers its API once its set-up (after http, webhook, person, tag) is done.
+        async with session.post(f"{ha.base}/api/mobile_app/registrations", headers=headers, json=registration) as response:
+            if response.status == 404 and time.monotonic() < deadline:
+                await asyncio.sleep(0.5)
+                continue
+            text = await response.text()
+            assert response.status == 201 and "webhook_id" in json.loads(text), (response.status, text)
+            break
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        async with session.get(f"{ha.base}/api/services", headers=headers) as response:
+            services = {d["domain"]: d["services"] for d in await response.json()}
+        if "mobile_app_livebridge_phone" in services.get("notify", {}):
+            return
+        await asyncio.sleep(0.3)
+    raise SystemExit("FAILED: notify.mobile_app_livebridge_phone did not appear after the registration")
+
+
+async def phone_lifecycle(session, ha, token, work):
+    """One activity at two targets — a phone registered through mobile_app (its relay captured) and the Aivi fake —
+    through the real Home Assistant: start, an update after the settle, the final content, clear_notification
+    dismiss_after later; then a swipe-away (mobile_app_live_activity_dismissed, fired here: core 2025.4.4 has no such
+    webhook) after which the phone gets nothing while Aivi goes on."""
+    relay = PushRelay()
+    await relay.start()
+    await register_phone(session, ha, token, relay.url)
+    port = free_port()
+    preview = subprocess.Popen([LIVEBRIDGE, "preview-server", "--port", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    base = f"http://127.0.0.1:{port}"
+    folder = os.path.join(work, "phone")
+    os.makedirs(folder)
+    with open(os.path.join(folder, "livebridge.yaml"), "w") as f:
+        f.write(PHONE_RULES.format(url=ha.base, preview=base))
+    with open(os.path.join(folder, "secrets.yaml"), "w") as f:
+        f.write(f"ha_token: {token}\n")
+    os.chmod(os.path.join(folder, "secrets.yaml"), 0o600)
+    check = subprocess.run([LIVEBRIDGE, "check", os.path.join(folder, "livebridge.yaml")], capture_output=True, text=True, timeout=30)
+    assert check.returncode == 0, check.stdout + check.stderr
+    daemon_log = open(os.path.join(folder, "daemon.log"), "w")
+    daemon = subprocess.Popen([LIVEBRIDGE, "run", "--config", os.path.join(folder, "livebridge.yaml"),
+                               "--data-dir", os.path.join(folder, "data")], stdout=daemon_log, stderr=subprocess.STDOUT)
+
+    async def until(predicate, description, timeout=30):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if predicate():
+                log(f"ok: {description}")
+                return
+            await asyncio.sleep(0.1)
+        daemon_log.flush()
+        raise SystemExit(f"FAILED: {description}\nrelayed: {json.dumps(relay.calls('laundry'))}\ndaemon log:\n"
+                         + open(daemon_log.name).read())
+
+    aivi_log = []
+
+    async def aivi():
+        async with session.get(base + "/api/state") as response:
+            state = await response.json()
+        aivi_log[:] = [e for e in state.get("log", []) if e.get("activity") == "aivi/laundry"]
+        return state.get("activities", {}).get("aivi/laundry")
+
+    def phone():
+        return relay.calls("laundry")
+
+    try:
+        await call(session, ha, token, "input_boolean", "turn_off", {"entity_id": "input_boolean.washer_running"})
+        await call(session, ha, token, "input_number", "set_value", {"entity_id": "input_number.washer_progress", "value": 20})
+        def ready():
+            daemon_log.flush()
+            return "ready:" in open(daemon_log.name).read()
+        await until(ready, "the daemon connects and takes its snapshot (nothing active yet)")
+        await call(session, ha, token, "input_boolean", "turn_on", {"entity_id": "input_boolean.washer_running"})
+        await until(lambda: len(phone()) == 1, "the start reaches the phone through Home Assistant's mobile_app relay")
+        started_at, start = phone()[0]
+        assert start["data"]["live_update"] is True and start["data"]["progress"] == 20, start
+        assert start["push_token"] == "e2e-push-token", start
+        await call(session, ha, token, "input_number", "set_value", {"entity_id": "input_number.washer_progress", "value": 60})
+        await until(lambda: len(phone()) == 2, "the update reaches the phone")
+        updated_at, update = phone()[1]
+        assert update["data"]["progress"] == 60 and update["data"]["live_update"] is True, update
+        assert updated_at - started_at >= 1.9, f"the update came {updated_at - started_at:.2f} s after the start, inside the 2 s settle"
+        await call(session, ha, token, "input_boolean", "turn_off", {"entity_id": "input_boolean.washer_running"})
+        await until(lambda: len(phone()) == 4, "the final content, then clear_notification after dismiss_after", timeout=30)
+        (final_at, final), (clear_at, clear) = phone()[2], phone()[3]
+        assert final["data"]["live_update"] is True and final["data"]["progress"] == 100, final
+        assert clear["message"] == "clear_notification" and clear["data"] == {"tag": "laundry"}, clear
+        assert clear_at - final_at >= 2.9, f"clear_notification came {clear_at - final_at:.2f} s after the final content, before dismiss_after (3 s)"
+        shown = await aivi()
+        assert shown and shown["ended"] and shown["payload"]["content"]["header_left"] == {"value": "Done"}, shown
+        log(f"phone: start, update ({updated_at - started_at:.1f} s after, past the settle), final content, clear "
+            f"{clear_at - final_at:.1f} s later; Aivi: {len(aivi_log)} pushes ending IDLE")
+
+        # The user swipes the next one away: nothing more reaches that phone until the next start; Aivi goes on.
+        await call(session, ha, token, "input_boolean", "turn_on", {"entity_id": "input_boolean.washer_running"})
+        await until(lambda: len(phone()) == 5, "a new start reaches the phone")
+        async with session.post(f"{ha.base}/api/events/mobile_app_live_activity_dismissed", headers={"Authorization": f"Bearer {token}"},
+                                json={"tag": "laundry", "device_id": "livebridge-e2e-phone", "device_name": "LiveBridge Phone"}) as response:
+            assert response.status == 200, response.status
+        daemon_log.flush()
+        await until(lambda: "swiped away on the phone" in open(daemon_log.name).read(), "LiveBridge hears the swipe-away")
+        await call(session, ha, token, "input_number", "set_value", {"entity_id": "input_number.washer_progress", "value": 80})
+        for _ in range(100):
+            shown = await aivi()
+            if shown and not shown["ended"] and shown["payload"]["content"]["progress"]["value"] == 0.8:
+                break
+            await asyncio.sleep(0.1)
+        assert shown["payload"]["content"]["progress"]["value"] == 0.8, shown
+        await call(session, ha, token, "input_boolean", "turn_off", {"entity_id": "input_boolean.washer_running"})
+        for _ in range(100):
+            shown = await aivi()
+            if shown and shown["ended"]:
+                break
+            await asyncio.sleep(0.1)
+        assert shown and shown["ended"], shown
+        await asyncio.sleep(4)  # past dismiss_after: a clear would have come by now
+        assert len(phone()) == 5, f"the phone got pushes after it was swiped away: {json.dumps(phone()[5:])}"
+        log("after a swipe-away the phone got nothing (no update, no end) while Aivi showed the update and the end")
+
+        daemon.send_signal(signal.SIGTERM)
+        assert daemon.wait(15) == 0, "livebridge run did not exit 0 on SIGTERM"
+        with open(os.path.join(folder, "data", "state.json")) as f:
+            saved = json.load(f)
+        assert len(saved["relays"]["notify.mobile_app_livebridge_phone"]) == 5, saved
+        daemon_log.flush()
+        assert token not in open(daemon_log.name).read(), "the token appeared in the daemon's log"
+        log("state.json counts 5 pushes through the phone's relay in the last 24 hours")
+    finally:
+        if daemon.poll() is None:
+            daemon.kill()
+        preview.send_signal(signal.SIGTERM)
+        try:
+            preview.wait(10)
+        except subprocess.TimeoutExpired:
+            preview.kill()
+        await relay.stop()
+
+
 async def daemon_pushes(session, ha, token, work):
     """livebridge run against the real Home Assistant, pushing to the preview server; REST changes give the pushes."""
     port = free_port()
@@ -392,6 +594,10 @@ async def main():
                 await daemon_pushes(session, ha, token, work)
                 ok = True
                 return
+            if os.environ.get("LIVEBRIDGE_E2E_ONLY") == "phone":
+                await phone_lifecycle(session, ha, token, work)
+                ok = True
+                return
             if os.environ.get("LIVEBRIDGE_E2E_ONLY") == "templates":
                 await template_differential.run(session, ha, token, LIVEBRIDGE, work, ws_caller(session, ha, token), log)
                 ok = True
@@ -461,6 +667,7 @@ async def main():
 
             await suggest_proposes(ha, work, token_file, ws_caller(session, ha, token))
             await daemon_pushes(session, ha, token, work)
+            await phone_lifecycle(session, ha, token, work)
             await template_differential.run(session, ha, token, LIVEBRIDGE, work, ws_caller(session, ha, token), log)
             ok = True
     finally:
