@@ -222,7 +222,13 @@ public struct ActivityLane: Sendable {
 
     /// The user swiped the activity away (Home Assistant told us): nothing more goes to it until the next start.
     public mutating func dismissedByUser() {
-        guard phase == .running || phase == .starting || phase == .dismissing else { return }
+        if phase == .dismissing {
+            // The final content was swiped away: nothing is left to clear.
+            phase = .idle
+            dismissal = nil
+            return
+        }
+        guard phase == .running || phase == .starting else { return }
         phase = .dismissed
         queuedUpdate = nil
         queuedEnd = nil
@@ -350,7 +356,6 @@ public struct ActivityLane: Sendable {
     public func updatesLeft(at now: Instant) -> Int? {
         budget.maxPerHour.map { cap in cap - sentUpdates.filter { $0.advanced(by: .seconds(3600)) > now }.count }
     }
-
 
     private mutating func send(_ push: Push, phase next: Phase, clearing slot: WritableKeyPath<ActivityLane, Push?>) -> Decision {
         self[keyPath: slot] = nil

@@ -421,6 +421,7 @@ public actor Dispatcher {
         }
         if report.outcome == .delivered || report.outcome == .alreadyRunning, let device = slots[i].device {
             state.relays[device, default: RelayBudget()].record(at: Date().timeIntervalSince1970)
+            saveSoon()
         }
         let (activity, backend) = (slots[i].activity, slots[i].backend)
         onPush(PushRecord(activity: activity, target: slots[i].target, kind: push.kind, report: report, duration: duration))
@@ -465,11 +466,17 @@ public actor Dispatcher {
         state.entries[key] = stored
         if previous?.running != stored?.running || previous?.dismissal != stored?.dismissal || previous?.dismissed != stored?.dismissed {
             save()
-        } else if pendingSave == nil {
-            pendingSave = Task { [weak self] in
-                try? await Task.sleep(for: .seconds(1))
-                await self?.save()
-            }
+        } else {
+            saveSoon()
+        }
+    }
+
+    /// A save within a second (one for however many changes come in it).
+    private func saveSoon() {
+        guard pendingSave == nil else { return }
+        pendingSave = Task { [weak self] in
+            try? await Task.sleep(for: .seconds(1))
+            await self?.save()
         }
     }
 

@@ -43,6 +43,14 @@ struct DismissalTests {
         #expect(lane.next(at: at(1000)) == .wait(until: nil))
     }
 
+    /// The user swipes the final content away: nothing is left to clear.
+    @Test func aSwipeOfTheFinalContentCancelsTheClear() {
+        var lane = ended()
+        lane.dismissedByUser()
+        #expect(lane.phase == .idle && lane.dismissal == nil)
+        #expect(lane.next(at: at(400)) == .wait(until: nil))
+    }
+
     @Test func aNewStartBeforeTheClearCancelsIt() {
         var lane = ended()
         lane.start(Self.push(.start, message: "Washing again"), at: at(60))
