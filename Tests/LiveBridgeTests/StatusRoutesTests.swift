@@ -48,12 +48,14 @@ struct StatusRoutesTests {
 
     @Test func activitiesShowEachLaneAndItsLastPayload() async throws {
         let lanes = [Dispatcher.LaneSummary(activity: "washer", target: "aivi", phase: .running, lastDelivered: Array(#"{"state":"Washing"}"#.utf8)),
-                     Dispatcher.LaneSummary(activity: "washer", target: "family/notify.mobile_app_partner", phase: .starting, lastDelivered: nil),
+                     Dispatcher.LaneSummary(activity: "washer", target: "family/notify.mobile_app_partner", phase: .starting, lastDelivered: nil,
+                                            updatesLeftThisHour: 12, relayRemaining: 480),
                      Dispatcher.LaneSummary(activity: "dryer", target: "aivi", phase: .idle, lastDelivered: nil)]
         let response = await routes(lanes: lanes).respond(toPath: "/activities")
         #expect(try JSONParser.parse(response.body) == ["activities": [
             ["activity": "washer", "target": "aivi", "backend": "aivi", "phase": "running", "last_delivered": ["state": "Washing"]],
-            ["activity": "washer", "target": "family/notify.mobile_app_partner", "backend": "family", "phase": "starting"],
+            ["activity": "washer", "target": "family/notify.mobile_app_partner", "backend": "family", "phase": "starting",
+             "updates_left_this_hour": 12, "relay_pushes_remaining": 480],
             ["activity": "dryer", "target": "aivi", "backend": "aivi", "phase": "idle"]]])
     }
 
