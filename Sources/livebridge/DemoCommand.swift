@@ -47,9 +47,9 @@ enum DemoCommand {
         return status
     }
 
-    /// Notes the dispatcher's debounced and deduplicated counts on the preview page's log as they grow.
+    /// Notes the dispatcher's debounced, deduplicated and held counts on the preview page's log as they grow.
     static func reportBudgetDecisions(service: LiveBridgeService, preview: FakePushService) async {
-        var last = (debounced: 0, deduplicated: 0)
+        var last = (debounced: 0, deduplicated: 0, held: 0)
         while !Task.isCancelled {
             try? await Task.sleep(for: .seconds(1))
             let counters = await service.budgetCounters()
@@ -60,7 +60,11 @@ enum DemoCommand {
             if counters.deduplicated > last.deduplicated {
                 preview.note(["at": .double(now), "activity": "budget", "decision": .string("deduplicated \(counters.deduplicated - last.deduplicated) update(s)")])
             }
-            last = (counters.debounced, counters.deduplicated)
+            if counters.held > last.held {
+                preview.note(["at": .double(now), "activity": "budget",
+                              "decision": .string("held \(counters.held - last.held) update(s) not worth a push")])
+            }
+            last = (counters.debounced, counters.deduplicated, counters.held)
         }
     }
 }
