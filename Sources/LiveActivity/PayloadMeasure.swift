@@ -31,7 +31,8 @@ public struct PayloadMeasure: Sendable, Equatable {
             }
         case .islandpulse:
             if case .object(var object) = body, let value = object["progress"]?.doubleValue {
-                progress = value / 100
+                // 0–1, or a percentage above 1 (as Island Pulse reads it).
+                progress = value > 1 ? value / 100 : value
                 object["progress"] = .null
                 body = .object(object)
             }

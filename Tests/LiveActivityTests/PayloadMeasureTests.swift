@@ -22,11 +22,13 @@ struct PayloadMeasureTests {
         #expect(aivi(0.41, eta: "2026-11-25T12:00:00+00:00", state: "Rinsing").matters(after: shown, threshold: threshold), "the status changed")
     }
 
-    @Test func islandPulseProgressIsInPercent() {
+    @Test func islandPulseProgressIsAFractionOrAPercentage() {
         func pulse(_ progress: Int, _ message: String = "Copying") -> PayloadMeasure {
             PayloadMeasure(.islandPulse(backend: "pulse", body: ["job_id": "backup", "layout": "progress", "message": .string(message),
                                                                  "progress": .int(progress)]))
         }
+        let fraction = PayloadMeasure(.islandPulse(backend: "pulse", body: ["job_id": "backup", "progress": 0.65]))
+        #expect(fraction.progress == 0.65)
         #expect(pulse(40).progress == 0.4)
         #expect(!pulse(44).matters(after: pulse(40), threshold: threshold))
         #expect(pulse(45).matters(after: pulse(40), threshold: threshold))

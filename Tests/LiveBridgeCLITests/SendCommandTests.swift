@@ -50,6 +50,24 @@ struct SendCommandTests {
         #expect(!(send.stdout.lines + send.stderr.lines).joined().contains("aivi-test-token"))
     }
 
+    /// One activity at two targets: a send goes to the one named, and naming none is a usage error listing them.
+    @Test func anActivityWithSeveralTargetsIsSentToTheOneNamed() async throws {
+        let service = try FakePushService()
+        let text = rules(baseURL: service.baseURL)
+            .replacingOccurrences(of: "backends:\n", with: "backends:\n  pulse: { type: islandpulse, token: pulse-test-id, base_url: \(service.baseURL) }\n")
+            .replacingOccurrences(of: "  washer:\n", with: "  washer:\n    backend: [aivi, pulse]\n")
+        let dir = try folder(["rules.yaml": text, "states.json": Self.states])
+        let unnamed = try Subprocess(["send", dir + "/rules.yaml", "--activity", "washer", "--states", dir + "/states.json"])
+        #expect(await unnamed.exitStatus() == 2)
+        #expect(unnamed.stderr.lines.first == "livebridge send: activity washer has several targets; name one with --target: aivi, pulse")
+        let send = try Subprocess(["send", dir + "/rules.yaml", "--activity", "washer", "--states", dir + "/states.json", "--target", "pulse",
+                                   "--action", "start"])
+        #expect(await send.exitStatus() == 0)
+        #expect(send.stdout.lines == ["sent start of washer to pulse: HTTP 200"])
+        #expect(service.requests.map(\.path) == ["/notify"])
+        #expect(service.requests.first?.body?["job_id"] == "washer" && service.requests.first?.body?["progress"] == 0.65)
+    }
+
     @Test func aRefusalIsReportedWithTheBackendsCode() async throws {
         let service = try FakePushService()
         service.script([.init(status: 400, body: #"{"error":"INVALID_BODY"}"#)])
