@@ -277,6 +277,11 @@ public struct ActivityLane: Sendable {
         guard inFlight == nil else { return .wait(until: nil) }
         if let retryAt, retryAt > now { return .wait(until: retryAt) }
         if let end = queuedEnd, phase == .running {
+            // An end right after a start waits for the settle too: before Home Assistant has the activity's token, a
+            // clear reaches no activity and the one on the phone would stay.
+            if let settle = budget.settle, settle > .zero, let startedAt, now < startedAt.advanced(by: settle) {
+                return .wait(until: startedAt.advanced(by: settle))
+            }
             return send(end, phase: .ending, clearing: \.queuedEnd)
         }
         if let (clear, at) = dismissal, phase == .dismissing {

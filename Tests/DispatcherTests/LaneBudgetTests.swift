@@ -84,6 +84,13 @@ struct LaneBudgetTests {
         #expect(sent == ["0s start Washing 0.0", "10s update Washing 0.2"], "one update, the newest, when the settle is over")
     }
 
+    /// An end right after a start waits for the settle as well: before it, Home Assistant could not end the activity.
+    @Test func anEndRightAfterAStartWaitsForTheSettle() {
+        var lane = ActivityLane(budget: budget { $0.settle = .seconds(10) })
+        let sent = replay([(0, .start(Shown())), (1, .mark(Shown(progress: 0.1))), (2, .end)], lane: &lane, until: 60)
+        #expect(sent == ["0s start Washing 0.0", "10s end Done 1.0"])
+    }
+
     /// Fifteen an hour: the sixteenth change of the hour waits until the first update is an hour old.
     @Test func theHourlyCapHoldsUpdatesUntilAnHourHasPassed() {
         var lane = ActivityLane(budget: budget { $0.maxPerHour = 3; $0.minChange = MinChange(progress: 0, eta: .zero) })
