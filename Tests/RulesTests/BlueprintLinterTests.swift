@@ -47,6 +47,45 @@ struct BlueprintLinterTests {
         ], "\(errors)")
     }
 
+    /// An event LiveBridge never hears, an action it does not take, a backend the rules do not declare: each named.
+    @Test func theEventTypeActionAndBackendAreCheckedAgainstWhatLiveBridgeTakes() throws {
+        let folder = try ConfigFolder(["typo.yaml": """
+            blueprint:
+              name: Typo
+              description: An event with mistakes
+              domain: automation
+              source_url: https://example.test/typo.yaml
+              homeassistant: { min_version: "2024.10.0" }
+              input: { sensor: { name: Sensor, selector: { entity: {} } } }
+            triggers:
+              - trigger: state
+                entity_id: !input sensor
+            actions:
+              - event: livebridge_activty
+                event_data: { activity: washer, action: finish, backend: avi, payload: { template: generic, progress: 0.5 } }
+              - choose:
+                  - conditions: []
+                    sequence:
+                      - event: my_event
+                        event_data: { activity: washer, action: "{{ 'end' }}", backend: "{{ 'aivi' }}" }
+
+            """])
+        func lint(_ backends: [String]?, eventType: String = "livebridge_activity") -> [String] {
+            BlueprintLinter.lint(file: folder.file("typo.yaml"), eventType: eventType, backends: backends)
+                .map { "\($0.location.line):\($0.location.column) \($0.path): \($0.message)" }
+        }
+        #expect(lint(nil) == [
+            "12:12 actions[0].event: \"livebridge_activty\" is not the event LiveBridge listens to (did you mean \"livebridge_activity\"?)",
+            "13:45 actions[0].event_data.action: unknown action \"finish\"; LiveBridge takes start, update, end, ONGOING, IDLE",
+            "17:20 actions[1].choose[0].sequence[0].event: \"my_event\" is not the event LiveBridge listens to (\"livebridge_activity\"; the rules file's events.type names another)",
+        ])
+        #expect(lint(["aivi", "phone"], eventType: "my_event") == [
+            "12:12 actions[0].event: \"livebridge_activty\" is not the event LiveBridge listens to (\"my_event\"; the rules file's events.type names another)",
+            "13:45 actions[0].event_data.action: unknown action \"finish\"; LiveBridge takes start, update, end, ONGOING, IDLE",
+            "13:62 actions[0].event_data.backend: no backend named \"avi\" (did you mean \"aivi\"?)",
+        ])
+    }
+
     @Test func aBlueprintCommandExitsOneOnErrors() throws {
         let folder = try ConfigFolder(["empty.yaml": "{}\n"])
         let errors = BlueprintLinter.lint(file: folder.file("empty.yaml"))

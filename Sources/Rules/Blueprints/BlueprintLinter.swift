@@ -13,7 +13,12 @@ public enum BlueprintLinter {
         "select", "selector", "state", "statistic", "target", "template", "text", "theme", "time", "trigger", "ui_action", "ui_color",
     ]
 
-    public static func lint(file: String) -> [ConfigError] {
+    /// The `action` values an event may carry (ActivityEvent): what LiveBridge accepts.
+    public static let actions = ["start", "update", "end", "ONGOING", "IDLE"]
+
+    /// `eventType`: the event LiveBridge listens to (the rules file's `events.type`); `backends`: the backends the
+    /// rules declare, when known (nil: any name is taken).
+    public static func lint(file: String, eventType: String = "livebridge_activity", backends: [String]? = nil) -> [ConfigError] {
         let start = SourceLocation(file: file, line: 1, column: 1)
         guard let data = FileManager.default.contents(atPath: file), let text = String(data: data, encoding: .utf8) else {
             return [ConfigError(start, path: "", "cannot read \(file)")]
@@ -68,7 +73,10 @@ public enum BlueprintLinter {
             message += Suggestion.didYouMean(use.name, in: declared.sorted())
             errors.append(ConfigError(use.location, path: "", message))
         }
-        if let actions { checkEvents(actions, path: top["actions"] != nil ? "actions" : "action", errors: &errors) }
+        if let actions {
+            let context = EventContext(eventType: eventType, backends: backends)
+            checkEvents(actions, path: top["actions"] != nil ? "actions" : "action", context: context, errors: &errors)
+        }
         return errors.sortedByPosition()
     }
 
@@ -91,12 +99,37 @@ public enum BlueprintLinter {
         }
     }
 
-    /// Every `event:` action's `event_data.payload` with a fixed `template` is checked against that template.
-    private static func checkEvents(_ node: YAMLNode, path: String, errors: inout [ConfigError]) {
+    /// What an event must match to reach LiveBridge.
+    private struct EventContext {
+        let eventType: String
+        let backends: [String]?
+    }
+
+    /// Every `event:` action: its type is the one LiveBridge listens to, a fixed `action` one it accepts, a fixed
+    /// `backend` one the rules declare, and a `payload` with a fixed `template` is checked against that template.
+    private static func checkEvents(_ node: YAMLNode, path: String, context: EventContext, errors: inout [ConfigError]) {
         switch node.kind {
         case .sequence(let items):
-            for (index, item) in items.enumerated() { checkEvents(item, path: "\(path)[\(index)]", errors: &errors) }
+            for (index, item) in items.enumerated() { checkEvents(item, path: "\(path)[\(index)]", context: context, errors: &errors) }
         case .mapping(let entries):
+            if let event = entries.first(where: { $0.key.scalar == "event" })?.value, let type = event.scalar, !FieldCompiler.isTemplate(type),
+               type != context.eventType {
+                let message = "\"\(type)\" is not the event LiveBridge listens to" + Suggestion.didYouMean(type, in: [context.eventType],
+                    otherwise: " (\"\(context.eventType)\"; the rules file's events.type names another)")
+                errors.append(ConfigError(event.location, path: path + ".event", message))
+            }
+            if let data = entries.first(where: { $0.key.scalar == "event_data" })?.value, case .mapping(let fields) = data.kind {
+                if let action = fields.first(where: { $0.key.scalar == "action" })?.value, let text = action.scalar,
+                   !FieldCompiler.isTemplate(text), !text.hasPrefix("{{ !input"), !actions.contains(text) {
+                    errors.append(ConfigError(action.location, path: path + ".event_data.action",
+                                              "unknown action \"\(text)\"" + Suggestion.didYouMean(text, in: actions, otherwise: "; LiveBridge takes " + actions.joined(separator: ", "))))
+                }
+                if let backends = context.backends, let backend = fields.first(where: { $0.key.scalar == "backend" })?.value,
+                   let name = backend.scalar, !FieldCompiler.isTemplate(name), !name.hasPrefix("{{ !input"), !backends.contains(name) {
+                    errors.append(ConfigError(backend.location, path: path + ".event_data.backend",
+                                              "no backend named \"\(name)\"" + Suggestion.didYouMean(name, in: backends, otherwise: "; the rules declare: " + backends.joined(separator: ", "))))
+                }
+            }
             if entries.contains(where: { $0.key.scalar == "event" }),
                let data = entries.first(where: { $0.key.scalar == "event_data" })?.value,
                case .mapping(let fields) = data.kind,
@@ -110,7 +143,7 @@ public enum BlueprintLinter {
                 errors += compiler.errors
             }
             for (key, value) in entries where ["sequence", "then", "else", "default", "choose", "conditions", "parallel"].contains(key.scalar ?? "") {
-                checkEvents(value, path: path + "." + (key.scalar ?? ""), errors: &errors)
+                checkEvents(value, path: path + "." + (key.scalar ?? ""), context: context, errors: &errors)
             }
         default:
             break
