@@ -17,6 +17,16 @@ struct BlueprintEvents {
 
     private var told = ProblemReport()
 
+    /// `start` starts or updates; `update` updates a running activity only (the dispatcher ignores a change to an idle
+    /// one); `end` ends.
+    static func event(_ action: ActivityEvent.Action, _ request: BackendRequest) -> Dispatcher.Event {
+        switch action {
+        case .show: return .start(request)
+        case .update: return .change(request, urgent: false)
+        case .end: return .end(request)
+        }
+    }
+
     mutating func take(_ data: JSONValue, rules: RulesFile) -> [Action] {
         switch ActivityEvent.decode(data, rules: rules) {
         case .success(let event):
@@ -25,7 +35,7 @@ struct BlueprintEvents {
             return event.requests.map { target, request in
                 .submit(Dispatcher.Submission(activity: event.activity, target: target, backend: event.backend.name,
                                               device: request.kind == .homeassistant ? request.target : nil, budget: rules.budget,
-                                              event: event.action == .end ? .end(request) : .start(request)))
+                                              event: Self.event(event.action, request)))
             }
         case .failure(let failure):
             let activity = failure.activity.isEmpty ? "unnamed" : failure.activity

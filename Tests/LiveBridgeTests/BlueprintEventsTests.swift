@@ -29,6 +29,7 @@ struct BlueprintEventsTests {
                 var target = ""
                 if case .start(let request) = submission.event { target = request.target }
                 if case .end(let request) = submission.event { target = request.target }
+                if case .change(let request, _) = submission.event { target = request.target }
                 let lane = submission.target == submission.backend ? submission.backend : submission.target
                 return "submit \(submission.activity) \(lane) \(submission.event.name) \(target) min_interval=\(submission.budget.minInterval)"
             case .notify(let activity, _, let id, let title, let message):
@@ -44,6 +45,25 @@ struct BlueprintEventsTests {
                 == ["submit washer aivi start /activity/washer min_interval=2.0 seconds"])
         #expect(lines(events.take(["activity": "washer", "action": "end"], rules: rules))
                 == ["submit washer aivi end /activity/washer min_interval=2.0 seconds"])
+    }
+
+    /// `update` changes a running activity only (a change, which an idle lane ignores); `start` and `ONGOING` start or
+    /// update.
+    @Test func anUpdateOnlyUpdatesAndAStartStarts() throws {
+        var events = BlueprintEvents()
+        let rules = try rules()
+        let payload: JSONValue = ["template": "generic", "progress": 0.5]
+        #expect(lines(events.take(["activity": "washer", "action": "update", "payload": payload], rules: rules))
+                == ["submit washer aivi update /activity/washer min_interval=2.0 seconds"])
+        if case .submit(let submission) = events.take(["activity": "washer", "action": "update", "payload": payload], rules: rules).first {
+            guard case .change(_, let urgent) = submission.event else { Issue.record("not a change: \(submission.event)"); return }
+            #expect(!urgent)
+        }
+        for action in ["start", "ONGOING"] {
+            if case .submit(let submission) = events.take(["activity": "washer", "action": .string(action), "payload": payload], rules: rules).first {
+                guard case .start = submission.event else { Issue.record("\(action) is not a start"); return }
+            }
+        }
     }
 
     @Test func anEventForAHomeAssistantBackendWithSeveralPhonesGoesToEach() throws {

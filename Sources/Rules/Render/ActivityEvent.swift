@@ -6,8 +6,12 @@ import LiveActivity
 /// a backend and a payload. It is checked by the same schemas as rule-made payloads and becomes the same kind of request.
 ///
 /// `data: {activity: washer, action: start|update|end|ONGOING|IDLE, backend: aivi, payload: {template: progress, …}}`
+///
+/// `start` (and Aivi's `ONGOING`) shows the activity: it starts it, or updates it when it runs already. `update`
+/// only updates a running activity: an update for one that never started (the appliance not confirmed running) does
+/// nothing. `end` (`IDLE`) ends it.
 public struct ActivityEvent: Sendable {
-    public enum Action: Sendable, Equatable { case show, end }
+    public enum Action: Sendable, Equatable { case show, update, end }
 
     public let activity: String
     public let backend: RulesFile.Backend
@@ -24,8 +28,9 @@ public struct ActivityEvent: Sendable {
         let activity = data["activity"]?.stringValue ?? ""
         if activity.isEmpty { issues.append(PayloadIssue(path: "activity", "is required: the slug, job_id or tag of the activity")) }
         let action: Action?
-        switch data["action"]?.stringValue ?? "update" {
-        case "start", "update", "ONGOING": action = .show
+        switch data["action"]?.stringValue ?? "start" {
+        case "start", "ONGOING": action = .show
+        case "update": action = .update
         case "end", "IDLE": action = .end
         case let other:
             action = nil
