@@ -36,21 +36,27 @@ struct LifecycleDaemonTests {
         """.write(toFile: folder + "/livebridge.yaml", atomically: true, encoding: .utf8)
         await simulator.setState("sensor.washer_status", "running")
         let daemon = try Subprocess(["run", "--config", folder + "/livebridge.yaml", "--data-dir", folder + "/data"])
-        #expect(await service.wait { $0.count == 2 })
+        #expect(await service.wait { $0.count >= 2 })
         let activities = try JSONParser.parse(try await HTTPClient().send(HTTPRequest(method: "GET", url: "http://127.0.0.1:\(port)/activities")).body)
-        #expect(activities["activities"]?.arrayValue?.map { "\($0["target"]?.stringValue ?? "") \($0["phase"]?.stringValue ?? "")" }
-                == ["aivi running", "pulse running"])
+        #expect(activities["activities"]?.arrayValue?.map { $0["target"]?.stringValue ?? "" } == ["aivi", "pulse"])
         #expect(activities["activities"]?.arrayValue?.first?["updates_left_this_hour"] == 15)
 
-        // The renewal: an end and a start at each backend, two seconds after the start.
-        #expect(await service.wait { $0.count == 6 })
+        // The renewal: an end and a start at each backend, two seconds after the start (again every two seconds while
+        // it runs; under a sanitizer's load the test may see more than one).
+        #expect(await service.wait { $0.count >= 6 })
         await simulator.setState("sensor.washer_status", "idle")
-        #expect(await service.wait { requests in requests.filter { $0.path == "/activity/washer" }.count == 4 && requests.count == 8 })
+        #expect(await service.wait { requests in
+            requests.last { $0.path == "/activity/washer" }?.body?["state"] == "IDLE" && requests.last { $0.path == "/notify" }?.body?["action"] == "end"
+        })
         let aivi = service.requests.filter { $0.path == "/activity/washer" }.map { $0.body?["state"]?.stringValue ?? "" }
         let pulse = service.requests.filter { $0.path == "/notify" }.map { $0.body?["action"]?.stringValue ?? "" }
-        #expect(aivi == ["ONGOING", "IDLE", "ONGOING", "IDLE"])
-        #expect(pulse == ["start", "end", "start", "end"])
-        #expect(daemon.stderr.lines.contains { $0.contains("activity washer at aivi: renewed") })
+        let renewals = aivi.count / 2 - 1
+        #expect(renewals >= 1)
+        #expect(aivi == Array(repeating: ["ONGOING", "IDLE"], count: renewals + 1).flatMap { $0 }, "each renewal an end then a start; then the end")
+        #expect(pulse == Array(repeating: ["start", "end"], count: pulse.count / 2).flatMap { $0 } && pulse.count >= 4)
+        // Each renewal is logged when it is queued; one queued just as the washer stopped is replaced by the end.
+        let logged = daemon.stderr.lines.filter { $0.contains("activity washer at aivi: renewed") }.count
+        #expect(logged == renewals || logged == renewals + 1, "each renewal logged")
         daemon.signal(SIGTERM)
         #expect(await daemon.exitStatus() == 0)
     }
