@@ -121,6 +121,13 @@ public final class FakePushService: Sendable {
         }
     }
 
+    /// Every push received, oldest first (method, path, body, time): what an end-to-end test compares.
+    public var recordedJSON: JSONValue {
+        .object(["requests": .array(requests.map { request in
+            .object(["method": .string(request.method), "path": .string(request.path), "body": request.body ?? .null, "at": .double(request.at)])
+        })])
+    }
+
     /// `{"activities": {...}, "log": [...]}` for the preview page.
     /// Each activity carries its drawing (`svg`), rendered now so countdowns tick.
     public var previewState: JSONValue {
@@ -140,6 +147,7 @@ public final class FakePushService: Sendable {
             switch request.path {
             case "/": return respond(HTTPServerResponse(status: 200, contentType: "text/html; charset=utf-8", body: Array(PreviewPage.html.utf8)))
             case "/api/state": return respond(HTTPServerResponse(status: 200, json: previewState.jsonText))
+            case "/api/requests": return respond(HTTPServerResponse(status: 200, json: recordedJSON.jsonText))
             default: return respond(error(404, "NOT_FOUND", "no such page"))
             }
         }
@@ -154,6 +162,8 @@ public final class FakePushService: Sendable {
         record.at = Date().timeIntervalSince1970
         let (scripted, ready) = state.withLock { s -> (Scripted?, [CheckedContinuation<Void, Never>]) in
             s.requests.append(record)
+            // A demo left running for days keeps the newest pushes only.
+            if s.requests.count > 10_000 { s.requests.removeFirst(s.requests.count - 10_000) }
             let requests = s.requests
             var ready: [CheckedContinuation<Void, Never>] = []
             s.waiters.removeAll { waiter in

@@ -8,6 +8,7 @@ Everything started here is stopped here. The token is never printed.
 import asyncio
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -460,7 +461,7 @@ async def daemon_pushes(session, ha, token, work):
         assert [e["ended"] for e in pushes(final)] == [False, False, True], pushes(final)
         log("the daemon pushed exactly start, one update and the end")
 
-        await blueprint_pushes(session, ha, token, washer)
+        await blueprint_pushes(session, ha, token, base, daemon_log)
         daemon.send_signal(signal.SIGTERM)
         assert daemon.wait(15) == 0, "livebridge run did not exit 0 on SIGTERM"
         daemon_log.flush()
@@ -522,38 +523,124 @@ async def suggest_proposes(ha, work, token_file, ws_call):
         "check passes; render --url uses the live states")
 
 
-async def blueprint_pushes(session, ha, token, wait):
-    """The shipped blueprints, loaded by the real Home Assistant, fire events that LiveBridge validates and pushes."""
+async def blueprint_pushes(session, ha, token, base, daemon_log):
+    """The shipped blueprints, loaded by the real Home Assistant, each through a full cycle (idle → running → paused
+    where it applies → finished): the events they fire are validated and pushed by LiveBridge, and the pushes each
+    activity received are asserted in order (from the fake's record of every request)."""
     headers = {"Authorization": f"Bearer {token}"}
-    for automation in ["livebridge_progress", "livebridge_timer", "livebridge_monitor", "livebridge_ev"]:
+    automations = ["livebridge_progress", "livebridge_timer", "livebridge_monitor", "livebridge_monitor_by_condition", "livebridge_ev"]
+    for automation in automations:
         async with session.get(f"{ha.base}/api/states/automation.{automation}", headers=headers) as response:
             body = await response.json() if response.status == 200 else {}
             if body.get("state") != "on":
                 raise SystemExit(f"FAILED: Home Assistant did not load automation.{automation} from its blueprint: {response.status} {body}")
-    log("Home Assistant loaded an automation from each of the four blueprints")
+    log(f"Home Assistant loaded an automation from each blueprint ({len(automations)} automations)")
 
-    def shown(state, key):
-        return (state or {}).get("activities", {}).get("aivi/" + key)
+    async def pushes(key):
+        async with session.get(base + "/api/requests") as response:
+            recorded = (await response.json())["requests"]
+        return [r["body"] for r in recorded if r["path"] == f"/activity/{key}"]
 
-    await call(session, ha, token, "input_number", "set_value", {"entity_id": "input_number.washer_progress", "value": 30})
-    await call(session, ha, token, "input_boolean", "turn_on", {"entity_id": "input_boolean.washer_running"})
-    await wait(lambda s: shown(s, "bp_washer") and shown(s, "bp_washer")["payload"]["content"]["progress"]["value"] == 0.3,
-               "the progress blueprint's event becomes a push")
-    state = await wait(lambda s: shown(s, "bp_ev") and shown(s, "bp_ev")["payload"]["content"]["progress"]["style"] == "segmented"
-                       and shown(s, "bp_monitor") and not shown(s, "bp_monitor")["ended"],
-                       "the EV and monitor blueprints' events become pushes")
-    assert shown(state, "bp_ev")["payload"]["content"]["progress"]["segments"][1]["track_fill"] == "hatched"
-    assert shown(state, "bp_monitor")["payload"]["content"]["left_column"]["value"]["value"] == "running"
+    async def until(key, summary, predicate, description, timeout=30):
+        deadline = time.monotonic() + timeout
+        seen = []
+        while time.monotonic() < deadline:
+            seen = [summary(body) for body in await pushes(key)]
+            if predicate(seen):
+                log(f"ok: {description}")
+                return seen
+            await asyncio.sleep(0.2)
+        daemon_log.flush()
+        raise SystemExit(f"FAILED: {description}\n{key} received: {json.dumps(seen)}\ndaemon log:\n" + open(daemon_log.name).read())
+
+    def collapsed(seen):
+        """Consecutive equal summaries as one (a minute's tick may repeat what is shown)."""
+        return [item for i, item in enumerate(seen) if i == 0 or item != seen[i - 1]]
+
+    async def set_select(entity, option):
+        await call(session, ha, token, "input_select", "select_option", {"entity_id": entity, "option": option})
+
+    async def set_number(entity, value):
+        await call(session, ha, token, "input_number", "set_value", {"entity_id": entity, "value": value})
+
+    # Progress: a reading while the appliance is idle shows nothing; running held for 2 s starts it; it follows the
+    # percentage and ends at 100 %.
+    def progress(body):
+        return [body["state"], body["content"]["progress"]["value"], body["content"]["header_right"]["value"]]
+    await set_number("input_number.bp_progress", 10)
+    await asyncio.sleep(1.5)  # a negative check: the idle appliance's reading must not start anything
+    assert await pushes("bp_washer") == [], await pushes("bp_washer")
+    running_since = time.monotonic()
+    await set_select("input_select.bp_status", "running")
+    await until("bp_washer", progress, lambda s: len(s) == 1, "the progress blueprint starts once running held for 2 s")
+    assert time.monotonic() - running_since >= 1.9, "started before the confirmation time"
+    await set_number("input_number.bp_progress", 40)
+    await until("bp_washer", progress, lambda s: len(s) == 2, "a progress change updates it")
+    await set_number("input_number.bp_progress", 100)
+    seen = await until("bp_washer", progress, lambda s: s and s[-1][0] == "IDLE", "100 % ends it")
+    assert seen == [["ONGOING", 0.1, "10%"], ["ONGOING", 0.4, "40%"], ["IDLE", 1.0, "100%"]], seen
+    await set_select("input_select.bp_status", "idle")
+
+    # Monitor by states: docked → cleaning → returning → docked, the battery changing on the way.
+    def monitor(body):
+        content = body["content"]
+        return [body["state"], content["left_column"]["value"]["value"], content["right_column"]["value"]["value"]]
+    await set_select("input_select.bp_robot", "cleaning")
+    await until("bp_monitor", monitor, lambda s: len(s) == 1, "the monitor shows a cleaning robot (a state of its choosing)")
+    await set_number("input_number.bp_battery", 70)
+    await until("bp_monitor", monitor, lambda s: len(s) == 2, "the battery column updates")
+    await set_select("input_select.bp_robot", "returning")
+    await until("bp_monitor", monitor, lambda s: len(s) == 3, "returning is still shown")
+    await set_select("input_select.bp_robot", "docked")
+    seen = await until("bp_monitor", monitor, lambda s: s and s[-1][0] == "IDLE", "docked ends it")
+    assert seen == [["ONGOING", "cleaning", "80.0%"], ["ONGOING", "cleaning", "70.0%"], ["ONGOING", "returning", "70.0%"],
+                    ["IDLE", "docked", "70.0%"]], seen
+
+    # Monitor by a condition (battery below 20 %): shown while it holds.
+    await set_number("input_number.bp_battery", 15)
+    await until("bp_low_battery", monitor, lambda s: len(s) == 1, "the monitor by condition shows while the condition holds")
+    await set_number("input_number.bp_battery", 50)
+    seen = await until("bp_low_battery", monitor, lambda s: s and s[-1][0] == "IDLE", "the condition no longer holding ends it")
+    assert seen == [["ONGOING", "docked", "15.0%"], ["IDLE", "docked", "50.0%"]], seen
+
+    # EV: charging starts it, the charge level updates it, a level change while not charging shows nothing.
+    def ev(body):
+        return [body["state"], body["content"]["progress"]["value"]]
+    await call(session, ha, token, "input_boolean", "turn_on", {"entity_id": "input_boolean.bp_charging"})
+    await until("bp_ev", ev, lambda s: len(s) == 1, "charging starts the EV activity")
+    await set_number("input_number.bp_charge", 60)
+    await until("bp_ev", ev, lambda s: len(s) == 2, "the charge level updates it")
+    await call(session, ha, token, "input_boolean", "turn_off", {"entity_id": "input_boolean.bp_charging"})
+    await until("bp_ev", ev, lambda s: s and s[-1][0] == "IDLE", "charging stopping ends it")
+    await set_number("input_number.bp_charge", 65)
+    await asyncio.sleep(1.5)  # a negative check: no update of an ended activity
+    seen = [ev(body) for body in await pushes("bp_ev")]
+    assert seen == [["ONGOING", 0.5], ["ONGOING", 0.6], ["IDLE", 0.6]], seen
+
+    # Timer: running (a countdown and a bar that empties), paused ("Paused", the time left frozen), running again,
+    # finished ("Done"); then once more, cancelled ("Cancelled").
+    def timer(body):
+        right = body["content"]["header_right"]
+        return [body["state"], "countdown" if right.get("formatter") == "time_until" else right["value"]]
+    await call(session, ha, token, "timer", "start", {"entity_id": "timer.laundry", "duration": "00:10:00"})
+    seen = await until("bp_laundry", timer, lambda s: len(s) == 1, "the timer blueprint starts a countdown")
+    first = (await pushes("bp_laundry"))[0]["content"]
+    assert first["header_right"]["value"].endswith("+00:00") and 0.95 <= first["progress"]["value"] <= 1.0, first
+    await call(session, ha, token, "timer", "pause", {"entity_id": "timer.laundry"})
+    await until("bp_laundry", timer, lambda s: s[-1] == ["ONGOING", "Paused"], "pausing shows Paused")
+    paused = (await pushes("bp_laundry"))[-1]["content"]
+    assert re.fullmatch(r"(10:00|9:[0-5]\d) left", paused["footer_right"]["value"]), paused
+    assert 0.9 <= paused["progress"]["value"] <= 1.0, paused
     await call(session, ha, token, "timer", "start", {"entity_id": "timer.laundry"})
-    state = await wait(lambda s: shown(s, "bp_laundry") and not shown(s, "bp_laundry")["ended"], "the timer blueprint starts a countdown")
-    countdown = shown(state, "bp_laundry")["payload"]["content"]["header_right"]
-    assert countdown["formatter"] == "time_until" and countdown["value"].endswith("+00:00"), countdown
+    await until("bp_laundry", timer, lambda s: s[-1] == ["ONGOING", "countdown"] and len(collapsed(s)) == 3, "resuming counts down again")
+    await call(session, ha, token, "timer", "finish", {"entity_id": "timer.laundry"})
+    seen = await until("bp_laundry", timer, lambda s: s[-1][0] == "IDLE", "finishing ends it with Done")
+    assert collapsed(seen) == [["ONGOING", "countdown"], ["ONGOING", "Paused"], ["ONGOING", "countdown"], ["IDLE", "Done"]], seen
+    await call(session, ha, token, "timer", "start", {"entity_id": "timer.laundry", "duration": "00:10:00"})
+    await until("bp_laundry", timer, lambda s: s[-1] == ["ONGOING", "countdown"], "a new countdown starts")
     await call(session, ha, token, "timer", "cancel", {"entity_id": "timer.laundry"})
-    await call(session, ha, token, "input_boolean", "turn_off", {"entity_id": "input_boolean.washer_running"})
-    await call(session, ha, token, "input_number", "set_value", {"entity_id": "input_number.washer_progress", "value": 100})
-    await wait(lambda s: all(shown(s, k) and shown(s, k)["ended"] for k in ["bp_washer", "bp_laundry", "bp_monitor", "bp_ev"]),
-               "each blueprint ends its activity")
-    log("all four blueprints delivered their payloads through LiveBridge")
+    seen = await until("bp_laundry", timer, lambda s: s[-1] == ["IDLE", "Cancelled"], "cancelling ends it with Cancelled")
+    log("each blueprint went through its cycle with exactly the pushes expected")
 
 
 def state(watch, entity_id):
