@@ -628,8 +628,24 @@ async def blueprint_pushes(session, ha, token, base, daemon_log):
     assert first["header_right"]["value"].endswith("+00:00") and 0.95 <= first["progress"]["value"] <= 1.0, first
     await call(session, ha, token, "timer", "pause", {"entity_id": "timer.laundry"})
     await until("bp_laundry", timer, lambda s: s[-1] == ["ONGOING", "Paused"], "pausing shows Paused")
+    # The same, as a blueprint author sees it without a phone: blueprint test renders through the real Home
+    # Assistant's render_template on its live states (the automation's variables handed over).
+    token_file = os.path.join(os.path.dirname(daemon_log.name), "bp-token")
+    with open(token_file, "w") as f:
+        f.write(token)
+    os.chmod(token_file, 0o600)
+    tested = subprocess.run([LIVEBRIDGE, "blueprint", "test", os.path.join(ROOT, "blueprints", "timer_countdown.yaml"),
+                             "--input", "timer_entity=timer.laundry", "--input", "activity=bp_laundry", "--url", ha.base,
+                             "--token-file", token_file], capture_output=True, text=True, timeout=60)
+    assert tested.returncode == 0, tested.stdout + tested.stderr
+    lines = tested.stdout.splitlines()
+    assert lines[0].endswith('trigger "state" (state of timer.laundry), rendered by Home Assistant'), lines
+    assert lines[1] == "actions[0].choose[1].sequence[0]: livebridge_activity start bp_laundry → aivi (aivi) PATCH /activity/bp_laundry", lines
+    assert json.loads(lines[2])["content"] == (await pushes("bp_laundry"))[-1]["content"], (lines[2], (await pushes("bp_laundry"))[-1])
+    assert token not in tested.stdout + tested.stderr
+    log("blueprint test --url renders the paused timer through Home Assistant exactly as the automation's event was pushed")
     paused = (await pushes("bp_laundry"))[-1]["content"]
-    assert re.fullmatch(r"(10:00|9:[0-5]\d) left", paused["footer_right"]["value"]), paused
+    assert re.fullmatch(r"(10:00|09:[0-5]\d) left", paused["footer_right"]["value"]), paused
     assert 0.9 <= paused["progress"]["value"] <= 1.0, paused
     await call(session, ha, token, "timer", "start", {"entity_id": "timer.laundry"})
     await until("bp_laundry", timer, lambda s: s[-1] == ["ONGOING", "countdown"] and len(collapsed(s)) == 3, "resuming counts down again")

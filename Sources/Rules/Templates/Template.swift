@@ -38,9 +38,12 @@ public struct Template: Sendable {
     }
 
     /// Home Assistant strips the template's text before compiling it and the rendered text after: so does this.
-    public init(_ source: String) throws(CompileError) {
+    /// `variables`: names the template may read besides its own (an automation's variables, `trigger`), given their
+    /// values at `evaluate(in:variables:)`.
+    public init(_ source: String, variables: Set<String> = []) throws(CompileError) {
         let leading = source.prefix { $0.isWhitespace }.count
-        var builder = TemplateBuilder(source: String(source.dropFirst(leading).reversed().drop { $0.isWhitespace }.reversed()))
+        var builder = TemplateBuilder(source: String(source.dropFirst(leading).reversed().drop { $0.isWhitespace }.reversed()),
+                                      variables: variables)
         self.source = source
         do {
             nodes = try builder.build()
@@ -66,21 +69,28 @@ public struct Template: Sendable {
     public var isConstant: Bool { renderedByHomeAssistant == nil && nodes.allSatisfy { if case .text = $0 { true } else { false } } }
 
     public func evaluate(in context: EvaluationContext) throws(EvaluationError) -> TemplateValue {
+        try evaluate(in: context, variables: [:])
+    }
+
+    /// With values for the names given at compile time.
+    public func evaluate(in context: EvaluationContext, variables: [String: TemplateValue]) throws(EvaluationError) -> TemplateValue {
         if let reason = renderedByHomeAssistant {
             guard let rendered = context.renderedByHomeAssistant[source] else {
                 throw EvaluationError("rendered by Home Assistant (\(reason)); no result from it yet")
             }
             return try rendered.get()
         }
+        let scope = TemplateScope(parent: nil)
+        for (name, value) in variables { scope.set(name, value) }
         if nodes.count == 1, case .expression(let expression) = nodes[0] {
-            let value = try TemplateEvaluator(context: context).evaluate(expression)
+            let value = try TemplateEvaluator(context: context, scope: variables.isEmpty ? nil : scope).evaluate(expression)
             if case .string(let text) = value, text.first?.isWhitespace == true || text.last?.isWhitespace == true {
                 return .string(text.trimmingWhitespace())
             }
             return value
         }
         var out = ""
-        try TemplateRenderer(context: context).render(nodes, into: &out, scope: TemplateScope(parent: nil))
+        try TemplateRenderer(context: context).render(nodes, into: &out, scope: scope)
         return .string(out.trimmingWhitespace())
     }
 }

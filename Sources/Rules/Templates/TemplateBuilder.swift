@@ -12,7 +12,9 @@ struct TemplateBuilder {
     /// Blocks open now: they nest by recursion, here and when rendering, so they are bounded as expressions are.
     private var depth = 0
 
-    init(source: String) {
+    /// `variables`: names given from outside (a blueprint's variables, `trigger`), readable everywhere.
+    init(source: String, variables: Set<String> = []) {
+        self.variables = variables
         var chars = Array(source)
         // Jinja's keep_trailing_newline is off (Home Assistant leaves it so): one final newline is not output.
         if chars.last == "\n" { chars.removeLast() }
