@@ -39,6 +39,8 @@ public struct ActivityEngine: Sendable {
     private var holdable: Set<Int> = []
     /// Positions whose falling edge is held; `releaseHeldEnds` ends those still false.
     private var held: Set<Int> = []
+    /// Positions of the activities whose templates read the time: evaluated again each minute (`tick`).
+    private var timeReaders: [Int] = []
     /// Home Assistant's latest result for each template only it renders, by the template's text.
     private var rendered: [String: Result<TemplateValue, EvaluationError>] = [:]
     /// The activities using each of those templates.
@@ -59,9 +61,19 @@ public struct ActivityEngine: Sendable {
         awaitingPull = Array(repeating: 0, count: activities.count)
         touchedIn = Array(repeating: 0, count: activities.count)
         renderedReaders = [:]
+        timeReaders = activities.indices.filter { activities[$0].readsTime }
         for rule in activities {
             for source in Set(rule.fieldsRenderedByHomeAssistant.map(\.template.source)) { renderedReaders[source, default: []].append(rule.id) }
         }
+    }
+
+    /// Whether any activity reads the time: the service then calls `tick` each minute.
+    public var readsTime: Bool { !timeReaders.isEmpty }
+
+    /// A new minute: the activities whose templates read the time are evaluated again (a countdown's bar empties, a
+    /// condition on the time of day turns), as Home Assistant renders such templates each minute.
+    public mutating func tick(now: Double) -> (commands: [Command], problems: [String]) {
+        evaluate(positions: timeReaders, now: now)
     }
 
     /// Takes in Home Assistant's new rendering of a template only it renders; returns the activities that use it.

@@ -203,6 +203,8 @@ public actor LiveBridgeService: Service {
         defer { dismissalTask.cancel() }
         followRenderings(engine.rules.templatesRenderedByHomeAssistant)
         defer { followRenderings([]) }
+        followTheClock()
+        defer { minuteTask?.cancel() }
         if let port = statusPort, let host = (options.statusListen ?? engine.rules.status)?.host {
             logger.info("status listener", ["url": "http://\(host):\(port)/healthz"])
         }
@@ -291,6 +293,30 @@ public actor LiveBridgeService: Service {
         for problem in problems { logger.warning(problem) }
         if pair != nil { metrics.renders(2) }
         return pair
+    }
+
+    /// Wakes each minute while an activity reads the time.
+    private var minuteTask: Task<Void, Never>?
+
+    /// At the start of each minute, as Home Assistant renders templates reading the time, the activities that read it
+    /// are evaluated again; none reading it, no timer runs.
+    private func followTheClock() {
+        minuteTask?.cancel()
+        minuteTask = nil
+        guard engine.readsTime else { return }
+        minuteTask = Task { [weak self] in
+            while !Task.isCancelled {
+                let now = Date().timeIntervalSince1970
+                let next = (now / 60).rounded(.down) * 60 + 60
+                guard (try? await Task.sleep(for: .milliseconds(Int64((next - now) * 1000) + 1))) != nil else { return }
+                await self?.minute()
+            }
+        }
+    }
+
+    private func minute() async {
+        guard !stopping else { return }
+        await dispatch(engine.tick(now: Date().timeIntervalSince1970))
     }
 
     /// One task per template Home Assistant renders, following its renderings.
@@ -392,6 +418,7 @@ public actor LiveBridgeService: Service {
             let reads = rules.reads
             if reads != old.reads { connection.setSelection(reads) }
             followRenderings(rules.templatesRenderedByHomeAssistant)
+            followTheClock()
             logger.info("reloaded", ["activities": String(rules.activities.count)])
             await dispatch(result)
         }

@@ -24,6 +24,9 @@ public final class ActivityRule: Sendable {
     /// at once, no final content).
     public let dismissAfter: Duration
 
+    /// Whether a template of it reads the time (`now()`…): evaluated again each minute, as Home Assistant renders them.
+    public let readsTime: Bool
+
     /// Long enough to read "Done" on the Lock Screen, short enough not to linger: five minutes.
     public static let defaultDismissAfter = Duration.seconds(300)
 
@@ -41,6 +44,7 @@ public final class ActivityRule: Sendable {
         self.location = location
         self.mainEntity = mainEntity
         self.dismissAfter = dismissAfter
+        readsTime = ([activeWhen] + fields.templates + (status?.templates ?? [])).contains(where: \.readsTime)
     }
 
     /// The target of this name (a lane's name).

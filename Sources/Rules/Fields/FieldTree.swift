@@ -100,6 +100,11 @@ indirect enum FieldTree: Sendable {
     static func merge(_ base: FieldTree, _ overrides: FieldTree) -> FieldTree {
         guard case .object(let baseFields) = base, case .object(let overrideFields) = overrides else { return overrides }
         var merged = baseFields
+        // A formatter formats the value it was written with: a new value given without one is shown as written
+        // (`on_end: {header_right: {value: Done}}` over a time_until countdown).
+        if overrideFields.contains(where: { $0.0 == "value" }), !overrideFields.contains(where: { $0.0 == "formatter" }) {
+            merged.removeAll { $0.0 == "formatter" }
+        }
         for (key, value) in overrideFields {
             if let index = merged.firstIndex(where: { $0.0 == key }) {
                 merged[index] = (key, merge(merged[index].1, value))

@@ -32,6 +32,9 @@ public struct Template: Sendable {
     public let domains: [String]
     /// Whether it reads every entity (`states | …`, `expand(…)`).
     public let readsEveryEntity: Bool
+    /// Whether it reads the time (`now()`, `relative_time`, `time_until`…): rendered again each minute, as Home
+    /// Assistant renders such templates.
+    public let readsTime: Bool
     /// Everything it reads, for the subscription.
     public var reads: EntitySelection {
         EntitySelection(entityIDs: sortedEntityIDs, domains: Set(domains), everything: readsEveryEntity)
@@ -60,6 +63,7 @@ public struct Template: Sendable {
         sortedEntityIDs = builder.reads.entityIDs.sorted()
         domains = builder.reads.domains.sorted()
         readsEveryEntity = builder.reads.everything
+        readsTime = builder.reads.time
     }
 
     /// The literal text outside expressions and statements, as written.

@@ -45,17 +45,21 @@ struct TemplateParser {
     private(set) var domains: Set<String> = []
     /// Whether it reads every entity (`states`, `expand`).
     private(set) var readsEveryEntity = false
+    /// Whether it reads the time (`now()`, `relative_time`…): Home Assistant renders such templates again each minute.
+    private(set) var readsTime = false
 
     /// What a template reads, found at load: what the connection subscribes to.
     struct Reads {
         var entityIDs: Set<String> = []
         var domains: Set<String> = []
         var everything = false
+        var time = false
 
         mutating func formUnion(_ other: Reads) {
             entityIDs.formUnion(other.entityIDs)
             domains.formUnion(other.domains)
             everything = everything || other.everything
+            time = time || other.time
         }
     }
 
@@ -70,7 +74,7 @@ struct TemplateParser {
         guard depth <= maximumDepth else {
             throw SyntaxError(offset: 0, message: "expression is \(depth) levels deep; the limit is \(maximumDepth) (a chain such as a + b + c counts a level per operator)")
         }
-        return (expression, Reads(entityIDs: parser.entityIDs, domains: parser.domains, everything: parser.readsEveryEntity))
+        return (expression, Reads(entityIDs: parser.entityIDs, domains: parser.domains, everything: parser.readsEveryEntity, time: parser.readsTime))
     }
 
     // MARK: Tokens
@@ -376,6 +380,7 @@ struct TemplateParser {
                 let suggestion = Suggestion.closest(to: name, in: Filter.allCases.map(\.rawValue)).map { "did you mean \($0)? " } ?? ""
                 throw error("unknown filter \"\(name)\"; \(suggestion)supported: " + Filter.allCases.map(\.rawValue).joined(separator: ", "))
             }
+            if [.relativeTime, .timeSince, .timeUntil, .todayAt].contains(filter) { readsTime = true }
             advance()
             var arguments: [Expression] = []
             var keywords: [(String, Expression)] = []
@@ -533,6 +538,7 @@ struct TemplateParser {
             }
             // expand() reads groups' members, which can change: every entity is kept.
             if function == .expand { readsEveryEntity = true }
+            if [.now, .utcnow, .relativeTime, .timeSince, .timeUntil, .todayAt].contains(function) { readsTime = true }
             if function.readsEntity {
                 guard let first = arguments.first else {
                     throw SyntaxError(offset: start, message: "\(name)() needs an entity id, e.g. \(name)('sensor.washer')")
