@@ -3,12 +3,20 @@ import FoundationEssentials
 import Glibc
 import Rules
 
-/// `livebridge check CONFIG`: every error with file:line:column, exit 1; or a one-line summary, exit 0.
+/// `livebridge check [--verbose] CONFIG`: every error with file:line:column, exit 1; or a one-line summary and the
+/// warnings, exit 0.
 enum CheckCommand {
-    static let help = "usage: livebridge check CONFIG\n\nValidates a rules file and prints every error with file:line:column."
+    static let help = """
+        usage: livebridge check [--verbose] CONFIG
+
+        Validates a rules file and prints every error with file:line:column. A file that loads may still get
+        warnings: what the phone will not show as written (an mdi: icon with no SF Symbol, a bar on Island Pulse's
+        free tier). --verbose also lists every coercion LiveBridge applies on the way to a backend (an Aivi template
+        shown as an Island Pulse layout or a Home Assistant live update, an mdi: icon drawn as an SF Symbol…).
+        """
 
     static func run(_ arguments: [String]) throws -> Int32 {
-        let args = try ArgumentList(arguments, valued: [])
+        let args = try ArgumentList(arguments, valued: [], flags: ["verbose"])
         guard args.positional.count == 1 else { throw UsageError("name one rules file\n\n\(help)") }
         switch RulesLoader.load(file: args.positional[0]).flatMap({ rules in
             rules.problemsForRun.isEmpty ? .success(rules) : .failure(ConfigErrors(rules.problemsForRun))
@@ -23,6 +31,10 @@ enum CheckCommand {
                 + "\(rules.entityIDs.count) entit\(rules.entityIDs.count == 1 ? "y" : "ies"), \(rules.backends.count) backend\(rules.backends.count == 1 ? "" : "s") (\(backends) in use)")
             if let settings = rules.homeAssistant, settings.throughSupervisor {
                 print("Home Assistant: \(settings.url), through the Supervisor with the add-on's token ($\(SupervisorAccess.tokenVariable))")
+            }
+            for warning in rules.notes.warnings.sortedByPosition() { print("\(warning.location): \(warning.path): warning: \(warning.message)") }
+            if args.has("verbose") {
+                for coercion in rules.notes.coercions.sortedByPosition() { print("\(coercion.location): \(coercion.path): \(coercion.message)") }
             }
             // The fields LiveBridge cannot evaluate itself: Home Assistant renders them while running.
             for rule in rules.activities {

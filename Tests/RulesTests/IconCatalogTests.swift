@@ -1,4 +1,5 @@
 import HomeAssistant
+import LiveActivity
 import Rules
 import Testing
 
@@ -24,5 +25,55 @@ struct IconCatalogTests {
         #expect(symbol("timer.laundry") == "timer")
         #expect(symbol("vacuum.robo") == "robotic.vacuum")
         #expect(symbol("sensor.nothing") == nil)
+    }
+}
+
+/// An `icon: mdi:…` written in a rule is drawn as its SF Symbol (the phone draws nothing else); one with no symbol is
+/// left out, and `check` warns about it; `check --verbose` lists each coercion.
+struct MDIIconTests {
+    @Test(arguments: [("mdi:timer-outline", "timer"), ("mdi:check-circle-outline", "checkmark.circle"), ("mdi:pause", "pause"),
+                      ("mdi:alert", "exclamationmark.triangle"), ("mdi:washing-machine-alert", "washer"), ("mdi:fridge-outline", "refrigerator")])
+    func knownIconsAreDrawnAsTheirSymbol(icon: String, symbol: String) {
+        #expect(IconCatalog.symbol(forMDI: icon) == symbol)
+    }
+
+    static let rules = """
+        homeassistant: { url: "ws://127.0.0.1:9", token: t }
+        backends:
+          aivi: { type: aivi, token: t }
+          free: { type: islandpulse, token: p, tier: free }
+        activities:
+          washer:
+            backend: [aivi, free]
+            active_when: "{{ true }}"
+            template: progress
+            icon: mdi:timer-outline
+            progress: { style: simple, value: 0.5 }
+          unicorn:
+            active_when: "{{ true }}"
+            backend: aivi
+            template: generic
+            icon: { name: mdi:unicorn-variant, primary_color: pink }
+            progress: 0.5
+
+        """
+
+    @Test func theRendererDrawsTheSymbolOrLeavesTheIconOut() throws {
+        let rules = try RulesLoader.load(text: Self.rules, file: "rules.yaml").get()
+        let context = EvaluationContext(states: [:], now: 0)
+        var notes: [PayloadIssue] = []
+        let washer = try ActivityRenderer.render(rules.activities[0], for: rules.activities[0].targets[0], phase: .start, in: context, notes: &notes).get()
+        #expect(washer.body["content"]?["icon"] == "timer" && notes.isEmpty)
+        let unicorn = try ActivityRenderer.render(rules.activities[1], for: rules.activities[1].targets[0], phase: .start, in: context, notes: &notes).get()
+        #expect(unicorn.body["content"]?["icon"] == nil)
+        #expect(notes.map(\.description) == ["icon: mdi:unicorn-variant has no SF Symbol LiveBridge knows (the phone draws SF Symbols); the icon is left out"])
+    }
+
+    @Test func checkWarnsAndListsTheCoercions() throws {
+        let notes = try RulesLoader.load(text: Self.rules, file: "rules.yaml").get().notes
+        #expect(notes.warnings.map { "\($0.location.line):\($0.location.column) \($0.path)" } == ["9:15 activities.washer.template", "16:19 activities.unicorn.icon"])
+        #expect(notes.warnings[0].message.hasPrefix("free is on Island Pulse's free tier, which shows the default layout only: the progress layout's bar will not show"))
+        #expect(notes.coercions.map(\.message).contains("mdi:timer-outline is drawn as the SF Symbol \"timer\" (the phone draws SF Symbols)"))
+        #expect(notes.coercions.map(\.message).contains { $0.hasPrefix("on free (Island Pulse) the Aivi progress template is shown as the progress") })
     }
 }

@@ -25,7 +25,7 @@ enum ActivityDecoder {
     }()
 
     static func decode(id: String, _ node: YAMLNode, backends: [String: RulesFile.Backend], defaultBackend: String?,
-                       budget defaults: UpdateBudget, errors: inout [ConfigError]) -> ActivityRule? {
+                       budget defaults: UpdateBudget, errors: inout [ConfigError], notes: inout RuleNotes) -> ActivityRule? {
         let path = "activities." + id
         guard let reader = MappingReader(node, path: path, errors: &errors) else { return nil }
         let before = errors.count
@@ -159,9 +159,11 @@ enum ActivityDecoder {
         }
         // A Home Assistant backend whose services are all wrong has none: its errors are reported where it is declared.
         guard !targets.isEmpty else { return nil }
-        return ActivityRule(id: id, targets: targets, template: template, activeWhen: activeWhen,
-                            fields: fields, onEnd: onEnd, status: status, budget: budget, location: node.location,
-                            mainEntity: mainEntity, dismissAfter: dismissAfter)
+        let rule = ActivityRule(id: id, targets: targets, template: template, activeWhen: activeWhen,
+                                fields: fields, onEnd: onEnd, status: status, budget: budget, location: node.location,
+                                mainEntity: mainEntity, dismissAfter: dismissAfter)
+        notes.formUnion(RuleNotes.of(rule, reader, path: path))
+        return rule
     }
 
     /// `min_change`: a progress delta (`0.05`), an ETA drift (`3m`), or both (`{progress: 0.05, eta: 3m}`). What is not

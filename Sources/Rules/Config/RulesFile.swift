@@ -70,6 +70,8 @@ public struct RulesFile: Sendable {
     public let defaultBackend: String?
     public let budget: UpdateBudget
     public let activities: [ActivityRule]
+    /// Warnings and coercions found at load, for `check`.
+    public var notes = RuleNotes()
 
     /// What keeps `run` from running this file, though `render` and `preview` can use it: `check` reports the same,
     /// so it says OK only for a file `run` will run.

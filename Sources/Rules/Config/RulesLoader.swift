@@ -71,6 +71,7 @@ public enum RulesLoader {
         if defaultBackend == nil && backends.count == 1 { defaultBackend = backends.keys.first }
 
         var activities: [ActivityRule] = []
+        var notes = RuleNotes()
         if let node = top["activities"], let reader = MappingReader(node, path: "activities", errors: &errors) {
             for (key, value) in reader.pairs {
                 guard let id = key.scalar else { continue }
@@ -80,7 +81,7 @@ public enum RulesLoader {
                     continue
                 }
                 if let rule = ActivityDecoder.decode(id: id, value, backends: backends, defaultBackend: defaultBackend,
-                                                     budget: budget, errors: &errors) {
+                                                     budget: budget, errors: &errors, notes: &notes) {
                     activities.append(rule)
                 }
             }
@@ -124,7 +125,7 @@ public enum RulesLoader {
             }
         }
         return RulesFile(path: file, status: status, eventType: eventType, homeAssistant: homeAssistant, backends: backends, defaultBackend: defaultBackend,
-                         budget: budget, activities: activities)
+                         budget: budget, activities: activities, notes: notes)
     }
 
     static func decodeHomeAssistant(_ node: YAMLNode, supervisor: SupervisorAccess?, errors: inout [ConfigError]) -> RulesFile.HomeAssistantSettings? {
@@ -272,7 +273,7 @@ enum Dedent {
     }
 }
 
-extension [ConfigError] {
+public extension [ConfigError] {
     func sortedByPosition() -> [ConfigError] {
         sorted { ($0.location.file, $0.location.line, $0.location.column) < ($1.location.file, $1.location.line, $1.location.column) }
     }

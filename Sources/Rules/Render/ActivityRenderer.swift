@@ -151,6 +151,21 @@ public enum ActivityRenderer {
     }
 
     static func resolveAutoIcon(_ fields: inout [String: JSONValue], rule: ActivityRule, context: EvaluationContext, notes: inout [PayloadIssue]) {
+        // The phone draws SF Symbols: a Material Design icon (Home Assistant's) becomes the SF Symbol for it.
+        if let icon = fields["icon"]?.stringValue ?? fields["icon"]?["name"]?.stringValue, icon.hasPrefix("mdi:") {
+            guard let symbol = IconCatalog.symbol(forMDI: icon) else {
+                fields["icon"] = nil
+                notes.append(PayloadIssue(path: "icon", "\(icon) has no SF Symbol LiveBridge knows (the phone draws SF Symbols); the icon is left out"))
+                return
+            }
+            if case .object(var object)? = fields["icon"] {
+                object["name"] = .string(symbol)
+                fields["icon"] = .object(object)
+            } else {
+                fields["icon"] = .string(symbol)
+            }
+            return
+        }
         guard fields["icon"] == "auto" else { return }
         let entity = rule.mainEntity ?? rule.activeWhen.sortedEntityIDs.first
         if let entity, let state = context.states[entity], let symbol = IconCatalog.symbol(for: state) {
