@@ -33,6 +33,21 @@ public actor Dispatcher {
         public let duration: Duration
     }
 
+    /// A budget decision about one activity at one target (updates debounced, deduplicated or held, a renewal), for
+    /// the logs that name what happened to whom.
+    public struct Decision: Sendable, Equatable {
+        public let activity: String
+        public let target: String
+        /// "debounced 2 updates", "deduplicated 1 update", "held 1 update (not worth a push)", "renewed".
+        public let what: String
+
+        public init(activity: String, target: String, what: String) {
+            self.activity = activity
+            self.target = target
+            self.what = what
+        }
+    }
+
     /// One activity at one target, for the status page.
     public struct LaneSummary: Sendable {
         public let activity: String
@@ -68,6 +83,8 @@ public actor Dispatcher {
         /// The timer that pumps the lane at `at`; a lane due to wake at or before a new deadline keeps it (no task per change).
         var wake: (task: Task<Void, Never>, at: ContinuousClock.Instant)?
         var lockLogged = false
+        /// The lane's counters when last reported (`onDecision` says what changed since).
+        var reported = ActivityLane.Counters()
         var lastDelivered: [UInt8]?
         /// A payload is being rendered for it: nothing else is asked of the lane until it is handed over.
         var rendering = false
@@ -90,17 +107,20 @@ public actor Dispatcher {
     private let onLog: @Sendable (String) -> Void
     /// What is worth telling but is no problem (a renewal).
     private let onInfo: @Sendable (String) -> Void
+    /// Each budget decision, named.
+    private let onDecision: @Sendable (Decision) -> Void
     private var quietWaiters: [CheckedContinuation<Void, Never>] = []
 
     public init(backends: [any PushBackend], retry: RetryPolicy = RetryPolicy(), stateFile: DeliveryStateFile? = nil,
                 onPush: @escaping @Sendable (PushRecord) -> Void = { _ in }, log: @escaping @Sendable (String) -> Void = { _ in },
-                info: @escaping @Sendable (String) -> Void = { _ in }) {
+                info: @escaping @Sendable (String) -> Void = { _ in }, decision: @escaping @Sendable (Decision) -> Void = { _ in }) {
         self.backends = Dictionary(backends.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         self.retry = retry
         self.stateFile = stateFile
         self.onPush = onPush
         self.onLog = log
         self.onInfo = info
+        self.onDecision = decision
         self.state = stateFile?.load(warn: log) ?? DeliveryState()
         (slots, slotIndex) = Self.dismissals(in: state, backends: self.backends, retry: retry)
     }
@@ -297,7 +317,29 @@ public actor Dispatcher {
 
     // MARK: Running the lanes
 
+    /// Tells what the lane's budget decided since it was last told (a few integer comparisons when nothing was).
+    /// Debounced changes are told with the push that carried their last state (`afterPush`), not one by one: a
+    /// burst of changes is one line.
+    private func reportDecisions(_ i: Int, afterPush: Bool) {
+        var now = slots[i].lane.counters, before = slots[i].reported
+        if !afterPush { now.debounced = before.debounced }
+        guard now.debounced != before.debounced || now.deduplicated != before.deduplicated || now.held != before.held
+            || now.renewals != before.renewals else { return }
+        slots[i].reported.debounced = now.debounced
+        slots[i].reported.deduplicated = now.deduplicated
+        slots[i].reported.held = now.held
+        slots[i].reported.renewals = now.renewals
+        func updates(_ n: Int) -> String { n == 1 ? "1 update" : "\(n) updates" }
+        var said: [String] = []
+        if now.debounced > before.debounced { said.append("debounced \(updates(now.debounced - before.debounced))") }
+        if now.deduplicated > before.deduplicated { said.append("deduplicated \(updates(now.deduplicated - before.deduplicated)) (the phone shows it)") }
+        if now.held > before.held { said.append("held \(updates(now.held - before.held)) (not worth a push)") }
+        if now.renewals > before.renewals { said.append("renewed (ended and started again before eight hours)") }
+        for what in said { onDecision(Decision(activity: slots[i].activity, target: slots[i].target, what: what)) }
+    }
+
     private func pump(_ i: Int) {
+        defer { reportDecisions(i, afterPush: false) }
         guard !slots[i].inFlight, !slots[i].rendering else { return }
         let now = ContinuousClock.now
         if let device = slots[i].device { slots[i].lane.relay = relayAllowance(device) }
@@ -429,6 +471,7 @@ public actor Dispatcher {
             onLog("activity \(activity): \(slots[i].target) refused the \(push.kind.rawValue) (\(code)); not retried")
         }
         persist(slots[i].key, slots[i].lane)
+        reportDecisions(i, afterPush: true)
         if push.kind == .end, slots[i].lane.phase == .idle, backend.allowsOneActiveJob {
             for other in slots.indices where other != i && slots[other].backend.name == backend.name {
                 slots[other].lane.retryNow()

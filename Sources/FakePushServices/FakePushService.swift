@@ -136,7 +136,7 @@ public final class FakePushService: Sendable {
         var drawn: [String: JSONValue] = [:]
         for (key, entry) in shown {
             guard case .object(var fields) = entry, let payload = fields["payload"] else { continue }
-            fields["svg"] = .string(PreviewRenderer.svg(payload, at: now, title: key))
+            fields["svg"] = .string(PreviewRenderer.svg(payload, at: now, title: key, ended: fields["ended"] == true))
             drawn[key] = .object(fields)
         }
         return .object(["activities": .object(drawn), "log": .array(log)])

@@ -22,6 +22,8 @@ public actor LiveBridgeService: Service {
         public var shutdownDeadline: Duration = .seconds(5)
         /// Where the status listener serves, over the rules file's `status.listen` (the add-on's ingress port).
         public var statusListen: RulesFile.StatusListener?
+        /// Told each budget decision besides the status page's log (the demo's page shows them).
+        public var onBudgetDecision: (@Sendable (Dispatcher.Decision) -> Void)?
         public init(configPath: String, dataDirectory: String) {
             self.configPath = configPath
             self.dataDirectory = dataDirectory
@@ -99,7 +101,12 @@ public actor LiveBridgeService: Service {
             logger.info("push", ["activity": record.activity, "target": record.target, "kind": record.kind.rawValue,
                                  "status": record.report.status.map(String.init) ?? "-", "outcome": outcome,
                                  "code": record.report.code ?? "-"])
-        }, log: { logger.warning($0) }, info: { logger.info($0) })
+        }, log: { logger.warning($0) }, info: { logger.info($0) }, decision: { [onBudgetDecision = options.onBudgetDecision] decision in
+            pushLog.append(.init(at: Date().timeIntervalSince1970, activity: decision.activity, backend: decision.target, kind: "budget",
+                                 outcome: decision.what, status: "-"))
+            logger.debug("budget", ["activity": decision.activity, "target": decision.target, "decision": decision.what])
+            onBudgetDecision?(decision)
+        })
         engine = ActivityEngine(rules: rules)
         if let listen = options.statusListen ?? rules.status {
             var loopOptions = WebSocketEventLoop.Options()

@@ -30,9 +30,10 @@ final class PushLog: Sendable {
 }
 
 extension PushLog.Entry {
-    /// As the preview page's log shows it: when, which activity on which backend, and what became of the push.
+    /// As the preview page's log shows it: when, which activity at which target, and what became of the push (or
+    /// what the budget decided).
     var pageJSON: JSONValue {
         .object(["at": .double(at), "activity": .string("\(activity) · \(backend)"),
-                 "decision": .string("\(kind) \(outcome) (\(status))"), "ended": .bool(kind == "end")])
+                 "decision": .string(kind == "budget" ? outcome : "\(kind) \(outcome) (\(status))"), "ended": .bool(kind == "end")])
     }
 }

@@ -75,7 +75,7 @@ struct StatusRoutes: Sendable {
         for lane in lanes {
             guard let body = lane.lastDelivered, let payload = try? JSONParser.parse(body) else { continue }
             let key = "\(lane.activity) · \(lane.target)"
-            activities[key] = .object(["svg": .string(PreviewRenderer.svg(payload, at: now, title: lane.activity)),
+            activities[key] = .object(["svg": .string(PreviewRenderer.svg(payload, at: now, title: lane.activity, ended: lane.phase == .idle)),
                                        "phase": .string(lane.phase == .idle ? "ended" : lane.phase.rawValue),
                                        "ended": .bool(lane.phase == .idle)])
         }

@@ -7,12 +7,18 @@ public enum PreviewRenderer {
     public static let width = 400.0
     public static let height = 450.0
 
-    /// The SVG for `payload` (an Aivi content or body, or an Island Pulse body) with timers shown at `now`.
-    public static func svg(_ payload: JSONValue, at now: Double, title: String? = nil) -> String {
+    /// The SVG for `payload` (an Aivi content or body, or an Island Pulse body) with timers shown at `now`; an
+    /// `ended` activity shows its final content with an "Ended" mark.
+    public static func svg(_ payload: JSONValue, at now: Double, title: String? = nil, ended: Bool = false) -> String {
         let presentation = ActivityPresentation(payload: payload, at: now)
         var canvas = SVGCanvas()
         canvas.rect(x: 0, y: 0, width: width, height: height, fill: "#f2f2f7")
-        caption(&canvas, "Lock Screen" + (title.map { " · \($0)" } ?? ""), y: 16)
+        caption(&canvas, "Lock Screen" + (title.map { " · \($0)" } ?? ""), y: 16, maxWidth: ended ? width - 90 : width - 24)
+        if ended {
+            // Final content stays readable; the mark says it is over (the phone dims nothing, it just stops updating).
+            canvas.rect(x: width - 72, y: 4, width: 60, height: 16, radius: 8, fill: "#8e8e93")
+            canvas.text("Ended", x: width - 42, y: 16, size: 11, color: "#ffffff", weight: 700, anchor: .middle)
+        }
         canvas.group(x: 10, y: 24) { lockScreen(&$0, presentation) }
         caption(&canvas, "Dynamic Island · compact and minimal", y: 222)
         canvas.group(x: 10, y: 230) { compact(&$0, presentation) }
@@ -37,8 +43,8 @@ public enum PreviewRenderer {
         return page + "</body></html>\n"
     }
 
-    private static func caption(_ canvas: inout SVGCanvas, _ text: String, y: Double) {
-        canvas.text(text, x: 12, y: y, size: 11, color: "#6c6c70", weight: 600)
+    private static func caption(_ canvas: inout SVGCanvas, _ text: String, y: Double, maxWidth: Double = width - 24) {
+        canvas.text(text, x: 12, y: y, size: 11, color: "#6c6c70", weight: 600, maxWidth: maxWidth)
     }
 
     // MARK: Lock Screen
@@ -50,17 +56,20 @@ public enum PreviewRenderer {
         if let icon = p.icon { canvas.text(icon, x: 50, y: 32, size: 10, color: PreviewPalette.secondary, maxCharacters: 30) }
         switch p.body {
         case .progress(let headerLeft, let headerRight, let bar, let footerLeft, let footerRight):
-            label(&canvas, headerLeft, x: 16, y: 72, size: 20, weight: 600)
-            label(&canvas, headerRight, x: w - 16, y: 72, size: 20, weight: 600, anchor: .end)
+            let header = split(headerLeft?.text, headerRight?.text, width: w - 32, size: 20, weight: 600)
+            label(&canvas, headerLeft, x: 16, y: 72, size: 20, weight: 600, maxWidth: header.left)
+            label(&canvas, headerRight, x: w - 16, y: 72, size: 20, weight: 600, anchor: .end, maxWidth: header.right)
             if let bar { drawBar(&canvas, bar, x: 16, y: 90, width: w - 32, height: 12, labels: true) }
-            label(&canvas, footerLeft, x: 16, y: 160, size: 14, color: PreviewPalette.secondary)
-            label(&canvas, footerRight, x: w - 16, y: 160, size: 14, color: PreviewPalette.secondary, anchor: .end)
+            let footer = split(footerLeft?.text, footerRight?.text, width: w - 32, size: 14, weight: 400)
+            label(&canvas, footerLeft, x: 16, y: 160, size: 14, color: PreviewPalette.secondary, maxWidth: footer.left)
+            label(&canvas, footerRight, x: w - 16, y: 160, size: 14, color: PreviewPalette.secondary, anchor: .end, maxWidth: footer.right)
         case .monitor(let left, let right, let primaryRight):
             column(&canvas, left, x: 16, width: w / 2 - 24, primary: !primaryRight)
             column(&canvas, right, x: w / 2 + 8, width: w / 2 - 24, primary: primaryRight)
         case .generic(let state, let bar, let remaining):
-            label(&canvas, state, x: 16, y: 78, size: 20, weight: 600)
-            if let remaining { canvas.text(remaining, x: w - 16, y: 78, size: 16, color: PreviewPalette.secondary, anchor: .end) }
+            let row = split(state?.text, remaining, width: w - 32, size: 20, weight: 600)
+            label(&canvas, state, x: 16, y: 78, size: 20, weight: 600, maxWidth: row.left)
+            if let remaining { canvas.text(remaining, x: w - 16, y: 78, size: 16, color: PreviewPalette.secondary, anchor: .end, maxWidth: row.right) }
             if let bar { drawBar(&canvas, bar, x: 16, y: 100, width: w - 32, height: 12, labels: false) }
         case .pulse(let layout, let title, let status, let message, let metric, let secondary, let bar, let a, let b, let subA, let subB):
             canvas.text(title, x: 50, y: 32, size: 13, weight: 600, maxCharacters: 28)
@@ -113,17 +122,21 @@ public enum PreviewRenderer {
         glyph(&canvas, p.icon, x: 22, y: 16, size: 30, color: p.accent)
         switch p.body {
         case .progress(let headerLeft, let headerRight, let bar, _, _):
-            label(&canvas, headerLeft, x: 62, y: 37, size: 16, weight: 600)
-            label(&canvas, headerRight ?? p.compact, x: w - 24, y: 37, size: 16, weight: 600, anchor: .end)
+            let row = split(headerLeft?.text, (headerRight ?? p.compact)?.text, width: w - 24 - 62, size: 16, weight: 600)
+            label(&canvas, headerLeft, x: 62, y: 37, size: 16, weight: 600, maxWidth: row.left)
+            label(&canvas, headerRight ?? p.compact, x: w - 24, y: 37, size: 16, weight: 600, anchor: .end, maxWidth: row.right)
             if let bar { drawBar(&canvas, bar, x: 24, y: 84, width: w - 48, height: 10, labels: false) }
         case .monitor(let left, let right, _):
-            if let left { canvas.text(left.value.text, x: 62, y: 37, size: 16, color: left.value.color, weight: 600, maxCharacters: 16) }
-            if let right { canvas.text(right.value.text, x: w - 24, y: 37, size: 16, color: right.value.color, weight: 600, anchor: .end, maxCharacters: 14) }
-            if let footer = left?.footer { canvas.text(footer, x: 24, y: 96, size: 13, color: PreviewPalette.secondary, maxCharacters: 24) }
-            if let footer = right?.footer { canvas.text(footer, x: w - 24, y: 96, size: 13, color: PreviewPalette.secondary, anchor: .end, maxCharacters: 22) }
+            let values = split(left?.value.text, right?.value.text, width: w - 24 - 62, size: 16, weight: 600)
+            if let left { canvas.text(left.value.text, x: 62, y: 37, size: 16, color: left.value.color, weight: 600, maxWidth: values.left) }
+            if let right { canvas.text(right.value.text, x: w - 24, y: 37, size: 16, color: right.value.color, weight: 600, anchor: .end, maxWidth: values.right) }
+            let footers = split(left?.footer, right?.footer, width: w - 48, size: 13, weight: 400)
+            if let footer = left?.footer { canvas.text(footer, x: 24, y: 96, size: 13, color: PreviewPalette.secondary, maxWidth: footers.left) }
+            if let footer = right?.footer { canvas.text(footer, x: w - 24, y: 96, size: 13, color: PreviewPalette.secondary, anchor: .end, maxWidth: footers.right) }
         case .generic(let state, let bar, let remaining):
-            label(&canvas, state, x: 62, y: 37, size: 16, weight: 600)
-            if let remaining { canvas.text(remaining, x: w - 24, y: 37, size: 14, color: PreviewPalette.secondary, anchor: .end) }
+            let row = split(state?.text, remaining, width: w - 24 - 62, size: 16, weight: 600)
+            label(&canvas, state, x: 62, y: 37, size: 16, weight: 600, maxWidth: row.left)
+            if let remaining { canvas.text(remaining, x: w - 24, y: 37, size: 14, color: PreviewPalette.secondary, anchor: .end, maxWidth: row.right) }
             if let bar { drawBar(&canvas, bar, x: 24, y: 84, width: w - 48, height: 10, labels: false) }
         case .pulse(let layout, let title, _, let message, let metric, let secondary, let bar, let a, let b, _, _):
             canvas.text(title, x: w / 2, y: 30, size: 13, color: PreviewPalette.secondary, anchor: .middle, maxCharacters: 24)
@@ -147,17 +160,27 @@ public enum PreviewRenderer {
     }
 
     static func label(_ canvas: inout SVGCanvas, _ label: ActivityPresentation.Label?, x: Double, y: Double, size: Double,
-                      color: String? = nil, weight: Int = 400, anchor: SVGCanvas.Anchor = .start) {
+                      color: String? = nil, weight: Int = 400, anchor: SVGCanvas.Anchor = .start, maxWidth: Double) {
         guard let label else { return }
         let shown = color != nil && label.color == PreviewPalette.text ? color! : label.color
-        canvas.text(label.text, x: x, y: y, size: size, color: shown, weight: weight, anchor: anchor, maxCharacters: 22)
+        canvas.text(label.text, x: x, y: y, size: size, color: shown, weight: weight, anchor: anchor, maxWidth: maxWidth)
+    }
+
+    /// How a row of `width` points is shared by a left and a right text: the right keeps its width up to 45 % of the
+    /// row, the left has the rest less a gap; either alone may take the whole row. Both are cut to fit, never overlap.
+    static func split(_ left: String?, _ right: String?, width: Double, size: Double, weight: Int) -> (left: Double, right: Double) {
+        let gap = 12.0
+        guard let right, !right.isEmpty else { return (width, 0) }
+        guard let left, !left.isEmpty else { return (0, width) }
+        let rightWidth = min(TextWidth.of(right, size: size, weight: weight), width * 0.45)
+        return (width - rightWidth - gap, rightWidth)
     }
 
     static func column(_ canvas: inout SVGCanvas, _ column: ActivityPresentation.Column?, x: Double, width: Double, primary: Bool) {
         guard let column else { return }
-        if let header = column.header { canvas.text(header, x: x, y: 66, size: 13, color: PreviewPalette.secondary, maxCharacters: 22) }
-        canvas.text(column.value.text, x: x, y: 104, size: primary ? 30 : 24, color: column.value.color, weight: 700, maxCharacters: primary ? 11 : 13)
-        if let footer = column.footer { canvas.text(footer, x: x, y: 140, size: 13, color: PreviewPalette.secondary, maxCharacters: 24) }
+        if let header = column.header { canvas.text(header, x: x, y: 66, size: 13, color: PreviewPalette.secondary, maxWidth: width) }
+        canvas.text(column.value.text, x: x, y: 104, size: primary ? 30 : 24, color: column.value.color, weight: 700, maxWidth: width)
+        if let footer = column.footer { canvas.text(footer, x: x, y: 140, size: 13, color: PreviewPalette.secondary, maxWidth: width) }
     }
 
     static func wrapped(_ canvas: inout SVGCanvas, _ text: String, x: Double, y: Double, size: Double, lineLength: Int, lines: Int) {

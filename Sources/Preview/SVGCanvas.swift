@@ -33,10 +33,12 @@ struct SVGCanvas {
 
     enum Anchor: String { case start, middle, end }
 
+    /// `maxWidth`: the text is cut (with "…") to fit that many points; `maxCharacters` to that many characters.
     mutating func text(_ text: String, x: Double, y: Double, size: Double, color: String = "#ffffff", weight: Int = 400,
-                       anchor: Anchor = .start, maxCharacters: Int? = nil) {
+                       anchor: Anchor = .start, maxCharacters: Int? = nil, maxWidth: Double? = nil) {
         var shown = text
         if let maxCharacters, shown.count > maxCharacters { shown = String(shown.prefix(max(1, maxCharacters - 1))) + "…" }
+        if let maxWidth { shown = TextWidth.fitting(shown, width: maxWidth, size: size, weight: weight) }
         body += "<text x=\"\(Self.number(x))\" y=\"\(Self.number(y))\" font-size=\"\(Self.number(size))\" fill=\"\(color)\""
         if weight != 400 { body += " font-weight=\"\(weight)\"" }
         if anchor != .start { body += " text-anchor=\"\(anchor.rawValue)\"" }

@@ -29,10 +29,15 @@ enum DemoCommand {
         try DemoRules.text(homeAssistant: simulator.url, preview: preview.baseURL).write(toFile: folder + "/livebridge.yaml", atomically: true, encoding: .utf8)
 
         let logger = Logger(level: .info)
-        let service = try LiveBridgeService(options: .init(configPath: folder + "/livebridge.yaml", dataDirectory: folder + "/data"), logger: logger)
+        var options = LiveBridgeService.Options(configPath: folder + "/livebridge.yaml", dataDirectory: folder + "/data")
+        // Each budget decision on the page's log, naming its activity.
+        options.onBudgetDecision = { decision in
+            preview.note(["at": .double(Date().timeIntervalSince1970), "activity": .string("\(decision.activity) · \(decision.target)"),
+                          "decision": .string(decision.what)])
+        }
+        let service = try LiveBridgeService(options: options, logger: logger)
         standardOutput("LiveBridge demo: open \(preview.baseURL) (Ctrl-C stops)\n")
         let household = Task { await HouseholdScript(simulator: simulator, cycle: cycle).runForever() }
-        let decisions = Task { await reportBudgetDecisions(service: service, preview: preview) }
         let status: Int32
         do {
             try await ServiceRunner.run(service, signals: UnixSignals([.terminate, .interrupt]))
@@ -41,31 +46,9 @@ enum DemoCommand {
             status = 1
         }
         household.cancel()
-        decisions.cancel()
         withExtendedLifetime((simulator, preview)) {}
         try? FileManager.default.removeItem(atPath: folder)
         return status
-    }
-
-    /// Notes the dispatcher's debounced, deduplicated and held counts on the preview page's log as they grow.
-    static func reportBudgetDecisions(service: LiveBridgeService, preview: FakePushService) async {
-        var last = (debounced: 0, deduplicated: 0, held: 0)
-        while !Task.isCancelled {
-            try? await Task.sleep(for: .seconds(1))
-            let counters = await service.budgetCounters()
-            let now = Date().timeIntervalSince1970
-            if counters.debounced > last.debounced {
-                preview.note(["at": .double(now), "activity": "budget", "decision": .string("debounced \(counters.debounced - last.debounced) update(s)")])
-            }
-            if counters.deduplicated > last.deduplicated {
-                preview.note(["at": .double(now), "activity": "budget", "decision": .string("deduplicated \(counters.deduplicated - last.deduplicated) update(s)")])
-            }
-            if counters.held > last.held {
-                preview.note(["at": .double(now), "activity": "budget",
-                              "decision": .string("held \(counters.held - last.held) update(s) not worth a push")])
-            }
-            last = (counters.debounced, counters.deduplicated, counters.held)
-        }
     }
 }
 
@@ -123,6 +106,7 @@ enum DemoRules {
             right_column:
               value: "{{ state_attr('vacuum.robo', 'cleaned_area') }} m²"
               footer: "Battery: {{ state_attr('vacuum.robo', 'battery_level') }}%"
+            on_end: { left_column: { value: { value: Docked, text_color: green }, footer: Cleaning done } }
           backup:
             backend: pulse
             job_id: nightly-backup

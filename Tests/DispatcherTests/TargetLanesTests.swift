@@ -60,3 +60,39 @@ struct TargetLanesTests {
         #expect(saved["activities"]?.objectValue?.keys.sorted() == ["washer@family/notify.mobile_app_slow"])
     }
 }
+
+/// The dispatcher names the activity and target of each budget decision, for the logs.
+@Suite(.timeLimit(.minutes(1)))
+struct BudgetDecisionTests {
+    final class Aivi: PushBackend, @unchecked Sendable {
+        let name = "aivi"
+        let allowsOneActiveJob = false
+        func deliver(_ request: BackendRequest, kind: PushKind) async -> DeliveryReport { DeliveryReport(.delivered) }
+    }
+
+    static func request(_ progress: Double) -> BackendRequest {
+        .aivi(backend: "aivi", slug: "washer", kind: .update, content: ["template": "generic", "progress": .double(progress)])
+    }
+
+    @Test func deduplicatedAndHeldUpdatesAreNamed() async throws {
+        let (decisions, told) = AsyncStream.makeStream(of: Dispatcher.Decision.self)
+        let dispatcher = Dispatcher(backends: [Aivi()], decision: { told.yield($0) })
+        var budget = UpdateBudget(debounce: .zero, maxWait: .zero, minInterval: .zero)
+        budget.minChange = MinChange(progress: 0.1, eta: .zero)
+        await dispatcher.submit(activity: "washer", backend: "aivi", budget: budget, .start(Self.request(0.2)))
+        await dispatcher.waitUntilQuiet()
+        await dispatcher.submit(activity: "washer", backend: "aivi", budget: budget, .change(Self.request(0.2), urgent: false))
+        await dispatcher.waitUntilQuiet()
+        // Held for a quiet of ten minutes: the lane is not quiet, so the test waits for the decisions themselves.
+        await dispatcher.submit(activity: "washer", backend: "aivi", budget: budget, .change(Self.request(0.25), urgent: false))
+        var seen: [Dispatcher.Decision] = []
+        for await decision in decisions {
+            seen.append(decision)
+            if seen.count == 2 { break }
+        }
+        #expect(seen == [
+            Dispatcher.Decision(activity: "washer", target: "aivi", what: "deduplicated 1 update (the phone shows it)"),
+            Dispatcher.Decision(activity: "washer", target: "aivi", what: "held 1 update (not worth a push)"),
+        ])
+    }
+}

@@ -1,0 +1,57 @@
+import Foundation
+import JSON
+@testable import Preview
+import Testing
+
+/// What the preview must get right beyond the goldens: an ended activity's final content with an "Ended" mark, long
+/// texts cut to their column instead of running into the next, and a page that fits a phone's 390 points.
+struct PreviewLayoutTests {
+    static let at = 1_795_348_800.0
+
+    /// Each `<text>`: its x, anchor, size, weight and shown text, in document order.
+    func texts(_ svg: String) -> [(x: Double, anchor: String, size: Double, bold: Bool, text: String)] {
+        let pattern = try! NSRegularExpression(pattern: #"<text x="([\d.]+)" y="[\d.]+" font-size="([\d.]+)" fill="[^"]*"( font-weight="\d+")?( text-anchor="(\w+)")?>([^<]*)</text>"#)
+        return pattern.matches(in: svg, range: NSRange(svg.startIndex..., in: svg)).map { match in
+            func group(_ i: Int) -> String? { Range(match.range(at: i), in: svg).map { String(svg[$0]) } }
+            return (Double(group(1)!)!, group(5) ?? "start", Double(group(2)!)!, group(3) != nil, group(6)!)
+        }
+    }
+
+    @Test func anEndedActivityShowsItsFinalContentMarkedEnded() throws {
+        let final = try JSONParser.parse(#"{"state": "IDLE", "content": {"template": "monitor", "left_column": {"value": {"value": "Docked"}}}}"#)
+        let svg = PreviewRenderer.svg(final, at: Self.at, title: "vacuum", ended: true)
+        #expect(texts(svg).map(\.text).contains("Ended") && texts(svg).map(\.text).contains("Docked"))
+        #expect(!PreviewRenderer.svg(final, at: Self.at, title: "vacuum").contains(">Ended<"))
+    }
+
+    /// The vacuum's long status beside its battery: in each row the left text ends before the right one begins.
+    @Test func longTextsAreCutToTheirColumn() throws {
+        let vacuum = try JSONParser.parse(#"""
+            {"template": "monitor", "left_column": {"header": "Status", "value": {"value": "Returning to the charging dock"}},
+             "right_column": {"header": "Battery", "value": {"value": "47%"}}}
+            """#)
+        let drawn = texts(PreviewRenderer.svg(vacuum, at: Self.at))
+        let status = try #require(drawn.first { $0.text.hasPrefix("Returning") && $0.size == 30 })
+        #expect(status.text.hasSuffix("…"))
+        // The Lock Screen card spans 10…390; the left column from 26, the right from 208 (both inside a 10-point offset).
+        #expect(26 + estimate(status.text, size: 30, bold: true) <= 208, "\(status.text) runs into the right column")
+        let progress = try JSONParser.parse(#"""
+            {"template": "progress", "progress": {"style": "simple", "value": 0.5},
+             "header_left": {"value": "Returning to the charging dock after mopping"}, "header_right": {"value": "47% · 12 min left"}}
+            """#)
+        let row = texts(PreviewRenderer.svg(progress, at: Self.at)).filter { $0.size == 20 }
+        let left = try #require(row.first { $0.anchor == "start" }), right = try #require(row.first { $0.anchor == "end" })
+        #expect(left.x + estimate(left.text, size: 20, bold: true) < right.x - estimate(right.text, size: 20, bold: true))
+    }
+
+    /// The page's cards scale to the width (a 390-point phone) and the log has column headings.
+    @Test func thePageFitsAPhoneAndItsLogHasHeadings() {
+        #expect(PreviewPage.html.contains(".card svg { display: block; width: 100%; height: auto; }"))
+        #expect(PreviewPage.html.contains(".card { border-radius: 12px; overflow: hidden; width: 100%; max-width: 400px;"))
+        #expect(PreviewPage.html.contains("<th class=\"time\">Time</th><th class=\"activity\">Activity</th><th>Push or budget decision</th>"))
+        #expect(!PreviewPage.html.contains("opacity"), "an ended card is marked, not dimmed")
+    }
+
+    /// The renderer's own estimate of San Francisco's proportions.
+    func estimate(_ text: String, size: Double, bold: Bool) -> Double { TextWidth.of(text, size: size, weight: bold ? 700 : 400) }
+}
