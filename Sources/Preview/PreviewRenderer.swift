@@ -152,9 +152,15 @@ public enum PreviewRenderer {
 
     // MARK: Pieces
 
-    /// SF Symbols are Apple's: a neutral round glyph with the symbol's initial stands in, its name shown beside it.
+    /// The activity's symbol on its accent disc: our own outline of the SF Symbols the examples use
+    /// (`SymbolGlyphs`); for any other, a neutral disc with the symbol's initial (its name is shown beside it).
     static func glyph(_ canvas: inout SVGCanvas, _ name: String?, x: Double, y: Double, size: Double, color: String) {
         canvas.circle(cx: x + size / 2, cy: y + size / 2, r: size / 2, fill: color)
+        if let name, let drawing = SymbolGlyphs.shapes(for: name) {
+            let inner = size * 0.62
+            canvas.raw(SymbolGlyphs.markup(drawing, x: x + (size - inner) / 2, y: y + (size - inner) / 2, size: inner, color: "#ffffff"))
+            return
+        }
         let initial = name.flatMap { $0.first }.map { String($0).uppercased() } ?? "•"
         canvas.text(initial, x: x + size / 2, y: y + size * 0.68, size: size * 0.5, color: "#ffffff", weight: 700, anchor: .middle)
     }

@@ -55,3 +55,20 @@ struct PreviewLayoutTests {
     /// The renderer's own estimate of San Francisco's proportions.
     func estimate(_ text: String, size: Double, bold: Bool) -> Double { TextWidth.of(text, size: size, weight: bold ? 700 : 400) }
 }
+
+/// The SF Symbols the examples and blueprints use are drawn as our own outlines; any other shows its initial.
+struct SymbolGlyphTests {
+    @Test(arguments: ["washer", "dryer", "dishwasher", "timer", "pause.circle", "bolt.car", "bolt.fill", "robotic.vacuum",
+                      "robotic.vacuum.and.ellipsis", "checkmark.circle.fill", "server.rack", "thermometer.sun", "exclamationmark.triangle",
+                      "printer.filled.and.paper", "battery.100.bolt", "clock", "house", "lightbulb", "leaf", "flame"])
+    func aKnownSymbolIsDrawn(name: String) throws {
+        let svg = PreviewRenderer.svg(["template": "generic", "icon": .string(name), "progress": 0.5], at: 0)
+        #expect(svg.contains("stroke=\"#ffffff\" stroke-width=\"2\""), "\(name) is drawn as an outline")
+        #expect(!svg.contains("text-anchor=\"middle\">\(name.first!.uppercased())</text>"), "\(name) is not its initial")
+    }
+
+    @Test func anUnknownSymbolShowsItsInitial() {
+        let svg = PreviewRenderer.svg(["template": "generic", "icon": "sparkles.tv", "progress": 0.5], at: 0)
+        #expect(svg.contains("text-anchor=\"middle\">S</text>") && !svg.contains("stroke-width=\"2\""))
+    }
+}
