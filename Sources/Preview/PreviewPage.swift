@@ -43,6 +43,8 @@ public enum PreviewPage {
           + state.log.slice(-40).reverse().map(e =>
           '<tr><td>' + new Date(e.at * 1000).toLocaleTimeString() + '</td><td>' + esc(e.activity) + '</td><td>' + esc(e.decision) + (e.ended ? ' (end)' : '') + '</td></tr>').join('')
           + '</tbody>';
+        // For the screenshot check: whether the page fits the window's width (a phone's 390 points) unclipped.
+        document.body.dataset.fits = String(document.documentElement.scrollWidth <= window.innerWidth);
       } catch (e) {}
     }
     refresh(); setInterval(refresh, 1000);

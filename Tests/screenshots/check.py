@@ -87,6 +87,47 @@ def check(browser, html, png, expected):
     return problems
 
 
+def live_page_on_a_phone(browser):
+    """The live preview page (preview-server) at a phone's 390 points: an ended activity drawn with its final content
+    and an Ended mark, a long status cut to its column, the log with headings and the activity named, nothing
+    clipped (the page says whether its width fits)."""
+    import socket
+    import time
+    import urllib.request
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = subprocess.Popen([LIVEBRIDGE, "preview-server", "--port", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    base = f"http://127.0.0.1:{port}"
+    problems = []
+    try:
+        for _ in range(100):
+            try:
+                urllib.request.urlopen(base + "/api/state", timeout=1)
+                break
+            except OSError:
+                time.sleep(0.1)
+
+        def push(slug, state, content):
+            request = urllib.request.Request(base + "/activity/" + slug, method="PATCH", headers={"Content-Type": "application/json"},
+                                             data=json.dumps({"state": state, "content": content}).encode())
+            urllib.request.urlopen(request, timeout=5)
+        push("vacuum", "ONGOING", {"template": "monitor", "icon": "robotic.vacuum", "left_column": {"header": "Status",
+             "value": {"value": "Returning to the charging dock"}}, "right_column": {"header": "Battery", "value": {"value": "47%"}}})
+        push("washer", "ONGOING", {"template": "progress", "icon": "washer", "progress": {"style": "simple", "value": 0.6}, "header_left": "Washing"})
+        push("washer", "IDLE", {"template": "progress", "icon": "washer", "progress": {"style": "simple", "value": 1}, "header_left": "Done"})
+        dom = subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--window-size=390,1200",
+                              "--virtual-time-budget=5000", "--dump-dom", base + "/"], check=True, capture_output=True, text=True, timeout=120).stdout
+        for text in ['data-fits="true"', ">Ended<", ">Done<", "Returning to", "…<", ">Time</th>", ">Activity</th>", "aivi/vacuum"]:
+            if text not in dom:
+                problems.append(f"live page at 390 points: lacks {text}")
+        print("screens: live page at 390 points " + ("ok" if not problems else "FAILED"))
+    finally:
+        server.terminate()
+        server.wait(10)
+    return problems
+
+
 def main():
     browser = chromium()
     work = tempfile.mkdtemp(prefix="livebridge-screens-")
@@ -111,6 +152,7 @@ def main():
         for problem in check(browser, html, png, texts):
             failures.append(f"config {activity}: {problem}")
         print(f"screens: config {activity} ok" if not any(f.startswith("config " + activity) for f in failures) else f"screens: config {activity} FAILED")
+    failures += live_page_on_a_phone(browser)
     shutil.rmtree(work, ignore_errors=True)
     if failures:
         sys.exit("FAILED:\n" + "\n".join(failures))
