@@ -161,7 +161,7 @@ var results: [String: JSONValue] = [:]
     var rules = """
         homeassistant: { url: \(simulator.url), token: \(token), entity_source: \(source) }
         backends: { aivi: { type: aivi, token: t, base_url: \(backend.baseURL) } }
-        defaults: { backend: aivi, debounce: 0s, max_wait: 0s, min_interval: \(minInterval) }
+        defaults: { backend: aivi, debounce: 0s, max_wait: 0s, min_interval: \(minInterval), max_updates_per_hour: unlimited }
         activities:
 
         """
@@ -244,7 +244,7 @@ var results: [String: JSONValue] = [:]
     let rules = """
         homeassistant: { url: \(simulator.url), token: \(token) }
         backends: { aivi: { type: aivi, token: t, base_url: \(backend.baseURL) } }
-        defaults: { backend: aivi, debounce: 0s, max_wait: 0s, min_interval: 0s }
+        defaults: { backend: aivi, debounce: 0s, max_wait: 0s, min_interval: 0s, max_updates_per_hour: unlimited }
         activities:
           paced:
             active_when: "{{ has_value('sensor.paced') }}"
