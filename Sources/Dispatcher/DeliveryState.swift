@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
 import JSON
+import LiveActivity
 import Platform
 
 /// What LiveBridge must remember across restarts and crashes: per activity and backend, whether it is running on the
@@ -36,11 +37,16 @@ public struct DeliveryState: Sendable, Equatable {
         public var target: String
         public var body: JSONValue
         public var at: Double
+        /// The backend kind and method of the clear (Home Assistant's `call_service`, PushWard's `PATCH`).
+        public var kind: BackendKind = .homeassistant
+        public var method = "call_service"
 
-        public init(target: String, body: JSONValue, at: Double) {
+        public init(target: String, body: JSONValue, at: Double, kind: BackendKind = .homeassistant, method: String = "call_service") {
             self.target = target
             self.body = body
             self.at = at
+            self.kind = kind
+            self.method = method
         }
     }
 
@@ -75,7 +81,10 @@ public struct DeliveryState: Sendable, Equatable {
             "activities": .object(entries.mapValues { entry in
                 var object: [String: JSONValue] = ["running": .bool(entry.running)]
                 if let digest = entry.digest { object["digest"] = .string(digest) }
-                if let d = entry.dismissal { object["dismiss"] = ["target": .string(d.target), "body": d.body, "at": .double(d.at)] }
+                if let d = entry.dismissal {
+                    object["dismiss"] = ["target": .string(d.target), "body": d.body, "at": .double(d.at), "kind": .string(d.kind.rawValue),
+                                         "method": .string(d.method)]
+                }
                 if let started = entry.started { object["started"] = .double(started) }
                 if entry.dismissed { object["dismissed"] = true }
                 return .object(object)
@@ -91,7 +100,9 @@ public struct DeliveryState: Sendable, Equatable {
             var dismissal: Dismissal?
             if let d = value["dismiss"] {
                 guard let target = d["target"]?.stringValue, let body = d["body"], let at = d["at"]?.doubleValue else { return nil }
-                dismissal = Dismissal(target: target, body: body, at: at)
+                // Files from before PushWard hold Home Assistant's clears only, without kind and method.
+                let kind = d["kind"]?.stringValue.flatMap(BackendKind.init(rawValue:)) ?? .homeassistant
+                dismissal = Dismissal(target: target, body: body, at: at, kind: kind, method: d["method"]?.stringValue ?? "call_service")
             }
             entries[key] = Entry(running: running, digest: value["digest"]?.stringValue, dismissal: dismissal,
                                  started: value["started"]?.doubleValue, dismissed: value["dismissed"]?.boolValue ?? false)

@@ -135,7 +135,7 @@ public actor Dispatcher {
             guard let saved = entry.dismissal, let (activity, target) = DeliveryState.split(key) else { continue }
             let name = DeliveryState.backend(ofTarget: target)
             guard let backend = backends[name] else { continue }
-            let clear = BackendRequest(backend: name, kind: .homeassistant, method: "call_service", target: saved.target, body: saved.body)
+            let clear = BackendRequest(backend: name, kind: saved.kind, method: saved.method, target: saved.target, body: saved.body)
             let due = now.advanced(by: .milliseconds(Int64(max(0, saved.at - epoch) * 1000)))
             slotIndex[key] = slots.count
             slots.append(Slot(lane: ActivityLane(budget: UpdateBudget(), retry: retry,
@@ -491,7 +491,9 @@ public actor Dispatcher {
     private func persist(_ key: String, _ lane: ActivityLane) {
         let running = lane.phase == .running || lane.phase == .ending || lane.phase == .dismissed
         let dismissal = lane.dismissal.flatMap { clear, at in
-            clear.request.map { request in DeliveryState.Dismissal(target: request.target, body: request.body, at: Self.epoch(of: at)) }
+            clear.request.map { request in
+                DeliveryState.Dismissal(target: request.target, body: request.body, at: Self.epoch(of: at), kind: request.kind, method: request.method)
+            }
         }
         // Whole seconds: the start time is saved once per start, not again for every sub-second of clock drift.
         let started = running ? lane.startedAt.map { Self.epoch(of: $0).rounded() } : nil

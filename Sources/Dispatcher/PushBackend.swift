@@ -41,7 +41,9 @@ public enum HTTPOutcome {
     }
 
     private static func classify(_ response: HTTPResponse, kind: PushKind) -> DeliveryReport {
-        let code = (try? JSONParser.parse(response.body))?["error"]?.stringValue
+        // Aivi and Island Pulse say `error`; PushWard's problems (RFC 9457) say `code`.
+        let problem = try? JSONParser.parse(response.body)
+        let code = problem?["error"]?.stringValue ?? problem?["code"]?.stringValue
         switch response.status {
         case 200..<300:
             return DeliveryReport(.delivered, status: response.status)

@@ -34,10 +34,12 @@ public final class FakePushService: Sendable {
         }
     }
 
-    private struct State {
+    struct State {
         var requests: [Recorded] = []
         var scripted: [Scripted] = []
         var runningJobs: [String: Set<String>] = [:]  // token → job ids
+        /// PushWard's activities per integration key, by slug.
+        var pushWard: [String: [String: PushWardActivity]] = [:]
         var waiters: [(predicate: @Sendable ([Recorded]) -> Bool, continuation: CheckedContinuation<Void, Never>)] = []
         /// The latest payload per activity (`aivi/slug`, `islandpulse/job`), for the preview page.
         var shown: [String: JSONValue] = [:]
@@ -48,10 +50,12 @@ public final class FakePushService: Sendable {
 
     public let aiviToken: String
     public let islandPulseIDs: Set<String>
+    /// PushWard integration keys it takes.
+    public let pushWardKeys: Set<String>
     /// Island Pulse tokens on the free tier.
     public let freeTier: Set<String>
     private let loop: WebSocketEventLoop
-    private let state = Locked(State())
+    let state = Locked(State())
 
     public var baseURL: String { "http://127.0.0.1:\(loop.listenPort)" }
 
@@ -59,8 +63,9 @@ public final class FakePushService: Sendable {
     public let acceptsAnyToken: Bool
 
     public init(aiviToken: String = "aivi-test-token", islandPulseIDs: Set<String> = ["pulse-test-id"], freeTier: Set<String> = [],
-                port: Int = 0, acceptsAnyToken: Bool = false, host: String = "127.0.0.1") throws {
+                pushWardKeys: Set<String> = ["pushward-test-key"], port: Int = 0, acceptsAnyToken: Bool = false, host: String = "127.0.0.1") throws {
         self.acceptsAnyToken = acceptsAnyToken
+        self.pushWardKeys = pushWardKeys
         self.aiviToken = aiviToken
         self.islandPulseIDs = islandPulseIDs
         self.freeTier = freeTier
@@ -184,7 +189,7 @@ public final class FakePushService: Sendable {
         respond(contract(request, body))
     }
 
-    private func show(_ key: String, _ body: JSONValue, ended: Bool) {
+    func show(_ key: String, _ body: JSONValue, ended: Bool) {
         let time = Date().timeIntervalSince1970
         state.withLock { s in
             s.shown[key] = ["payload": body, "ended": .bool(ended), "at": .double(time)]
@@ -193,11 +198,12 @@ public final class FakePushService: Sendable {
         }
     }
 
-    private func error(_ status: Int, _ code: String, _ message: String) -> HTTPServerResponse {
+    func error(_ status: Int, _ code: String, _ message: String) -> HTTPServerResponse {
         HTTPServerResponse(status: status, json: JSONValue.object(["error": .string(code), "message": .string(message)]).jsonText)
     }
 
     private func contract(_ request: HTTPServerRequest, _ body: JSONValue?) -> HTTPServerResponse {
+        if request.path == "/activities" || request.path.hasPrefix("/activities/") { return pushWardContract(request, body) }
         if request.method == "PATCH", request.path.hasPrefix("/activity/") {
             guard acceptsAnyToken || request.headers["authorization"] == "Token \(aiviToken)" else { return error(401, "UNAUTHORIZED", "Invalid token") }
             guard let body, let state = body["state"]?.stringValue, ["ONGOING", "IDLE"].contains(state), body["content"]?.objectValue != nil

@@ -13,8 +13,11 @@ public struct BackendRequest: Sendable, Equatable, CustomStringConvertible {
     public let bodyBytes: [UInt8]
     /// An end that leaves its final content on the phone: what takes it away afterwards, and when.
     public private(set) var dismissal: Dismissal?
+    /// PushWard: the activity to create (upsert) before a start's content goes (`POST /activities`).
+    public private(set) var creation: JSONValue?
 
-    /// After an end shown with its final content (Home Assistant's `dismiss_after`): the request that clears it.
+    /// After an end shown with its final content (Home Assistant's and PushWard's `dismiss_after`): the request that
+    /// clears it.
     public struct Dismissal: Sendable, Equatable {
         public let target: String
         public let body: JSONValue
@@ -24,6 +27,25 @@ public struct BackendRequest: Sendable, Equatable, CustomStringConvertible {
     /// The request that clears the final content, to send `dismissal.after` after this one was delivered.
     public var dismissalRequest: BackendRequest? {
         dismissal.map { BackendRequest(backend: backend, kind: kind, method: method, target: $0.target, body: $0.body) }
+    }
+
+    /// PushWard: `PATCH /activities/{slug}` with `{state, content, priority?, sound?}`. A start also creates the
+    /// activity (`creation`, upserted). An end with `dismissAfter` above zero is PushWard's two-phase end: the final
+    /// content as a last ongoing frame, then `ended` that long after; otherwise it is `ended` at once.
+    public static func pushWard(backend: String, slug: String, kind: PushKind, content: JSONValue, priority: Int?, sound: String?,
+                                creation: JSONValue, dismissAfter: Duration) -> BackendRequest {
+        func body(_ state: String) -> JSONValue {
+            var object: [String: JSONValue] = ["state": .string(state), "content": content]
+            if let priority { object["priority"] = .int(priority) }
+            if let sound, kind != .update { object["sound"] = .string(sound) }
+            return .object(object)
+        }
+        let twoPhase = kind == .end && dismissAfter > .zero
+        var request = BackendRequest(backend: backend, kind: .pushward, method: "PATCH", target: "/activities/\(slug)",
+                                     body: body(kind == .end && !twoPhase ? "ended" : "ongoing"))
+        request.creation = creation
+        if twoPhase { request.dismissal = Dismissal(target: "/activities/\(slug)", body: body("ended"), after: dismissAfter) }
+        return request
     }
 
     public init(backend: String, kind: BackendKind, method: String, target: String, body: JSONValue) {
@@ -73,12 +95,12 @@ public enum PushKind: String, Sendable {
 
 /// The push services LiveBridge speaks to.
 public enum BackendKind: String, Sendable, CaseIterable {
-    case aivi, islandpulse, homeassistant
+    case aivi, islandpulse, homeassistant, pushward
 
     /// The key that names an activity at this backend.
     public var idKey: String {
         switch self {
-        case .aivi: return "slug"
+        case .aivi, .pushward: return "slug"
         case .islandpulse: return "job_id"
         case .homeassistant: return "tag"
         }

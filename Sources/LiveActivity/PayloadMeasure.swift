@@ -17,7 +17,7 @@ public struct PayloadMeasure: Sendable, Equatable {
         var times: [Double] = []
         var body = request.body
         switch request.kind {
-        case .aivi:
+        case .aivi, .pushward:
             if case .object(var content)? = body["content"] {
                 if let value = content["progress"]?.doubleValue {
                     progress = value
@@ -27,7 +27,14 @@ public struct PayloadMeasure: Sendable, Equatable {
                     bar["value"] = .null
                     content["progress"] = .object(bar)
                 }
-                body = ["state": body["state"] ?? .null, "content": Self.maskTimers(.object(content), into: &times)]
+                // PushWard's countdown counts to end_date, its generic's live progress too.
+                if request.kind == .pushward, let end = content["end_date"]?.doubleValue {
+                    times.append(end)
+                    content["end_date"] = .null
+                }
+                var outer = body.objectValue ?? [:]
+                outer["content"] = Self.maskTimers(.object(content), into: &times)
+                body = .object(outer)
             }
         case .islandpulse:
             if case .object(var object) = body, let value = object["progress"]?.doubleValue {

@@ -7,6 +7,7 @@ import Rules
 public enum BackendFactory {
     public static let aiviBaseURL = "https://api.getaivi.app"
     public static let islandPulseBaseURL = "https://api.islandpulse.dev"
+    public static let pushWardBaseURL = "https://api.pushward.app"
 
     /// `connection` carries Home Assistant backends' pushes (nil: none configured).
     public static func make(_ backend: RulesFile.Backend, client: HTTPClient, connection: HomeAssistantConnection?) -> any PushBackend {
@@ -19,6 +20,8 @@ public enum BackendFactory {
                                    token: backend.token?.secret ?? "", allowsOneActiveJob: backend.freeTier, client: client)
         case .homeassistant:
             return HomeAssistantPushBackend(name: backend.name, connection: connection)
+        case .pushward:
+            return PushWardBackend(name: backend.name, baseURL: backend.baseURL ?? pushWardBaseURL, token: backend.token?.secret ?? "", client: client)
         }
     }
 }

@@ -30,7 +30,8 @@ struct ConfigReferenceTests {
                                    "!secret NAME", "!env_var NAME [default]", "!include FILE", "homeassistant:", "backends: NAME:",
                                    "defaults:", "status:", "events:", "livebridge_activity", "activities: ID:", "style", "value", "header", "footer", "color", "segments",
                                    "display", "text_color", "formatter", "icon: auto", "subscribe_entities", "state_changed", "30s", "10s",
-                                   "unlimited", "never", "0.05", "3m", "{progress: 0.05, eta: 3m}"]
+                                   "unlimited", "never", "0.05", "3m", "{progress: 0.05, eta: 3m}",
+                                   "pushward", "ended", "mdi:", "foreground", "countdown", "steps", "alert", "gauge"]
         var unknown: [String] = []
         var rest = Substring(section)
         while let open = rest.firstIndex(of: "`") {

@@ -209,8 +209,8 @@ struct GoldenPayloadTests {
             // 001's complete example spells out the action; the others leave it to the lifecycle.
             seed["action"] = nil
             #expect(JSONValue.object(body) == JSONValue.object(seed))
-        case .homeassistant:
-            Issue.record("no Home Assistant example in the seeds")
+        case .homeassistant, .pushward:
+            Issue.record("no \(request.kind.rawValue) example in the seeds")
         }
     }
 }

@@ -6,7 +6,7 @@ enum ActivityDecoder {
     /// Keys of a rule that are not payload fields.
     static let ruleKeys = ["backend", "template", "active_when", "on_end", "status", "slug", "job_id", "tag",
                            "debounce", "max_wait", "min_interval", "max_updates_per_hour", "min_change", "start_settle", "renew_after",
-                           "entity", "dismiss_after"]
+                           "entity", "dismiss_after", "priority", "sound", "stale_ttl", "ended_ttl"]
 
     /// Whether `name` is a key an activity takes (a rule key or a payload field of any template): written elsewhere,
     /// it was indented too little.
@@ -60,7 +60,7 @@ enum ActivityDecoder {
         if let template {
             var first: (backend: RulesFile.Backend, schema: ObjectSchema)?
             for backend in chosen {
-                let (found, mapping) = resolve(template: template, backend: backend.kind, reader: reader)
+                let (found, mapping) = resolve(template: template, backend: backend.kind, reader: reader, others: kinds.subtracting([backend.kind]))
                 guard let found else {
                     let options = TemplateCatalog.templates(for: backend.kind)
                     var message = "template \"\(template)\" cannot be sent to \(backend.kind.rawValue) backend \"\(backend.name)\""
@@ -91,7 +91,8 @@ enum ActivityDecoder {
             let allowed = ruleKeys.filter { key in
                 switch key {
                 case "status": return kinds.contains(.islandpulse)
-                case "dismiss_after": return kinds.contains(.homeassistant)
+                case "dismiss_after": return kinds.contains(.homeassistant) || kinds.contains(.pushward)
+                case "priority", "sound", "stale_ttl", "ended_ttl": return kinds.contains(.pushward)
                 case "slug", "job_id", "tag": return kinds.contains { $0.idKey == key }
                 default: return true
                 }
@@ -144,13 +145,16 @@ enum ActivityDecoder {
                 if targetID.isEmpty || targetID.contains("/") || targetID.contains(" ") {
                     errors.append(ConfigError(at, path: path + ".slug", "\"\(targetID)\" is not a slug"))
                 }
+            case .pushward:
+                if let problem = PushWardSchema.slugProblem(targetID) { errors.append(ConfigError(at, path: path + ".slug", problem)) }
             }
         }
 
         var budget = RulesLoader.decodeBudget(reader, base: defaults, errors: &errors)
         if let node = reader["min_change"] { budget.minChange = decodeMinChange(node, path: path + ".min_change", errors: &errors) }
         let mainEntity = reader.string("entity", errors: &errors)
-        let dismissAfter = reader.duration("dismiss_after", errors: &errors) ?? ActivityRule.defaultDismissAfter
+        let dismissAfter = reader.duration("dismiss_after", errors: &errors)
+        let pushWard = decodePushWard(reader, path: path, errors: &errors)
         guard errors.count == before, !chosen.isEmpty, let template, let activeWhen, let fields else { return nil }
         let targets = chosen.flatMap { backend in
             let services: [String?] = backend.kind == .homeassistant ? backend.services : [nil]
@@ -161,7 +165,7 @@ enum ActivityDecoder {
         guard !targets.isEmpty else { return nil }
         let rule = ActivityRule(id: id, targets: targets, template: template, activeWhen: activeWhen,
                                 fields: fields, onEnd: onEnd, status: status, budget: budget, location: node.location,
-                                mainEntity: mainEntity, dismissAfter: dismissAfter)
+                                mainEntity: mainEntity, dismissAfter: dismissAfter, pushWard: pushWard)
         notes.formUnion(RuleNotes.of(rule, reader, path: path))
         return rule
     }
@@ -221,8 +225,34 @@ enum ActivityDecoder {
         return ok ? .object(fields) : nil
     }
 
-    static func resolve(template: String, backend: BackendKind, reader: MappingReader) -> (ObjectSchema?, PayloadMapping) {
+    /// PushWard's options of an activity: its priority (0–10), the sound of its start and end, how long it stays
+    /// stale and once ended.
+    static func decodePushWard(_ reader: MappingReader, path: String, errors: inout [ConfigError]) -> ActivityRule.PushWardOptions {
+        var options = ActivityRule.PushWardOptions()
+        if let node = reader["priority"] {
+            if let text = node.scalar, let value = Int(text), PushWardSchema.priorities.contains(value) { options.priority = value } else {
+                errors.append(ConfigError(node.location, path: path + ".priority", "\(node.quoted) is not a priority from 0 to 10"))
+            }
+        }
+        if let sound = reader.string("sound", errors: &errors) {
+            if PushWardSchema.sounds.contains(sound) { options.sound = sound } else {
+                errors.append(ConfigError(reader["sound"]!.location, path: path + ".sound", "unknown sound \"\(sound)\""
+                    + Suggestion.didYouMean(sound, in: PushWardSchema.sounds, otherwise: "; PushWard has " + PushWardSchema.sounds.joined(separator: ", "))))
+            }
+        }
+        options.staleTTL = reader.duration("stale_ttl", errors: &errors)
+        options.endedTTL = reader.duration("ended_ttl", errors: &errors)
+        return options
+    }
+
+    /// `others`: the kinds of the rule's other targets. An Aivi template goes to PushWard by a mapping (progress →
+    /// generic; generic → generic when the rule also targets another service, so one set of fields serves all).
+    static func resolve(template: String, backend: BackendKind, reader: MappingReader, others: Set<BackendKind>) -> (ObjectSchema?, PayloadMapping) {
         switch (backend, template) {
+        case (.pushward, "progress"):
+            return (TemplateCatalog.aivi("progress"), .aiviToPushWard("progress"))
+        case (.pushward, "generic") where !others.isEmpty:
+            return (TemplateCatalog.aivi("generic"), .aiviToPushWard("generic"))
         case (.islandpulse, "progress"):
             // Aivi's progress has a progress bar mapping ({style: …}); Island Pulse's progress layout a number.
             if case .mapping? = reader["progress"]?.kind { return (TemplateCatalog.aivi("progress"), .aiviToIslandPulse("progress")) }
@@ -244,4 +274,6 @@ enum PayloadMapping: Sendable, Equatable {
     case aiviToIslandPulse(String)
     /// An Aivi template shown as a Home Assistant live update.
     case aiviToLiveUpdate(String)
+    /// An Aivi template shown as PushWard's generic template.
+    case aiviToPushWard(String)
 }

@@ -20,9 +20,33 @@ public final class ActivityRule: Sendable {
     public let location: SourceLocation
     /// The entity `icon: auto` looks at; else the first entity `active_when` reads.
     public let mainEntity: String?
-    /// Home Assistant: how long the end's final content stays on the phone before `clear_notification` (0: cleared
-    /// at once, no final content).
-    public let dismissAfter: Duration
+    /// How long the end's final content stays before it is cleared (Home Assistant's `clear_notification`,
+    /// PushWard's `ended`); nil: the backend's default (`dismissAfter(for:)`).
+    public let writtenDismissAfter: Duration?
+    /// PushWard's options.
+    public let pushWard: PushWardOptions
+
+    /// PushWard's per-activity settings: priority (which 5 of its activities stay when more are ongoing), the sound of
+    /// the start and end, and how long it stays stale and once ended (server-side).
+    public struct PushWardOptions: Sendable, Equatable {
+        public var priority: Int?
+        public var sound: String?
+        public var staleTTL: Duration?
+        public var endedTTL: Duration?
+        public init() {}
+    }
+
+    /// PushWard's completion frame stays this long before `ended` (its integration's end delay).
+    public static let pushWardDismissAfter = Duration.seconds(5)
+
+    /// The end's final content time at a backend of `kind`: as written, else five minutes on Home Assistant and five
+    /// seconds on PushWard.
+    public func dismissAfter(for kind: BackendKind) -> Duration {
+        writtenDismissAfter ?? (kind == .pushward ? Self.pushWardDismissAfter : Self.defaultDismissAfter)
+    }
+
+    /// Home Assistant's, for what only goes there.
+    public var dismissAfter: Duration { dismissAfter(for: .homeassistant) }
 
     /// Whether a template of it reads the time (`now()`…): evaluated again each minute, as Home Assistant renders them.
     public let readsTime: Bool
@@ -32,7 +56,7 @@ public final class ActivityRule: Sendable {
 
     init(id: String, targets: [ActivityTarget], template: String, activeWhen: Template, fields: FieldTree,
          onEnd: FieldTree?, status: FieldTree?, budget: UpdateBudget, location: SourceLocation,
-         mainEntity: String?, dismissAfter: Duration) {
+         mainEntity: String?, dismissAfter: Duration?, pushWard: PushWardOptions) {
         self.id = id
         self.targets = targets
         self.template = template
@@ -43,7 +67,8 @@ public final class ActivityRule: Sendable {
         self.budget = budget
         self.location = location
         self.mainEntity = mainEntity
-        self.dismissAfter = dismissAfter
+        self.writtenDismissAfter = dismissAfter
+        self.pushWard = pushWard
         readsTime = ([activeWhen] + fields.templates + (status?.templates ?? [])).contains(where: \.readsTime)
     }
 

@@ -10,6 +10,7 @@ public enum ConfigReference {
         .aivi: ["type", "token", "base_url"],
         .islandpulse: ["type", "token", "base_url", "tier"],
         .homeassistant: ["type", "service"],
+        .pushward: ["type", "token", "base_url"],
     ]
     public static let defaultsKeys = ["backend", "debounce", "max_wait", "min_interval", "max_updates_per_hour", "start_settle", "renew_after"]
     public static let statusKeys = ["listen"]
@@ -21,6 +22,7 @@ public enum ConfigReference {
         for template in AiviSchema.templates { fields["aivi " + template] = TemplateCatalog.aivi(template)?.names ?? [] }
         fields["islandpulse layouts"] = TemplateCatalog.islandPulseFields.names
         fields["homeassistant live_update"] = LiveUpdateSchema.fields.removing(["tag"]).names
+        for template in PushWardSchema.templates { fields["pushward " + template] = TemplateCatalog.schema(template: template, backend: .pushward)?.names ?? [] }
         return fields
     }
 

@@ -34,6 +34,9 @@ public struct RuleNotes: Sendable {
             case .aiviToIslandPulse(let template):
                 let layout = template == "monitor" ? "sports (left column → A, right → B)" : "progress (the bar's value, header_left as the message, compact_value as the metric)"
                 notes.coercions.append(ConfigError(at, path: path + ".template", "on \(target.name) (Island Pulse) the Aivi \(template) template is shown as the \(layout) layout"))
+            case .aiviToPushWard(let template):
+                notes.coercions.append(ConfigError(at, path: path + ".template",
+                    "on \(target.name) (PushWard) the Aivi \(template) template is PushWard's generic: the bar as progress, the main text as state, the footer as subtitle, tap_url as the tap action"))
             case .aiviToLiveUpdate(let template):
                 notes.coercions.append(ConfigError(at, path: path + ".template",
                     "on \(target.name) (Home Assistant) the Aivi \(template) template is a live update: the bar as an integer progress of 100, tap_url as url, the right-hand text as critical_text, a countdown (time_until, remaining_time) as a chronometer"))

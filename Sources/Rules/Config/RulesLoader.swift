@@ -178,7 +178,7 @@ public enum RulesLoader {
         }
         guard let kind = BackendKind(rawValue: typeText) else {
             var message = "unknown backend type \(reader.shown("type"))"
-            message += Suggestion.didYouMean(typeText, in: BackendKind.allCases.map(\.rawValue), otherwise: "; expected aivi, islandpulse or homeassistant")
+            message += Suggestion.didYouMean(typeText, in: BackendKind.allCases.map(\.rawValue), otherwise: "; expected aivi, islandpulse, homeassistant or pushward")
             errors.append(ConfigError(reader["type"]!.location, path: path + ".type", message))
             return nil
         }
@@ -186,6 +186,7 @@ public enum RulesLoader {
         case .aivi: reader.rejectUnknown(allowed: ConfigReference.backendKeys[.aivi]!, errors: &errors)
         case .islandpulse: reader.rejectUnknown(allowed: ConfigReference.backendKeys[.islandpulse]!, errors: &errors)
         case .homeassistant: reader.rejectUnknown(allowed: ConfigReference.backendKeys[.homeassistant]!, errors: &errors)
+        case .pushward: reader.rejectUnknown(allowed: ConfigReference.backendKeys[.pushward]!, errors: &errors)
         }
         let token = reader.string("token", errors: &errors)
         if kind != .homeassistant, token?.isEmpty ?? true {

@@ -20,6 +20,8 @@ enum TemplateCatalog {
             return LiveUpdateSchema.fields.removing(["tag"])
         case (.homeassistant, "progress"):
             return aivi("progress")
+        case (.pushward, let template):
+            return PushWardSchema.schema(template)?.removing(["template"])
         default:
             return nil
         }
@@ -42,6 +44,7 @@ enum TemplateCatalog {
         case .aivi: return AiviSchema.templates
         case .islandpulse: return IslandPulseSchema.layouts + ["monitor", "generic"]
         case .homeassistant: return ["live_update", "progress", "generic"]
+        case .pushward: return PushWardSchema.templates + ["progress"]
         }
     }
 }

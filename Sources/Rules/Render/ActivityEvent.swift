@@ -82,6 +82,16 @@ public struct ActivityEvent: Sendable {
                                                                   kind: action == .end ? .end : .update, dismissAfter: .zero))
                 }
             }
+        case .pushward:
+            guard PushWardSchema.slugProblem(activity) == nil else {
+                return .failure(RenderError(activity: activity, issues: [PayloadIssue(path: "activity", PushWardSchema.slugProblem(activity)!)]))
+            }
+            var content = payload
+            if action == .end && content.isEmpty { content = ["template": "generic", "progress": 1] }
+            let (normalized, problems) = PayloadNormalizer.normalize(.object(content), as: PushWardSchema.content, path: "payload")
+            guard problems.isEmpty, let normalized else { return .failure(RenderError(activity: activity, issues: problems)) }
+            request = .pushWard(backend: backend.name, slug: activity, kind: action == .end ? .end : .update, content: normalized, priority: nil,
+                                sound: nil, creation: ["slug": .string(activity), "name": .string(activity), "priority": 1], dismissAfter: .zero)
         }
         if requests.isEmpty { requests = [(backend.name, request)] }
         if let problem = ActivityRenderer.sizeProblem(request, path: "payload") {

@@ -27,7 +27,7 @@ public enum ActivityRenderer {
         guard case .object(var fields)? = tree.evaluate(in: context, failures: &notes) else {
             return .failure(RenderError(activity: rule.id, issues: [PayloadIssue(path: "", "fields did not evaluate")]))
         }
-        resolveAutoIcon(&fields, rule: rule, context: context, notes: &notes)
+        resolveAutoIcon(&fields, rule: rule, context: context, keepsMDI: target.kind == .pushward, notes: &notes)
         let result: Result<BackendRequest, PayloadIssuesError>
         switch (target.kind, target.mapping) {
         case (.aivi, _):
@@ -46,6 +46,12 @@ public enum ActivityRenderer {
             }
         case (.homeassistant, _):
             result = liveUpdate(rule, target, fields, phase: phase)
+        case (.pushward, .aiviToPushWard(let template)):
+            result = normalizedAivi(template, fields).flatMap { pushWard(rule, target, PushWardMapping.map(template: template, $0), phase: phase) }
+        case (.pushward, _):
+            var content = fields
+            content["template"] = .string(rule.template)
+            result = pushWard(rule, target, content, phase: phase)
         }
         return result.mapError { RenderError(activity: rule.id, issues: $0.list) }
     }
@@ -67,6 +73,9 @@ public enum ActivityRenderer {
         case .homeassistant:
             return .homeAssistant(backend: backend.name, service: target.service, fields: ["tag": .string(target.id)], kind: .end,
                                   dismissAfter: .zero)
+        case .pushward:
+            let content = last?.body["content"] ?? ["template": "generic", "progress": 1]
+            return pushWardRequest(rule, target, content: content, phase: .end, dismissAfter: .zero)
         }
     }
 
@@ -87,6 +96,8 @@ public enum ActivityRenderer {
             case .homeassistant:
                 end = .homeAssistant(backend: target.backend.name, service: target.service, fields: ["tag": .string(target.id)], kind: .end,
                                      dismissAfter: .zero)
+            case .pushward:
+                end = pushWardRequest(rule, target, content: start.body["content"] ?? .null, phase: .end, dismissAfter: .zero)
             }
             return (end, start)
         }
@@ -128,7 +139,7 @@ public enum ActivityRenderer {
     static func sizeProblem(_ request: BackendRequest, path: String = "") -> PayloadIssue? {
         let size: Int
         switch request.kind {
-        case .aivi:
+        case .aivi, .pushward:
             // The body less its `{"content":…,"state":"…"}` wrapper.
             size = request.bodyBytes.count - #"{"content":,"state":""}"#.utf8.count - (request.body["state"]?.stringValue?.utf8.count ?? 0)
         case .islandpulse:
@@ -138,6 +149,25 @@ public enum ActivityRenderer {
         }
         guard size > contentLimit else { return nil }
         return PayloadIssue(path: path, "the payload is \(size) bytes; a Live Activity holds at most \(contentLimit)")
+    }
+
+    static func pushWard(_ rule: ActivityRule, _ target: ActivityTarget, _ content: [String: JSONValue], phase: PushKind)
+        -> Result<BackendRequest, PayloadIssuesError> {
+        let (normalized, issues) = PayloadNormalizer.normalize(.object(content), as: PushWardSchema.content)
+        guard issues.isEmpty, let normalized else { return .failure(PayloadIssuesError(issues)) }
+        let request = pushWardRequest(rule, target, content: normalized, phase: phase, dismissAfter: rule.dismissAfter(for: .pushward))
+        if let problem = sizeProblem(request) { return .failure(PayloadIssuesError([problem])) }
+        return .success(request)
+    }
+
+    /// The PushWard request for this content, with the activity's creation (name, priority, time to live).
+    static func pushWardRequest(_ rule: ActivityRule, _ target: ActivityTarget, content: JSONValue, phase: PushKind, dismissAfter: Duration) -> BackendRequest {
+        let options = rule.pushWard
+        var creation: [String: JSONValue] = ["slug": .string(target.id), "name": .string(rule.id), "priority": .int(options.priority ?? 1)]
+        if let ttl = options.endedTTL { creation["ended_ttl"] = .int(Int(ttl.components.seconds)) }
+        if let ttl = options.staleTTL { creation["stale_ttl"] = .int(Int(ttl.components.seconds)) }
+        return .pushWard(backend: target.backend.name, slug: target.id, kind: phase, content: content, priority: options.priority,
+                         sound: options.sound, creation: .object(creation), dismissAfter: dismissAfter)
     }
 
     static func liveUpdate(_ rule: ActivityRule, _ target: ActivityTarget, _ fields: [String: JSONValue], phase: PushKind)
@@ -150,9 +180,11 @@ public enum ActivityRenderer {
                                        dismissAfter: rule.dismissAfter))
     }
 
-    static func resolveAutoIcon(_ fields: inout [String: JSONValue], rule: ActivityRule, context: EvaluationContext, notes: inout [PayloadIssue]) {
+    /// `keepsMDI`: the backend draws Material Design icons itself (PushWard).
+    static func resolveAutoIcon(_ fields: inout [String: JSONValue], rule: ActivityRule, context: EvaluationContext, keepsMDI: Bool,
+                                notes: inout [PayloadIssue]) {
         // The phone draws SF Symbols: a Material Design icon (Home Assistant's) becomes the SF Symbol for it.
-        if let icon = fields["icon"]?.stringValue ?? fields["icon"]?["name"]?.stringValue, icon.hasPrefix("mdi:") {
+        if !keepsMDI, let icon = fields["icon"]?.stringValue ?? fields["icon"]?["name"]?.stringValue, icon.hasPrefix("mdi:") {
             guard let symbol = IconCatalog.symbol(forMDI: icon) else {
                 fields["icon"] = nil
                 notes.append(PayloadIssue(path: "icon", "\(icon) has no SF Symbol LiveBridge knows (the phone draws SF Symbols); the icon is left out"))

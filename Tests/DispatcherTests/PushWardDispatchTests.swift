@@ -1,0 +1,108 @@
+import Dispatcher
+import FakePushServices
+import Foundation
+import HTTPClient
+import JSON
+import LiveActivity
+import Platform
+import Testing
+
+/// PushWard through the dispatcher against the fake speaking its documented contract over real HTTP: a start creates
+/// the activity then sends its content, the end is two-phase and its second phase survives a restart, 429 is retried
+/// after Retry-After, a rejected key is not retried, and a sixth ongoing activity evicts the lowest priority.
+@Suite(.timeLimit(.minutes(1)))
+struct PushWardDispatchTests {
+    let budget = UpdateBudget(debounce: .zero, maxWait: .zero, minInterval: .zero)
+    let fastRetry = RetryPolicy(initial: .milliseconds(20), maximum: .milliseconds(100), lockedWait: .seconds(30))
+
+    func ward(_ service: FakePushService, key: String = "pushward-test-key") -> PushWardBackend {
+        PushWardBackend(name: "ward", baseURL: service.baseURL, token: key, client: HTTPClient())
+    }
+
+    static func request(_ slug: String, _ kind: PushKind, _ state: String, progress: Double = 0.5, priority: Int = 1,
+                        dismissAfter: Duration = .zero) -> BackendRequest {
+        .pushWard(backend: "ward", slug: slug, kind: kind, content: ["template": "generic", "state": .string(state), "progress": .double(progress)],
+                  priority: priority, sound: nil, creation: ["slug": .string(slug), "name": .string(slug), "priority": .int(priority)],
+                  dismissAfter: dismissAfter)
+    }
+
+    func calls(_ service: FakePushService) -> [String] {
+        service.requests.map { "\($0.method) \($0.path) \($0.body?["state"]?.stringValue ?? "")" }
+    }
+
+    @Test func aStartCreatesTheActivityThenAnUpdateAndATwoPhaseEnd() async throws {
+        let service = try FakePushService()
+        let dispatcher = Dispatcher(backends: [ward(service)], retry: fastRetry)
+        await dispatcher.submit(activity: "washer", backend: "ward", budget: budget, .start(Self.request("washer", .start, "Washing")))
+        await dispatcher.waitUntilQuiet()
+        await dispatcher.submit(activity: "washer", backend: "ward", budget: budget, .change(Self.request("washer", .update, "Rinsing"), urgent: false))
+        await dispatcher.waitUntilQuiet()
+        await dispatcher.submit(activity: "washer", backend: "ward", budget: budget,
+                                .end(Self.request("washer", .end, "Done", progress: 1, dismissAfter: .milliseconds(200))))
+        #expect(await service.wait { $0.count == 5 })
+        #expect(calls(service) == ["POST /activities ", "PATCH /activities/washer ongoing", "PATCH /activities/washer ongoing",
+                                   "PATCH /activities/washer ongoing", "PATCH /activities/washer ended"])
+        #expect(service.requests[3].body?["content"]?["state"] == "Done", "the completion frame, then ended")
+        #expect(service.requests[4].at - service.requests[3].at >= 0.19)
+        #expect(service.pushWardOngoing().isEmpty)
+    }
+
+    @Test func aRateLimitIsRetriedAfterRetryAfterAndABadKeyIsNot() async throws {
+        let service = try FakePushService()
+        service.script([.init(status: 429, body: #"{"code":"rate_limited","detail":"200 requests per minute"}"#, headers: ["Retry-After": "1"])])
+        let records = Locked<[Dispatcher.PushRecord]>([])
+        let dispatcher = Dispatcher(backends: [ward(service)], retry: fastRetry, onPush: { record in records.withLock { $0.append(record) } })
+        await dispatcher.submit(activity: "washer", backend: "ward", budget: budget, .start(Self.request("washer", .start, "Washing")))
+        await dispatcher.waitUntilQuiet()
+        #expect(calls(service) == ["POST /activities ", "POST /activities ", "PATCH /activities/washer ongoing"])
+        #expect(service.requests[1].at - service.requests[0].at >= 0.95, "Retry-After: 1 honoured")
+        #expect(records.withLock { $0.map { $0.report.outcome } } == [.retry(after: .seconds(1)), .delivered])
+
+        let rejected = try FakePushService()
+        let refused = Dispatcher(backends: [ward(rejected, key: "revoked")], retry: fastRetry, onPush: { record in records.withLock { $0.append(record) } })
+        await refused.submit(activity: "washer", backend: "ward", budget: budget, .start(Self.request("washer", .start, "Washing")))
+        await refused.waitUntilQuiet()
+        #expect(rejected.requests.count == 1)
+        let last = try #require(records.withLock { $0.last?.report })
+        #expect(last.outcome == .rejected(code: "auth.invalid_key") && last.status == 401, "401: the key, for good (not retried)")
+    }
+
+    @Test func theSecondPhaseOfAnEndIsKeptInStateAndSentAfterARestart() async throws {
+        let service = try FakePushService()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("livebridge-pushward-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        do {
+            let first = Dispatcher(backends: [ward(service)], retry: fastRetry, stateFile: try DeliveryStateFile(directory: directory))
+            await first.submit(activity: "washer", backend: "ward", budget: budget, .start(Self.request("washer", .start, "Washing")))
+            await first.waitUntilQuiet()
+            await first.submit(activity: "washer", backend: "ward", budget: budget,
+                                .end(Self.request("washer", .end, "Done", progress: 1, dismissAfter: .seconds(3600))))
+            await first.waitUntilQuiet()
+            #expect(await first.phase(activity: "washer", target: "ward") == .dismissing)
+            _ = await first.flush(deadline: .seconds(1))
+        }
+        let path = directory + "/state.json"
+        let saved = try String(contentsOfFile: path, encoding: .utf8)
+        let dismiss = try JSONParser.parse(saved)["activities"]?["washer@ward"]?["dismiss"]
+        #expect(dismiss?["kind"] == "pushward" && dismiss?["method"] == "PATCH" && dismiss?["target"] == "/activities/washer")
+        // LiveBridge was down past its time: the restarted dispatcher sends it at once.
+        try saved.replacingOccurrences(of: "\"at\":\(dismiss!["at"]!.jsonText)", with: "\"at\":\(Date().timeIntervalSince1970 - 1)")
+            .write(toFile: path, atomically: true, encoding: .utf8)
+        let restarted = Dispatcher(backends: [ward(service)], retry: fastRetry, stateFile: try DeliveryStateFile(directory: directory))
+        await restarted.resume()
+        #expect(await service.wait { $0.last?.body?["state"] == "ended" })
+        #expect(calls(service).last == "PATCH /activities/washer ended")
+    }
+
+    /// The fake keeps PushWard's rule: five ongoing per key; a sixth evicts the lowest priority.
+    @Test func aSixthOngoingActivityEvictsTheLowestPriority() async throws {
+        let service = try FakePushService()
+        let dispatcher = Dispatcher(backends: [ward(service)], retry: fastRetry)
+        for n in 1...6 {
+            await dispatcher.submit(activity: "a\(n)", backend: "ward", budget: budget,
+                                    .start(Self.request("a\(n)", .start, "Running", priority: n == 2 ? 0 : 5)))
+        }
+        await dispatcher.waitUntilQuiet()
+        #expect(service.pushWardOngoing() == ["a1", "a3", "a4", "a5", "a6"])
+    }
+}
