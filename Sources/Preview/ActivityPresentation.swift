@@ -47,7 +47,10 @@ struct ActivityPresentation: Equatable {
 
     init(payload: JSONValue, at now: Double) {
         let content = payload["content"] ?? payload
-        if let template = content["template"]?.stringValue {
+        // PushWard's body says its state in lower case (`ongoing`, `ended`); Aivi's in capitals.
+        if let state = payload["state"]?.stringValue, state == "ongoing" || state == "ended", let template = content["template"]?.stringValue {
+            self.init(pushWard: content, template: template, at: now)
+        } else if let template = content["template"]?.stringValue {
             self.init(aivi: content, template: template, at: now)
         } else {
             self.init(islandPulse: payload)
@@ -77,6 +80,47 @@ struct ActivityPresentation: Equatable {
                              bar: bar, footerLeft: Self.value(content["footer_left"], at: now), footerRight: Self.value(content["footer_right"], at: now))
             compact = Self.value(content["compact_value"], at: now) ?? bar.map { Label(text: "\(Int(saturating: ($0.value * 100).rounded()))%") }
         }
+    }
+
+    /// PushWard's templates on the same card: the state as the headline, the template's figure on the right (a
+    /// countdown's time left, a step of the steps, a gauge's value), the bar, the subtitle below.
+    private init(pushWard content: JSONValue, template: String, at now: Double) {
+        source = "pushward " + template
+        icon = content["icon"]?.stringValue
+        accent = PreviewPalette.color(content["accent_color"]?.stringValue, default: PreviewPalette.identifiers["blue"]!)
+        var progress = content["progress"]?.doubleValue
+        var right: Label?
+        switch template {
+        case "countdown":
+            if let end = content["end_date"]?.doubleValue {
+                right = Label(text: Self.clock(max(0, end - now)))
+                if let start = content["start_date"]?.doubleValue, end > start { progress = min(max((now - start) / (end - start), 0), 1) }
+            }
+        case "steps":
+            if let current = content["current_step"]?.intValue, let total = content["total_steps"]?.intValue, total > 0 {
+                right = Label(text: "Step \(current)/\(total)")
+                progress = progress ?? Double(current) / Double(total)
+            }
+        case "alert":
+            let severity = content["severity"]?.stringValue ?? "info"
+            right = Label(text: content["severity_label"]?.stringValue ?? severity.prefix(1).uppercased() + severity.dropFirst(),
+                          color: PreviewPalette.color(severity == "critical" ? "red" : severity == "warning" ? "orange" : "blue"))
+        case "gauge":
+            if let value = content["value"]?.doubleValue {
+                let shown = value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value)
+                right = Label(text: shown + (content["unit"]?.stringValue.map { " " + $0 } ?? ""))
+                if let low = content["min_value"]?.doubleValue, let high = content["max_value"]?.doubleValue, high > low {
+                    progress = min(max((value - low) / (high - low), 0), 1)
+                }
+            }
+        default:
+            right = content["remaining_time"]?.intValue.map { Label(text: Self.clock(Double($0)) + " left") }
+        }
+        let accentColor = accent
+        body = .progress(headerLeft: content["state"]?.stringValue.map { Label(text: $0) }, headerRight: right,
+                         bar: progress.map { Bar(value: min(max($0, 0), 1), color: accentColor) },
+                         footerLeft: content["subtitle"]?.stringValue.map { Label(text: $0, color: PreviewPalette.secondary) }, footerRight: nil)
+        compact = right ?? progress.map { Label(text: "\(Int(saturating: ($0 * 100).rounded()))%") }
     }
 
     private init(islandPulse body: JSONValue) {

@@ -61,3 +61,47 @@ struct LifecycleDaemonTests {
         #expect(await daemon.exitStatus() == 0)
     }
 }
+
+/// `livebridge run` with one activity at Aivi, Island Pulse and PushWard through the fakes: each starts, and at the end
+/// PushWard gets its two phases (the completion frame, then ended) while the others get their end.
+@Suite(.timeLimit(.minutes(1)))
+struct PushWardDaemonTests {
+    @Test func anActivityAtThreeServicesEndsAtEachAndPushWardInTwoPhases() async throws {
+        let simulator = try HomeAssistantSimulator(token: "ha-pushward-token")
+        defer { simulator.stop() }
+        let service = try FakePushService()
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("livebridge-pushward-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try """
+        homeassistant: { url: "\(simulator.url)", token: ha-pushward-token }
+        backends:
+          aivi: { type: aivi, token: aivi-test-token, base_url: \(service.baseURL) }
+          pulse: { type: islandpulse, token: pulse-test-id, base_url: \(service.baseURL) }
+          ward: { type: pushward, token: pushward-test-key, base_url: \(service.baseURL) }
+        defaults: { debounce: 0s, max_wait: 1s, min_interval: 0s }
+        activities:
+          washer:
+            backend: [aivi, pulse, ward]
+            dismiss_after: 1s
+            active_when: "{{ is_state('sensor.washer_status', 'running') }}"
+            template: progress
+            progress: { style: simple, value: 0.4 }
+            header_left: Washing
+            on_end: { header_left: Done, progress: { style: simple, value: 1 } }
+        """.write(toFile: folder + "/livebridge.yaml", atomically: true, encoding: .utf8)
+        await simulator.setState("sensor.washer_status", "running")
+        let daemon = try Subprocess(["run", "--config", folder + "/livebridge.yaml", "--data-dir", folder + "/data"])
+        #expect(await service.wait { requests in requests.filter { $0.path == "/activities/washer" }.count == 1 && requests.count == 4 })
+        #expect(service.pushWardOngoing() == ["washer"])
+        await simulator.setState("sensor.washer_status", "idle")
+        #expect(await service.wait { $0.last { $0.path == "/activities/washer" }?.body?["state"] == "ended" })
+        let ward = service.requests.filter { $0.path.hasPrefix("/activities") }.map { "\($0.method) \($0.body?["state"]?.stringValue ?? "") \($0.body?["content"]?["state"]?.stringValue ?? "")" }
+        #expect(ward == ["POST  ", "PATCH ongoing Washing", "PATCH ongoing Done", "PATCH ended Done"])
+        #expect(service.requests.contains { $0.path == "/activity/washer" && $0.body?["state"] == "IDLE" })
+        #expect(service.requests.contains { $0.path == "/notify" && $0.body?["action"] == "end" })
+        #expect(service.pushWardOngoing().isEmpty)
+        daemon.signal(SIGTERM)
+        #expect(await daemon.exitStatus() == 0)
+    }
+}

@@ -15,6 +15,7 @@ struct BlueprintEventsTests {
             backends:
               aivi: { type: aivi, token: t }
               family: { type: homeassistant, service: [notify.mobile_app_me, notify.mobile_app_partner] }
+              ward: { type: pushward, token: k }
             defaults: { backend: aivi, min_interval: 2s }
             events: { type: my_activity_event }
             """.write(toFile: folder + "/rules.yaml", atomically: true, encoding: .utf8)
@@ -64,6 +65,16 @@ struct BlueprintEventsTests {
                 guard case .start = submission.event else { Issue.record("\(action) is not a start"); return }
             }
         }
+    }
+
+    /// A blueprint's event for PushWard: its own content, checked by its schema, ended in one phase.
+    @Test func anEventForPushWardCarriesItsContent() throws {
+        var events = BlueprintEvents()
+        let rules = try rules()
+        #expect(lines(events.take(["activity": "pizza", "backend": "ward", "payload": ["template": "countdown", "state": "Baking", "end_date": 1_795_349_400]],
+                                  rules: rules)) == ["submit pizza ward start /activities/pizza min_interval=2.0 seconds"])
+        let told = lines(events.take(["activity": "pizza", "backend": "ward", "payload": ["template": "countdown", "state": "Baking"]], rules: rules))
+        #expect(told.first?.contains("payload.end_date is required") == true, "\(told)")
     }
 
     @Test func anEventForAHomeAssistantBackendWithSeveralPhonesGoesToEach() throws {

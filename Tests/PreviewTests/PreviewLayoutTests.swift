@@ -72,3 +72,21 @@ struct SymbolGlyphTests {
         #expect(svg.contains("text-anchor=\"middle\">S</text>") && !svg.contains("stroke-width=\"2\""))
     }
 }
+
+/// PushWard's templates drawn on the same card: the state, the template's figure, the bar, the subtitle.
+struct PushWardPreviewTests {
+    func texts(_ payload: JSONValue, at now: Double = 1_000) -> [String] {
+        let svg = PreviewRenderer.svg(payload, at: now)
+        return svg.components(separatedBy: "</text>").compactMap { $0.components(separatedBy: ">").last }.filter { !$0.isEmpty }
+    }
+
+    @Test func eachTemplateShowsItsFigure() {
+        #expect(texts(["state": "ongoing", "content": ["template": "generic", "state": "Washing", "subtitle": "Cotton 40°", "progress": 0.4]])
+            .starts(with: ["Lock Screen", "•", "Washing", "Cotton 40°"]), "the neutral disc (no icon), the state, the subtitle")
+        #expect(texts(["state": "ongoing", "content": ["template": "countdown", "state": "Pizza", "end_date": 1_600]]).contains("10:00"))
+        #expect(texts(["state": "ongoing", "content": ["template": "steps", "state": "Printing", "total_steps": 5, "current_step": 2]]).contains("Step 2/5"))
+        #expect(texts(["state": "ongoing", "content": ["template": "alert", "state": "Leak", "severity": "critical"]]).contains("Critical"))
+        #expect(texts(["state": "ended", "content": ["template": "gauge", "state": "Tank", "value": 40, "min_value": 0, "max_value": 80, "unit": "L"]])
+            .contains("40 L"))
+    }
+}
