@@ -40,6 +40,8 @@ public final class FakePushService: Sendable {
         var runningJobs: [String: Set<String>] = [:]  // token → job ids
         /// PushWard's activities per integration key, by slug.
         var pushWard: [String: [String: PushWardActivity]] = [:]
+        /// ActivitySmith's streams per API key, by stream key.
+        var activitySmith: [String: [String: ActivitySmithStream]] = [:]
         var waiters: [(predicate: @Sendable ([Recorded]) -> Bool, continuation: CheckedContinuation<Void, Never>)] = []
         /// The latest payload per activity (`aivi/slug`, `islandpulse/job`), for the preview page.
         var shown: [String: JSONValue] = [:]
@@ -52,6 +54,8 @@ public final class FakePushService: Sendable {
     public let islandPulseIDs: Set<String>
     /// PushWard integration keys it takes.
     public let pushWardKeys: Set<String>
+    /// ActivitySmith API keys it takes.
+    public let activitySmithKeys: Set<String>
     /// Island Pulse tokens on the free tier.
     public let freeTier: Set<String>
     private let loop: WebSocketEventLoop
@@ -63,9 +67,11 @@ public final class FakePushService: Sendable {
     public let acceptsAnyToken: Bool
 
     public init(aiviToken: String = "aivi-test-token", islandPulseIDs: Set<String> = ["pulse-test-id"], freeTier: Set<String> = [],
-                pushWardKeys: Set<String> = ["pushward-test-key"], port: Int = 0, acceptsAnyToken: Bool = false, host: String = "127.0.0.1") throws {
+                pushWardKeys: Set<String> = ["pushward-test-key"], activitySmithKeys: Set<String> = ["activitysmith-test-key"], port: Int = 0,
+                acceptsAnyToken: Bool = false, host: String = "127.0.0.1") throws {
         self.acceptsAnyToken = acceptsAnyToken
         self.pushWardKeys = pushWardKeys
+        self.activitySmithKeys = activitySmithKeys
         self.aiviToken = aiviToken
         self.islandPulseIDs = islandPulseIDs
         self.freeTier = freeTier
@@ -204,6 +210,7 @@ public final class FakePushService: Sendable {
 
     private func contract(_ request: HTTPServerRequest, _ body: JSONValue?) -> HTTPServerResponse {
         if request.path == "/activities" || request.path.hasPrefix("/activities/") { return pushWardContract(request, body) }
+        if request.path.hasPrefix("/live-activity/stream/") { return activitySmithContract(request, body) }
         if request.method == "PATCH", request.path.hasPrefix("/activity/") {
             guard acceptsAnyToken || request.headers["authorization"] == "Token \(aiviToken)" else { return error(401, "UNAUTHORIZED", "Invalid token") }
             guard let body, let state = body["state"]?.stringValue, ["ONGOING", "IDLE"].contains(state), body["content"]?.objectValue != nil

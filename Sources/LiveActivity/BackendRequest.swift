@@ -29,6 +29,19 @@ public struct BackendRequest: Sendable, Equatable, CustomStringConvertible {
         dismissal.map { BackendRequest(backend: backend, kind: kind, method: method, target: $0.target, body: $0.body) }
     }
 
+    /// ActivitySmith: `PUT /live-activity/stream/{key}` with `{content_state, channels?}` to start or update the
+    /// stream's activity; the end is `DELETE` of the same path with the final content, dismissed `dismissAfter` later
+    /// (`auto_dismiss_seconds`).
+    public static func activitySmith(backend: String, key: String, kind: PushKind, contentState: JSONValue, channels: [String],
+                                     dismissAfter: Duration) -> BackendRequest {
+        var state = contentState.objectValue ?? [:]
+        if kind == .end { state["auto_dismiss_seconds"] = .int(Int(dismissAfter.components.seconds)) }
+        var body: [String: JSONValue] = ["content_state": .object(state)]
+        if !channels.isEmpty { body["channels"] = .array(channels.map(JSONValue.string)) }
+        return BackendRequest(backend: backend, kind: .activitysmith, method: kind == .end ? "DELETE" : "PUT", target: "/live-activity/stream/\(key)",
+                              body: .object(body))
+    }
+
     /// PushWard: `PATCH /activities/{slug}` with `{state, content, priority?, sound?}`. A start also creates the
     /// activity (`creation`, upserted). An end with `dismissAfter` above zero is PushWard's two-phase end: the final
     /// content as a last ongoing frame, then `ended` that long after; otherwise it is `ended` at once.
@@ -95,7 +108,7 @@ public enum PushKind: String, Sendable {
 
 /// The push services LiveBridge speaks to.
 public enum BackendKind: String, Sendable, CaseIterable {
-    case aivi, islandpulse, homeassistant, pushward
+    case aivi, islandpulse, homeassistant, pushward, activitysmith
 
     /// The key that names an activity at this backend.
     public var idKey: String {
@@ -103,6 +116,7 @@ public enum BackendKind: String, Sendable, CaseIterable {
         case .aivi, .pushward: return "slug"
         case .islandpulse: return "job_id"
         case .homeassistant: return "tag"
+        case .activitysmith: return "stream_key"
         }
     }
 }

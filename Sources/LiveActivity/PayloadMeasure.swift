@@ -36,6 +36,18 @@ public struct PayloadMeasure: Sendable, Equatable {
                 outer["content"] = Self.maskTimers(.object(content), into: &times)
                 body = .object(outer)
             }
+        case .activitysmith:
+            if case .object(var object) = body, case .object(var state)? = object["content_state"] {
+                if let percentage = state["percentage"]?.doubleValue {
+                    progress = percentage / 100
+                    state["percentage"] = .null
+                } else if let value = state["value"]?.doubleValue, let limit = state["upper_limit"]?.doubleValue, limit > 0 {
+                    progress = value / limit
+                    state["value"] = .null
+                }
+                object["content_state"] = .object(state)
+                body = .object(object)
+            }
         case .islandpulse:
             if case .object(var object) = body, let value = object["progress"]?.doubleValue {
                 // 0–1, or a percentage above 1 (as Island Pulse reads it).

@@ -8,6 +8,8 @@ public enum BackendFactory {
     public static let aiviBaseURL = "https://api.getaivi.app"
     public static let islandPulseBaseURL = "https://api.islandpulse.dev"
     public static let pushWardBaseURL = "https://api.pushward.app"
+    /// Where ActivitySmith's SDKs send their requests (assumed from them; `base_url` overrides it).
+    public static let activitySmithBaseURL = "https://activitysmith.com/api"
 
     /// `connection` carries Home Assistant backends' pushes (nil: none configured).
     public static func make(_ backend: RulesFile.Backend, client: HTTPClient, connection: HomeAssistantConnection?) -> any PushBackend {
@@ -20,6 +22,9 @@ public enum BackendFactory {
                                    token: backend.token?.secret ?? "", allowsOneActiveJob: backend.freeTier, client: client)
         case .homeassistant:
             return HomeAssistantPushBackend(name: backend.name, connection: connection)
+        case .activitysmith:
+            return HTTPPushBackend(name: backend.name, baseURL: backend.baseURL ?? activitySmithBaseURL, scheme: "Bearer",
+                                   token: backend.token?.secret ?? "", client: client)
         case .pushward:
             return PushWardBackend(name: backend.name, baseURL: backend.baseURL ?? pushWardBaseURL, token: backend.token?.secret ?? "", client: client)
         }

@@ -47,6 +47,10 @@ struct ActivityPresentation: Equatable {
 
     init(payload: JSONValue, at now: Double) {
         let content = payload["content"] ?? payload
+        if let state = payload["content_state"], let type = state["type"]?.stringValue {
+            self.init(activitySmith: state, type: type)
+            return
+        }
         // PushWard's body says its state in lower case (`ongoing`, `ended`); Aivi's in capitals.
         if let state = payload["state"]?.stringValue, state == "ongoing" || state == "ended", let template = content["template"]?.stringValue {
             self.init(pushWard: content, template: template, at: now)
@@ -121,6 +125,42 @@ struct ActivityPresentation: Equatable {
                          bar: progress.map { Bar(value: min(max($0, 0), 1), color: accentColor) },
                          footerLeft: content["subtitle"]?.stringValue.map { Label(text: $0, color: PreviewPalette.secondary) }, footerRight: nil)
         compact = right ?? progress.map { Label(text: "\(Int(saturating: ($0 * 100).rounded()))%") }
+    }
+
+    /// ActivitySmith's stream types: the title as the headline, the type's figure on the right (a percentage, a step,
+    /// the first metric), the bar, the subtitle (or an alert's message) below.
+    private init(activitySmith state: JSONValue, type: String) {
+        source = "activitysmith " + type
+        icon = state["icon"]?["name"]?.stringValue
+        accent = PreviewPalette.color(state["color"]?.stringValue, default: PreviewPalette.identifiers["blue"]!)
+        var progress: Double?
+        var right: Label?
+        switch type {
+        case "segmented_progress":
+            if let current = state["current_step"]?.intValue, let steps = state["number_of_steps"]?.intValue, steps > 0 {
+                progress = Double(current) / Double(steps)
+                right = Label(text: "\(current)/\(steps)")
+            }
+        case "metrics", "stats":
+            if let first = state["metrics"]?.arrayValue?.first, let value = first["value"]?.stringValue ?? first["value"]?.doubleValue.map({ "\($0)" }) {
+                right = Label(text: value + (first["unit"]?.stringValue.map { " " + $0 } ?? ""))
+            }
+        case "alert":
+            break
+        default:  // progress
+            if let percentage = state["percentage"]?.doubleValue {
+                progress = percentage / 100
+            } else if let value = state["value"]?.doubleValue, let limit = state["upper_limit"]?.doubleValue, limit > 0 {
+                progress = value / limit
+            }
+            right = progress.map { Label(text: "\(Int(saturating: ($0 * 100).rounded()))%") }
+        }
+        let accentColor = accent
+        let below = (type == "alert" ? state["message"] : state["subtitle"])?.stringValue
+        body = .progress(headerLeft: state["title"]?.stringValue.map { Label(text: $0) }, headerRight: right,
+                         bar: progress.map { Bar(value: min(max($0, 0), 1), color: accentColor) },
+                         footerLeft: below.map { Label(text: $0, color: PreviewPalette.secondary) }, footerRight: nil)
+        compact = right
     }
 
     private init(islandPulse body: JSONValue) {

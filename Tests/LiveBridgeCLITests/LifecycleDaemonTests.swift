@@ -62,11 +62,12 @@ struct LifecycleDaemonTests {
     }
 }
 
-/// `livebridge run` with one activity at Aivi, Island Pulse and PushWard through the fakes: each starts, and at the end
-/// PushWard gets its two phases (the completion frame, then ended) while the others get their end.
+/// `livebridge run` with one activity at all five backends — Aivi, Island Pulse, Home Assistant's own (the simulator's
+/// notify service), PushWard and ActivitySmith through the fakes: each starts, and each gets its end (PushWard in two
+/// phases, the completion frame then ended; ActivitySmith a DELETE with the final content).
 @Suite(.timeLimit(.minutes(1)))
-struct PushWardDaemonTests {
-    @Test func anActivityAtThreeServicesEndsAtEachAndPushWardInTwoPhases() async throws {
+struct FiveBackendsDaemonTests {
+    @Test func anActivityAtFiveServicesStartsAndEndsAtEach() async throws {
         let simulator = try HomeAssistantSimulator(token: "ha-pushward-token")
         defer { simulator.stop() }
         let service = try FakePushService()
@@ -79,10 +80,12 @@ struct PushWardDaemonTests {
           aivi: { type: aivi, token: aivi-test-token, base_url: \(service.baseURL) }
           pulse: { type: islandpulse, token: pulse-test-id, base_url: \(service.baseURL) }
           ward: { type: pushward, token: pushward-test-key, base_url: \(service.baseURL) }
-        defaults: { debounce: 0s, max_wait: 1s, min_interval: 0s }
+          smith: { type: activitysmith, token: activitysmith-test-key, base_url: \(service.baseURL) }
+          phone: { type: homeassistant, service: notify.mobile_app_phone }
+        defaults: { debounce: 0s, max_wait: 1s, min_interval: 0s, start_settle: 0s }
         activities:
           washer:
-            backend: [aivi, pulse, ward]
+            backend: [aivi, pulse, phone, ward, smith]
             dismiss_after: 1s
             active_when: "{{ is_state('sensor.washer_status', 'running') }}"
             template: progress
@@ -92,15 +95,20 @@ struct PushWardDaemonTests {
         """.write(toFile: folder + "/livebridge.yaml", atomically: true, encoding: .utf8)
         await simulator.setState("sensor.washer_status", "running")
         let daemon = try Subprocess(["run", "--config", folder + "/livebridge.yaml", "--data-dir", folder + "/data"])
-        #expect(await service.wait { requests in requests.filter { $0.path == "/activities/washer" }.count == 1 && requests.count == 4 })
-        #expect(service.pushWardOngoing() == ["washer"])
+        #expect(await service.wait { requests in requests.filter { $0.path == "/activities/washer" }.count == 1 && requests.count == 5 })
+        #expect(service.pushWardOngoing() == ["washer"] && service.activitySmithStreams() == ["washer"])
         await simulator.setState("sensor.washer_status", "idle")
         #expect(await service.wait { $0.last { $0.path == "/activities/washer" }?.body?["state"] == "ended" })
         let ward = service.requests.filter { $0.path.hasPrefix("/activities") }.map { "\($0.method) \($0.body?["state"]?.stringValue ?? "") \($0.body?["content"]?["state"]?.stringValue ?? "")" }
         #expect(ward == ["POST  ", "PATCH ongoing Washing", "PATCH ongoing Done", "PATCH ended Done"])
         #expect(service.requests.contains { $0.path == "/activity/washer" && $0.body?["state"] == "IDLE" })
         #expect(service.requests.contains { $0.path == "/notify" && $0.body?["action"] == "end" })
-        #expect(service.pushWardOngoing().isEmpty)
+        #expect(await service.wait { $0.contains { $0.method == "DELETE" && $0.path == "/live-activity/stream/washer" } })
+        #expect(service.pushWardOngoing().isEmpty && service.activitySmithStreams().isEmpty)
+        // Home Assistant's phone: the start, the final content, then clear_notification a second later.
+        #expect(await simulator.wait { record in record.serviceCalls.contains { $0["service_data"]?["message"] == "clear_notification" } })
+        let phone = simulator.record.serviceCalls.filter { $0["domain"] == "notify" }.map { $0["service_data"]?["message"]?.stringValue ?? "" }
+        #expect(phone.first == "Washing" && phone.last == "clear_notification", "\(phone)")
         daemon.signal(SIGTERM)
         #expect(await daemon.exitStatus() == 0)
     }

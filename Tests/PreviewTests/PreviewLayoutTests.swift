@@ -90,3 +90,17 @@ struct PushWardPreviewTests {
             .contains("40 L"))
     }
 }
+
+/// ActivitySmith's stream types drawn on the same card.
+struct ActivitySmithPreviewTests {
+    func texts(_ payload: JSONValue) -> [String] {
+        PreviewRenderer.svg(payload, at: 0).components(separatedBy: "</text>").compactMap { $0.components(separatedBy: ">").last }.filter { !$0.isEmpty }
+    }
+
+    @Test func eachTypeShowsItsFigure() {
+        #expect(texts(["content_state": ["type": "progress", "title": "Backup", "subtitle": "nas", "percentage": 42]]).contains("42%"))
+        #expect(texts(["content_state": ["type": "segmented_progress", "title": "Deploy", "number_of_steps": 4, "current_step": 2]]).contains("2/4"))
+        #expect(texts(["content_state": ["type": "stats", "title": "Shop", "metrics": [["label": "Revenue", "value": "4,210", "unit": "€"]]]]).contains("4,210 €"))
+        #expect(texts(["content_state": ["type": "alert", "title": "Door", "message": "Front door open"]]).contains("Front door open"))
+    }
+}

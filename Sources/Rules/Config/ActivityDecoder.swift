@@ -6,7 +6,7 @@ enum ActivityDecoder {
     /// Keys of a rule that are not payload fields.
     static let ruleKeys = ["backend", "template", "active_when", "on_end", "status", "slug", "job_id", "tag",
                            "debounce", "max_wait", "min_interval", "max_updates_per_hour", "min_change", "start_settle", "renew_after",
-                           "entity", "dismiss_after", "priority", "sound", "stale_ttl", "ended_ttl"]
+                           "entity", "dismiss_after", "priority", "sound", "stale_ttl", "ended_ttl", "stream_key"]
 
     /// Whether `name` is a key an activity takes (a rule key or a payload field of any template): written elsewhere,
     /// it was indented too little.
@@ -91,9 +91,9 @@ enum ActivityDecoder {
             let allowed = ruleKeys.filter { key in
                 switch key {
                 case "status": return kinds.contains(.islandpulse)
-                case "dismiss_after": return kinds.contains(.homeassistant) || kinds.contains(.pushward)
+                case "dismiss_after": return kinds.contains(.homeassistant) || kinds.contains(.pushward) || kinds.contains(.activitysmith)
                 case "priority", "sound", "stale_ttl", "ended_ttl": return kinds.contains(.pushward)
-                case "slug", "job_id", "tag": return kinds.contains { $0.idKey == key }
+                case "slug", "job_id", "tag", "stream_key": return kinds.contains { $0.idKey == key }
                 default: return true
                 }
             } + schema.names
@@ -147,6 +147,8 @@ enum ActivityDecoder {
                 }
             case .pushward:
                 if let problem = PushWardSchema.slugProblem(targetID) { errors.append(ConfigError(at, path: path + ".slug", problem)) }
+            case .activitysmith:
+                if let problem = ActivitySmithSchema.streamKeyProblem(targetID) { errors.append(ConfigError(at, path: path + ".stream_key", problem)) }
             }
         }
 
@@ -251,6 +253,13 @@ enum ActivityDecoder {
         switch (backend, template) {
         case (.pushward, "progress"):
             return (TemplateCatalog.aivi("progress"), .aiviToPushWard("progress"))
+        case (.activitysmith, "progress"):
+            // ActivitySmith's own progress type, or Aivi's progress (its bar a mapping {style: …}), told apart by the bar.
+            if case .mapping? = reader["progress"]?.kind { return (TemplateCatalog.aivi("progress"), .aiviToActivitySmith("progress")) }
+            if !others.isEmpty { return (TemplateCatalog.aivi("progress"), .aiviToActivitySmith("progress")) }
+            return (TemplateCatalog.schema(template: template, backend: backend), .native)
+        case (.activitysmith, "generic"), (.activitysmith, "monitor"):
+            return (TemplateCatalog.aivi(template), .aiviToActivitySmith(template))
         case (.pushward, "generic") where !others.isEmpty:
             return (TemplateCatalog.aivi("generic"), .aiviToPushWard("generic"))
         case (.islandpulse, "progress"):
@@ -276,4 +285,6 @@ enum PayloadMapping: Sendable, Equatable {
     case aiviToLiveUpdate(String)
     /// An Aivi template shown as PushWard's generic template.
     case aiviToPushWard(String)
+    /// An Aivi template shown as an ActivitySmith stream type.
+    case aiviToActivitySmith(String)
 }

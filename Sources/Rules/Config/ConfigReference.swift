@@ -11,6 +11,7 @@ public enum ConfigReference {
         .islandpulse: ["type", "token", "base_url", "tier"],
         .homeassistant: ["type", "service"],
         .pushward: ["type", "token", "base_url"],
+        .activitysmith: ["type", "token", "base_url", "channels"],
     ]
     public static let defaultsKeys = ["backend", "debounce", "max_wait", "min_interval", "max_updates_per_hour", "start_settle", "renew_after"]
     public static let statusKeys = ["listen"]
@@ -23,6 +24,9 @@ public enum ConfigReference {
         fields["islandpulse layouts"] = TemplateCatalog.islandPulseFields.names
         fields["homeassistant live_update"] = LiveUpdateSchema.fields.removing(["tag"]).names
         for template in PushWardSchema.templates { fields["pushward " + template] = TemplateCatalog.schema(template: template, backend: .pushward)?.names ?? [] }
+        for type in ActivitySmithSchema.types {
+            fields["activitysmith " + type] = TemplateCatalog.schema(template: type, backend: .activitysmith)?.names ?? []
+        }
         return fields
     }
 

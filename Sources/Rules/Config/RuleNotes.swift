@@ -37,6 +37,9 @@ public struct RuleNotes: Sendable {
             case .aiviToPushWard(let template):
                 notes.coercions.append(ConfigError(at, path: path + ".template",
                     "on \(target.name) (PushWard) the Aivi \(template) template is PushWard's generic: the bar as progress, the main text as state, the footer as subtitle, tap_url as the tap action"))
+            case .aiviToActivitySmith(let template):
+                notes.coercions.append(ConfigError(at, path: path + ".template",
+                    "on \(target.name) (ActivitySmith) the Aivi \(template) template is its \(template == "monitor" ? "stats type: each column a metric" : "progress type: the main text as title, the bar as a percentage")"))
             case .aiviToLiveUpdate(let template):
                 notes.coercions.append(ConfigError(at, path: path + ".template",
                     "on \(target.name) (Home Assistant) the Aivi \(template) template is a live update: the bar as an integer progress of 100, tap_url as url, the right-hand text as critical_text, a countdown (time_until, remaining_time) as a chronometer"))

@@ -32,6 +32,8 @@ public struct RulesFile: Sendable {
         /// Home Assistant: the notify services, e.g. `notify.mobile_app_my_iphone`; one target per service (a
         /// family's phones).
         public let services: [String]
+        /// ActivitySmith: the channels a stream goes to (none: the API key's scope decides).
+        public var channels: [String] = []
         public let location: SourceLocation
 
         /// The first notify service (Home Assistant), for what goes to one phone only.
@@ -40,6 +42,7 @@ public struct RulesFile: Sendable {
         /// The same backend, wherever it is written in the file.
         public func isSame(as other: Backend) -> Bool {
             (name, kind, token, baseURL, freeTier, services) == (other.name, other.kind, other.token, other.baseURL, other.freeTier, other.services)
+                && channels == other.channels
         }
     }
 

@@ -178,7 +178,8 @@ public enum RulesLoader {
         }
         guard let kind = BackendKind(rawValue: typeText) else {
             var message = "unknown backend type \(reader.shown("type"))"
-            message += Suggestion.didYouMean(typeText, in: BackendKind.allCases.map(\.rawValue), otherwise: "; expected aivi, islandpulse, homeassistant or pushward")
+            message += Suggestion.didYouMean(typeText, in: BackendKind.allCases.map(\.rawValue),
+                                             otherwise: "; expected " + BackendKind.allCases.map(\.rawValue).joined(separator: ", "))
             errors.append(ConfigError(reader["type"]!.location, path: path + ".type", message))
             return nil
         }
@@ -187,6 +188,7 @@ public enum RulesLoader {
         case .islandpulse: reader.rejectUnknown(allowed: ConfigReference.backendKeys[.islandpulse]!, errors: &errors)
         case .homeassistant: reader.rejectUnknown(allowed: ConfigReference.backendKeys[.homeassistant]!, errors: &errors)
         case .pushward: reader.rejectUnknown(allowed: ConfigReference.backendKeys[.pushward]!, errors: &errors)
+        case .activitysmith: reader.rejectUnknown(allowed: ConfigReference.backendKeys[.activitysmith]!, errors: &errors)
         }
         let token = reader.string("token", errors: &errors)
         if kind != .homeassistant, token?.isEmpty ?? true {
@@ -224,8 +226,12 @@ public enum RulesLoader {
         if let baseURL, !(baseURL.hasPrefix("https://") || baseURL.hasPrefix("http://")) {
             errors.append(ConfigError(reader["base_url"]!.location, path: path + ".base_url", "\(reader.shown("base_url")) must start with https:// or http://"))
         }
-        return RulesFile.Backend(name: name, kind: kind, token: token.map(AccessToken.init), baseURL: baseURL, freeTier: freeTier,
-                                 services: services, location: node.location)
+        var backend = RulesFile.Backend(name: name, kind: kind, token: token.map(AccessToken.init), baseURL: baseURL, freeTier: freeTier,
+                                        services: services, location: node.location)
+        if kind == .activitysmith, reader["channels"] != nil {
+            backend.channels = (reader.strings("channels", errors: &errors) ?? []).map(\.0)
+        }
+        return backend
     }
 
     static func decodeBudget(_ reader: MappingReader, base: UpdateBudget, errors: inout [ConfigError]) -> UpdateBudget {

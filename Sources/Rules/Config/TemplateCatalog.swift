@@ -22,6 +22,8 @@ enum TemplateCatalog {
             return aivi("progress")
         case (.pushward, let template):
             return PushWardSchema.schema(template)?.removing(["template"])
+        case (.activitysmith, let type):
+            return ActivitySmithSchema.schema(type)?.removing(["type"])
         default:
             return nil
         }
@@ -45,6 +47,7 @@ enum TemplateCatalog {
         case .islandpulse: return IslandPulseSchema.layouts + ["monitor", "generic"]
         case .homeassistant: return ["live_update", "progress", "generic"]
         case .pushward: return PushWardSchema.templates + ["progress"]
+        case .activitysmith: return ActivitySmithSchema.types + ["generic", "monitor"]
         }
     }
 }

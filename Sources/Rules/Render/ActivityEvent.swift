@@ -92,6 +92,16 @@ public struct ActivityEvent: Sendable {
             guard problems.isEmpty, let normalized else { return .failure(RenderError(activity: activity, issues: problems)) }
             request = .pushWard(backend: backend.name, slug: activity, kind: action == .end ? .end : .update, content: normalized, priority: nil,
                                 sound: nil, creation: ["slug": .string(activity), "name": .string(activity), "priority": 1], dismissAfter: .zero)
+        case .activitysmith:
+            if let problem = ActivitySmithSchema.streamKeyProblem(activity) {
+                return .failure(RenderError(activity: activity, issues: [PayloadIssue(path: "activity", problem)]))
+            }
+            var state = payload
+            if action == .end && state.isEmpty { state = ["type": "progress", "title": .string(activity), "percentage": 100] }
+            let (normalized, problems) = PayloadNormalizer.normalize(.object(state), as: ActivitySmithSchema.contentState, path: "payload")
+            guard problems.isEmpty, let normalized else { return .failure(RenderError(activity: activity, issues: problems)) }
+            request = .activitySmith(backend: backend.name, key: activity, kind: action == .end ? .end : .update, contentState: normalized,
+                                     channels: backend.channels, dismissAfter: .zero)
         }
         if requests.isEmpty { requests = [(backend.name, request)] }
         if let problem = ActivityRenderer.sizeProblem(request, path: "payload") {

@@ -46,6 +46,14 @@ public enum ActivityRenderer {
             }
         case (.homeassistant, _):
             result = liveUpdate(rule, target, fields, phase: phase)
+        case (.activitysmith, .aiviToActivitySmith(let template)):
+            result = normalizedAivi(template, fields).flatMap {
+                activitySmith(rule, target, ActivitySmithMapping.map(template: template, $0, title: rule.id), phase: phase)
+            }
+        case (.activitysmith, _):
+            var state = fields
+            state["type"] = .string(rule.template)
+            result = activitySmith(rule, target, state, phase: phase)
         case (.pushward, .aiviToPushWard(let template)):
             result = normalizedAivi(template, fields).flatMap { pushWard(rule, target, PushWardMapping.map(template: template, $0), phase: phase) }
         case (.pushward, _):
@@ -76,6 +84,10 @@ public enum ActivityRenderer {
         case .pushward:
             let content = last?.body["content"] ?? ["template": "generic", "progress": 1]
             return pushWardRequest(rule, target, content: content, phase: .end, dismissAfter: .zero)
+        case .activitysmith:
+            let state = last?.body["content_state"] ?? ["type": "progress", "title": .string(rule.id), "percentage": 100]
+            return .activitySmith(backend: backend.name, key: target.id, kind: .end, contentState: state, channels: backend.channels,
+                                  dismissAfter: rule.dismissAfter(for: .activitysmith))
         }
     }
 
@@ -98,6 +110,9 @@ public enum ActivityRenderer {
                                      dismissAfter: .zero)
             case .pushward:
                 end = pushWardRequest(rule, target, content: start.body["content"] ?? .null, phase: .end, dismissAfter: .zero)
+            case .activitysmith:
+                end = .activitySmith(backend: target.backend.name, key: target.id, kind: .end, contentState: start.body["content_state"] ?? .null,
+                                     channels: target.backend.channels, dismissAfter: .zero)
             }
             return (end, start)
         }
@@ -139,7 +154,7 @@ public enum ActivityRenderer {
     static func sizeProblem(_ request: BackendRequest, path: String = "") -> PayloadIssue? {
         let size: Int
         switch request.kind {
-        case .aivi, .pushward:
+        case .aivi, .pushward, .activitysmith:
             // The body less its `{"content":…,"state":"…"}` wrapper.
             size = request.bodyBytes.count - #"{"content":,"state":""}"#.utf8.count - (request.body["state"]?.stringValue?.utf8.count ?? 0)
         case .islandpulse:
@@ -149,6 +164,16 @@ public enum ActivityRenderer {
         }
         guard size > contentLimit else { return nil }
         return PayloadIssue(path: path, "the payload is \(size) bytes; a Live Activity holds at most \(contentLimit)")
+    }
+
+    static func activitySmith(_ rule: ActivityRule, _ target: ActivityTarget, _ state: [String: JSONValue], phase: PushKind)
+        -> Result<BackendRequest, PayloadIssuesError> {
+        let (normalized, issues) = PayloadNormalizer.normalize(.object(state), as: ActivitySmithSchema.contentState)
+        guard issues.isEmpty, let normalized else { return .failure(PayloadIssuesError(issues)) }
+        let request = BackendRequest.activitySmith(backend: target.backend.name, key: target.id, kind: phase, contentState: normalized,
+                                                   channels: target.backend.channels, dismissAfter: rule.dismissAfter(for: .activitysmith))
+        if let problem = sizeProblem(request) { return .failure(PayloadIssuesError([problem])) }
+        return .success(request)
     }
 
     static func pushWard(_ rule: ActivityRule, _ target: ActivityTarget, _ content: [String: JSONValue], phase: PushKind)

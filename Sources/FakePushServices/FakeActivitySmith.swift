@@ -1,0 +1,69 @@
+import FoundationEssentials
+import JSON
+import Platform
+import WebSocketTransport
+
+/// One ActivitySmith stream as the fake keeps it.
+struct ActivitySmithStream {
+    var type: String
+    var state: JSONValue
+    var generation: Int
+}
+
+/// ActivitySmith's managed streams as its OpenAPI document describes them: `PUT /live-activity/stream/{key}` with
+/// `{content_state, channels?}` answers `{success, operation: started|updated|rotated|noop, stream_key, activity_id}`
+/// (a new type rotates to a new activity, the same state is a noop); `DELETE` ends it. A Bearer API key; at most four
+/// streams live at once (`409 live_activity_limit`, an assumption: the document names the limit error, not its status).
+extension FakePushService {
+    static let activitySmithLimit = 4
+
+    func activitySmithContract(_ request: HTTPServerRequest, _ body: JSONValue?) -> HTTPServerResponse {
+        let header = request.headers["authorization"] ?? ""
+        let key = header.hasPrefix("Bearer ") ? String(header.dropFirst(7)) : ""
+        guard acceptsAnyToken || activitySmithKeys.contains(key) else { return error(401, "unauthorized", "Invalid API key") }
+        let streamKey = String(request.path.dropFirst("/live-activity/stream/".count))
+        let state = body?["content_state"]
+        let response: HTTPServerResponse = self.state.withLock { s in
+            var streams = s.activitySmith[key] ?? [:]
+            defer { s.activitySmith[key] = streams }
+            let now = JSONValue.string(Timestamp.iso8601(Date().timeIntervalSince1970))
+            if request.method == "DELETE" {
+                guard streams.removeValue(forKey: streamKey) != nil else { return error(404, "not_found", "no stream \(streamKey)") }
+                return HTTPServerResponse(status: 200, json: JSONValue.object(["success": true, "operation": "ended", "stream_key": .string(streamKey),
+                                                                               "timestamp": now]).jsonText)
+            }
+            guard request.method == "PUT" else { return error(405, "method_not_allowed", "PUT or DELETE") }
+            let type = state?["type"]?.stringValue ?? streams[streamKey]?.type
+            guard let type, ["progress", "segmented_progress", "metrics", "stats", "alert"].contains(type) else {
+                return error(400, "bad_request", "content_state.type is required on the first PUT")
+            }
+            guard state?["title"]?.stringValue?.isEmpty == false else { return error(400, "bad_request", "content_state.title is required") }
+            let operation: String
+            var stream = streams[streamKey] ?? ActivitySmithStream(type: type, state: .null, generation: 0)
+            if streams[streamKey] == nil {
+                guard streams.count < Self.activitySmithLimit else { return error(409, "live_activity_limit", "at most \(Self.activitySmithLimit) live activities") }
+                operation = "started"
+                stream.generation = 1
+            } else if stream.type != type {
+                operation = "rotated"
+                stream.generation += 1
+            } else {
+                operation = stream.state == state ? "noop" : "updated"
+            }
+            stream.type = type
+            stream.state = state ?? .null
+            streams[streamKey] = stream
+            return HTTPServerResponse(status: 200, json: JSONValue.object([
+                "success": true, "operation": .string(operation), "stream_key": .string(streamKey),
+                "activity_id": .string("\(streamKey)-\(stream.generation)"), "timestamp": now,
+            ]).jsonText)
+        }
+        if response.status == 200, let body { show("activitysmith/" + streamKey, body, ended: request.method == "DELETE") }
+        return response
+    }
+
+    /// The streams live for a key (what the phone shows now).
+    public func activitySmithStreams(key: String = "activitysmith-test-key") -> [String] {
+        state.withLock { ($0.activitySmith[key] ?? [:]).keys.sorted() }
+    }
+}

@@ -1,0 +1,63 @@
+import JSON
+
+/// ActivitySmith's managed Live Activity streams (activitysmith.com; its OpenAPI document as its SDKs ship it,
+/// ActivitySmithHQ/activitysmith-python `StreamContentState`): `PUT /live-activity/stream/{key}` with
+/// `{content_state, channels?}` starts, updates or rotates the activity behind a stable key (answering
+/// started/updated/rotated/noop/paused); `DELETE` the same path with a final `content_state` ends it, dismissed
+/// after `auto_dismiss_seconds`. The content's `type` decides its fields.
+public enum ActivitySmithSchema {
+    public static let types = ["progress", "segmented_progress", "metrics", "stats", "alert"]
+    public static let colours = ["lime", "green", "cyan", "blue", "purple", "magenta", "red", "orange", "yellow", "gray"]
+
+    /// A stream key: letters, digits, `_` and `-` (1–128).
+    public static func streamKeyProblem(_ key: String) -> String? {
+        guard (1...128).contains(key.count), key.unicodeScalars.allSatisfy({ c in
+            ("a"..."z").contains(c) || ("A"..."Z").contains(c) || ("0"..."9").contains(c) || c == "_" || c == "-"
+        }) else { return "\"\(key)\" is not an ActivitySmith stream key: letters, digits, _ and -, at most 128" }
+        return nil
+    }
+
+    static let colour = FieldSchema.choice(name: "colour", colours)
+    static let metric = ObjectSchema([
+        required("label", .text(maxLength: 64)), required("value", .text()), optional("unit", .text(maxLength: 16)), optional("color", colour),
+    ])
+
+    static let common: [ObjectSchema.Field] = [
+        required("type", .choice(name: "type", types)),
+        required("title", .text(maxLength: 256)),
+        optional("subtitle", .text(maxLength: 256)),
+        optional("color", colour),
+    ]
+
+    public static let progress = ObjectSchema(common + [
+        optional("percentage", .number(0...100)), optional("value", .number(-1e12...1e12)), optional("upper_limit", .number(-1e12...1e12)),
+    ], checks: [{ object, path in
+        guard object["percentage"] == nil else { return [] }
+        guard let value = object["value"]?.doubleValue, let limit = object["upper_limit"]?.doubleValue else {
+            return [PayloadIssue(path: joinedPath(path, "percentage"), "is required (or value and upper_limit)")]
+        }
+        return limit > 0 && value <= limit ? [] : [PayloadIssue(path: joinedPath(path, "value"), "\(value) is past upper_limit \(limit)")]
+    }])
+    public static let segmentedProgress = ObjectSchema(common + [
+        required("number_of_steps", .integer(1...64)), required("current_step", .integer(1...64)), optional("step_color", colour),
+    ], checks: [{ object, path in
+        guard let steps = object["number_of_steps"]?.intValue, let current = object["current_step"]?.intValue, current > steps else { return [] }
+        return [PayloadIssue(path: joinedPath(path, "current_step"), "\(current) is past number_of_steps (\(steps))")]
+    }])
+    public static let metrics = ObjectSchema(common + [required("metrics", .list(.object(metric), count: 1...8))])
+    public static let alert = ObjectSchema(common + [required("message", .text())])
+
+    public static let contentState = FieldSchema.tagged(key: "type", [
+        "progress": progress, "segmented_progress": segmentedProgress, "metrics": metrics, "stats": metrics, "alert": alert,
+    ])
+
+    public static func schema(_ type: String) -> ObjectSchema? {
+        switch type {
+        case "progress": return progress
+        case "segmented_progress": return segmentedProgress
+        case "metrics", "stats": return metrics
+        case "alert": return alert
+        default: return nil
+        }
+    }
+}

@@ -1,0 +1,56 @@
+import Dispatcher
+import FakePushServices
+import Foundation
+import HTTPClient
+import JSON
+import LiveActivity
+import Platform
+import Testing
+
+/// ActivitySmith through the dispatcher against the fake speaking its stream contract over real HTTP: PUT starts and
+/// updates the stream, DELETE ends it with its final content and auto-dismissal; 429 is retried after Retry-After; a
+/// fifth live stream is refused (four at once) and not retried.
+@Suite(.timeLimit(.minutes(1)))
+struct ActivitySmithDispatchTests {
+    let budget = UpdateBudget(debounce: .zero, maxWait: .zero, minInterval: .zero)
+    let fastRetry = RetryPolicy(initial: .milliseconds(20), maximum: .milliseconds(100), lockedWait: .seconds(30))
+
+    func smith(_ service: FakePushService) -> HTTPPushBackend {
+        HTTPPushBackend(name: "smith", baseURL: service.baseURL, scheme: "Bearer", token: "activitysmith-test-key", client: HTTPClient())
+    }
+
+    static func request(_ key: String, _ kind: PushKind, _ title: String, percentage: Double = 40) -> BackendRequest {
+        .activitySmith(backend: "smith", key: key, kind: kind, contentState: ["type": "progress", "title": .string(title), "percentage": .double(percentage)],
+                       channels: [], dismissAfter: .seconds(300))
+    }
+
+    @Test func aStreamStartsUpdatesAndEndsWithItsFinalContent() async throws {
+        let service = try FakePushService()
+        let dispatcher = Dispatcher(backends: [smith(service)], retry: fastRetry)
+        await dispatcher.submit(activity: "washer", backend: "smith", budget: budget, .start(Self.request("washer", .start, "Washing")))
+        await dispatcher.waitUntilQuiet()
+        #expect(service.activitySmithStreams() == ["washer"])
+        await dispatcher.submit(activity: "washer", backend: "smith", budget: budget, .change(Self.request("washer", .update, "Rinsing", percentage: 70), urgent: false))
+        await dispatcher.waitUntilQuiet()
+        await dispatcher.submit(activity: "washer", backend: "smith", budget: budget, .end(Self.request("washer", .end, "Done", percentage: 100)))
+        await dispatcher.waitUntilQuiet()
+        #expect(service.requests.map { "\($0.method) \($0.body?["content_state"]?["title"]?.stringValue ?? "")" } == ["PUT Washing", "PUT Rinsing", "DELETE Done"])
+        #expect(service.requests.last?.body?["content_state"]?["auto_dismiss_seconds"] == 300)
+        #expect(service.activitySmithStreams().isEmpty)
+    }
+
+    @Test func aRateLimitIsRetriedAndAFifthStreamIsRefused() async throws {
+        let service = try FakePushService()
+        service.script([.init(status: 429, body: #"{"error":"rate_limited"}"#, headers: ["Retry-After": "1"])])
+        let records = Locked<[Dispatcher.PushRecord]>([])
+        let dispatcher = Dispatcher(backends: [smith(service)], retry: fastRetry, onPush: { record in records.withLock { $0.append(record) } })
+        for n in 1...5 {
+            await dispatcher.submit(activity: "s\(n)", backend: "smith", budget: budget, .start(Self.request("s\(n)", .start, "Job \(n)")))
+            await dispatcher.waitUntilQuiet()
+        }
+        #expect(records.withLock { $0.first?.report.outcome } == .retry(after: .seconds(1)))
+        #expect(service.activitySmithStreams() == ["s1", "s2", "s3", "s4"])
+        #expect(records.withLock { $0.last?.report.outcome } == .rejected(code: "live_activity_limit"))
+        #expect(await dispatcher.phase(activity: "s5", target: "smith") == .idle)
+    }
+}

@@ -1,0 +1,95 @@
+import Foundation
+import JSON
+import LiveActivity
+import Rules
+import Testing
+
+/// ActivitySmith in a rules file: its own types with their fields, Aivi templates mapped (progress → progress,
+/// monitor → stats), its stream key and channels; one rule at all five kinds of backend.
+struct ActivitySmithRulesTests {
+    static let header = """
+        backends:
+          aivi: { type: aivi, token: t-aivi }
+          pulse: { type: islandpulse, token: t-pulse }
+          phone: { type: homeassistant, service: notify.mobile_app_phone }
+          ward: { type: pushward, token: pw-key }
+          smith: { type: activitysmith, token: as-key, channels: [family] }
+        defaults: { backend: smith }
+        activities:
+
+        """
+
+    func load(_ activities: String) throws -> Result<RulesFile, ConfigErrors> {
+        let folder = try ConfigFolder(["livebridge.yaml": Self.header + activities])
+        return RulesLoader.load(file: folder.file("livebridge.yaml"), environment: [:])
+    }
+
+    let context = EvaluationContext(states: [:], now: 1_795_348_800)
+
+    func render(_ rule: ActivityRule, _ index: Int = 0, _ phase: PushKind = .start) throws -> BackendRequest {
+        var notes: [PayloadIssue] = []
+        return try ActivityRenderer.render(rule, for: rule.targets[index], phase: phase, in: context, notes: &notes).get()
+    }
+
+    @Test func itsOwnTypesGoToTheStreamAndTheEndDeletesIt() throws {
+        let rules = try load("""
+              deploy:
+                stream_key: deploy-prod
+                dismiss_after: 2m
+                active_when: "{{ true }}"
+                template: segmented_progress
+                title: Deploying
+                subtitle: api
+                number_of_steps: 4
+                current_step: 2
+                color: lime
+
+            """).get()
+        let start = try render(rules.activities[0])
+        #expect(start.method == "PUT" && start.target == "/live-activity/stream/deploy-prod")
+        #expect(start.body == ["channels": ["family"], "content_state": ["type": "segmented_progress", "title": "Deploying", "subtitle": "api",
+                                                                         "number_of_steps": 4, "current_step": 2, "color": "lime"]])
+        let end = try render(rules.activities[0], 0, .end)
+        #expect(end.method == "DELETE" && end.body["content_state"]?["auto_dismiss_seconds"] == 120)
+    }
+
+    @Test func aiviTemplatesAreMappedAndOneRuleReachesAllFiveBackends() throws {
+        let rules = try load("""
+              washer:
+                backend: [aivi, pulse, phone, ward, smith]
+                active_when: "{{ true }}"
+                template: progress
+                progress: { style: simple, value: 0.42, color: blue }
+                header_left: Washing
+                footer_left: Cotton 40°
+              vacuum:
+                active_when: "{{ true }}"
+                template: monitor
+                left_column: { header: Status, value: Cleaning }
+                right_column: { header: Battery, value: "76%" }
+
+            """).get()
+        let washer = rules.activities[0]
+        let requests = try washer.targets.indices.map { try render(washer, $0) }
+        #expect(requests.map(\.kind) == [.aivi, .islandpulse, .homeassistant, .pushward, .activitysmith])
+        #expect(requests[4].body["content_state"] == ["type": "progress", "title": "Washing", "subtitle": "Cotton 40°", "percentage": 42.0, "color": "blue"])
+        #expect(try render(rules.activities[1]).body["content_state"] == ["type": "stats", "title": "vacuum", "metrics": [
+            ["label": "Status", "value": "Cleaning"], ["label": "Battery", "value": "76%"]]])
+    }
+
+    @Test func mistakesAreNamed() throws {
+        guard case .failure(let failure) = try load("""
+              bad:
+                stream_key: "no spaces"
+                active_when: "{{ true }}"
+                template: alert
+                title: Door open
+                color: pink
+
+            """) else { Issue.record("a bad stream loaded"); return }
+        let messages = failure.errors.map { "\($0.path): \($0.message)" }
+        #expect(messages.contains("activities.bad.stream_key: \"no spaces\" is not an ActivitySmith stream key: letters, digits, _ and -, at most 128"))
+        #expect(messages.contains("activities.bad.message: is required"))
+        #expect(messages.contains { $0.hasPrefix("activities.bad.color: unknown colour \"pink\"") }, "\(messages)")
+    }
+}
