@@ -84,6 +84,21 @@ extension FakePushService {
             return "steps requires total_steps and current_step"
         case "alert" where content["severity"]?.stringValue == nil: return "alert requires severity"
         case "gauge" where content["value"]?.doubleValue == nil: return "gauge requires value, min_value and max_value"
+        case "board":
+            guard let tiles = content["tiles"]?.arrayValue, (1...4).contains(tiles.count) else { return "board requires 1 to 4 tiles" }
+            if tiles.contains(where: { $0["label"]?.stringValue == nil || $0["value"]?.stringValue == nil }) {
+                return "board tiles need a label and a string value"
+            }
+            return nil
+        case "log":
+            guard let lines = content["lines"]?.arrayValue, (1...20).contains(lines.count) else { return "log requires 1 to 20 lines" }
+            return content["log_backlog"] == nil ? nil : "log must not send log_backlog (server-owned field)"
+        case "timeline":
+            guard let series = content["value"]?.objectValue, (1...10).contains(series.count), series.values.allSatisfy({ $0.doubleValue != nil }) else {
+                return "timeline requires value as a labelled map of 1 to 10 numbers"
+            }
+            return nil
+        case let other where other != "media" && content["media_title"] != nil: return "media_title is only supported by the 'media' template"
         default: return nil
         }
     }

@@ -44,11 +44,13 @@ public struct BackendRequest: Sendable, Equatable, CustomStringConvertible {
 
     /// PushWard: `PATCH /activities/{slug}` with `{state, content, priority?, sound?}`. A start also creates the
     /// activity (`creation`, upserted). An end with `dismissAfter` above zero is PushWard's two-phase end: the final
-    /// content as a last ongoing frame, then `ended` that long after; otherwise it is `ended` at once.
+    /// content as a last ongoing frame, then `ended` that long after; otherwise it is `ended` at once. `dismissalTTL`:
+    /// how many seconds the ended activity stays on the Lock Screen (sent with `ended`).
     public static func pushWard(backend: String, slug: String, kind: PushKind, content: JSONValue, priority: Int?, sound: String?,
-                                creation: JSONValue, dismissAfter: Duration) -> BackendRequest {
+                                creation: JSONValue, dismissAfter: Duration, dismissalTTL: Int? = nil) -> BackendRequest {
         func body(_ state: String) -> JSONValue {
             var object: [String: JSONValue] = ["state": .string(state), "content": content]
+            if state == "ended", let dismissalTTL { object["dismissal_ttl"] = .int(dismissalTTL) }
             if let priority { object["priority"] = .int(priority) }
             if let sound, kind != .update { object["sound"] = .string(sound) }
             return .object(object)

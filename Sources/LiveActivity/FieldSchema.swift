@@ -16,6 +16,8 @@ public indirect enum FieldSchema: Sendable {
     /// A URL with a scheme (any scheme: https, homeassistant://, myapp://).
     case url
     case list(FieldSchema, count: ClosedRange<Int>)
+    /// A mapping of names the payload chooses (a series label, say) to values of one kind; `count` names at most.
+    case map(FieldSchema, keyMaxLength: Int, count: ClosedRange<Int>)
     /// An object. `shorthand`: a bare scalar stands for `{shorthand: scalar}` (e.g. a Value given as text).
     case object(ObjectSchema)
     /// Either a plain scalar of the first kind or an object of the second (an icon: a name, or an Icon object).

@@ -105,6 +105,24 @@ public enum PayloadNormalizer {
                 if let normalized = normalize(item, element, "\(path)[\(index)]", &issues) { out.append(normalized) }
             }
             return .array(out)
+        case .map(let element, let keyMaxLength, let count):
+            guard case .object(let members) = value else {
+                issues.append(PayloadIssue(path: path, "expected a mapping, got \(describe(value))"))
+                return nil
+            }
+            guard count.contains(members.count) else {
+                issues.append(PayloadIssue(path: path, "has \(members.count) name\(members.count == 1 ? "" : "s"); \(count.lowerBound)–\(count.upperBound) allowed"))
+                return nil
+            }
+            var out: [String: JSONValue] = [:]
+            for (key, item) in members.sorted(by: { $0.key < $1.key }) {
+                guard !key.isEmpty, key.count <= keyMaxLength else {
+                    issues.append(PayloadIssue(path: joinedPath(path, key), "a name must be 1–\(keyMaxLength) characters"))
+                    continue
+                }
+                if let normalized = normalize(item, element, joinedPath(path, key), &issues) { out[key] = normalized }
+            }
+            return .object(out)
         case .object(let object):
             return normalizeObject(value, object, path, &issues)
         case .scalarOrObject(let scalar, let object):

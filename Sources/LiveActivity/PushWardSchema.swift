@@ -3,15 +3,17 @@ import JSON
 /// PushWard's activity content (`PATCH /activities/{slug}`: `{state, content, priority?, sound?}`), from its public
 /// contract as its Home Assistant integration states it (mac-lucky/pushward-hass: `const.py`, `content_mapper.py`,
 /// `tests/server_contract.py`): the templates LiveBridge sends and their fields, limits and required fields.
-/// PushWard's timeline, board, log and media templates are not taken yet.
+/// The media template is taken without its transport controls (which call back webhooks LiveBridge does not serve).
 public enum PushWardSchema {
-    public static let templates = ["generic", "countdown", "steps", "alert", "gauge"]
+    public static let templates = ["generic", "countdown", "steps", "alert", "gauge", "timeline", "board", "log", "media"]
     public static let states = ["ongoing", "ended"]
     public static let sounds = ["default", "chime", "alert", "success", "warning", "bell", "ding", "buzz", "notification"]
     public static let severities = ["critical", "warning", "info"]
     /// The colours PushWard names; anything else is `#RRGGBB` or `#RRGGBBAA`.
     public static let colours: Set<String> = ["red", "orange", "yellow", "green", "blue", "purple", "pink", "indigo", "teal", "cyan", "mint", "brown"]
     public static let priorities = 0...10
+    /// The longest an ended activity stays on the Lock Screen, in seconds (iOS's four hours).
+    public static let dismissalTTLMax = 14_400
 
     /// A slug as PushWard takes it: a letter or digit, then letters, digits, `_` and `-`, 128 at most.
     public static func slugProblem(_ slug: String) -> String? {
@@ -89,16 +91,59 @@ public enum PushWardSchema {
         return []
     }])
 
-    public static let content = FieldSchema.tagged(key: "template", ["generic": generic, "countdown": countdown, "steps": steps, "alert": alert, "gauge": gauge])
+    static let threshold = ObjectSchema([required("value", .number(-1e12...1e12)), optional("color", colour), optional("label", .text(maxLength: 12))])
+    static let historyPoint = ObjectSchema([required("timestamp", epoch), required("value", .number(-1e12...1e12))])
 
-    public static func schema(_ template: String) -> ObjectSchema? {
-        switch template {
-        case "generic": return generic
-        case "countdown": return countdown
-        case "steps": return steps
-        case "alert": return alert
-        case "gauge": return gauge
-        default: return nil
+    /// Up to ten labelled series (`value: {CPU: 72.5}`), drawn as a sparkline; `units` and `history` keyed by series.
+    public static let timeline = ObjectSchema(common + [
+        required("value", .map(.number(-1e12...1e12), keyMaxLength: 32, count: 1...10)),
+        optional("primary_series", .text(maxLength: 32)),
+        optional("unit", .text(maxLength: 32)),
+        optional("units", .map(.text(maxLength: 32), keyMaxLength: 32, count: 0...10)),
+        optional("scale", .choice(name: "scale", ["linear", "logarithmic"])),
+        optional("decimals", .integer(0...10)),
+        optional("thresholds", .list(.object(threshold), count: 0...5)),
+        optional("history", .map(.list(.object(historyPoint), count: 0...500), keyMaxLength: 32, count: 0...10)),
+    ], checks: [{ object, path in
+        guard let series = object["value"]?.objectValue else { return [] }
+        var issues: [PayloadIssue] = []
+        for key in (object["units"]?.objectValue?.keys).map(Array.init) ?? [] where series[key] == nil {
+            issues.append(PayloadIssue(path: joinedPath(path, "units." + key), "names no series of value (\(series.keys.sorted().joined(separator: ", ")))"))
         }
-    }
+        if let primary = object["primary_series"]?.stringValue, series[primary] == nil {
+            issues.append(PayloadIssue(path: joinedPath(path, "primary_series"), "\"\(primary)\" names no series of value (\(series.keys.sorted().joined(separator: ", ")))"))
+        }
+        return issues
+    }])
+
+    /// A tile of a board: its value is text on PushWard's side (a number is written as text).
+    static let tile = ObjectSchema([
+        required("label", .text(maxLength: 32)), required("value", .text(maxLength: 16)), optional("unit", .text(maxLength: 8)),
+        optional("icon", .text(maxLength: 128)), optional("color", colour), optional("trend", .choice(name: "trend", ["up", "down", "flat"])),
+    ])
+    /// One to four tiles of figures side by side.
+    public static let board = ObjectSchema(common + [required("tiles", .list(.object(tile), count: 1...4))])
+
+    static let logLine = ObjectSchema([
+        required("text", .text(maxLength: 512)), optional("at", epoch), optional("level", .choice(name: "level", ["info", "warn", "error"])),
+    ], shorthand: "text")
+    /// The latest lines of a log, newest last; PushWard keeps the backlog itself.
+    public static let log = ObjectSchema(common + [required("lines", .list(.object(logLine), count: 1...20))])
+
+    public static let playbackStates = ["playing", "paused", "stopped", "buffering"]
+    /// What is playing and where the playhead is (`position_seconds` sampled at `position_at`); no transport controls.
+    public static let media = ObjectSchema(common + [
+        optional("media_title", .text(maxLength: 128)), optional("playback_state", .choice(name: "playback state", playbackStates)),
+        optional("position_seconds", .number(0...604_800)), optional("duration_seconds", .number(1...604_800)),
+        optional("position_at", epoch), optional("volume", .number(0...1)), optional("favorite", .boolean),
+    ], checks: [{ object, path in
+        guard let position = object["position_seconds"]?.doubleValue, let duration = object["duration_seconds"]?.doubleValue, position > duration else { return [] }
+        return [PayloadIssue(path: joinedPath(path, "position_seconds"), "\(PayloadNormalizer.format(position)) is past duration_seconds (\(PayloadNormalizer.format(duration)))")]
+    }])
+
+    static let byName: [String: ObjectSchema] = ["generic": generic, "countdown": countdown, "steps": steps, "alert": alert, "gauge": gauge,
+                                                 "timeline": timeline, "board": board, "log": log, "media": media]
+    public static let content = FieldSchema.tagged(key: "template", byName)
+
+    public static func schema(_ template: String) -> ObjectSchema? { byName[template] }
 }

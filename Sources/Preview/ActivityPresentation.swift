@@ -1,5 +1,4 @@
 import Platform
-import Platform
 import JSON
 
 /// What the phone shows for one payload, independent of drawing: texts with colours, a bar, columns.
@@ -92,9 +91,45 @@ struct ActivityPresentation: Equatable {
         source = "pushward " + template
         icon = content["icon"]?.stringValue
         accent = PreviewPalette.color(content["accent_color"]?.stringValue, default: PreviewPalette.identifiers["blue"]!)
+        if template == "board", let tiles = content["tiles"]?.arrayValue, !tiles.isEmpty {
+            // A board draws its first two tiles as the two columns of a monitor; the subtitle under them.
+            let columns = tiles.prefix(2).map { tile in
+                Column(header: tile["label"]?.stringValue,
+                       value: Label(text: (tile["value"]?.stringValue ?? "") + (tile["unit"]?.stringValue.map { " " + $0 } ?? "")
+                                    + (Self.trendArrows[tile["trend"]?.stringValue ?? ""] ?? ""),
+                                    color: PreviewPalette.color(tile["color"]?.stringValue)),
+                       footer: nil)
+            }
+            body = .monitor(left: columns.first, right: columns.count > 1 ? columns[1] : nil, primaryRight: false)
+            compact = columns.first?.value
+            return
+        }
         var progress = content["progress"]?.doubleValue
         var right: Label?
+        var headline = content["state"]?.stringValue
+        var subtitle = content["subtitle"]?.stringValue
         switch template {
+        case "timeline":
+            // The primary series (or the first by name) and its latest value.
+            if let series = content["value"]?.objectValue, let name = content["primary_series"]?.stringValue ?? series.keys.sorted().first,
+               let value = series[name]?.doubleValue {
+                let unit = content["units"]?[name]?.stringValue ?? content["unit"]?.stringValue
+                right = Label(text: Self.number(value) + (unit.map { " " + $0 } ?? ""))
+                headline = headline ?? name
+            }
+        case "log":
+            // The newest line as the headline, the one before it below.
+            let lines = content["lines"]?.arrayValue?.compactMap { $0["text"]?.stringValue ?? $0.stringValue } ?? []
+            headline = lines.last ?? headline
+            subtitle = lines.count > 1 ? lines[lines.count - 2] : subtitle
+        case "media":
+            headline = content["media_title"]?.stringValue ?? headline
+            if let position = content["position_seconds"]?.doubleValue, let duration = content["duration_seconds"]?.doubleValue, duration > 0 {
+                progress = min(max(position / duration, 0), 1)
+                right = Label(text: Self.clock(position) + " / " + Self.clock(duration))
+            } else if let state = content["playback_state"]?.stringValue {
+                right = Label(text: state.prefix(1).uppercased() + state.dropFirst())
+            }
         case "countdown":
             if let end = content["end_date"]?.doubleValue {
                 right = Label(text: Self.clock(max(0, end - now)))
@@ -111,8 +146,7 @@ struct ActivityPresentation: Equatable {
                           color: PreviewPalette.color(severity == "critical" ? "red" : severity == "warning" ? "orange" : "blue"))
         case "gauge":
             if let value = content["value"]?.doubleValue {
-                let shown = value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value)
-                right = Label(text: shown + (content["unit"]?.stringValue.map { " " + $0 } ?? ""))
+                right = Label(text: Self.number(value) + (content["unit"]?.stringValue.map { " " + $0 } ?? ""))
                 if let low = content["min_value"]?.doubleValue, let high = content["max_value"]?.doubleValue, high > low {
                     progress = min(max((value - low) / (high - low), 0), 1)
                 }
@@ -121,11 +155,18 @@ struct ActivityPresentation: Equatable {
             right = content["remaining_time"]?.intValue.map { Label(text: Self.clock(Double($0)) + " left") }
         }
         let accentColor = accent
-        body = .progress(headerLeft: content["state"]?.stringValue.map { Label(text: $0) }, headerRight: right,
+        body = .progress(headerLeft: headline.map { Label(text: $0) }, headerRight: right,
                          bar: progress.map { Bar(value: min(max($0, 0), 1), color: accentColor) },
-                         footerLeft: content["subtitle"]?.stringValue.map { Label(text: $0, color: PreviewPalette.secondary) }, footerRight: nil)
+                         footerLeft: subtitle.map { Label(text: $0, color: PreviewPalette.secondary) }, footerRight: nil)
         compact = right ?? progress.map { Label(text: "\(Int(saturating: ($0 * 100).rounded()))%") }
     }
+
+    /// A figure as the phone shows it: whole numbers without a decimal point.
+    static func number(_ value: Double) -> String {
+        value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value)
+    }
+
+    static let trendArrows = ["up": " ↑", "down": " ↓", "flat": " →"]
 
     /// ActivitySmith's stream types: the title as the headline, the type's figure on the right (a percentage, a step,
     /// the first metric), the bar, the subtitle (or an alert's message) below.

@@ -47,6 +47,26 @@ struct PushWardDispatchTests {
         #expect(service.pushWardOngoing().isEmpty)
     }
 
+    @Test func aBoardAndALogAreTakenAndAMalformedBoardIsRefusedWithItsCode() async throws {
+        let service = try FakePushService()
+        let records = Locked<[Dispatcher.PushRecord]>([])
+        let dispatcher = Dispatcher(backends: [ward(service)], retry: fastRetry, onPush: { record in records.withLock { $0.append(record) } })
+        func start(_ slug: String, _ content: JSONValue) -> BackendRequest {
+            .pushWard(backend: "ward", slug: slug, kind: .start, content: content, priority: 1, sound: nil,
+                      creation: ["slug": .string(slug), "name": .string(slug), "priority": 1], dismissAfter: .zero)
+        }
+        await dispatcher.submit(activity: "energy", backend: "ward", budget: budget,
+                                .start(start("energy", ["template": "board", "tiles": [["label": "Solar", "value": "3.2", "unit": "kWh"]]])))
+        await dispatcher.submit(activity: "backup", backend: "ward", budget: budget,
+                                .start(start("backup", ["template": "log", "lines": [["text": "Snapshot taken", "level": "info"]]])))
+        await dispatcher.submit(activity: "broken", backend: "ward", budget: budget,
+                                .start(start("broken", ["template": "board", "tiles": [["label": "Solar", "value": 3.2]]])))
+        await dispatcher.waitUntilQuiet()
+        #expect(service.pushWardOngoing() == ["backup", "energy"])
+        let refused = try #require(records.withLock { $0.first { $0.activity == "broken" }?.report })
+        #expect(refused.outcome == .rejected(code: "validation.content") && refused.status == 422, "a 422 is not retried")
+    }
+
     @Test func aRateLimitIsRetriedAfterRetryAfterAndABadKeyIsNot() async throws {
         let service = try FakePushService()
         service.script([.init(status: 429, body: #"{"code":"rate_limited","detail":"200 requests per minute"}"#, headers: ["Retry-After": "1"])])

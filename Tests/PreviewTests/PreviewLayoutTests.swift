@@ -89,6 +89,19 @@ struct PushWardPreviewTests {
         #expect(texts(["state": "ended", "content": ["template": "gauge", "state": "Tank", "value": 40, "min_value": 0, "max_value": 80, "unit": "L"]])
             .contains("40 L"))
     }
+
+    @Test func boardLogTimelineAndMediaShowTheirFigures() {
+        let board = texts(["state": "ongoing", "content": ["template": "board", "tiles": [
+            ["label": "Solar", "value": "3.2", "unit": "kWh", "trend": "up"], ["label": "Grid", "value": "1.1"], ["label": "Battery", "value": "80%"]]]])
+        #expect(board.contains("Solar") && board.contains("3.2 kWh ↑") && board.contains("Grid") && board.contains("1.1"))
+        #expect(!board.contains("Battery"), "two tiles fit the card, as two monitor columns")
+        let log = texts(["state": "ongoing", "content": ["template": "log", "lines": [["text": "Snapshot taken"], ["text": "Upload started"]]]])
+        #expect(log.starts(with: ["Lock Screen", "•", "Upload started", "Snapshot taken"]), "the newest line first, the one before below")
+        #expect(texts(["state": "ongoing", "content": ["template": "timeline", "value": ["CPU": 72.5, "GPU": 40], "primary_series": "GPU", "units": ["GPU": "%"]]])
+            .contains("40 %"))
+        let media = texts(["state": "ongoing", "content": ["template": "media", "media_title": "Blue in Green", "position_seconds": 90, "duration_seconds": 337]])
+        #expect(media.contains("Blue in Green") && media.contains("1:30 / 5:37"))
+    }
 }
 
 /// ActivitySmith's stream types drawn on the same card.

@@ -90,7 +90,7 @@ struct ExampleRenderTests {
     @Test func theReadmesRulesRenderStartUpdateAndEnd() throws {
         let activities = try Self.readmeActivities()
         #expect(activities.contains("laundry:") && activities.contains("ev:"))
-        let text = "backends: { aivi: { type: aivi, token: t } }\nactivities:\n" + activities + "\n"
+        let text = "backends: { aivi: { type: aivi, token: t }, ward: { type: pushward, token: t }, smith: { type: activitysmith, token: t } }\ndefaults: { backend: aivi }\nactivities:\n" + activities + "\n"
         let rules = try RulesLoader.load(text: text, file: "README.md").mapError { errors in errors }.get()
         try check(rules, source: "README.md")
         // The countdown's end: "Done" written without a formatter replaces the time_until countdown.

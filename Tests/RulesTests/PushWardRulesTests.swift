@@ -99,8 +99,111 @@ struct PushWardRulesTests {
         #expect(try errors("""
               vacuum:
                 active_when: "{{ true }}"
-                template: monitor
+                template: sports
 
-            """).first?.contains("template \"monitor\" cannot be sent to pushward backend \"ward\"") == true)
+            """).first?.contains("template \"sports\" cannot be sent to pushward backend \"ward\"") == true)
+    }
+
+    @Test func boardLogTimelineAndMediaAreCheckedAtLineAndColumn() throws {
+        #expect(try errors("""
+              energy:
+                active_when: "{{ true }}"
+                template: board
+                tiles:
+                  - { label: Solar, value: "3.2", unit: kWh, trend: upward }
+                  - { value: "1.1" }
+                  - { label: A, value: "1" }
+                  - { label: B, value: "2" }
+                  - { label: C, value: "3" }
+              backup:
+                active_when: "{{ true }}"
+                template: log
+                lines: [{ text: Started, level: debug }]
+              cpu:
+                active_when: "{{ true }}"
+                template: timeline
+                value: { CPU: 72.5, GPU: 40 }
+                units: { RAM: "%" }
+                primary_series: Disk
+              gpu:
+                active_when: "{{ true }}"
+                template: timeline
+                value: { GPU: 40 }
+                decimals: 11
+              radio:
+                active_when: "{{ true }}"
+                template: media
+                position_seconds: 300
+                duration_seconds: 200
+              player:
+                active_when: "{{ true }}"
+                template: media
+                playback_state: rewinding
+
+            """) == [
+            "12:7 activities.energy.tiles: has 5 items; 1–4 allowed",
+            "12:57 activities.energy.tiles[0].trend: unknown trend \"upward\"; expected one of: up, down, flat",
+            "13:9 activities.energy.tiles[1].label: is required",
+            "20:37 activities.backup.lines[0].level: unknown level \"debug\"; expected one of: info, warn, error",
+            "25:12 activities.cpu.units.RAM: names no series of value (CPU, GPU)",
+            "26:21 activities.cpu.primary_series: \"Disk\" names no series of value (CPU, GPU)",
+            "31:15 activities.gpu.decimals: 11 is out of range 0–10",
+            "35:23 activities.radio.position_seconds: 300 is past duration_seconds (200)",
+            "40:21 activities.player.playback_state: unknown playback state \"rewinding\"; expected one of: playing, paused, stopped, buffering",
+        ])
+    }
+
+    @Test func aBoardOfFiguresAndALogRenderAsPushWardTakesThem() throws {
+        let rules = try load("""
+              energy:
+                active_when: "{{ true }}"
+                template: board
+                dismissal_ttl: 30m
+                tiles:
+                  - { label: Solar, value: "{{ 3.25 | round(1) }}", unit: kWh, trend: up, color: green }
+                  - { label: Grid, value: "{{ 1 }}" }
+              backup:
+                active_when: "{{ true }}"
+                template: log
+                lines:
+                  - { text: Snapshot taken, level: info, at: 1795348700 }
+                  - Upload started
+
+            """).get()
+        var notes: [PayloadIssue] = []
+        let board = try ActivityRenderer.render(rules.activities[0], for: rules.activities[0].targets[0], phase: .start, in: context, notes: &notes).get()
+        #expect(board.body["content"] == ["template": "board", "tiles": [
+            ["label": "Solar", "value": "3.2", "unit": "kWh", "trend": "up", "color": "green"], ["label": "Grid", "value": "1"]]])
+        let end = try ActivityRenderer.render(rules.activities[0], for: rules.activities[0].targets[0], phase: .end, in: context, notes: &notes).get()
+        #expect(end.dismissal?.body["dismissal_ttl"] == 1800 && end.body["dismissal_ttl"] == nil, "the Lock Screen time goes with ended")
+        let log = try ActivityRenderer.render(rules.activities[1], for: rules.activities[1].targets[0], phase: .update, in: context, notes: &notes).get()
+        #expect(log.body["content"] == ["template": "log", "lines": [["text": "Snapshot taken", "level": "info", "at": 1_795_348_700], ["text": "Upload started"]]])
+        #expect(notes.isEmpty)
+        #expect(try errors("""
+              energy:
+                active_when: "{{ true }}"
+                template: board
+                dismissal_ttl: 5h
+                tiles: [{ label: Solar, value: "3" }]
+
+            """) == ["11:20 activities.energy.dismissal_ttl: \"5h\" is longer than 4h, the longest iOS keeps an ended Live Activity"])
+    }
+
+    @Test func anAiviMonitorIsPushWardsBoard() throws {
+        let rules = try load("""
+              vacuum:
+                active_when: "{{ true }}"
+                template: monitor
+                primary_column: right
+                left_column: { header: Battery, value: { value: "{{ 87 }}%", text_color: green }, footer: Docked }
+                right_column: { header: Back in, value: { value: "2026-11-22T12:40:00Z", formatter: time_until }, footer: Kitchen }
+
+            """).get()
+        var notes: [PayloadIssue] = []
+        let request = try ActivityRenderer.render(rules.activities[0], for: rules.activities[0].targets[0], phase: .start, in: context, notes: &notes).get()
+        // 1_795_348_800 is 2026-11-22T12:00:00Z: forty minutes before the vacuum is back.
+        #expect(request.body["content"] == ["template": "board", "subtitle": "Kitchen · Docked", "tiles": [
+            ["label": "Back in", "value": "40 min"], ["label": "Battery", "value": "87%", "color": "green"]]])
+        #expect(rules.notes.coercions.contains { $0.message.hasPrefix("on ward (PushWard) the Aivi monitor template is PushWard's board") })
     }
 }

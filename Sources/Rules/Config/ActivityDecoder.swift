@@ -6,7 +6,7 @@ enum ActivityDecoder {
     /// Keys of a rule that are not payload fields.
     static let ruleKeys = ["backend", "template", "active_when", "on_end", "status", "slug", "job_id", "tag",
                            "debounce", "max_wait", "min_interval", "max_updates_per_hour", "min_change", "start_settle", "renew_after",
-                           "entity", "dismiss_after", "priority", "sound", "stale_ttl", "ended_ttl", "stream_key"]
+                           "entity", "dismiss_after", "priority", "sound", "stale_ttl", "ended_ttl", "dismissal_ttl", "stream_key"]
 
     /// Whether `name` is a key an activity takes (a rule key or a payload field of any template): written elsewhere,
     /// it was indented too little.
@@ -92,7 +92,7 @@ enum ActivityDecoder {
                 switch key {
                 case "status": return kinds.contains(.islandpulse)
                 case "dismiss_after": return kinds.contains(.homeassistant) || kinds.contains(.pushward) || kinds.contains(.activitysmith)
-                case "priority", "sound", "stale_ttl", "ended_ttl": return kinds.contains(.pushward)
+                case "priority", "sound", "stale_ttl", "ended_ttl", "dismissal_ttl": return kinds.contains(.pushward)
                 case "slug", "job_id", "tag", "stream_key": return kinds.contains { $0.idKey == key }
                 default: return true
                 }
@@ -224,7 +224,9 @@ enum ActivityDecoder {
             compiler.errors.append(ConfigError(node.location, path: joinedPath(path, field.name), "is required"))
             ok = false
         }
-        return ok ? .object(fields) : nil
+        guard ok else { return nil }
+        compiler.checkFixed(fields, schema, at: node, path: path, locate: { reader[$0]?.location })
+        return .object(fields)
     }
 
     /// PushWard's options of an activity: its priority (0–10), the sound of its start and end, how long it stays
@@ -244,15 +246,21 @@ enum ActivityDecoder {
         }
         options.staleTTL = reader.duration("stale_ttl", errors: &errors)
         options.endedTTL = reader.duration("ended_ttl", errors: &errors)
+        if let ttl = reader.duration("dismissal_ttl", errors: &errors) {
+            if ttl <= .seconds(PushWardSchema.dismissalTTLMax) { options.dismissalTTL = ttl } else {
+                errors.append(ConfigError(reader["dismissal_ttl"]!.location, path: path + ".dismissal_ttl",
+                                          "\(reader["dismissal_ttl"]!.quoted) is longer than 4h, the longest iOS keeps an ended Live Activity"))
+            }
+        }
         return options
     }
 
     /// `others`: the kinds of the rule's other targets. An Aivi template goes to PushWard by a mapping (progress →
-    /// generic; generic → generic when the rule also targets another service, so one set of fields serves all).
+    /// generic, monitor → board; generic → generic when the rule also targets another service, so one set of fields serves all).
     static func resolve(template: String, backend: BackendKind, reader: MappingReader, others: Set<BackendKind>) -> (ObjectSchema?, PayloadMapping) {
         switch (backend, template) {
-        case (.pushward, "progress"):
-            return (TemplateCatalog.aivi("progress"), .aiviToPushWard("progress"))
+        case (.pushward, "progress"), (.pushward, "monitor"):
+            return (TemplateCatalog.aivi(template), .aiviToPushWard(template))
         case (.activitysmith, "progress"):
             // ActivitySmith's own progress type, or Aivi's progress (its bar a mapping {style: …}), told apart by the bar.
             if case .mapping? = reader["progress"]?.kind { return (TemplateCatalog.aivi("progress"), .aiviToActivitySmith("progress")) }

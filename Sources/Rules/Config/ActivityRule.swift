@@ -27,12 +27,14 @@ public final class ActivityRule: Sendable {
     public let pushWard: PushWardOptions
 
     /// PushWard's per-activity settings: priority (which 5 of its activities stay when more are ongoing), the sound of
-    /// the start and end, and how long it stays stale and once ended (server-side).
+    /// the start and end, how long it stays stale and once ended (server-side), and how long the ended activity stays
+    /// on the Lock Screen (`dismissal_ttl`, at most 4 h: iOS's ceiling).
     public struct PushWardOptions: Sendable, Equatable {
         public var priority: Int?
         public var sound: String?
         public var staleTTL: Duration?
         public var endedTTL: Duration?
+        public var dismissalTTL: Duration?
         public init() {}
     }
 

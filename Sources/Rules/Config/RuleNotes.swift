@@ -36,7 +36,9 @@ public struct RuleNotes: Sendable {
                 notes.coercions.append(ConfigError(at, path: path + ".template", "on \(target.name) (Island Pulse) the Aivi \(template) template is shown as the \(layout) layout"))
             case .aiviToPushWard(let template):
                 notes.coercions.append(ConfigError(at, path: path + ".template",
-                    "on \(target.name) (PushWard) the Aivi \(template) template is PushWard's generic: the bar as progress, the main text as state, the footer as subtitle, tap_url as the tap action"))
+                    "on \(target.name) (PushWard) the Aivi \(template) template is " + (template == "monitor"
+                        ? "PushWard's board: each column a tile (header as label, value as value cut to 16 characters, a time_until/time_since value as the time left or passed), the footers as subtitle"
+                        : "PushWard's generic: the bar as progress, the main text as state, the footer as subtitle, tap_url as the tap action")))
             case .aiviToActivitySmith(let template):
                 notes.coercions.append(ConfigError(at, path: path + ".template",
                     "on \(target.name) (ActivitySmith) the Aivi \(template) template is its \(template == "monitor" ? "stats type: each column a metric" : "progress type: the main text as title, the bar as a percentage")"))

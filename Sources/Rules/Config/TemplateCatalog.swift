@@ -21,7 +21,7 @@ enum TemplateCatalog {
         case (.homeassistant, "progress"):
             return aivi("progress")
         case (.pushward, let template):
-            return PushWardSchema.schema(template)?.removing(["template"])
+            return PushWardSchema.schema(template)?.removing(["template"], keepingChecks: true)
         case (.activitysmith, let type):
             return ActivitySmithSchema.schema(type)?.removing(["type"])
         default:
@@ -46,15 +46,17 @@ enum TemplateCatalog {
         case .aivi: return AiviSchema.templates
         case .islandpulse: return IslandPulseSchema.layouts + ["monitor", "generic"]
         case .homeassistant: return ["live_update", "progress", "generic"]
-        case .pushward: return PushWardSchema.templates + ["progress"]
+        case .pushward: return PushWardSchema.templates + ["progress", "monitor"]
         case .activitysmith: return ActivitySmithSchema.types + ["generic", "monitor"]
         }
     }
 }
 
 extension ObjectSchema {
-    func removing(_ names: Set<String>) -> ObjectSchema {
-        ObjectSchema(fields.filter { !names.contains($0.name) }, shorthand: shorthand, checks: [])
+    /// The schema less the fields LiveBridge fills in. `keepingChecks`: its checks across fields still hold without
+    /// those fields (a PushWard template's start before its end), so they run at load too.
+    func removing(_ names: Set<String>, keepingChecks: Bool = false) -> ObjectSchema {
+        ObjectSchema(fields.filter { !names.contains($0.name) }, shorthand: shorthand, checks: keepingChecks ? checks : [])
     }
 
     /// Every field optional: the shape of `on_end` overrides.

@@ -40,6 +40,20 @@ struct FieldCompiler {
                 if let tree = compile(item, as: element, path: "\(path)[\(index)]") { compiled.append(tree) }
             }
             return .list(compiled)
+        case (.map(let element, let keyMaxLength, let count), .mapping(let entries)):
+            if !count.contains(entries.count) {
+                errors.append(ConfigError(node.location, path: path, "has \(entries.count) name\(entries.count == 1 ? "" : "s"); \(count.lowerBound)–\(count.upperBound) allowed"))
+            }
+            var compiled: [(String, FieldTree)] = []
+            for (key, value) in entries {
+                let name = key.scalar ?? ""
+                guard !name.isEmpty, name.count <= keyMaxLength else {
+                    errors.append(ConfigError(key.location, path: joinedPath(path, name), "a name must be 1–\(keyMaxLength) characters"))
+                    continue
+                }
+                if let tree = compile(value, as: element, path: joinedPath(path, name)) { compiled.append((name, tree)) }
+            }
+            return .object(compiled)
         case (_, .scalar):
             let value = Self.json(node)
             let (_, issues) = PayloadNormalizer.normalize(value, as: schema)
@@ -74,8 +88,15 @@ struct FieldCompiler {
             ok = false
         }
         guard ok else { return nil }
-        // The fixed part of an object is checked whole now (segments summing to 1…), so check fails what every render
-        // would: an issue about a templated field waits for render time.
+        checkFixed(fields, schema, at: node, path: path)
+        return .object(fields)
+    }
+
+    /// The fixed part of an object is checked whole now (segments summing to 1, a start before its end…), so check
+    /// fails what every render would: an issue about a templated field waits for render time. `locate`: where a field
+    /// is written, for an issue about it (else the object's place).
+    mutating func checkFixed(_ fields: [(String, FieldTree)], _ schema: ObjectSchema, at node: YAMLNode, path: String,
+                             locate: (String) -> SourceLocation? = { _ in nil }) {
         var fixed: [String: JSONValue] = [:]
         for (name, tree) in fields { if let value = tree.constantValue { fixed[name] = value } }
         let templated = Set(fields.filter { $0.1.constantValue == nil }.map(\.0))
@@ -83,10 +104,9 @@ struct FieldCompiler {
             for issue in check(fixed, "") {
                 let field = issue.path.split(whereSeparator: { $0 == "." || $0 == "[" }).first.map(String.init) ?? ""
                 guard !templated.contains(field), templated.isEmpty || !field.isEmpty else { continue }
-                errors.append(ConfigError(node.location, path: joinedPath(path, issue.path), issue.message))
+                errors.append(ConfigError(locate(field) ?? node.location, path: joinedPath(path, issue.path), issue.message))
             }
         }
-        return .object(fields)
     }
 
     private mutating func compileTemplate(_ text: String, node: YAMLNode, path: String, schema: FieldSchema) -> FieldTree? {
@@ -148,7 +168,7 @@ struct FieldCompiler {
 
     static func expectation(_ schema: FieldSchema) -> String {
         switch schema {
-        case .object, .tagged: return "a mapping"
+        case .object, .tagged, .map: return "a mapping"
         case .list: return "a list"
         case .scalarOrObject: return "a name or a mapping"
         default: return "a single value"

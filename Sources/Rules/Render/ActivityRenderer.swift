@@ -55,7 +55,7 @@ public enum ActivityRenderer {
             state["type"] = .string(rule.template)
             result = activitySmith(rule, target, state, phase: phase)
         case (.pushward, .aiviToPushWard(let template)):
-            result = normalizedAivi(template, fields).flatMap { pushWard(rule, target, PushWardMapping.map(template: template, $0), phase: phase) }
+            result = normalizedAivi(template, fields).flatMap { pushWard(rule, target, PushWardMapping.map(template: template, $0, now: context.now), phase: phase) }
         case (.pushward, _):
             var content = fields
             content["template"] = .string(rule.template)
@@ -192,7 +192,8 @@ public enum ActivityRenderer {
         if let ttl = options.endedTTL { creation["ended_ttl"] = .int(Int(ttl.components.seconds)) }
         if let ttl = options.staleTTL { creation["stale_ttl"] = .int(Int(ttl.components.seconds)) }
         return .pushWard(backend: target.backend.name, slug: target.id, kind: phase, content: content, priority: options.priority,
-                         sound: options.sound, creation: .object(creation), dismissAfter: dismissAfter)
+                         sound: options.sound, creation: .object(creation), dismissAfter: dismissAfter,
+                         dismissalTTL: options.dismissalTTL.map { Int($0.components.seconds) })
     }
 
     static func liveUpdate(_ rule: ActivityRule, _ target: ActivityTarget, _ fields: [String: JSONValue], phase: PushKind)
