@@ -8,19 +8,36 @@ struct ActivitySmithStream {
     var type: String
     var state: JSONValue
     var generation: Int
+    /// Paused by its user in the app: a PUT answers `paused` and changes nothing.
+    var paused = false
 }
 
 /// ActivitySmith's managed streams as its OpenAPI document describes them: `PUT /live-activity/stream/{key}` with
 /// `{content_state, channels?}` answers `{success, operation: started|updated|rotated|noop, stream_key, activity_id}`
 /// (a new type rotates to a new activity, the same state is a noop); `DELETE` ends it. A Bearer API key; at most four
-/// streams live at once (`409 live_activity_limit`, an assumption: the document names the limit error, not its status).
+/// streams live at once (`409 live_activity_limit`, an assumption: the document names the limit error, not its status);
+/// 60 requests a minute per key (then `429` with Retry-After); a stream its user paused answers `paused`.
 extension FakePushService {
     static let activitySmithLimit = 4
+    static let activitySmithRequestsPerMinute = 60
 
     func activitySmithContract(_ request: HTTPServerRequest, _ body: JSONValue?) -> HTTPServerResponse {
         let header = request.headers["authorization"] ?? ""
         let key = header.hasPrefix("Bearer ") ? String(header.dropFirst(7)) : ""
         guard acceptsAnyToken || activitySmithKeys.contains(key) else { return error(401, "unauthorized", "Invalid API key") }
+        let now = Date().timeIntervalSince1970
+        let waited: Double? = self.state.withLock { s in
+            var recent = (s.activitySmithRequests[key] ?? []).filter { $0 > now - 60 }
+            defer { s.activitySmithRequests[key] = recent }
+            guard recent.count < Self.activitySmithRequestsPerMinute else { return recent[0] + 60 - now }
+            recent.append(now)
+            return nil
+        }
+        if let waited {
+            var limited = error(429, "rate_limited", "\(Self.activitySmithRequestsPerMinute) requests per minute")
+            limited.headers["Retry-After"] = String(Int(waited.rounded(.up)))
+            return limited
+        }
         let streamKey = String(request.path.dropFirst("/live-activity/stream/".count))
         let state = body?["content_state"]
         let response: HTTPServerResponse = self.state.withLock { s in
@@ -34,7 +51,7 @@ extension FakePushService {
             }
             guard request.method == "PUT" else { return error(405, "method_not_allowed", "PUT or DELETE") }
             let type = state?["type"]?.stringValue ?? streams[streamKey]?.type
-            guard let type, ["progress", "segmented_progress", "metrics", "stats", "alert"].contains(type) else {
+            guard let type, ["progress", "segmented_progress", "metrics", "stats", "alert", "timer"].contains(type) else {
                 return error(400, "bad_request", "content_state.type is required on the first PUT")
             }
             guard state?["title"]?.stringValue?.isEmpty == false else { return error(400, "bad_request", "content_state.title is required") }
@@ -44,6 +61,10 @@ extension FakePushService {
                 guard streams.count < Self.activitySmithLimit else { return error(409, "live_activity_limit", "at most \(Self.activitySmithLimit) live activities") }
                 operation = "started"
                 stream.generation = 1
+            } else if stream.paused {
+                return HTTPServerResponse(status: 200, json: JSONValue.object([
+                    "success": true, "operation": "paused", "stream_key": .string(streamKey), "timestamp": now,
+                ]).jsonText)
             } else if stream.type != type {
                 operation = "rotated"
                 stream.generation += 1
@@ -60,6 +81,11 @@ extension FakePushService {
         }
         if response.status == 200, let body { show("activitysmith/" + streamKey, body, ended: request.method == "DELETE") }
         return response
+    }
+
+    /// The user pauses a stream in the app: its updates are answered `paused` until it ends.
+    public func pauseActivitySmithStream(_ streamKey: String, key: String = "activitysmith-test-key") {
+        state.withLock { $0.activitySmith[key]?[streamKey]?.paused = true }
     }
 
     /// The streams live for a key (what the phone shows now).

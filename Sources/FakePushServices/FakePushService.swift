@@ -42,6 +42,7 @@ public final class FakePushService: Sendable {
         var pushWard: [String: [String: PushWardActivity]] = [:]
         /// ActivitySmith's streams per API key, by stream key.
         var activitySmith: [String: [String: ActivitySmithStream]] = [:]
+        var activitySmithRequests: [String: [Double]] = [:]
         var waiters: [(predicate: @Sendable ([Recorded]) -> Bool, continuation: CheckedContinuation<Void, Never>)] = []
         /// The latest payload per activity (`aivi/slug`, `islandpulse/job`), for the preview page.
         var shown: [String: JSONValue] = [:]

@@ -6,7 +6,7 @@ import JSON
 /// started/updated/rotated/noop/paused); `DELETE` the same path with a final `content_state` ends it, dismissed
 /// after `auto_dismiss_seconds`. The content's `type` decides its fields.
 public enum ActivitySmithSchema {
-    public static let types = ["progress", "segmented_progress", "metrics", "stats", "alert"]
+    public static let types = ["progress", "segmented_progress", "metrics", "stats", "alert", "timer"]
     public static let colours = ["lime", "green", "cyan", "blue", "purple", "magenta", "red", "orange", "yellow", "gray"]
 
     /// A stream key: letters, digits, `_` and `-` (1–128).
@@ -46,9 +46,17 @@ public enum ActivitySmithSchema {
     }])
     public static let metrics = ObjectSchema(common + [required("metrics", .list(.object(metric), count: 1...8))])
     public static let alert = ObjectSchema(common + [required("message", .text())])
+    /// A timer the phone runs itself (its changelog of 2026-06-09, app 1.11.0): counting down from `duration_seconds`,
+    /// or up from 00:00 with `counts_down: false`. Sending `duration_seconds` again resets it, so a rule gives it only
+    /// when the timer should be set.
+    public static let timer = ObjectSchema(common + [optional("duration_seconds", .integer(1...604_800)), optional("counts_down", .boolean)],
+                                           checks: [{ object, path in
+        guard object["counts_down"] != .bool(false), object["duration_seconds"] == nil else { return [] }
+        return [PayloadIssue(path: joinedPath(path, "duration_seconds"), "is required for a countdown (or counts_down: false to count up)")]
+    }])
 
     public static let contentState = FieldSchema.tagged(key: "type", [
-        "progress": progress, "segmented_progress": segmentedProgress, "metrics": metrics, "stats": metrics, "alert": alert,
+        "progress": progress, "segmented_progress": segmentedProgress, "metrics": metrics, "stats": metrics, "alert": alert, "timer": timer,
     ])
 
     public static func schema(_ type: String) -> ObjectSchema? {
@@ -57,6 +65,7 @@ public enum ActivitySmithSchema {
         case "segmented_progress": return segmentedProgress
         case "metrics", "stats": return metrics
         case "alert": return alert
+        case "timer": return timer
         default: return nil
         }
     }

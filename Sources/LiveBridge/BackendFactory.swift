@@ -23,8 +23,8 @@ public enum BackendFactory {
         case .homeassistant:
             return HomeAssistantPushBackend(name: backend.name, connection: connection)
         case .activitysmith:
-            return HTTPPushBackend(name: backend.name, baseURL: backend.baseURL ?? activitySmithBaseURL, scheme: "Bearer",
-                                   token: backend.token?.secret ?? "", client: client)
+            return ActivitySmithBackend(name: backend.name, baseURL: backend.baseURL ?? activitySmithBaseURL, token: backend.token?.secret ?? "",
+                                        client: client)
         case .pushward:
             return PushWardBackend(name: backend.name, baseURL: backend.baseURL ?? pushWardBaseURL, token: backend.token?.secret ?? "", client: client)
         }

@@ -188,6 +188,9 @@ struct ActivityPresentation: Equatable {
             }
         case "alert":
             break
+        case "timer":
+            // The timer as it was set: its duration counting down, or 0:00 counting up (the phone runs it from there).
+            right = Label(text: state["counts_down"] == .bool(false) ? "0:00" : Self.clock(Double(state["duration_seconds"]?.intValue ?? 0)))
         default:  // progress
             if let percentage = state["percentage"]?.doubleValue {
                 progress = percentage / 100

@@ -9,14 +9,15 @@ import Testing
 
 /// ActivitySmith through the dispatcher against the fake speaking its stream contract over real HTTP: PUT starts and
 /// updates the stream, DELETE ends it with its final content and auto-dismissal; 429 is retried after Retry-After; a
-/// fifth live stream is refused (four at once) and not retried.
+/// fifth live stream is refused (four at once) and not retried; a burst is paced to the requests a minute it allows;
+/// a stream its user paused answers `paused`.
 @Suite(.timeLimit(.minutes(1)))
 struct ActivitySmithDispatchTests {
     let budget = UpdateBudget(debounce: .zero, maxWait: .zero, minInterval: .zero)
     let fastRetry = RetryPolicy(initial: .milliseconds(20), maximum: .milliseconds(100), lockedWait: .seconds(30))
 
-    func smith(_ service: FakePushService) -> HTTPPushBackend {
-        HTTPPushBackend(name: "smith", baseURL: service.baseURL, scheme: "Bearer", token: "activitysmith-test-key", client: HTTPClient())
+    func smith(_ service: FakePushService, window: RequestWindow = RequestWindow(limit: 60, seconds: 60)) -> ActivitySmithBackend {
+        ActivitySmithBackend(name: "smith", baseURL: service.baseURL, token: "activitysmith-test-key", client: HTTPClient(), window: window)
     }
 
     static func request(_ key: String, _ kind: PushKind, _ title: String, percentage: Double = 40) -> BackendRequest {
@@ -52,5 +53,47 @@ struct ActivitySmithDispatchTests {
         #expect(service.activitySmithStreams() == ["s1", "s2", "s3", "s4"])
         #expect(records.withLock { $0.last?.report.outcome } == .rejected(code: "live_activity_limit"))
         #expect(await dispatcher.phase(activity: "s5", target: "smith") == .idle)
+    }
+
+    @Test func aBurstIsPacedToTheAllowanceAcrossLanes() async throws {
+        let service = try FakePushService()
+        // Three requests per 300 ms stands for its sixty a minute: six streams starting together take two windows.
+        let dispatcher = Dispatcher(backends: [smith(service, window: RequestWindow(limit: 3, seconds: 0.3))], retry: fastRetry)
+        for n in 1...4 {
+            await dispatcher.submit(activity: "s\(n)", backend: "smith", budget: budget, .start(Self.request("s\(n)", .start, "Job \(n)")))
+        }
+        await dispatcher.waitUntilQuiet()
+        for n in 1...2 {
+            await dispatcher.submit(activity: "s\(n)", backend: "smith", budget: budget, .change(Self.request("s\(n)", .update, "Job \(n)", percentage: 80), urgent: false))
+        }
+        await dispatcher.waitUntilQuiet()
+        let times = service.requests.map(\.at).sorted()
+        #expect(times.count == 6 && service.activitySmithStreams() == ["s1", "s2", "s3", "s4"], "none refused or retried")
+        #expect(times[3] - times[0] >= 0.29 && times[5] - times[2] >= 0.29, "no more than three in any 300 ms")
+    }
+
+    @Test func aPausedStreamIsDeliveredAndReportedAsPaused() async throws {
+        let service = try FakePushService()
+        let records = Locked<[Dispatcher.PushRecord]>([])
+        let dispatcher = Dispatcher(backends: [smith(service)], retry: fastRetry, onPush: { record in records.withLock { $0.append(record) } })
+        await dispatcher.submit(activity: "washer", backend: "smith", budget: budget, .start(Self.request("washer", .start, "Washing")))
+        await dispatcher.waitUntilQuiet()
+        service.pauseActivitySmithStream("washer")
+        await dispatcher.submit(activity: "washer", backend: "smith", budget: budget, .change(Self.request("washer", .update, "Rinsing", percentage: 70), urgent: false))
+        await dispatcher.waitUntilQuiet()
+        let last = try #require(records.withLock { $0.last?.report })
+        #expect(last.outcome == .delivered && last.code == "paused", "answered 200 paused: not retried, said in the log")
+        #expect(await dispatcher.phase(activity: "washer", target: "smith") == .running)
+    }
+}
+
+/// The allowance's arithmetic on a fake clock.
+struct RequestWindowTests {
+    @Test func theRequestPastTheLimitWaitsForTheOldestToLeaveTheWindow() {
+        var window = RequestWindow(limit: 3, seconds: 60)
+        #expect([0.0, 1, 2].map { window.book(at: $0) } == [0, 0, 0])
+        #expect(window.book(at: 10) == 50, "the fourth waits until the first is a minute old")
+        #expect(window.book(at: 10) == 51, "the fifth, booked behind it, one second more")
+        #expect(window.book(at: 200) == 0, "an old window is forgotten")
     }
 }

@@ -115,5 +115,7 @@ struct ActivitySmithPreviewTests {
         #expect(texts(["content_state": ["type": "segmented_progress", "title": "Deploy", "number_of_steps": 4, "current_step": 2]]).contains("2/4"))
         #expect(texts(["content_state": ["type": "stats", "title": "Shop", "metrics": [["label": "Revenue", "value": "4,210", "unit": "€"]]]]).contains("4,210 €"))
         #expect(texts(["content_state": ["type": "alert", "title": "Door", "message": "Front door open"]]).contains("Front door open"))
+        #expect(texts(["content_state": ["type": "timer", "title": "Oven", "duration_seconds": 1500]]).contains("25:00"))
+        #expect(texts(["content_state": ["type": "timer", "title": "Run", "counts_down": false]]).contains("0:00"))
     }
 }

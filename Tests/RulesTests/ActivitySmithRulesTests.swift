@@ -92,4 +92,31 @@ struct ActivitySmithRulesTests {
         #expect(messages.contains("activities.bad.message: is required"))
         #expect(messages.contains { $0.hasPrefix("activities.bad.color: unknown colour \"pink\"") }, "\(messages)")
     }
+
+    @Test func aTimerCountsDownFromItsDurationOrUpFromZero() throws {
+        let rules = try load("""
+              oven:
+                active_when: "{{ true }}"
+                template: timer
+                title: Oven
+                color: orange
+                duration_seconds: "{{ 25 * 60 }}"
+              run:
+                active_when: "{{ true }}"
+                template: timer
+                title: Benchmark
+                counts_down: false
+              nothing:
+                active_when: "{{ true }}"
+                template: timer
+                title: Forgotten
+
+            """).get()
+        #expect(try render(rules.activities[0]).body["content_state"] == ["type": "timer", "title": "Oven", "color": "orange", "duration_seconds": 1500])
+        #expect(try render(rules.activities[1]).body["content_state"] == ["type": "timer", "title": "Benchmark", "counts_down": false])
+        var notes: [PayloadIssue] = []
+        let refused = ActivityRenderer.render(rules.activities[2], for: rules.activities[2].targets[0], phase: .start, in: context, notes: &notes)
+        guard case .failure(let failure) = refused else { Issue.record("a countdown without its duration rendered"); return }
+        #expect(failure.issues.map(\.description) == ["duration_seconds: is required for a countdown (or counts_down: false to count up)"])
+    }
 }

@@ -32,7 +32,7 @@ struct ConfigReferenceTests {
                                    "display", "text_color", "formatter", "icon: auto", "subscribe_entities", "state_changed", "30s", "10s",
                                    "unlimited", "never", "0.05", "3m", "{progress: 0.05, eta: 3m}",
                                    "pushward", "ended", "mdi:", "foreground", "countdown", "steps", "alert", "gauge",
-                                   "activitysmith", "segmented_progress", "stats", "label", "unit", "timeline", "board", "log", "media"]
+                                   "activitysmith", "segmented_progress", "stats", "label", "unit", "timeline", "board", "log", "media", "timer"]
         var unknown: [String] = []
         var rest = Substring(section)
         while let open = rest.firstIndex(of: "`") {
