@@ -29,10 +29,20 @@ public struct PushWardBackend: PushBackend {
 
     public func deliver(_ request: BackendRequest, kind: PushKind) async -> DeliveryReport {
         if kind == .start, let creation = request.creation {
-            let created = await send(HTTPRequest(method: "POST", url: baseURL + "/activities", headers: headers, body: creation.jsonBytes), kind: kind)
+            let created = await create(creation, kind: kind)
             guard created.outcome == .delivered else { return created }
         }
+        let report = await send(httpRequest(for: request), kind: kind)
+        // An update or end for an activity PushWard does not have (a crash between a start's two requests, or its
+        // time to live ran out): create it (an upsert) and send the content once more, rather than lose the push.
+        guard kind != .start, report.status == 404, report.code == "activity.not_found", let creation = request.creation else { return report }
+        let created = await create(creation, kind: kind)
+        guard created.outcome == .delivered else { return created }
         return await send(httpRequest(for: request), kind: kind)
+    }
+
+    private func create(_ creation: JSONValue, kind: PushKind) async -> DeliveryReport {
+        await send(HTTPRequest(method: "POST", url: baseURL + "/activities", headers: headers, body: creation.jsonBytes), kind: kind)
     }
 
     private func send(_ http: HTTPRequest, kind: PushKind) async -> DeliveryReport {

@@ -103,6 +103,11 @@ extension FakePushService {
         }
     }
 
+    /// PushWard forgets an activity (its time to live ran out): the next PATCH for it answers 404.
+    public func forgetPushWardActivity(_ slug: String, key: String = "pushward-test-key") {
+        state.withLock { _ = $0.pushWard[key]?.removeValue(forKey: slug) }
+    }
+
     /// PushWard's ongoing activities for a key, by slug (what the phone shows now).
     public func pushWardOngoing(key: String = "pushward-test-key") -> [String] {
         state.withLock { ($0.pushWard[key] ?? [:]).filter { $0.value.state == "ongoing" }.keys.sorted() }

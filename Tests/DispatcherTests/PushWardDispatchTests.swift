@@ -67,6 +67,20 @@ struct PushWardDispatchTests {
         #expect(refused.outcome == .rejected(code: "validation.content") && refused.status == 422, "a 422 is not retried")
     }
 
+    @Test func anUpdateForAnActivityPushWardNoLongerHasCreatesItAgain() async throws {
+        // Its time to live ran out, or a crash came between a start's two requests: the update recreates it (an upsert).
+        let service = try FakePushService()
+        let dispatcher = Dispatcher(backends: [ward(service)], retry: fastRetry)
+        await dispatcher.submit(activity: "washer", backend: "ward", budget: budget, .start(Self.request("washer", .start, "Washing")))
+        await dispatcher.waitUntilQuiet()
+        service.forgetPushWardActivity("washer")
+        await dispatcher.submit(activity: "washer", backend: "ward", budget: budget, .change(Self.request("washer", .update, "Rinsing"), urgent: false))
+        await dispatcher.waitUntilQuiet()
+        #expect(calls(service) == ["POST /activities ", "PATCH /activities/washer ongoing",
+                                   "PATCH /activities/washer ongoing", "POST /activities ", "PATCH /activities/washer ongoing"])
+        #expect(service.pushWardOngoing() == ["washer"])
+    }
+
     @Test func aRateLimitIsRetriedAfterRetryAfterAndABadKeyIsNot() async throws {
         let service = try FakePushService()
         service.script([.init(status: 429, body: #"{"code":"rate_limited","detail":"200 requests per minute"}"#, headers: ["Retry-After": "1"])])

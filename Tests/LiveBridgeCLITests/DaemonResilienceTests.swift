@@ -19,17 +19,18 @@ struct DaemonResilienceTests {
         var config: String { folder + "/livebridge.yaml" }
         var data: String { folder + "/data" }
 
-        /// The washer on `backend` (aivi or islandpulse), debounce 0 so every change is one push.
+        /// The washer on `backend` (aivi, pulse, ward or smith), debounce 0 so every change is one push.
         init(backend: String = "aivi", homeAssistant extra: String = "") async throws {
             simulator = try HomeAssistantSimulator(token: DaemonResilienceTests.token)
             service = try FakePushService()
             folder = FileManager.default.temporaryDirectory.appendingPathComponent("livebridge-resilience-\(UUID().uuidString)").path
             try FileManager.default.createDirectory(atPath: folder + "/data", withIntermediateDirectories: true)
-            let fields = backend == "aivi" ? """
+            // Aivi's progress, which PushWard and ActivitySmith take mapped; Island Pulse its own layout.
+            let fields = backend != "pulse" ? """
                     progress: { style: simple, value: "{{ states('sensor.washer_progress') | float(0) / 100 }}" }
                     header_left: Washing
                     on_end: { header_left: Done }
-                """ : """
+                """ + (backend == "aivi" ? "" : "\n    dismiss_after: 0s") : """
                     message: "{{ states('sensor.washer_progress') }} %"
                     progress: "{{ states('sensor.washer_progress') | float(0) / 100 }}"
                 """
@@ -38,6 +39,8 @@ struct DaemonResilienceTests {
                 backends:
                   aivi: { type: aivi, token: aivi-test-token, base_url: \(service.baseURL) }
                   pulse: { type: islandpulse, token: pulse-test-id, base_url: \(service.baseURL) }
+                  ward: { type: pushward, token: pushward-test-key, base_url: \(service.baseURL) }
+                  smith: { type: activitysmith, token: activitysmith-test-key, base_url: \(service.baseURL) }
                 defaults: { backend: \(backend), debounce: 0s, max_wait: 0s, min_interval: 0s }
                 activities:
                   washer:
@@ -61,10 +64,18 @@ struct DaemonResilienceTests {
             return livebridge
         }
 
-        /// What each push said: Aivi's state and progress, or Island Pulse's action and message.
+        /// What each push said: Aivi's state and progress, Island Pulse's action and message, PushWard's request and
+        /// state, ActivitySmith's method and percentage.
         var pushes: [String] {
             service.requests.map { request in
                 if let action = request.body?["action"]?.stringValue { return "\(action) \(request.body?["message"]?.stringValue ?? "-")" }
+                if request.path.hasPrefix("/live-activity/stream/") {
+                    return "\(request.method) \(request.body?["content_state"]?["percentage"]?.doubleValue.map { String($0) } ?? "?")"
+                }
+                if request.path == "/activities" { return "create" }
+                if request.path.hasPrefix("/activities/") {
+                    return "\(request.body?["state"]?.stringValue ?? "?") \(request.body?["content"]?["progress"]?.doubleValue.map { String($0) } ?? "?")"
+                }
                 let value = request.body?["content"]?["progress"]?["value"]?.doubleValue.map { String($0) } ?? "?"
                 return "\(request.body?["state"]?.stringValue ?? "?") \(value)"
             }
@@ -147,8 +158,15 @@ struct DaemonResilienceTests {
 
     /// Holds: killed while Island Pulse holds the start's answer, the next run knows a start may be on the phone
     /// (written ahead): it goes on with an update and delivers the end — never a second start.
-    @Test func killMinus9MidPushThenRestart() async throws {
-        let s = try await Setup(backend: "pulse")
+    @Test(arguments: [
+        ("pulse", ["start 0 %", "update 40 %", "end 40 %"]),
+        // Killed while PushWard held the creation: the update finds no activity (404), creates it and sends its content.
+        ("ward", ["create", "ongoing 0.4", "create", "ongoing 0.4", "ended 0.4"]),
+        // ActivitySmith's stream is an upsert: the update starts it if the start never landed.
+        ("smith", ["PUT 0.0", "PUT 40.0", "DELETE 40.0"]),
+    ])
+    func killMinus9MidPushThenRestart(backend: String, expected: [String]) async throws {
+        let s = try await Setup(backend: backend)
         defer { s.simulator.stop() }
         s.service.script([.init(status: 200, body: #"{"success":true}"#, delay: .seconds(5))])
         let first = try s.run()
@@ -157,10 +175,10 @@ struct DaemonResilienceTests {
         _ = await first.exitStatus()
         await s.simulator.setState("sensor.washer_progress", "40")
         let second = try s.run()
-        #expect(await s.service.wait { $0.count == 2 })
+        #expect(await s.service.wait { $0.count == expected.count - 1 })
         await s.simulator.setState("sensor.washer_status", "idle")
-        #expect(await s.service.wait { $0.count == 3 })
-        #expect(s.pushes == ["start 0 %", "update 40 %", "end 40 %"])
+        #expect(await s.service.wait { $0.count == expected.count })
+        #expect(s.pushes == expected)
         second.signal(SIGTERM)
         #expect(await second.exitStatus() == 0)
     }
