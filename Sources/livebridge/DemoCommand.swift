@@ -52,7 +52,8 @@ enum DemoCommand {
     }
 }
 
-/// The rules the demo runs: one activity per household device, across both push services.
+/// The rules the demo runs: one activity per household device, across the push services (the washer also at
+/// ActivitySmith, the EV also at PushWard).
 enum DemoRules {
     static func text(homeAssistant: String, preview: String) -> String {
         """
@@ -62,9 +63,12 @@ enum DemoRules {
         backends:
           aivi: { type: aivi, token: demo, base_url: \(preview) }
           pulse: { type: islandpulse, token: demo, base_url: \(preview) }
+          ward: { type: pushward, token: demo, base_url: \(preview) }
+          smith: { type: activitysmith, token: demo, base_url: \(preview) }
         defaults: { backend: aivi, debounce: 1s, max_wait: 5s, min_interval: 2s }
         activities:
           washer:
+            backend: [aivi, smith]
             active_when: "{{ is_state('sensor.washer_status', 'running') }}"
             template: progress
             icon: auto
@@ -83,6 +87,7 @@ enum DemoRules {
             progress: { style: simple, value: 0, color: teal }
             compact_value: { value: "{{ state_attr('timer.laundry', 'finishes_at') }}", formatter: time_until }
           ev:
+            backend: [aivi, ward]
             active_when: "{{ is_state('binary_sensor.ev_charging', 'on') }}"
             template: progress
             icon: bolt.car

@@ -11,6 +11,9 @@ struct DemoCommandTests {
         let demo = try Subprocess(["demo", "--port", String(port), "--cycle", "10"])
         #expect(await demo.stdout.wait { $0.contains("LiveBridge demo: open http://127.0.0.1:\(port) (Ctrl-C stops)") })
         #expect(await demo.stderr.wait { lines in lines.filter { $0.contains("msg=push") && $0.contains("outcome=delivered") }.count >= 4 })
+        #expect(await demo.stderr.wait { lines in
+            ["target=ward", "target=smith"].allSatisfy { target in lines.contains { $0.contains("msg=push") && $0.contains(target) && $0.contains("outcome=delivered") } }
+        }, "PushWard and ActivitySmith take their pushes too")
         let client = HTTPClient()
         let page = try await client.send(HTTPRequest(method: "GET", url: "http://127.0.0.1:\(port)/"))
         #expect(page.status == 200)
@@ -18,7 +21,7 @@ struct DemoCommandTests {
         #expect(page.bodyText.contains("<title>LiveBridge preview</title>"))
         let state = try JSONParser.parse(try await client.send(HTTPRequest(method: "GET", url: "http://127.0.0.1:\(port)/api/state")).body)
         let shown = Set(state["activities"]?.objectValue?.keys.map { $0 } ?? [])
-        #expect(shown.isSuperset(of: ["aivi/washer", "aivi/ev"]), "\(shown)")
+        #expect(shown.isSuperset(of: ["aivi/washer", "aivi/ev", "activitysmith/washer", "pushward/ev"]), "\(shown)")
         #expect(state["activities"]?["aivi/ev"]?["payload"]?["content"]?["progress"]?["style"] == "segmented")
         #expect(state["activities"]?["aivi/ev"]?["svg"]?.stringValue?.hasPrefix("<svg xmlns=") == true)
         demo.signal(SIGTERM)
