@@ -1,24 +1,32 @@
+import Foundation
 import HTTPClient
 import JSON
 import LiveActivity
+import Platform
 
 /// PushWard (pushward.app): activities by slug at `{base}/activities`, the integration key as a Bearer token. A start
 /// first creates the activity (`POST /activities`, an upsert that answers 201 for a new or existing slug), then sends
 /// its content (`PATCH /activities/{slug}`, state `ongoing`); updates and ends are that PATCH alone (`ended` ends it).
 /// Its errors are RFC 9457 problems with a `code`: 401 (the key, for good), 403 (its policy), 409 (25 activities per
-/// user: `activity.limit_exceeded`), 429 (200 requests a minute per address, with Retry-After), 5xx.
+/// user: `activity.limit_exceeded`), 429 (200 requests a minute per address, with Retry-After), 5xx. The 200 a minute
+/// are also kept on our side (`RequestWindow`, shared by the backend's lanes), so a burst is spread, not refused.
 public struct PushWardBackend: PushBackend {
+    public static let requestsPerMinute = 200
+
     public let name: String
     public let baseURL: String
     let token: String
     let client: HTTPClient
     public let allowsOneActiveJob = false
+    private let window: Locked<RequestWindow>
 
-    public init(name: String, baseURL: String, token: String, client: HTTPClient) {
+    public init(name: String, baseURL: String, token: String, client: HTTPClient,
+                window: RequestWindow = RequestWindow(limit: PushWardBackend.requestsPerMinute, seconds: 60)) {
         self.name = name
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
         self.token = token
         self.client = client
+        self.window = Locked(window)
     }
 
     private var headers: [(String, String)] { [("Authorization", "Bearer \(token)"), ("Content-Type", "application/json")] }
@@ -46,6 +54,8 @@ public struct PushWardBackend: PushBackend {
     }
 
     private func send(_ http: HTTPRequest, kind: PushKind) async -> DeliveryReport {
+        let wait = window.withLock { $0.book(at: ProcessInfo.processInfo.systemUptime) }
+        if wait > 0 { try? await Task.sleep(for: .seconds(wait)) }
         let result: Result<HTTPResponse, HTTPTransportError>
         do { result = .success(try await client.send(http)) } catch { result = .failure(error) }
         return HTTPOutcome.classify(result, kind: kind)

@@ -81,6 +81,19 @@ struct PushWardDispatchTests {
         #expect(service.pushWardOngoing() == ["washer"])
     }
 
+    @Test func requestsArePacedToItsAllowance() async throws {
+        let service = try FakePushService()
+        // Two requests per 300 ms stands for its 200 a minute: a start's two requests, then the update waits.
+        let paced = PushWardBackend(name: "ward", baseURL: service.baseURL, token: "pushward-test-key", client: HTTPClient(),
+                                    window: RequestWindow(limit: 2, seconds: 0.3))
+        let dispatcher = Dispatcher(backends: [paced], retry: fastRetry)
+        await dispatcher.submit(activity: "washer", backend: "ward", budget: budget, .start(Self.request("washer", .start, "Washing")))
+        await dispatcher.submit(activity: "washer", backend: "ward", budget: budget, .change(Self.request("washer", .update, "Rinsing"), urgent: false))
+        await dispatcher.waitUntilQuiet()
+        #expect(calls(service) == ["POST /activities ", "PATCH /activities/washer ongoing", "PATCH /activities/washer ongoing"])
+        #expect(service.requests[2].at - service.requests[0].at >= 0.29)
+    }
+
     @Test func aRateLimitIsRetriedAfterRetryAfterAndABadKeyIsNot() async throws {
         let service = try FakePushService()
         service.script([.init(status: 429, body: #"{"code":"rate_limited","detail":"200 requests per minute"}"#, headers: ["Retry-After": "1"])])
