@@ -1,14 +1,12 @@
-import Foundation
 import HTTPClient
 import JSON
 import LiveActivity
-import Platform
 
 /// ActivitySmith (activitysmith.com): streams by key at `{base}/live-activity/stream/{key}`, the API key as a Bearer
 /// token. Its limit of 60 requests a minute is kept here (`RequestWindow`, shared by every lane of the backend), so a
 /// burst is spread rather than refused; a 429 that still comes is retried after its Retry-After. A stream the user
 /// paused answers 200 with `operation: paused`: delivered, nothing shown, reported with the code `paused`.
-public final class ActivitySmithBackend: PushBackend {
+public struct ActivitySmithBackend: PushBackend {
     public static let requestsPerMinute = 60
 
     public let name: String
@@ -16,7 +14,7 @@ public final class ActivitySmithBackend: PushBackend {
     public let allowsOneActiveJob = false
     let token: String
     let client: HTTPClient
-    private let window: Locked<RequestWindow>
+    private let pacer: RequestPacer
 
     public init(name: String, baseURL: String, token: String, client: HTTPClient,
                 window: RequestWindow = RequestWindow(limit: ActivitySmithBackend.requestsPerMinute, seconds: 60)) {
@@ -24,7 +22,7 @@ public final class ActivitySmithBackend: PushBackend {
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
         self.token = token
         self.client = client
-        self.window = Locked(window)
+        self.pacer = RequestPacer(window)
     }
 
     public func httpRequest(for request: BackendRequest) -> HTTPRequest {
@@ -33,8 +31,7 @@ public final class ActivitySmithBackend: PushBackend {
     }
 
     public func deliver(_ request: BackendRequest, kind: PushKind) async -> DeliveryReport {
-        let wait = window.withLock { $0.book(at: ProcessInfo.processInfo.systemUptime) }
-        if wait > 0 { try? await Task.sleep(for: .seconds(wait)) }
+        await pacer.turn()
         let result: Result<HTTPResponse, HTTPTransportError>
         do { result = .success(try await client.send(httpRequest(for: request))) } catch { result = .failure(error) }
         let report = HTTPOutcome.classify(result, kind: kind)

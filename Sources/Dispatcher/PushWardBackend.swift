@@ -1,8 +1,6 @@
-import Foundation
 import HTTPClient
 import JSON
 import LiveActivity
-import Platform
 
 /// PushWard (pushward.app): activities by slug at `{base}/activities`, the integration key as a Bearer token. A start
 /// first creates the activity (`POST /activities`, an upsert that answers 201 for a new or existing slug), then sends
@@ -18,7 +16,7 @@ public struct PushWardBackend: PushBackend {
     let token: String
     let client: HTTPClient
     public let allowsOneActiveJob = false
-    private let window: Locked<RequestWindow>
+    private let pacer: RequestPacer
 
     public init(name: String, baseURL: String, token: String, client: HTTPClient,
                 window: RequestWindow = RequestWindow(limit: PushWardBackend.requestsPerMinute, seconds: 60)) {
@@ -26,7 +24,7 @@ public struct PushWardBackend: PushBackend {
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
         self.token = token
         self.client = client
-        self.window = Locked(window)
+        self.pacer = RequestPacer(window)
     }
 
     private var headers: [(String, String)] { [("Authorization", "Bearer \(token)"), ("Content-Type", "application/json")] }
@@ -54,8 +52,7 @@ public struct PushWardBackend: PushBackend {
     }
 
     private func send(_ http: HTTPRequest, kind: PushKind) async -> DeliveryReport {
-        let wait = window.withLock { $0.book(at: ProcessInfo.processInfo.systemUptime) }
-        if wait > 0 { try? await Task.sleep(for: .seconds(wait)) }
+        await pacer.turn()
         let result: Result<HTTPResponse, HTTPTransportError>
         do { result = .success(try await client.send(http)) } catch { result = .failure(error) }
         return HTTPOutcome.classify(result, kind: kind)

@@ -1,3 +1,5 @@
+import Platform
+
 /// A service's request allowance over a rolling window (ActivitySmith: 60 requests a minute per key), kept on our
 /// side so a burst waits its turn instead of drawing 429s. Pure arithmetic on the times it is given.
 public struct RequestWindow: Sendable, Equatable {
@@ -19,5 +21,23 @@ public struct RequestWindow: Sendable, Equatable {
         let at = sent.count < limit ? now : max(now, sent[sent.count - limit] + seconds)
         sent.append(at)
         return at - now
+    }
+}
+
+/// A `RequestWindow` on the monotonic clock, shared by every lane of one backend: `turn()` returns when the next
+/// request may go.
+final class RequestPacer: Sendable {
+    private let window: Locked<RequestWindow>
+    private let origin = ContinuousClock.now
+
+    init(_ window: RequestWindow) {
+        self.window = Locked(window)
+    }
+
+    func turn() async {
+        let elapsed = origin.duration(to: .now)
+        let now = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let wait = window.withLock { $0.book(at: now) }
+        if wait > 0 { try? await Task.sleep(for: .seconds(wait)) }
     }
 }
