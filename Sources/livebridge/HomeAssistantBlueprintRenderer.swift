@@ -20,21 +20,6 @@ final class HomeAssistantBlueprintRenderer: BlueprintRenderer, @unchecked Sendab
 
     func render(_ source: String, variables: [String: TemplateValue]) async -> Result<TemplateValue, EvaluationError> {
         let prelude = variables.keys.sorted().map { "{% set \($0) = \(variables[$0]!.jinjaLiteral) %}" }.joined()
-        let connection = connection
-        let first = await withTaskGroup(of: TemplateRendering?.self) { group in
-            group.addTask { await connection.renderings(of: prelude + source).first { _ in true } }
-            group.addTask {
-                try? await Task.sleep(for: .seconds(15))
-                return nil
-            }
-            let winner = await group.next() ?? nil
-            group.cancelAll()
-            return winner
-        }
-        switch first {
-        case .result(let value)?: return .success(TemplateValue(value))
-        case .failure(let message)?: return .failure(EvaluationError("Home Assistant could not render it: \(message)"))
-        case nil: return .failure(EvaluationError("Home Assistant at \(url) gave no result within 15 seconds"))
-        }
+        return await HomeAssistantRendering.renderOnce(prelude + source, on: connection, url: url)
     }
 }

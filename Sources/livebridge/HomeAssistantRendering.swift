@@ -14,23 +14,28 @@ enum HomeAssistantRendering {
         connection.start(entityIDs: nil)
         var results: [String: Result<TemplateValue, EvaluationError>] = [:]
         for template in templates {
-            let first = await withTaskGroup(of: TemplateRendering?.self) { group in
-                group.addTask { await connection.renderings(of: template).first { _ in true } }
-                group.addTask {
-                    try? await Task.sleep(for: .seconds(15))
-                    return nil
-                }
-                let winner = await group.next() ?? nil
-                group.cancelAll()
-                return winner
-            }
-            switch first {
-            case .result(let value)?: results[template] = .success(TemplateValue(value))
-            case .failure(let message)?: results[template] = .failure(EvaluationError("Home Assistant could not render it: \(message)"))
-            case nil: results[template] = .failure(EvaluationError("Home Assistant at \(url) gave no result within 15 seconds"))
-            }
+            results[template] = await renderOnce(template, on: connection, url: url)
         }
         await connection.stop()
         return results
+    }
+
+    /// One `render_template` on `connection`: its first result, Home Assistant's error, or none within 15 seconds.
+    static func renderOnce(_ template: String, on connection: HomeAssistantConnection, url: String) async -> Result<TemplateValue, EvaluationError> {
+        let first = await withTaskGroup(of: TemplateRendering?.self) { group in
+            group.addTask { await connection.renderings(of: template).first { _ in true } }
+            group.addTask {
+                try? await Task.sleep(for: .seconds(15))
+                return nil
+            }
+            let winner = await group.next() ?? nil
+            group.cancelAll()
+            return winner
+        }
+        switch first {
+        case .result(let value)?: return .success(TemplateValue(value))
+        case .failure(let message)?: return .failure(EvaluationError("Home Assistant could not render it: \(message)"))
+        case nil: return .failure(EvaluationError("Home Assistant at \(url) gave no result within 15 seconds"))
+        }
     }
 }

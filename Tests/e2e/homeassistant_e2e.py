@@ -32,6 +32,17 @@ def log(message):
     print(f"e2e: {message}", flush=True)
 
 
+def stop_processes(daemon, preview):
+    """Whatever happened: the daemon killed if it still runs, the preview server asked to stop, then killed."""
+    if daemon.poll() is None:
+        daemon.kill()
+    preview.send_signal(signal.SIGTERM)
+    try:
+        preview.wait(10)
+    except subprocess.TimeoutExpired:
+        preview.kill()
+
+
 def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -386,13 +397,7 @@ async def phone_lifecycle(session, ha, token, work):
         assert token not in open(daemon_log.name).read(), "the token appeared in the daemon's log"
         log("state.json counts 5 pushes through the phone's relay in the last 24 hours")
     finally:
-        if daemon.poll() is None:
-            daemon.kill()
-        preview.send_signal(signal.SIGTERM)
-        try:
-            preview.wait(10)
-        except subprocess.TimeoutExpired:
-            preview.kill()
+        stop_processes(daemon, preview)
         await relay.stop()
 
 
@@ -467,13 +472,7 @@ async def daemon_pushes(session, ha, token, work):
         daemon_log.flush()
         assert token not in open(daemon_log.name).read(), "the token appeared in the daemon's log"
     finally:
-        if daemon.poll() is None:
-            daemon.kill()
-        preview.send_signal(signal.SIGTERM)
-        try:
-            preview.wait(10)
-        except subprocess.TimeoutExpired:
-            preview.kill()
+        stop_processes(daemon, preview)
 
 
 async def rendered_offline_and_online(ha, work):
