@@ -22,8 +22,7 @@ extension FakePushService {
     static let activitySmithRequestsPerMinute = 60
 
     func activitySmithContract(_ request: HTTPServerRequest, _ body: JSONValue?) -> HTTPServerResponse {
-        let header = request.headers["authorization"] ?? ""
-        let key = header.hasPrefix("Bearer ") ? String(header.dropFirst(7)) : ""
+        let key = bearerKey(request)
         guard acceptsAnyToken || activitySmithKeys.contains(key) else { return error(401, "unauthorized", "Invalid API key") }
         let now = Date().timeIntervalSince1970
         let waited: Double? = self.state.withLock { s in

@@ -205,6 +205,12 @@ public final class FakePushService: Sendable {
         }
     }
 
+    /// The key a request carries as `Authorization: Bearer KEY` ("" without one).
+    func bearerKey(_ request: HTTPServerRequest) -> String {
+        let header = request.headers["authorization"] ?? ""
+        return header.hasPrefix("Bearer ") ? String(header.dropFirst(7)) : ""
+    }
+
     func error(_ status: Int, _ code: String, _ message: String) -> HTTPServerResponse {
         HTTPServerResponse(status: status, json: JSONValue.object(["error": .string(code), "message": .string(message)]).jsonText)
     }

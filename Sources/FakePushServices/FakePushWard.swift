@@ -19,8 +19,7 @@ extension FakePushService {
     static let pushWardOngoingLimit = 5
 
     func pushWardContract(_ request: HTTPServerRequest, _ body: JSONValue?) -> HTTPServerResponse {
-        let header = request.headers["authorization"] ?? ""
-        let key = header.hasPrefix("Bearer ") ? String(header.dropFirst(7)) : ""
+        let key = bearerKey(request)
         guard acceptsAnyToken || pushWardKeys.contains(key) else { return problem(401, "auth.invalid_key", "Invalid integration key") }
         if request.method == "POST", request.path == "/activities" {
             guard let slug = body?["slug"]?.stringValue, !slug.isEmpty, slug.count <= 128,

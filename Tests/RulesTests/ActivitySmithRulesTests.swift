@@ -19,10 +19,7 @@ struct ActivitySmithRulesTests {
 
         """
 
-    func load(_ activities: String) throws -> Result<RulesFile, ConfigErrors> {
-        let folder = try ConfigFolder(["livebridge.yaml": Self.header + activities])
-        return RulesLoader.load(file: folder.file("livebridge.yaml"), environment: [:])
-    }
+    func load(_ activities: String) throws -> Result<RulesFile, ConfigErrors> { try RulesFixture(header: Self.header).load(activities) }
 
     let context = EvaluationContext(states: [:], now: 1_795_348_800)
 

@@ -17,15 +17,9 @@ struct ActivityTargetsTests {
 
         """
 
-    func load(_ activities: String) throws -> Result<RulesFile, ConfigErrors> {
-        let folder = try ConfigFolder(["livebridge.yaml": Self.header + activities])
-        return RulesLoader.load(file: folder.file("livebridge.yaml"), environment: [:])
-    }
+    func load(_ activities: String) throws -> Result<RulesFile, ConfigErrors> { try RulesFixture(header: Self.header).load(activities) }
 
-    func errors(_ activities: String) throws -> [String] {
-        guard case .failure(let failure) = try load(activities) else { return [] }
-        return failure.errors.map { "\($0.location.line):\($0.location.column) \($0.path): \($0.message)" }
-    }
+    func errors(_ activities: String) throws -> [String] { try RulesFixture(header: Self.header).errors(activities) }
 
     @Test func aListOfBackendsGivesOneTargetEachWithItsOwnID() throws {
         let rules = try load("""
@@ -133,7 +127,7 @@ struct ActivityTargetsTests {
             Issue.record("a bad service list loaded")
             return
         }
-        #expect(failure.errors.map { "\($0.location.line):\($0.location.column) \($0.path): \($0.message)" } == [
+        #expect(failure.positioned == [
             "2:66 backends.family.service: \"light.kitchen\" is not a notify service; write notify.mobile_app_<device>",
             "2:81 backends.family.service: \"notify.mobile_app_me\" is named twice",
         ])
@@ -161,7 +155,7 @@ struct BudgetKeysTests {
 
     func errors(_ activity: String, defaults: String = "") throws -> [String] {
         guard case .failure(let failure) = try load(activity, defaults: defaults) else { return [] }
-        return failure.errors.map { "\($0.location.line):\($0.location.column) \($0.path): \($0.message)" }
+        return failure.positioned
     }
 
     @Test func minChangeTakesAProgressDeltaAnETADriftOrBoth() throws {

@@ -19,15 +19,9 @@ struct PushWardRulesTests {
 
         """
 
-    func load(_ activities: String) throws -> Result<RulesFile, ConfigErrors> {
-        let folder = try ConfigFolder(["livebridge.yaml": Self.header + activities])
-        return RulesLoader.load(file: folder.file("livebridge.yaml"), environment: [:])
-    }
+    func load(_ activities: String) throws -> Result<RulesFile, ConfigErrors> { try RulesFixture(header: Self.header).load(activities) }
 
-    func errors(_ activities: String) throws -> [String] {
-        guard case .failure(let failure) = try load(activities) else { return [] }
-        return failure.errors.map { "\($0.location.line):\($0.location.column) \($0.path): \($0.message)" }
-    }
+    func errors(_ activities: String) throws -> [String] { try RulesFixture(header: Self.header).errors(activities) }
 
     let context = EvaluationContext(states: [:], now: 1_795_348_800)
 

@@ -25,7 +25,7 @@ struct RulesLoaderTests {
         switch RulesLoader.load(file: folder.file("livebridge.yaml"), environment: [:]) {
         case .success: return []
         case .failure(let failure):
-            return failure.errors.map { "\($0.location.line):\($0.location.column) \($0.path): \($0.message)" }
+            return failure.positioned
         }
     }
 
@@ -47,7 +47,7 @@ struct RulesLoaderTests {
             Issue.record("a zero ping interval loaded")
             return
         }
-        #expect(failure.errors.map { "\($0.location.line):\($0.location.column) \($0.path): \($0.message)" } == [
+        #expect(failure.positioned == [
             "1:61 homeassistant.ping_interval: must be longer than 0s",
             "1:79 homeassistant.pong_timeout: \"soon\" is not a duration; write 5s, 2m, 1h30m, 00:05:00 or {minutes: 5}",
         ])
@@ -263,7 +263,7 @@ struct RulesLoaderTests {
         let folder = try ConfigFolder(["livebridge.yaml": text, "secrets.yaml": secrets])
         switch RulesLoader.load(file: folder.file("livebridge.yaml"), environment: [:]) {
         case .success(let rules): return ["ok \(rules.budget.debounce) \(rules.budget.maxWait) \(rules.budget.minInterval)"]
-        case .failure(let failure): return failure.errors.map { "\($0.location.line):\($0.location.column) \($0.path): \($0.message)" }
+        case .failure(let failure): return failure.positioned
         }
     }
 
