@@ -35,6 +35,9 @@ struct DispatcherTests {
     @Test func startUpdatesAndEndReachAiviInOrderWithItsContract() async throws {
         let service = try FakePushService()
         let dispatcher = Dispatcher(backends: [aivi(service)], retry: fastRetry)
+        // A debounce far longer than five submits take even under ThreadSanitizer on a busy machine (50 ms was not):
+        // the five changes always fall in one quiet window.
+        let budget = UpdateBudget(debounce: .seconds(1), maxWait: .seconds(10), minInterval: .milliseconds(100))
         await dispatcher.submit(activity: "washer", backend: "aivi", budget: budget, .start(aiviRequest("washer", "ONGOING", "s")))
         for n in 1...5 { await dispatcher.submit(activity: "washer", backend: "aivi", budget: budget, .change(aiviRequest("washer", "ONGOING", "u\(n)"), urgent: false)) }
         await dispatcher.waitUntilQuiet()
