@@ -5,7 +5,7 @@ import FoundationEssentials
 enum Arithmetic {
     static func apply(_ op: BinaryOperator, _ l: TemplateValue, _ r: TemplateValue) throws(EvaluationError) -> TemplateValue {
         switch op {
-        case .concat: return .string(l.text + r.text)
+        case .concat: return .string(try joined(l.text, r.text, "~"))
         case .equal: return .bool(equal(l, r))
         case .notEqual: return .bool(!equal(l, r))
         case .less, .lessOrEqual, .greater, .greaterOrEqual:
@@ -70,8 +70,11 @@ enum Arithmetic {
 
     private static func numeric(_ op: BinaryOperator, _ l: TemplateValue, _ r: TemplateValue) throws(EvaluationError) -> TemplateValue {
         switch (op, l, r) {
-        case (.add, .string(let a), .string(let b)): return .string(a + b)
-        case (.add, .list(let a), .list(let b)): return .list(a + b)
+        case (.add, .string(let a), .string(let b)): return .string(try joined(a, b, "+"))
+        case (.add, .list(let a), .list(let b)):
+            try EvaluationLimits.checkLength(a.count + b.count, "adding lists")
+            try RenderBudget.spendBuilding(a.count + b.count, "adding lists")
+            return .list(a + b)
         // A datetime keeps its offset through arithmetic (Python recomputes a zone's offset for the new wall time:
         // the two differ only across a change of summer time).
         case (.add, .datetime(let t, let offset), .timedelta(let d)), (.add, .timedelta(let d), .datetime(let t, let offset)):
@@ -96,6 +99,7 @@ enum Arithmetic {
             return .string(try repeated(s, n))
         case (.multiply, .list(let items), .int(let n)), (.multiply, .int(let n), .list(let items)):
             try EvaluationLimits.checkLength(items.count * Swift.max(0, Swift.min(n, EvaluationLimits.maximumTextLength + 1)), "repeating a list \(n) times")
+            try RenderBudget.spendBuilding(items.count * Swift.max(0, n), "repeating a list")
             return .list(Array(Array(repeating: items, count: Swift.max(0, n)).joined()))
         case (.modulo, .string(let format), _):
             return .string(try PythonFormat.percent(format, r))
@@ -180,11 +184,21 @@ enum Arithmetic {
         return (result, false)
     }
 
+    /// `a ~ b`, `a + b`: refused before it is built when past `EvaluationLimits.maximumTextLength`; the copy is
+    /// charged to the render, so building text in a loop cannot go quadratic unseen.
+    static func joined(_ a: String, _ b: String, _ op: String) throws(EvaluationError) -> String {
+        let length = a.utf8.count + b.utf8.count
+        try EvaluationLimits.checkLength(length, "joining \(a.utf8.count) and \(b.utf8.count) bytes of text with \(op)")
+        try RenderBudget.spendBuilding(length, "joining text with \(op)")
+        return a + b
+    }
+
     /// `text * n`: empty for n ≤ 0, bounded by `EvaluationLimits.maximumTextLength`.
     static func repeated(_ text: String, _ n: Int) throws(EvaluationError) -> String {
         guard n > 0, !text.isEmpty else { return "" }
         let (length, overflow) = text.count.multipliedReportingOverflow(by: n)
         try EvaluationLimits.checkLength(overflow ? .max : length, "repeating a \(text.count)-character text \(n) times")
+        try RenderBudget.spendBuilding(length, "repeating text")
         return String(repeating: text, count: n)
     }
 }

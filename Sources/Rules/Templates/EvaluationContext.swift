@@ -49,6 +49,15 @@ enum EvaluationLimits {
         return text.replacingAll(old, with: new)
     }
 
+    /// `separator.join(texts)`, refused before it is built when past the bound.
+    static func joining(_ texts: [String], separator: String, _ what: String) throws(EvaluationError) -> String {
+        var length = separator.utf8.count.multipliedReportingOverflow(by: max(0, texts.count - 1))
+        for text in texts where !length.overflow { length = length.partialValue.addingReportingOverflow(text.utf8.count) }
+        try checkLength(length.overflow ? .max : length.partialValue, "\(what) of \(texts.count) texts")
+        try RenderBudget.spendBuilding(length.partialValue, what)
+        return texts.joined(separator: separator)
+    }
+
     static func checkLength(_ count: Int, _ what: @autoclosure () -> String) throws(EvaluationError) {
         guard count <= maximumTextLength else {
             throw EvaluationError("\(what()) would make \(count) characters; the limit is \(maximumTextLength)")

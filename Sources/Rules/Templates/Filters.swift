@@ -10,6 +10,12 @@ enum Filters {
     static func apply(_ filter: Filter, _ value: TemplateValue, _ args: [TemplateValue], _ keywords: [String: TemplateValue],
                       context: EvaluationContext) throws(EvaluationError) -> TemplateValue {
         let fallback = args.first ?? (keywords.isEmpty ? nil : keywords["default"])
+        // What a filter walks or copies is charged to the render: a filter over a huge list or text is bounded.
+        switch value {
+        case .list(let items): try RenderBudget.spend(items.count, "the \(filter.rawValue) filter")
+        case .string(let text): try RenderBudget.spendBuilding(text.utf8.count, "the \(filter.rawValue) filter")
+        default: break
+        }
         switch filter {
         case .float, .int:
             return try Conversions.number(value, integer: filter == .int, fallback: fallback)
@@ -110,7 +116,7 @@ enum Filters {
             }
         case .join:
             guard case .list(let items) = value else { throw EvaluationError("join needs a list") }
-            return .string(items.map(\.text).joined(separator: args.first?.text ?? ""))
+            return .string(try EvaluationLimits.joining(items.map(\.text), separator: args.first?.text ?? "", "join"))
         case .first, .last:
             guard case .list(let items) = value, let item = filter == .first ? items.first : items.last else {
                 throw EvaluationError("\(filter.rawValue) needs a non-empty list")
@@ -178,16 +184,16 @@ enum Filters {
             let end = Array((args.count > 2 ? args[2] : keywords["end"])?.text ?? "...")
             let leeway = (args.count > 3 ? args[3] : keywords["leeway"])?.integer ?? 5
             guard length >= end.count, leeway >= 0 else { throw EvaluationError("truncate: expected length >= \(end.count), got \(length)") }
-            if text.count <= length + leeway { return value.isText ? value : .string(String(text)) }
+            if text.count <= length || text.count - length <= leeway { return value.isText ? value : .string(String(text)) }
             var kept = Array(text.prefix(length - end.count))
             if !killwords, let space = kept.lastIndex(of: " ") { kept = Array(kept[..<space]) }
             return .string(String(kept + end))
         case .center:
             let text = value.text
             let width = (args.first ?? keywords["width"])?.integer ?? 80
-            let margin = width - text.count
-            guard margin > 0 else { return .string(text) }
+            guard width > text.count else { return .string(text) }
             try EvaluationLimits.checkLength(width, "center(\(width))")
+            let margin = width - text.count
             // CPython: the odd space goes left when the width is odd.
             let left = margin / 2 + (margin & width & 1)
             return .string(String(repeating: " ", count: left) + text + String(repeating: " ", count: margin - left))
@@ -292,12 +298,12 @@ enum Filters {
         case .unique:
             guard case .list(let items) = value else { throw EvaluationError("unique needs a list, got \(value.typeName)") }
             let caseSensitive = (args.first ?? keywords["case_sensitive"])?.isTruthy ?? false
-            var seen: [TemplateValue] = []
+            // Python's set: equal values (1, 1.0, True) are one; hashed, so a long list stays linear.
+            var seen: Set<String> = []
             var out: [TemplateValue] = []
             for item in items {
                 let k: TemplateValue = if case .string(let s) = item, !caseSensitive { .string(s.lowercased()) } else { item }
-                guard !seen.contains(where: { Arithmetic.equal($0, k) }) else { continue }
-                seen.append(k)
+                guard seen.insert(k.identityKey).inserted else { continue }
                 out.append(item)
             }
             return .list(out)

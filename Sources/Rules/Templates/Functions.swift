@@ -139,11 +139,16 @@ enum Functions {
             default: throw EvaluationError("range() takes 1 to 3 arguments")
             }
             guard step != 0 else { throw EvaluationError("range() step must not be zero") }
-            let count = step > 0 ? (stop > start ? (stop - start - 1) / step + 1 : 0) : (start > stop ? (start - stop - 1) / -step + 1 : 0)
-            guard count <= EvaluationLimits.maximumTextLength else {
-                throw EvaluationError("range() of \(count) numbers; the limit is \(EvaluationLimits.maximumTextLength)")
+            // The span may pass 64 bits (range(-2**63, 2**63-1)); counted in magnitudes it cannot overflow.
+            let forward = step > 0
+            let (low, high) = forward ? (start, stop) : (stop, start)
+            let total: UInt = high > low ? (UInt(bitPattern: high &- low) - 1) / step.magnitude + 1 : 0
+            guard total <= UInt(EvaluationLimits.maximumTextLength) else {
+                throw EvaluationError("range(\(bounds.map(String.init).joined(separator: ", "))) has \(total) numbers; the limit is \(EvaluationLimits.maximumTextLength)")
             }
-            return .list((0..<count).map { .int(start + $0 * step) })
+            let count = Int(total)
+            try RenderBudget.spend(count, "range()")
+            return .list((0..<count).map { .int(start &+ $0 &* step) })
         }
     }
 }

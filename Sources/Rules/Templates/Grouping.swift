@@ -9,13 +9,17 @@ enum Grouping {
             throw EvaluationError("batch needs a positive number of items per batch")
         }
         let fill = args.count > 1 ? args[1] : keywords["fill_with"]
+        if fill != nil, !items.isEmpty, size > items.count {
+            try EvaluationLimits.checkLength(size, "batch(\(size)) filled up")
+        }
         var batches: [TemplateValue] = []
         var start = 0
         while start < items.count {
-            var batch = Array(items[start..<min(start + size, items.count)])
+            let end = items.count - start <= size ? items.count : start + size
+            var batch = Array(items[start..<end])
             if let fill, batch.count < size { batch += Array(repeating: fill, count: size - batch.count) }
             batches.append(.list(batch))
-            start += size
+            start = end
         }
         return .list(batches)
     }

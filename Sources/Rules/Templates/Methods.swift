@@ -36,9 +36,7 @@ enum Methods {
         case (.join, .string(let separator)):
             let items = try TemplateRenderer.iterate(args.first ?? .list([]))
             guard items.allSatisfy(\.isText) else { throw EvaluationError("join() needs text items") }
-            let joined = items.map(\.text).joined(separator: separator)
-            try EvaluationLimits.checkLength(joined.count, "join()")
-            return .string(joined)
+            return .string(try EvaluationLimits.joining(items.map(\.text), separator: separator, "join()"))
         case (.get, .mapping(let m)):
             guard case .string(let key)? = args.first else { return args.count > 1 ? args[1] : .none }
             return m[key] ?? (args.count > 1 ? args[1] : .none)
@@ -58,10 +56,11 @@ enum Methods {
         case (.isdigit, .string(let s)): return .bool(!s.isEmpty && s.allSatisfy { $0.isASCII && $0.isNumber })
         case (.zfill, .string(let s)):
             guard let width = args.first?.integer else { throw EvaluationError("zfill() needs a width") }
+            guard width > s.count else { return .string(s) }
             try EvaluationLimits.checkLength(width, "zfill(\(width))")
             let sign = s.first == "-" || s.first == "+" ? String(s.prefix(1)) : ""
             let digits = s.dropFirst(sign.count)
-            return .string(sign + String(repeating: "0", count: max(0, width - s.count)) + digits)
+            return .string(sign + String(repeating: "0", count: width - s.count) + digits)
         case (.items, .mapping(let m)): return .list(m.keys.sorted().map { .list([.string($0), m[$0]!]) })
         case (.keys, .mapping(let m)): return .list(m.keys.sorted().map(TemplateValue.string))
         case (.values, .mapping(let m)): return .list(m.keys.sorted().map { m[$0]! })

@@ -4,79 +4,115 @@ import Platform
 /// `match`/`search` tests, with Python's `re` semantics: `match` anchors at the start only, `findall` gives the groups
 /// when there are any, a replacement reads `\1` and `\g<name>`.
 ///
-/// Patterns are Swift's `Regex` syntax, which reads Python's for what templates use (classes, groups, `(?P<name>…)`,
-/// look-around, `(?i)`), matched by Unicode scalar as Python matches code points. Compiled patterns are cached as
-/// Home Assistant caches them (128, by pattern and flag).
+/// Patterns are Python's syntax, read by `PatternParser` and matched by `PatternMatcher` code point by code point as
+/// Python matches, within a step budget: no text from an entity can make a match run away. Compiled patterns are
+/// cached as Home Assistant caches them (128, by pattern and flag).
 enum RegularExpressions {
     static func match(_ value: TemplateValue, _ pattern: TemplateValue, ignoreCase: Bool) throws(EvaluationError) -> Bool {
-        let regex = try compiled(pattern, ignoreCase: ignoreCase)
-        return (try? regex.prefixMatch(in: value.text)) != nil
+        var scan = try Scan(value, pattern, ignoreCase: ignoreCase)
+        return try scan.next(anchored: true) != nil
     }
 
     static func search(_ value: TemplateValue, _ pattern: TemplateValue, ignoreCase: Bool) throws(EvaluationError) -> Bool {
-        let regex = try compiled(pattern, ignoreCase: ignoreCase)
-        return (try? regex.firstMatch(in: value.text)) != nil
+        var scan = try Scan(value, pattern, ignoreCase: ignoreCase)
+        return try scan.next(anchored: false) != nil
     }
 
     /// `re.findall`: the whole matches, or the one group's text, or each match's groups as a list.
     static func findAll(_ value: TemplateValue, _ pattern: TemplateValue, ignoreCase: Bool) throws(EvaluationError) -> [TemplateValue] {
-        let regex = try compiled(pattern, ignoreCase: ignoreCase)
-        return value.text.matches(of: regex.regex).map { match in
-            let groups = match.output.dropFirst().map { TemplateValue.string($0.substring.map(String.init) ?? "") }
-            switch groups.count {
-            case 0: return .string(String(match.output[0].substring ?? ""))
-            case 1: return groups[0]
-            default: return .list(groups)
+        var scan = try Scan(value, pattern, ignoreCase: ignoreCase)
+        var found: [TemplateValue] = []
+        var length = 0
+        while let groups = try scan.next(anchored: false) {
+            let texts = groups.dropFirst().map { TemplateValue.string(scan.text($0)) }
+            switch texts.count {
+            case 0: found.append(.string(scan.text(groups[0])))
+            case 1: found.append(texts[0])
+            default: found.append(.list(texts))
             }
+            length += max(1, groups[0].map(\.count) ?? 0)
+            try EvaluationLimits.checkLength(length, "regex_findall")
         }
+        return found
     }
 
     /// `re.sub(pattern, replacement, text)`.
     static func replace(_ value: TemplateValue, _ pattern: TemplateValue, with replacement: TemplateValue,
                         ignoreCase: Bool) throws(EvaluationError) -> String {
-        let regex = try compiled(pattern, ignoreCase: ignoreCase)
+        var scan = try Scan(value, pattern, ignoreCase: ignoreCase)
         let template = try ReplacementTemplate(replacement.text)
-        let text = value.text
-        var out = ""
-        var last = text.startIndex
-        for match in text.matches(of: regex.regex) {
-            out += text[last..<match.range.lowerBound]
-            out += try template.expand(match.output)
+        var out: [Unicode.Scalar] = []
+        var last = 0
+        while let groups = try scan.next(anchored: false) {
+            let whole = groups[0]!
+            out.append(contentsOf: scan.scalars[last..<whole.lowerBound])
+            try template.expand(groups, names: scan.program.groupNames, from: scan.scalars, into: &out)
             try EvaluationLimits.checkLength(out.count, "regex_replace")
-            last = match.range.upperBound
+            last = whole.upperBound
         }
-        out += text[last...]
+        out.append(contentsOf: scan.scalars[last...])
         try EvaluationLimits.checkLength(out.count, "regex_replace")
-        return out
+        return String(String.UnicodeScalarView(out))
+    }
+
+    /// Successive matches over one text, as `re.finditer` finds them, within one `PatternMatcher`'s budget.
+    private struct Scan {
+        let program: PatternProgram
+        let scalars: [Unicode.Scalar]
+        let source: String
+        var matcher: PatternMatcher
+        var position = 0
+        var previousEmptyAt: Int?
+        var finished = false
+
+        init(_ value: TemplateValue, _ pattern: TemplateValue, ignoreCase: Bool) throws(EvaluationError) {
+            program = try RegularExpressions.compiled(pattern, ignoreCase: ignoreCase)
+            scalars = Array(value.text.unicodeScalars)
+            source = pattern.text
+            matcher = PatternMatcher(program, text: scalars)
+        }
+
+        mutating func next(anchored: Bool) throws(EvaluationError) -> [Range<Int>?]? {
+            guard !finished else { return nil }
+            let groups: [Range<Int>?]?
+            do {
+                groups = try matcher.search(from: position, anchored: anchored, forbidEmptyAt: previousEmptyAt)
+            } catch {
+                throw EvaluationError("regular expression \(TemplateValue.string(source).repr) \(error.message)")
+            }
+            try RenderBudget.spend(matcher.steps / 64 + 1, "a regular expression")
+            guard let groups, let whole = groups[0] else { finished = true; return nil }
+            position = whole.upperBound
+            previousEmptyAt = whole.isEmpty ? whole.lowerBound : nil
+            if whole.isEmpty, whole.lowerBound == scalars.count { finished = true }
+            return groups
+        }
+
+        func text(_ range: Range<Int>?) -> String {
+            guard let range else { return "" }
+            return String(String.UnicodeScalarView(scalars[range]))
+        }
     }
 
     // MARK: Compiling
 
     private struct Key: Hashable { let pattern: String; let ignoreCase: Bool }
-    private static let cache = Locked<[Key: CompiledPattern]>([:])
+    private static let cache = Locked<[Key: PatternProgram]>([:])
 
-    /// A compiled pattern. `Regex` holds no mutable state once built, so sharing it between threads is safe.
-    struct CompiledPattern: @unchecked Sendable {
-        let regex: Regex<AnyRegexOutput>
-        func prefixMatch(in text: String) throws -> Regex<AnyRegexOutput>.Match? { try regex.prefixMatch(in: text) }
-        func firstMatch(in text: String) throws -> Regex<AnyRegexOutput>.Match? { try regex.firstMatch(in: text) }
-    }
-
-    private static func compiled(_ pattern: TemplateValue, ignoreCase: Bool) throws(EvaluationError) -> CompiledPattern {
+    private static func compiled(_ pattern: TemplateValue, ignoreCase: Bool) throws(EvaluationError) -> PatternProgram {
         let key = Key(pattern: pattern.text, ignoreCase: ignoreCase)
         if let hit = cache.withLock({ $0[key] }) { return hit }
-        let regex: Regex<AnyRegexOutput>
+        let program: PatternProgram
         do {
-            regex = try Regex(key.pattern).matchingSemantics(.unicodeScalar).ignoresCase(ignoreCase)
+            program = try PatternProgram(key.pattern, ignoreCase: ignoreCase)
         } catch {
             throw EvaluationError("invalid regular expression \(pattern.repr): \(error)")
         }
-        let compiled = CompiledPattern(regex: regex)
         cache.withLock { cache in
             if cache.count >= 128 { cache.removeAll(keepingCapacity: true) }
-            cache[key] = compiled
+            cache[key] = program
         }
-        return compiled
+        return program
     }
 }
 
@@ -122,19 +158,21 @@ private struct ReplacementTemplate {
         self.pieces = pieces
     }
 
-    func expand(_ output: AnyRegexOutput) throws(EvaluationError) -> String {
-        var out = ""
+    func expand(_ groups: [Range<Int>?], names: [String: Int], from text: [Unicode.Scalar],
+                into out: inout [Unicode.Scalar]) throws(EvaluationError) {
         for piece in pieces {
+            let group: Int
             switch piece {
-            case .text(let t): out += t
+            case .text(let t): out.append(contentsOf: t.unicodeScalars); continue
             case .group(let i):
-                guard i < output.count else { throw EvaluationError("invalid group reference \(i) in regex_replace") }
-                out += output[i].substring ?? ""
+                guard i < groups.count else { throw EvaluationError("invalid group reference \(i) in regex_replace") }
+                group = i
             case .named(let name):
-                guard let group = output[name] else { throw EvaluationError("unknown group name '\(name)' in regex_replace") }
-                out += group.substring ?? ""
+                guard let i = names[name] else { throw EvaluationError("unknown group name '\(name)' in regex_replace") }
+                group = i
             }
+            if let range = groups[group] { out.append(contentsOf: text[range]) }
+            try EvaluationLimits.checkLength(out.count, "regex_replace")
         }
-        return out
     }
 }

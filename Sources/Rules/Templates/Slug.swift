@@ -29,7 +29,10 @@ enum Slug {
         for (i, c) in chars.enumerated() {
             if c == ",", i > 0, i + 1 < chars.count, chars[i - 1].isASCII, chars[i - 1].isNumber, chars[i + 1].isASCII, chars[i + 1].isNumber { continue }
             if c.isASCII && (c.isLetter || c.isNumber) {
-                if pendingSeparator && !slug.isEmpty { slug += separator }
+                if pendingSeparator && !slug.isEmpty {
+                    try EvaluationLimits.checkLength(slug.utf8.count + separator.utf8.count, "slugify's separators")
+                    slug += separator
+                }
                 pendingSeparator = false
                 slug.append(c)
             } else {

@@ -84,6 +84,10 @@ public struct Template: Sendable {
             }
             return try rendered.get()
         }
+        return try RenderBudget.render { () throws(EvaluationError) -> TemplateValue in try render(in: context, variables: variables) }
+    }
+
+    private func render(in context: EvaluationContext, variables: [String: TemplateValue]) throws(EvaluationError) -> TemplateValue {
         let scope = TemplateScope(parent: nil)
         for (name, value) in variables { scope.set(name, value) }
         if nodes.count == 1, case .expression(let expression) = nodes[0] {

@@ -9,6 +9,7 @@ struct TemplateEvaluator {
     var scope: TemplateScope? = nil
 
     func evaluate(_ expression: Expression) throws(EvaluationError) -> TemplateValue {
+        try RenderBudget.spend(1, "an expression")
         switch expression {
         case .literal(let value):
             return value

@@ -27,24 +27,21 @@ final class TemplateScope {
 /// Renders a template's nodes to text, as Jinja: each expression's value as Python's str() gives it.
 struct TemplateRenderer {
     let context: EvaluationContext
-    /// Loop iterations left for this render: nested loops over large ranges must not hold the daemon.
-    private let budget = IterationBudget()
-
     init(context: EvaluationContext) { self.context = context }
-
-    final class IterationBudget {
-        static let iterations = 100_000
-        var left = iterations
-    }
 
     func render(_ nodes: [TemplateNode], into out: inout String, scope: TemplateScope) throws(EvaluationError) {
         let evaluator = TemplateEvaluator(context: context, scope: scope)
         for node in nodes {
             switch node {
             case .text(let text):
+                try EvaluationLimits.checkLength(out.utf8.count + text.utf8.count, "the template's output")
+                try RenderBudget.spendBuilding(text.utf8.count, "the template's text")
                 out += text
             case .expression(let expression):
-                out += try evaluator.evaluate(expression).text
+                let text = try evaluator.evaluate(expression).text
+                try EvaluationLimits.checkLength(out.utf8.count + text.utf8.count, "the template's output")
+                try RenderBudget.spendBuilding(text.utf8.count, "an expression's text")
+                out += text
             case .conditional(let branches, let otherwise):
                 var taken = false
                 for branch in branches where try evaluator.evaluate(branch.condition).isTruthy {
@@ -69,10 +66,7 @@ struct TemplateRenderer {
                     continue
                 }
                 for (index, item) in items.enumerated() {
-                    budget.left -= 1
-                    guard budget.left >= 0 else {
-                        throw EvaluationError("loops ran more than \(IterationBudget.iterations) times in one render")
-                    }
+                    try RenderBudget.spend(1, "a loop's pass")
                     let inner = TemplateScope(parent: scope)
                     try Self.bind(names, to: item, in: inner)
                     inner.set("loop", .mapping([

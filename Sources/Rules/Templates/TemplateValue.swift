@@ -56,6 +56,16 @@ public enum TemplateValue: Sendable, Equatable {
         }
     }
 
+    /// A key that is the same for values Python's set holds as one (`1`, `1.0`, `True`), for hashing.
+    var identityKey: String {
+        switch self {
+        case .bool(let b): return b ? "n1" : "n0"
+        case .int(let i): return "n\(i)"
+        case .double(let d): return Int(exactly: d).map { "n\($0)" } ?? "n" + repr
+        default: return "v" + repr
+        }
+    }
+
     /// Whether this value is text: Python does no arithmetic across text and numbers.
     var isText: Bool { if case .string = self { true } else { false } }
 
