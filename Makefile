@@ -95,7 +95,7 @@ sanitize: deps
 ## .build-fuzz/corpus (FUZZ_KEEP=1 merges it, minimised, into Tests/). A crash, a leak-free hang over 10 s or 2 GiB is a
 ## finding, written to Tests/Fuzz/findings/TARGET/: make it a unit test, fix it, commit the file (make test replays it).
 ## Leak detection is off: Swift's lazily made globals look like leaks to LeakSanitizer.
-FUZZ_TARGETS := rules json messages templates
+FUZZ_TARGETS := rules json messages templates entityStates formatSpec suggest
 FUZZ_SECONDS ?= 60
 fuzz: deps
 	$(SWIFT) build -c release --product LiveBridgeFuzz --scratch-path .build-fuzz -Xswiftc -sanitize=fuzzer,address -Xswiftc -DLIVEBRIDGE_FUZZING

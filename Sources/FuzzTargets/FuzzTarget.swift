@@ -16,6 +16,13 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case messages
     /// Templates over hostile states: the first line is a template, each further line an entity's state.
     case templates
+    /// Entity states and attributes, each line one entity's, under a fixed set of templates as users write them.
+    case entityStates
+    /// Python's format-specification and printf mini-languages: the first line a specification, the second a value.
+    case formatSpec
+    /// `suggest` over hostile registries: names, areas, units and states from the input; the proposal must load and
+    /// hold exactly the activities it meant to.
+    case suggest
 
     public func run(_ bytes: [UInt8]) {
         switch self {
@@ -50,7 +57,82 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             for now in [0.0, 1_795_348_800, -62_135_596_800, 253_402_300_799] {
                 _ = (try? template.evaluate(in: EvaluationContext(states: states, now: now, timeZone: .utc)))?.text
             }
+        case .entityStates:
+            let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+            var states: [String: EntityState] = [:]
+            for index in 0..<3 {
+                let line = index < lines.count ? String(lines[index]) : ""
+                let id = "sensor.s\(index)"
+                var attributes: [String: JSONValue] = ["value": .string(line), "friendly_name": .string(line)]
+                if let parsed = try? JSONParser.parse(Array(line.utf8)) { attributes["parsed"] = parsed }
+                states[id] = EntityState(entityID: id, state: line, attributes: EntityAttributes(attributes), lastChanged: 1_795_348_800)
+            }
+            let context = EvaluationContext(states: states, now: 1_795_348_800, timeZone: .utc)
+            for template in Self.realWorldTemplates { _ = (try? template.evaluate(in: context))?.text }
+        case .formatSpec:
+            let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false)
+            let spec = String(lines.first ?? "")
+            let text = lines.count > 1 ? String(lines[1]) : ""
+            let values: [TemplateValue] = [.string(text), .int(Int(text) ?? text.utf8.count), .double(Double(text) ?? -0.0), .bool(text.isEmpty),
+                                           .none, .datetime(1_795_348_800), .list([.string(text), .int(1)]), .mapping(["a": .string(text)])]
+            let context = EvaluationContext(states: [:], now: 1_795_348_800, timeZone: .utc)
+            for template in Self.formatTemplates {
+                for value in values { _ = (try? template.evaluate(in: context, variables: ["spec": .string(spec), "value": value]))?.text }
+            }
+        case .suggest:
+            SuggestFuzzing.run(bytes)
         }
     }
+
+    /// Templates as people write them (Home Assistant's documentation, community forum answers, the Aivi
+    /// blueprints), reading the fuzzed entities `sensor.s0`…`sensor.s2`; several hand the state to a regular
+    /// expression, a format or a count, where the last round's traps were.
+    static let realWorldTemplates: [Template] = [
+        "{{ states('sensor.s0') | float(0) | round(1) }}",
+        "{{ (states('sensor.s0') | int(0) / 60) | int }}h {{ states('sensor.s0') | int(0) % 60 }}m",
+        "{{ states('sensor.s0') is match('^(\\w+\\s?)*$') }}",
+        "{{ states('sensor.s0') | regex_replace('(\\d+) min', '\\1 minutes') }}",
+        "{{ states('sensor.s0') | regex_findall_index('(\\d+)') }}",
+        "{{ states('sensor.s0') | regex_search(states('sensor.s1')) }}",
+        "{{ states('sensor.s0') | regex_replace(states('sensor.s1'), states('sensor.s2')) }}",
+        "{{ '{:.1f}'.format(states('sensor.s0') | float(0)) }}",
+        "{{ '%02d:%02d' % (states('sensor.s0') | int(0) // 60, states('sensor.s0') | int(0) % 60) }}",
+        "{{ states('sensor.s0') | format(states('sensor.s1')) }}",
+        "{{ states('sensor.s0').format(states('sensor.s1'), x=states('sensor.s2')) }}",
+        "{{ range(states('sensor.s0') | int(0), states('sensor.s1') | int(0)) | list | length }}",
+        "{{ range(states('sensor.s0') | int(0), states('sensor.s1') | int(0), states('sensor.s2') | int(1)) | list | count }}",
+        "{{ states('sensor.s0') | truncate(states('sensor.s1') | int(10), false, '...', states('sensor.s2') | int(5)) }}",
+        "{{ states('sensor.s0') | center(states('sensor.s1') | int(0)) }}",
+        "{{ [1, 2, 3] | batch(states('sensor.s0') | int(1), 'x') | list }}",
+        "{{ states('sensor.s0') | indent(states('sensor.s1') | int(0)) }}",
+        "{{ states('sensor.s0').zfill(states('sensor.s1') | int(0)) }}",
+        "{{ ('x' * (states('sensor.s0') | int(0))) | length }}",
+        "{{ states('sensor.s0')[states('sensor.s1') | int(0):states('sensor.s2') | int(0)] }}",
+        "{{ states('sensor.s0') | replace(states('sensor.s1'), states('sensor.s2')) }}",
+        "{{ states('sensor.s0').split(states('sensor.s1') or ',') | map('trim') | unique | join(states('sensor.s2')) }}",
+        "{{ states('sensor.s0') | slugify(separator=states('sensor.s1')) }}",
+        "{{ states('sensor.s0') ~ states('sensor.s1') + states('sensor.s2') }}",
+        "{{ as_timestamp(states('sensor.s0'), 0) | timestamp_custom('%H:%M') }}",
+        "{{ (as_datetime(states('sensor.s0')) - now()).total_seconds() | int(0) }}",
+        "{{ strptime(states('sensor.s0'), states('sensor.s1'), none) }}",
+        "{{ states('sensor.s0') | as_timedelta }}",
+        "{{ state_attr('sensor.s0', 'parsed') | tojson }}",
+        "{{ (state_attr('sensor.s0', 'parsed') or {}).get('a', 0) }}",
+        "{{ states('sensor.s0') | from_json | default(0) }}",
+        "{{ states('sensor.s0') | int(0) | timestamp_local }}",
+        "{{ states('sensor.s0') | base64_decode }}",
+        "{{ states('sensor.s0') | urlencode }}",
+        "{{ states.sensor | selectattr('state', 'search', states('sensor.s1')) | map(attribute='name') | join(', ') }}",
+        "{% for i in range(states('sensor.s0') | int(0)) %}{{ i }}{% endfor %}",
+        "{{ relative_time(as_datetime(states('sensor.s0'), now())) }}",
+        "{{ states('sensor.s0') | ordinal }}",
+        "{{ (states('sensor.s0') | float(0)) | round(states('sensor.s1') | int(0)) }}",
+    ].compactMap { try? Template($0) }
+
+    /// The value and the specification from the input, through every way a template formats.
+    static let formatTemplates: [Template] = [
+        "{{ ('{:' ~ spec ~ '}').format(value) }}", "{{ spec % value }}", "{{ spec.format(value, value, a=value) }}",
+        "{{ ('%' ~ spec) % value }}", "{{ value | format(spec) }}",
+    ].compactMap { try? Template($0, variables: ["spec", "value"]) }
 }
 

@@ -49,8 +49,9 @@ struct TemplateDepthTests {
 
     @Test func nestedLoopsOverLargeRangesStopWithAReason() throws {
         let template = try Template("{% for i in range(60000) %}{% for j in range(60000) %}{% endfor %}{% endfor %}")
-        #expect(throws: EvaluationError("loops ran more than 100000 times in one render")) {
+        let error = #expect(throws: EvaluationError.self) {
             try template.evaluate(in: EvaluationContext(states: [:], now: 0, timeZone: .utc))
         }
+        #expect(error?.message.hasPrefix("the template did too much work (over 1000000 steps") == true)
     }
 }

@@ -1,4 +1,5 @@
 import JSON
+import HomeAssistant
 
 /// A commented rules file for the appliances `ApplianceRecognizer` found: one Aivi activity each, naming the entities
 /// it reads, that `check` accepts as written (its secrets in secrets.yaml beside it). Pure: equal input, equal text.
@@ -16,8 +17,24 @@ public struct RulesProposal: Sendable {
     /// Where the states came from, for the header.
     public var source: String
 
+    /// How many recognised appliances were left out because something Home Assistant gave for them could not be
+    /// written safely (an entity id outside its grammar, no running state that is plain text).
+    public let leftOut: Int
+
+    /// Everything from Home Assistant is made safe here, once: the appliances kept are `ProposalText.safe`.
     public init(connection: Connection, appliances: [Appliance], source: String) {
-        (self.connection, self.appliances, self.source) = (connection, appliances, source)
+        var kept: [Appliance] = []
+        var keys: Set<String> = []
+        for appliance in appliances {
+            guard var safe = ProposalText.safe(appliance) else { continue }
+            var key = safe.id
+            var n = 2
+            while !keys.insert(key).inserted { key = "\(safe.id)_\(n)"; n += 1 }
+            safe.id = key
+            kept.append(safe)
+        }
+        (self.connection, self.appliances, self.source) = (connection, kept, ProposalText.plain(source, limit: 200))
+        leftOut = appliances.count - kept.count
     }
 
     /// The secrets the text asks for, each with a placeholder or what the caller knows.
@@ -54,6 +71,9 @@ public struct RulesProposal: Sendable {
 
             """
         out += "\n"
+        if leftOut > 0 {
+            out += "# \(leftOut) appliance(s) recognised but left out: an entity id or state Home Assistant gave could not be written safely.\n"
+        }
         if appliances.isEmpty {
             out += "# No washer, dryer, dishwasher, 3D printer, EV charger, timer, vacuum or media player was recognised.\n"
             out += "# Write an activity by hand: see the README's configuration reference.\nactivities: {}\n"
@@ -159,6 +179,9 @@ public struct RulesProposal: Sendable {
         "'" + text.replacing("\\", with: "\\\\").replacing("'", with: "\\'") + "'"
     }
 
-    /// A YAML double-quoted scalar (JSON's escapes are YAML's).
-    public static func quoted(_ text: String) -> String { JSONValue.string(text).jsonText }
+    /// A YAML double-quoted scalar (JSON's escapes are YAML's; `\u2028` and `\u2029` escaped too, which YAML
+    /// would read as line breaks).
+    public static func quoted(_ text: String) -> String {
+        JSONValue.string(text).jsonText.replacing("\u{2028}", with: "\\u2028").replacing("\u{2029}", with: "\\u2029")
+    }
 }

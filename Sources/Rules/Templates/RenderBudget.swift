@@ -9,7 +9,7 @@ import Glibc
 /// filters and tests deep in an evaluation charge it without each being handed it. A render inside a render (a
 /// macro, a `default`) shares the outer one's.
 final class RenderBudget {
-    static let steps = 4_000_000
+    static let steps = 1_000_000
     /// The time backstop, for work steps do not see (a slow allocator, a loaded machine).
     static let seconds = 2.0
 
