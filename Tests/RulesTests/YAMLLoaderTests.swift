@@ -155,6 +155,26 @@ struct YAMLLoaderTests {
         #expect(errors.map { "\($0.location.line):\($0.location.column) \($0.message)" } == ["5:45 aliases expand this file to more than 100000 nodes"])
     }
 
+    /// The alias bound counts what aliases bring, not what is written: 12,000 activities without one alias load.
+    @Test func aLargeFileWithoutAliasesIsNotRefused() throws {
+        var text = "activities:\n"
+        for i in 0..<12_000 { text += "  a\(i):\n    template: generic\n    title: \"Load \(i)\"\n    active_when: \"{{ true }}\"\n" }
+        let (node, errors, _) = try load(text)
+        #expect(errors.isEmpty && node != nil)
+    }
+
+    @Test func aFIFOOrAnOversizedIncludeIsRefusedNotRead() throws {
+        let (_, _, folder) = try load("x: 1\n")
+        let fifo = folder.file("pipe.yaml")
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let (_, errors, _) = try load("x: !include \(fifo)\n")
+        #expect(errors.map(\.message) == ["cannot read \(fifo): not a regular file"])
+        let big = folder.file("big.yaml")
+        #expect(FileManager.default.createFile(atPath: big, contents: Data(count: 17 << 20)))
+        let (_, bigErrors, _) = try load("x: !include \(big)\n")
+        #expect(bigErrors.map(\.message) == ["\(big) is 17825792 bytes; a rules file may be at most 16 MiB"])
+    }
+
     @Test func aliasesWithinTheBoundResolve() throws {
         var text = "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n"
         for i in 1..<4 { text += "a\(i): &a\(i) [" + Array(repeating: "*a\(i - 1)", count: 10).joined(separator: ", ") + "]\n" }

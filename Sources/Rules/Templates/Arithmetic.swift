@@ -99,7 +99,7 @@ enum Arithmetic {
             return .string(try repeated(s, n))
         case (.multiply, .list(let items), .int(let n)), (.multiply, .int(let n), .list(let items)):
             try EvaluationLimits.checkLength(items.count * Swift.max(0, Swift.min(n, EvaluationLimits.maximumTextLength + 1)), "repeating a list \(n) times")
-            try RenderBudget.spendBuilding(items.count * Swift.max(0, n), "repeating a list")
+            try RenderBudget.spendBuilding(items.count * Swift.max(0, Swift.min(n, EvaluationLimits.maximumTextLength + 1)), "repeating a list")
             return .list(Array(Array(repeating: items, count: Swift.max(0, n)).joined()))
         case (.modulo, .string(let format), _):
             return .string(try PythonFormat.percent(format, r))

@@ -67,7 +67,8 @@ enum Strptime {
                 input.removeFirst()
                 guard let hours = digits(2) else { return nil }
                 if input.first == ":" { input.removeFirst() }
-                guard let minutes = digits(2) else { return nil }
+                // Python: minutes 00–59, and the offset strictly within a day.
+                guard let minutes = digits(2), minutes < 60, hours < 24 else { return nil }
                 offset = (sign == "-" ? -1 : 1) * (hours * 3600 + minutes * 60)
             case "%": guard input.first == "%" else { return nil }; input.removeFirst()
             default: return nil

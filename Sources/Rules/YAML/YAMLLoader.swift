@@ -17,10 +17,14 @@ public struct YAMLLoader {
     /// The files being loaded, outermost first, by real path: an `!include` of one of them is a cycle.
     private var includeChain: [String] = []
     private var includeCount = 0
-    private var expandedNodes = 0
+    private var aliasNodes = 0
+    private var bytesRead = 0
     /// At most this many `!include`s in one load, however they nest.
     static let maximumIncludes = 256
     static let maximumIncludeDepth = 16
+    /// The largest rules file (a 12,000-activity file is about 2 MiB), and all files of one load together.
+    static let maximumFileBytes = 16 << 20
+    static let maximumTotalBytes = 64 << 20
 
     public init(environment: [String: String] = ProcessInfo.processInfo.environment) {
         self.environment = environment
@@ -31,7 +35,8 @@ public struct YAMLLoader {
         errors = []
         includeChain = [Self.realPath(path)]
         includeCount = 0
-        expandedNodes = 0
+        aliasNodes = 0
+        bytesRead = 0
         let node = loadFile(path, from: nil)
         return (node, errors)
     }
@@ -41,12 +46,30 @@ public struct YAMLLoader {
         errors = []
         includeChain = [Self.realPath(path)]
         includeCount = 0
-        expandedNodes = 0
+        aliasNodes = 0
+        bytesRead = 0
         let node = parse(text, file: path)
         return (node, errors)
     }
 
     private mutating func loadFile(_ path: String, from: SourceLocation?) -> YAMLNode? {
+        // Looked at before it is opened: a FIFO or a device would block or never end, a huge file fill memory.
+        var info = stat()
+        if stat(path, &info) == 0 {
+            let here = from ?? SourceLocation(file: path, line: 1, column: 1)
+            guard info.st_mode & S_IFMT == S_IFREG else {
+                let why = info.st_mode & S_IFMT == S_IFDIR ? String(cString: strerror(EISDIR)) : "not a regular file"
+                errors.append(ConfigError(here, path: "", "cannot read \(path): \(why)"))
+                return nil
+            }
+            guard Int(info.st_size) <= Self.maximumFileBytes, bytesRead + Int(info.st_size) <= Self.maximumTotalBytes else {
+                errors.append(ConfigError(here, path: "", Int(info.st_size) > Self.maximumFileBytes
+                    ? "\(path) is \(info.st_size) bytes; a rules file may be at most \(Self.maximumFileBytes >> 20) MiB"
+                    : "with its includes the configuration is more than \(Self.maximumTotalBytes >> 20) MiB"))
+                return nil
+            }
+            bytesRead += Int(info.st_size)
+        }
         guard let data = FileManager.default.contents(atPath: path) else {
             errors.append(ConfigError(from ?? SourceLocation(file: path, line: 1, column: 1), path: "",
                                       "cannot read \(path): \(Self.whyUnreadable(path))"))
@@ -61,12 +84,16 @@ public struct YAMLLoader {
 
     private mutating func parse(_ text: String, file: String) -> YAMLNode? {
         do throws(ConfigError) {
+            guard text.utf8.count <= Self.maximumFileBytes else {
+                throw ConfigError(SourceLocation(file: file, line: 1, column: 1), path: "",
+                                  "\(file) is \(text.utf8.count) bytes; a rules file may be at most \(Self.maximumFileBytes >> 20) MiB")
+            }
             guard let (raw, nodes) = try YAMLParser.parse(text, file: file) else { return nil }
             // Included files count toward one budget: 256 includes of a file just under the bound would not do.
-            expandedNodes += nodes
-            guard expandedNodes <= YAMLParser.maximumExpandedNodes else {
+            aliasNodes += nodes
+            guard aliasNodes <= YAMLParser.maximumAliasNodes else {
                 throw ConfigError(raw.location, path: "",
-                                  "with its includes the configuration expands to more than \(YAMLParser.maximumExpandedNodes) nodes")
+                                  "with its includes, aliases expand the configuration to more than \(YAMLParser.maximumAliasNodes) nodes")
             }
             return resolve(raw, directory: PathText.directory(of: file))
         } catch {

@@ -2,9 +2,10 @@ import CYAML
 
 /// Parses YAML text with libyaml into `YAMLNode`s with line and column, keeping custom tags for the loader.
 struct YAMLParser {
-    /// At most this many nodes once aliases are expanded: libyaml does not bound it, and a 1 KB file of aliases
-    /// to aliases ("billion laughs") expands to a billion. A rules file has a few hundred.
-    static let maximumExpandedNodes = 100_000
+    /// At most this many nodes brought in by aliases, counted expanded: libyaml does not bound it, and a 1 KB file
+    /// of aliases to aliases ("billion laughs") expands to a billion. A rules file has a few dozen. Nodes written
+    /// out are bounded by the file's size instead (`YAMLLoader.maximumFileBytes`): a large file is not an attack.
+    static let maximumAliasNodes = 100_000
     /// At most this many lists and mappings inside one another.
     static let maximumDepth = 64
 
@@ -21,15 +22,15 @@ struct YAMLParser {
         }
     }
 
-    /// The first document of `text` and the number of nodes it holds with aliases expanded; nil for an empty file.
-    static func parse(_ text: String, file: String) throws(ConfigError) -> (root: Raw, expandedNodes: Int)? {
+    /// The first document of `text` and the number of nodes its aliases bring in, expanded; nil for an empty file.
+    static func parse(_ text: String, file: String) throws(ConfigError) -> (root: Raw, aliasNodes: Int)? {
         var parser = yaml_parser_t()
         guard yaml_parser_initialize(&parser) == 1 else {
             throw ConfigError(SourceLocation(file: file, line: 1, column: 1), path: "", "cannot initialise the YAML parser")
         }
         defer { yaml_parser_delete(&parser) }
         let bytes = Array(text.utf8)
-        return try bytes.withUnsafeBufferPointer { buffer throws(ConfigError) -> (root: Raw, expandedNodes: Int)? in
+        return try bytes.withUnsafeBufferPointer { buffer throws(ConfigError) -> (root: Raw, aliasNodes: Int)? in
             yaml_parser_set_input_string(&parser, buffer.baseAddress, buffer.count)
             var builder = Builder(file: file)
             while true {
@@ -44,9 +45,9 @@ struct YAMLParser {
                 }
                 defer { yaml_event_delete(&event) }
                 if event.type == YAML_STREAM_END_EVENT { break }
-                if let done = try builder.handle(&event) { return (done, builder.expandedNodes) }
+                if let done = try builder.handle(&event) { return (done, builder.aliasNodes) }
             }
-            return builder.root.map { ($0, builder.expandedNodes) }
+            return builder.root.map { ($0, builder.aliasNodes) }
         }
     }
 
@@ -56,7 +57,8 @@ struct YAMLParser {
         /// Each anchored node with the number of nodes it expands to.
         var anchors: [String: (node: Raw, nodes: Int)] = [:]
         var root: Raw?
-        var expandedNodes = 0
+        /// Nodes brought in by aliases so far, each alias counting its anchor's expanded size.
+        var aliasNodes = 0
 
         init(file: String) { self.file = file }
 
@@ -81,6 +83,10 @@ struct YAMLParser {
             case YAML_ALIAS_EVENT:
                 let name = Self.string(event.data.alias.anchor) ?? ""
                 guard let anchored = anchors[name] else { throw ConfigError(here, path: "", "unknown alias *\(name)") }
+                aliasNodes += anchored.nodes
+                guard aliasNodes <= YAMLParser.maximumAliasNodes else {
+                    throw ConfigError(here, path: "", "aliases expand this file to more than \(YAMLParser.maximumAliasNodes) nodes")
+                }
                 return try add(anchored.node, nodes: anchored.nodes, at: here)
             case YAML_SEQUENCE_START_EVENT, YAML_MAPPING_START_EVENT:
                 guard stack.count < YAMLParser.maximumDepth else {
@@ -119,15 +125,11 @@ struct YAMLParser {
         private mutating func add(_ node: Raw, nodes: Int, at here: SourceLocation) throws(ConfigError) -> Raw? {
             if stack.isEmpty {
                 root = node
-                expandedNodes = nodes
                 return nil
             }
             let open = stack.count - 1
-            stack[open].nodes += nodes
-            // Each open list or mapping counts itself and its finished children: together, everything so far.
-            guard stack.reduce(0, { $0 + $1.nodes }) <= YAMLParser.maximumExpandedNodes else {
-                throw ConfigError(here, path: "", "aliases expand this file to more than \(YAMLParser.maximumExpandedNodes) nodes")
-            }
+            // An anchor's expanded size, so an alias of it counts what it brings; saturating, never trapping.
+            stack[open].nodes = min(stack[open].nodes + nodes, YAMLParser.maximumAliasNodes + 1)
             stack[open].items.append(node)
             return nil
         }
