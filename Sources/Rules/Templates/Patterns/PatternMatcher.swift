@@ -103,9 +103,10 @@ struct PatternMatcher {
             case .markPass(let register):
                 try set(register, pos)
                 pc += 1
-            case .endPass(let mark, let count, let min):
-                ok = !(pos == registers[mark] && registers[count] >= min)
-                if ok {
+            case .endPass(let mark, let count, let min, let exit):
+                if pos == registers[mark] && registers[count] >= min {
+                    pc = exit
+                } else {
                     try set(count, registers[count] + 1)
                     pc += 1
                 }

@@ -19,8 +19,9 @@ struct PatternProgram {
         /// The head of a repetition: go into the body or on to `exit`, by the count, the bounds and greediness.
         case repetition(count: Int, min: Int, max: Int?, greedy: Bool, exit: Int)
         case markPass(register: Int)
-        /// The end of a pass: one that matched nothing past the minimum fails; otherwise the count goes up.
-        case endPass(mark: Int, count: Int, min: Int)
+        /// The end of a pass: one that matched nothing past the minimum ends the repetition (keeping its groups, as
+        /// Python's engine does); otherwise the count goes up.
+        case endPass(mark: Int, count: Int, min: Int, exit: Int)
         case backreference(group: Int, folded: Bool)
         /// Runs the sub-program at `start` (up to its `.succeed`) without consuming; look-behind starts `width` back.
         case look(start: Int, ahead: Bool, negated: Bool, width: Int)
@@ -98,9 +99,11 @@ struct PatternProgram {
             try append(.repetition(count: count, min: min, max: max, greedy: greedy, exit: -1))
             try append(.markPass(register: mark))
             try emit(inner)
-            try append(.endPass(mark: mark, count: count, min: min))
+            let end = instructions.count
+            try append(.endPass(mark: mark, count: count, min: min, exit: -1))
             try append(.jump(head))
             instructions[head] = .repetition(count: count, min: min, max: max, greedy: greedy, exit: instructions.count)
+            instructions[end] = .endPass(mark: mark, count: count, min: min, exit: instructions.count)
         case .backreference(let group, let folded): try append(.backreference(group: group, folded: folded))
         case .look(let inner, let ahead, let negated):
             let width = inner.fixedWidth ?? 0
