@@ -214,9 +214,11 @@ enum Filters {
             guard case .string(let format) = value else { throw EvaluationError("format needs text, got \(value.typeName)") }
             return .string(try PythonFormat.percent(format, args.count == 1 ? args[0] : .list(args)))
         case .fromJSON:
-            // Home Assistant 2025.4's from_json takes no default.
-            guard args.isEmpty, keywords.isEmpty else { throw EvaluationError("from_json takes no arguments") }
+            // from_json(default): the default when the text is not JSON (Home Assistant 2025.5 and later).
+            let fallback = args.first ?? keywords["default"]
+            guard args.count <= 1, keywords.keys.allSatisfy({ $0 == "default" }) else { throw EvaluationError("from_json takes one argument, default") }
             guard let parsed = try? JSONParser.parse(value.text) else {
+                if let fallback { return fallback }
                 throw EvaluationError("from_json got \(value.typeName) \(value.repr), which is not JSON")
             }
             return TemplateValue(parsed)
