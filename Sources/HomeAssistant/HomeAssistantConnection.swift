@@ -217,6 +217,11 @@ public final class HomeAssistantConnection: @unchecked Sendable {
         try await send(["type": "get_config"])
     }
 
+    /// `get_services`: every service by domain (`{"notify": {"mobile_app_phone": {…}}}`).
+    public func getServices() async throws -> JSONValue {
+        try await send(["type": "get_services"])
+    }
+
     /// The entities held now.
     public func currentStates() async -> [EntityState] {
         await withCheckedContinuation { continuation in

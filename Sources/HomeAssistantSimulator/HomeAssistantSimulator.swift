@@ -38,6 +38,7 @@ public final class HomeAssistantSimulator: @unchecked Sendable {
     // Confined to the loop thread.
     private var entities: [String: SimulatedEntity] = [:]
     private var coreState = "RUNNING"
+    private var listedServices: [String: [String]]?
     private var answersPings = true
     private var unresponsive = false
     private var clients: [ObjectIdentifier: Client] = [:]
@@ -228,6 +229,11 @@ public final class HomeAssistantSimulator: @unchecked Sendable {
                 client.connection.send(bytes: bytes)
             }
         }
+    }
+
+    /// What `get_services` lists, by domain; nil: every service called so far that does not fail.
+    public func listServices(_ services: [String: [String]]?) async {
+        await onLoop { sim in sim.listedServices = services }
     }
 
     /// Makes `domain.service` answer with this error.
@@ -458,6 +464,15 @@ public final class HomeAssistantSimulator: @unchecked Sendable {
             } else {
                 send(success(id, ["context": ["id": .string(nextContext()), "parent_id": nil, "user_id": nil]]), to: client)
             }
+        case "get_services":
+            var byDomain: [String: JSONValue] = [:]
+            let listed = listedServices ?? Dictionary(grouping: recorded.withLock { $0.serviceCalls }.compactMap { call -> (String, String)? in
+                guard let domain = call["domain"]?.stringValue, let service = call["service"]?.stringValue,
+                      serviceErrors[domain + "." + service] == nil else { return nil }
+                return (domain, service)
+            }, by: \.0).mapValues { $0.map(\.1) }
+            for (domain, names) in listed { byDomain[domain] = .object(Dictionary(names.map { ($0, JSONValue.object([:])) }, uniquingKeysWith: { a, _ in a })) }
+            send(success(id, .object(byDomain)), to: client)
         case "config/entity_registry/list", "config/device_registry/list", "config/area_registry/list":
             if registriesRefused {
                 send(error(id, "unauthorized", "Unauthorized"), to: client)

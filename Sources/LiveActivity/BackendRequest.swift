@@ -1,4 +1,5 @@
 import JSON
+import Platform
 
 /// What one push is: the backend, the HTTP method and path (or the service call), and the exact body.
 public struct BackendRequest: Sendable, Equatable, CustomStringConvertible {
@@ -16,12 +17,18 @@ public struct BackendRequest: Sendable, Equatable, CustomStringConvertible {
     /// PushWard: the activity to create (upsert) before a start's content goes (`POST /activities`).
     public private(set) var creation: JSONValue?
 
-    /// After an end shown with its final content (Home Assistant's and PushWard's `dismiss_after`): the request that
-    /// clears it.
+    /// After an end shown with its final content (PushWard's `dismiss_after`): the request that clears it.
     public struct Dismissal: Sendable, Equatable {
         public let target: String
         public let body: JSONValue
         public let after: Duration
+    }
+
+    /// This request with a dismissal: `body` to `target`, `after` it was delivered (a two-phase end).
+    public func dismissed(by body: JSONValue, at target: String, after: Duration) -> BackendRequest {
+        var request = self
+        request.dismissal = Dismissal(target: target, body: body, after: after)
+        return request
     }
 
     /// The request that clears the final content, to send `dismissal.after` after this one was delivered.
@@ -84,20 +91,15 @@ public struct BackendRequest: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// Home Assistant: the live update's fields as a call of the notify `service` (`notify.notify` when none is named).
-    /// An end with content (a `message`) and a `dismissAfter` above zero shows that content as a last update and
-    /// clears the notification that long after; otherwise the end clears it at once.
+    /// The end is one push: `clear_notification` with the final content, shown until `dismissAfter` from `now`
+    /// (zero: dismissed at once). Nothing is left pending.
     public static func homeAssistant(backend: String, service: String?, fields: [String: JSONValue], kind: PushKind,
-                                     dismissAfter: Duration) -> BackendRequest {
+                                     dismissAfter: Duration, now: Double) -> BackendRequest {
         let target = service ?? "notify.notify"
-        let clear = LiveUpdateSchema.serviceData(fields, ending: true)
-        guard kind == .end, fields["message"] != nil, dismissAfter > .zero else {
-            return BackendRequest(backend: backend, kind: .homeassistant, method: "call_service", target: target,
-                                  body: kind == .end ? clear : LiveUpdateSchema.serviceData(fields, ending: false))
-        }
-        var final = BackendRequest(backend: backend, kind: .homeassistant, method: "call_service", target: target,
-                                   body: LiveUpdateSchema.serviceData(fields, ending: false))
-        final.dismissal = Dismissal(target: target, body: clear, after: dismissAfter)
-        return final
+        let body = kind == .end
+            ? LiveUpdateSchema.endData(fields, dismissalDate: Int(saturating: now) + Int(dismissAfter.components.seconds), now: now)
+            : LiveUpdateSchema.serviceData(fields)
+        return BackendRequest(backend: backend, kind: .homeassistant, method: "call_service", target: target, body: body)
     }
 
     public var description: String { "\(backend) (\(kind.rawValue)) \(method) \(target)\n" + String(decoding: bodyBytes, as: UTF8.self) }

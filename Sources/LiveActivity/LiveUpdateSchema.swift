@@ -1,7 +1,10 @@
 import JSON
+import Platform
 
-/// Home Assistant's own Live Activities through the companion app: the fields a rule gives,
-/// sent as `notify.mobile_app_…` with `data.live_update: true` and ended with `clear_notification`.
+/// Home Assistant's own Live Activities through the companion app: the fields a rule gives, sent as
+/// `notify.mobile_app_…` with `data.live_update: true`, and ended in one push: `clear_notification` carrying the final
+/// content (`data.content_state`) and when the Lock Screen lets it go (`data.dismissal_date`). Core forwards `data` as
+/// given to the push relay (home-assistant/mobile-apps-fcm-push, live-activity.js), which reads only the keys here.
 public enum LiveUpdateSchema {
     static let color = FieldSchema.custom(name: "a colour", check: CSSColor.problem)
 
@@ -36,17 +39,47 @@ public enum LiveUpdateSchema {
         optional("notification_icon_color", color),
         optional("progress_bar_direction", .choice(name: "direction", ["increasing", "decreasing"])),
         optional("when_relative", .boolean),
+        // When the phone shows the content as out of date (epoch seconds); LiveBridge sets one when none is given.
+        optional("stale_date", .number(0...1e12)),
+        // Which of several activities iOS puts first (0–1).
+        optional("relevance_score", .number(0...1)),
+        // An alert with the push (the Lock Screen lights up), and its sound.
+        optional("alert", .text()),
+        optional("alert_sound", .text()),
     ], checks: [{ object, path in
         guard let progress = object["progress"]?.intValue else { return [] }
         let maximum = object["progress_max"]?.intValue ?? 100
         return progress <= maximum ? [] : [PayloadIssue(path: joinedPath(path, "progress"), "\(progress) is more than progress_max \(maximum)")]
     }])
 
-    /// The `call_service` data for `notify.<service>`.
-    public static func serviceData(_ fields: [String: JSONValue], ending: Bool) -> JSONValue {
-        guard !ending else {
-            return ["message": "clear_notification", "data": ["tag": fields["tag"] ?? .null]]
+    /// The relay's content-state keys for the fields that have another name there.
+    static let contentStateKeys: [String: String] = [
+        "title": "title", "message": "message", "critical_text": "critical_text", "progress": "progress",
+        "progress_max": "progress_max", "chronometer": "chronometer", "notification_icon": "icon",
+        "notification_icon_color": "color", "background_color": "background_color", "text_color": "text_color",
+        "progress_bar_color": "progress_bar_color", "progress_bar_direction": "progress_bar_direction", "url": "url",
+    ]
+
+    /// The end, in one push: `clear_notification` for the tag, the final content as the relay's `content_state`
+    /// (a countdown's `when` as `countdown_end`, absolute), kept on the Lock Screen until `dismissalDate` (epoch
+    /// seconds). Never `silent` (an end goes at APNs' immediate priority), no top-level title (the relay would make it
+    /// an alert). Without a token core sends the plain clear command instead, which removes the activity at once.
+    public static func endData(_ fields: [String: JSONValue], dismissalDate: Int, now: Double) -> JSONValue {
+        var state: [String: JSONValue] = [:]
+        for (key, value) in fields {
+            if let name = contentStateKeys[key] { state[name] = value }
         }
+        if let when = fields["when"]?.doubleValue {
+            state["countdown_end"] = .int(Int(saturating: fields["when_relative"]?.boolValue == true ? now + when : when))
+        }
+        var data: [String: JSONValue] = ["tag": fields["tag"] ?? .null, "dismissal_date": .int(dismissalDate)]
+        if !state.isEmpty { data["content_state"] = .object(state) }
+        for key in ["relevance_score", "alert", "alert_sound"] { if let value = fields[key] { data[key] = value } }
+        return ["message": "clear_notification", "data": .object(data)]
+    }
+
+    /// The `call_service` data for `notify.<service>`: a start or an update.
+    public static func serviceData(_ fields: [String: JSONValue]) -> JSONValue {
         var data: [String: JSONValue] = ["live_update": true]
         for (key, value) in fields where key != "title" && key != "message" { data[key] = value }
         var body: [String: JSONValue] = ["message": fields["message"] ?? "", "data": .object(data)]

@@ -2,17 +2,26 @@ import Dispatcher
 import HomeAssistant
 import JSON
 import LiveActivity
+import Platform
 
 /// Home Assistant's own Live Activities: a `notify.mobile_app_…` service call over the live WebSocket connection.
+///
+/// While core restarts, `notify.mobile_app_*` answers `not_found` until `mobile_app` has set up again: such a push is
+/// retried (the lane keeps it, in order, and sends it once the service is back), not dropped. Only a service that
+/// stays missing while core runs, past `missingGrace`, is refused: a name that does not exist.
 public struct HomeAssistantPushBackend: PushBackend {
     public let name: String
     public let allowsOneActiveJob = false
     /// nil: no Home Assistant connection is configured, and every push is refused with `not_connected`.
     let connection: HomeAssistantConnection?
+    /// How long a service may be missing while core says RUNNING before its pushes are refused.
+    let missingGrace: Duration
+    private let missingSince = Locked<[String: ContinuousClock.Instant]>([:])
 
-    public init(name: String, connection: HomeAssistantConnection?) {
+    public init(name: String, connection: HomeAssistantConnection?, missingGrace: Duration = .seconds(120)) {
         self.name = name
         self.connection = connection
+        self.missingGrace = missingGrace
     }
 
     public func deliver(_ request: BackendRequest, kind: PushKind) async -> DeliveryReport {
@@ -23,11 +32,35 @@ public struct HomeAssistantPushBackend: PushBackend {
         guard let connection else { return DeliveryReport(.rejected(code: "not_connected"), code: "not_connected") }
         do {
             _ = try await connection.callService(domain: parts[0], service: parts[1], data: data)
+            missingSince.withLock { $0[request.target] = nil }
             return DeliveryReport(.delivered)
         } catch {
             let code = (error as? HomeAssistantError)?.code ?? .unknownError
+            if code == .notFound { return await serviceNotFound(request.target, connection) }
             if code.isTransient { return DeliveryReport(.retry(after: nil), code: code.rawValue) }
             return DeliveryReport(.rejected(code: code.rawValue), code: code.rawValue)
         }
+    }
+
+    /// `not_found`: core still starting, or the service not registered again yet, is waited for; a service missing
+    /// while core runs for longer than the grace is refused.
+    private func serviceNotFound(_ service: String, _ connection: HomeAssistantConnection) async -> DeliveryReport {
+        let waiting = DeliveryReport(.retry(after: .seconds(2)), code: "not_found")
+        guard let config = try? await connection.getConfig(), config["state"]?.stringValue == "RUNNING" else { return waiting }
+        if let services = try? await connection.getServices(), ServiceName.listed(service, in: services) { return waiting }
+        let now = ContinuousClock.now
+        let since = missingSince.withLock { $0[service, default: now] }
+        missingSince.withLock { $0[service] = since }
+        guard now - since >= missingGrace else { return waiting }
+        return DeliveryReport(.rejected(code: "not_found"), code: "not_found")
+    }
+}
+
+/// `notify.mobile_app_phone` against `get_services`' answer (`{"notify": {"mobile_app_phone": {…}}}`).
+enum ServiceName {
+    static func listed(_ service: String, in services: JSONValue) -> Bool {
+        let parts = service.split(separator: ".", maxSplits: 1).map(String.init)
+        guard parts.count == 2 else { return false }
+        return services[parts[0]]?[parts[1]] != nil
     }
 }

@@ -5,16 +5,21 @@ import LiveActivity
 import Platform
 import Testing
 
-/// Home Assistant's end with final content: the last content shown, `clear_notification` `dismiss_after` later,
-/// cancelled by a new start, and kept in state.json across a restart.
+/// A two-phase end (PushWard's `ended` after its completion frame; here with a service call's shapes): the last
+/// content shown, the dismissal `dismiss_after` later, cancelled by a new start, and kept in state.json across a
+/// restart. Home Assistant's own end is one push since core 2026.7 (`LiveUpdateSchema.endData`) and leaves none.
 @Suite(.timeLimit(.minutes(1)))
 struct DismissalTests {
     let zero = ContinuousClock.now
     func at(_ seconds: Int64) -> ContinuousClock.Instant { zero.advanced(by: .seconds(seconds)) }
 
     static func push(_ kind: PushKind, message: String, dismissAfter: Duration = .seconds(300)) -> Push {
-        let request = BackendRequest.homeAssistant(backend: "phone", service: "notify.mobile_app_phone",
-                                                   fields: ["tag": "washer", "message": .string(message)], kind: kind, dismissAfter: dismissAfter)
+        let target = "notify.mobile_app_phone"
+        let clear: JSONValue = ["message": "clear_notification", "data": ["tag": "washer"]]
+        let shown = LiveUpdateSchema.serviceData(["tag": "washer", "message": .string(message)])
+        var request = BackendRequest(backend: "phone", kind: .homeassistant, method: "call_service", target: target,
+                                     body: kind == .end && dismissAfter == .zero ? clear : shown)
+        if kind == .end, dismissAfter > .zero { request = request.dismissed(by: clear, at: target, after: dismissAfter) }
         return Push(kind, body: request.bodyBytes, isUrgent: true, request: request)
     }
 

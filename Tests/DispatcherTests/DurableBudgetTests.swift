@@ -21,7 +21,7 @@ struct DurableBudgetTests {
 
     static func request(_ kind: PushKind, _ message: String) -> BackendRequest {
         .homeAssistant(backend: "phone", service: "notify.mobile_app_phone", fields: ["tag": "washer", "message": .string(message)], kind: kind,
-                       dismissAfter: .zero)
+                       dismissAfter: .zero, now: 0)
     }
 
     let budget = UpdateBudget(debounce: .zero, maxWait: .zero, minInterval: .zero)

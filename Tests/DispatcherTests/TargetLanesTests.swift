@@ -27,7 +27,7 @@ struct TargetLanesTests {
     }
 
     static func request(_ service: String, _ kind: PushKind, _ message: String) -> BackendRequest {
-        .homeAssistant(backend: "family", service: service, fields: ["tag": "washer", "message": .string(message)], kind: kind, dismissAfter: .zero)
+        .homeAssistant(backend: "family", service: service, fields: ["tag": "washer", "message": .string(message)], kind: kind, dismissAfter: .zero, now: 0)
     }
 
     @Test func aHangingPhoneDelaysNoOtherTarget() async throws {

@@ -39,7 +39,7 @@ struct PayloadMeasureTests {
         func live(_ progress: Int, when: Int) -> PayloadMeasure {
             PayloadMeasure(.homeAssistant(backend: "phone", service: "notify.mobile_app_phone", fields: [
                 "tag": "washer", "message": "Washing", "progress": .int(progress), "progress_max": 200, "chronometer": true, "when": .int(when),
-            ], kind: .update, dismissAfter: .zero))
+            ], kind: .update, dismissAfter: .zero, now: 0))
         }
         let shown = live(80, when: 1_000_000)
         #expect(shown.progress == 0.4 && shown.times == [1_000_000])

@@ -110,11 +110,23 @@ struct PayloadSchemaTests {
         let (fields, problems) = PayloadNormalizer.normalize(["tag": "washer", "title": "Washer", "message": "Washing", "progress": "65",
                                                               "chronometer": true, "when": 1795348800], as: .object(LiveUpdateSchema.fields))
         #expect(problems.isEmpty)
-        let data = LiveUpdateSchema.serviceData(fields!.objectValue!, ending: false)
+        let data = LiveUpdateSchema.serviceData(fields!.objectValue!)
         #expect(data == ["message": "Washing", "title": "Washer", "data": ["live_update": true, "tag": "washer", "progress": 65,
                                                                             "chronometer": true, "when": 1795348800.0]])
-        #expect(LiveUpdateSchema.serviceData(fields!.objectValue!, ending: true) == ["message": "clear_notification", "data": ["tag": "washer"]])
+        // The end in one push: clear_notification with the final content as the relay's content_state, kept until
+        // dismissal_date; never silent, no top-level title (the relay would alert with it).
+        var final = fields!.objectValue!
+        final["silent"] = true
+        final["notification_icon"] = "mdi:washing-machine"
+        #expect(LiveUpdateSchema.endData(final, dismissalDate: 1795349100, now: 1795348800) == ["message": "clear_notification", "data": [
+            "tag": "washer", "dismissal_date": 1795349100,
+            "content_state": ["title": "Washer", "message": "Washing", "progress": 65, "chronometer": true, "countdown_end": 1795348800,
+                              "icon": "mdi:washing-machine"]]])
+        let end = BackendRequest.homeAssistant(backend: "phone", service: "notify.mobile_app_phone", fields: final, kind: .end,
+                                               dismissAfter: .seconds(300), now: 1795348800.5)
+        #expect(end.body["data"]?["dismissal_date"] == 1795349100 && end.dismissal == nil, "one push, nothing pending")
         let schema = FieldSchema.object(LiveUpdateSchema.fields)
+        #expect(issues(["tag": "t", "message": "m", "relevance_score": 2], schema).first?.hasPrefix("relevance_score:") == true)
         #expect(issues(["tag": .string(String(repeating: "t", count: 65)), "message": "m"], schema).first?.hasSuffix("is not 1 to 64 characters") == true)
         #expect(issues(["tag": "washer 1", "message": "m"], schema) == [#"tag: "washer 1" holds " "; a tag is letters, digits, _ and -"#])
         #expect(issues(["tag": "t", "message": "m", "progress": 12.5], schema).first?.hasPrefix("progress:") == true, "the app drops floats")

@@ -120,14 +120,16 @@ struct ActivityRendererTests {
     @Test func aProgressTemplateOnHomeAssistantBecomesALiveUpdateWithAChronometer() throws {
         let request = try render("laundry_phone").0.get()
         #expect(request.method == "call_service" && request.target == "notify.mobile_app_phone")
+        // Stale a minute after the countdown ends, if no other push comes.
         #expect(request.body == ["message": "Laundry", "data": ["live_update": true, "tag": "laundry_phone", "progress": 25,
-                                                                 "progress_max": 100, "when": 1795352400.0, "chronometer": true]])
-        // The end shows its final content as a last live update; clear_notification follows dismiss_after later.
+                                                                 "progress_max": 100, "when": 1795352400.0, "chronometer": true,
+                                                                 "stale_date": 1795352460]])
+        // The end is one push: the final content as content_state, on the Lock Screen until dismiss_after (5 min) from now.
         let end = try render("laundry_phone", .end).0.get()
-        #expect(end.body["message"] == "Laundry" && end.body["data"]?["live_update"] == true)
-        #expect(end.dismissal?.after == .seconds(300))
-        #expect(end.dismissalRequest?.body == ["message": "clear_notification", "data": ["tag": "laundry_phone"]])
-        #expect(end.dismissalRequest?.target == "notify.mobile_app_phone")
+        #expect(end.body == ["message": "clear_notification", "data": [
+            "tag": "laundry_phone", "dismissal_date": 1795349100,
+            "content_state": ["message": "Laundry", "progress": 25, "progress_max": 100, "chronometer": true, "countdown_end": 1795352400]]])
+        #expect(end.dismissal == nil && end.target == "notify.mobile_app_phone")
     }
 
     @Test func dismissAfterZeroClearsAtOnceAndOnlyHomeAssistantTakesIt() throws {
@@ -146,7 +148,9 @@ struct ActivityRendererTests {
             """, file: "r.yaml").get()
         var notes: [PayloadIssue] = []
         let end = try ActivityRenderer.render(rules.activities[0], for: rules.activities[0].targets[0], phase: .end, in: EvaluationContext(states: [:], now: 0), notes: &notes).get()
-        #expect(end.body == ["message": "clear_notification", "data": ["tag": "now"]] && end.dismissal == nil)
+        #expect(end.body == ["message": "clear_notification", "data": ["tag": "now", "dismissal_date": 0,
+                                                                       "content_state": ["message": "Laundry", "progress": 50, "progress_max": 100]]]
+                && end.dismissal == nil)
         guard case .failure(let errors) = RulesLoader.load(text: """
             backends:
               aivi: { type: aivi, token: t }

@@ -1,3 +1,4 @@
+import FoundationEssentials
 import HomeAssistant
 import JSON
 import LiveActivity
@@ -74,12 +75,13 @@ public struct ActivityEvent: Sendable {
             let (normalized, problems) = PayloadNormalizer.normalize(.object(fields), as: .object(schema), path: "payload")
             guard problems.isEmpty, let object = normalized?.objectValue else { return .failure(RenderError(activity: activity, issues: problems)) }
             request = .homeAssistant(backend: backend.name, service: backend.service, fields: object, kind: action == .end ? .end : .update,
-                                     dismissAfter: .zero)
+                                     dismissAfter: .zero, now: Date().timeIntervalSince1970)
             if backend.services.count > 1 {
                 // Every phone the backend names, each its own lane.
                 requests = backend.services.map { service in
                     (backend.name + "/" + service, .homeAssistant(backend: backend.name, service: service, fields: object,
-                                                                  kind: action == .end ? .end : .update, dismissAfter: .zero))
+                                                                  kind: action == .end ? .end : .update, dismissAfter: .zero,
+                                                                  now: Date().timeIntervalSince1970))
                 }
             }
         case .pushward:

@@ -42,10 +42,10 @@ public enum ActivityRenderer {
             result = islandPulse(rule, target, body, phase: phase, context: context, notes: &notes)
         case (.homeassistant, .aiviToLiveUpdate(let template)):
             result = normalizedAivi(template, fields).flatMap {
-                liveUpdate(rule, target, LiveUpdateMapping.map(template: template, $0, now: context.now), phase: phase)
+                liveUpdate(rule, target, LiveUpdateMapping.map(template: template, $0, now: context.now), phase: phase, now: context.now)
             }
         case (.homeassistant, _):
-            result = liveUpdate(rule, target, fields, phase: phase)
+            result = liveUpdate(rule, target, fields, phase: phase, now: context.now)
         case (.activitysmith, .aiviToActivitySmith(let template)):
             result = normalizedAivi(template, fields).flatMap {
                 activitySmith(rule, target, ActivitySmithMapping.map(template: template, $0, title: rule.id), phase: phase)
@@ -80,7 +80,7 @@ public enum ActivityRenderer {
             return .islandPulse(backend: backend.name, body: ["job_id": .string(target.id), "action": "end", "status": "success"])
         case .homeassistant:
             return .homeAssistant(backend: backend.name, service: target.service, fields: ["tag": .string(target.id)], kind: .end,
-                                  dismissAfter: .zero)
+                                  dismissAfter: .zero, now: context.now)
         case .pushward:
             let content = last?.body["content"] ?? ["template": "generic", "progress": 1]
             return pushWardRequest(rule, target, content: content, phase: .end, dismissAfter: .zero)
@@ -107,7 +107,7 @@ public enum ActivityRenderer {
                 end = .islandPulse(backend: target.backend.name, body: .object(body))
             case .homeassistant:
                 end = .homeAssistant(backend: target.backend.name, service: target.service, fields: ["tag": .string(target.id)], kind: .end,
-                                     dismissAfter: .zero)
+                                     dismissAfter: .zero, now: context.now)
             case .pushward:
                 end = pushWardRequest(rule, target, content: start.body["content"] ?? .null, phase: .end, dismissAfter: .zero)
             case .activitysmith:
@@ -196,14 +196,23 @@ public enum ActivityRenderer {
                          dismissalTTL: options.dismissalTTL.map { Int($0.components.seconds) })
     }
 
-    static func liveUpdate(_ rule: ActivityRule, _ target: ActivityTarget, _ fields: [String: JSONValue], phase: PushKind)
+    static func liveUpdate(_ rule: ActivityRule, _ target: ActivityTarget, _ fields: [String: JSONValue], phase: PushKind, now: Double)
         -> Result<BackendRequest, PayloadIssuesError> {
         var body = fields
         body["tag"] = .string(target.id)
         let (normalized, issues) = PayloadNormalizer.normalize(.object(body), as: .object(LiveUpdateSchema.fields))
-        guard issues.isEmpty, let object = normalized?.objectValue else { return .failure(PayloadIssuesError(issues)) }
+        guard issues.isEmpty, var object = normalized?.objectValue else { return .failure(PayloadIssuesError(issues)) }
+        if phase != .end, object["stale_date"] == nil { object["stale_date"] = .int(staleDate(object, rule: rule, now: now)) }
         return .success(.homeAssistant(backend: target.backend.name, service: target.service, fields: object, kind: phase,
-                                       dismissAfter: rule.dismissAfter))
+                                       dismissAfter: rule.dismissAfter, now: now))
+    }
+
+    /// When the Lock Screen should show a live update as out of date if no other push comes: a minute past its
+    /// countdown's end, else when LiveBridge would have renewed it (so a LiveBridge that stopped is visible).
+    static func staleDate(_ fields: [String: JSONValue], rule: ActivityRule, now: Double) -> Int {
+        if let when = fields["when"]?.doubleValue, fields["when_relative"]?.boolValue != true, when > now { return Int(saturating: when + 60) }
+        let renewal = rule.budget.renewAfter ?? UpdateBudget.defaultRenewAfter
+        return Int(saturating: now) + Int(renewal.components.seconds)
     }
 
     /// `keepsMDI`: the backend draws Material Design icons itself (PushWard).
