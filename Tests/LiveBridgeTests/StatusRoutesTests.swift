@@ -40,6 +40,16 @@ struct StatusRoutesTests {
         }
     }
 
+    /// A service's code in a reason is cut as in the logs: a probe's answer stays small.
+    @Test func aHugeCodeInAReasonIsCut() async throws {
+        let code = String(repeating: "E", count: 50_000)
+        let response = await routes(failing: ["aivi": code]).respond(toPath: "/healthz")
+        let reasons = try JSONParser.parse(response.body)["reasons"]?.arrayValue?.compactMap(\.stringValue)
+        let kept = "backend aivi refuses pushes (" + String(repeating: "E", count: 971)
+        #expect(reasons == [kept + "…[49030 more bytes cut]"])
+        #expect(response.body.count < 1_200)
+    }
+
     @Test func metricsAreThePrometheusText() async {
         let response = await routes().respond(toPath: "/metrics")
         #expect(response.status == 200 && response.contentType == "text/plain; version=0.0.4")
