@@ -44,7 +44,7 @@ let package = Package(
         // CPU time and memory of another process, from /proc: for the benchmark and the resilience suite.
         .target(name: "ProcessMeasurement"),
         // make fuzz: libFuzzer targets over what comes from outside (built with -sanitize=fuzzer,address).
-        .target(name: "FuzzTargets", dependencies: ["HomeAssistant", "JSON", "Rules"]),
+        .target(name: "FuzzTargets", dependencies: ["HomeAssistant", "JSON", "Rules", "Dispatcher", "LiveActivity"]),
         .executableTarget(name: "LiveBridgeFuzz", dependencies: ["FuzzTargets"]),
         // make bench: livebridge run as a subprocess under the simulator's load.
         .executableTarget(name: "LiveBridgeBenchmark", dependencies: ["HomeAssistantSimulator", "FakePushServices", "HTTPClient", "JSON", "ProcessMeasurement", "WebSocketTransport"]),

@@ -28,6 +28,12 @@ public struct DeliveryReport: Sendable, Equatable {
         self.status = status
         self.code = code
     }
+
+    /// A request whose target is no path under the service's base URL is never sent (`invalid_target`): the token
+    /// goes to the service's own paths only, whatever the target came from.
+    static func invalidTarget(_ request: BackendRequest) -> DeliveryReport? {
+        BackendKind.pathProblem(request.target) == nil ? nil : DeliveryReport(.rejected(code: "invalid_target"), code: "invalid_target")
+    }
 }
 
 /// What an HTTP answer means, by the backends' documented contracts.
@@ -91,6 +97,7 @@ public struct HTTPPushBackend: PushBackend {
     }
 
     public func deliver(_ request: BackendRequest, kind: PushKind) async -> DeliveryReport {
+        if let refused = DeliveryReport.invalidTarget(request) { return refused }
         let result: Result<HTTPResponse, HTTPTransportError>
         do { result = .success(try await client.send(httpRequest(for: request))) } catch { result = .failure(error) }
         return HTTPOutcome.classify(result, kind: kind)

@@ -81,7 +81,7 @@ public actor LiveBridgeService: Service {
         }
         self.connection = connection
         let backends = Self.makeBackends(Array(rules.backends.values), dryRun: options.dryRun, connection: connection, logger: logger)
-        dispatcher = Dispatcher(backends: backends, stateFile: stateFile, onPush: { record in
+        dispatcher = Dispatcher(backends: backends, stateFile: stateFile, eventBornLimit: rules.eventActivityLimit, onPush: { record in
             let outcome: String
             var permanent: String?
             switch record.report.outcome {
@@ -382,14 +382,22 @@ public actor LiveBridgeService: Service {
             switch action {
             case .submit(let submission):
                 logger.debug("queued", ["activity": submission.activity, "target": submission.target, "event": submission.event.name])
-                await dispatcher.submit(submission)
+                if await !dispatcher.submit(submission),
+                   case .notify(let activity, let problem, let id, let title, let message)? = blueprintEvents.refused(submission, limit: rules.eventActivityLimit, rules: rules) {
+                    await tell(activity: activity, problem: problem, id: id, title: title, message: message)
+                }
             case .notify(let activity, let problem, let id, let title, let message):
-                logger.warning("invalid \(rules.eventType) event", ["activity": activity, "problem": problem])
-                _ = try? await connection.callService(domain: "persistent_notification", service: "create", data: [
-                    "notification_id": .string(id), "title": .string(title), "message": .string(message),
-                ])
+                await tell(activity: activity, problem: problem, id: id, title: title, message: message)
             }
         }
+    }
+
+    /// An event's problem: logged, and shown in Home Assistant as a persistent notification.
+    private func tell(activity: String, problem: String, id: String, title: String, message: String) async {
+        logger.warning("invalid \(engine.rules.eventType) event", ["activity": activity, "problem": problem])
+        _ = try? await connection.callService(domain: "persistent_notification", service: "create", data: [
+            "notification_id": .string(id), "title": .string(title), "message": .string(message),
+        ])
     }
 
     /// SIGHUP: loads the file again; on any error the old rules keep running and every error is logged.
@@ -421,6 +429,7 @@ public actor LiveBridgeService: Service {
                 await dispatcher.replaceBackends(Self.makeBackends(changed, dryRun: options.dryRun, connection: connection, logger: logger))
                 logger.info("backends changed", ["backends": changed.map(\.name).sorted().joined(separator: ",")])
             }
+            await dispatcher.setEventBornLimit(rules.eventActivityLimit)
             let result = engine.reload(rules, now: Date().timeIntervalSince1970)
             let reads = rules.reads
             if reads != old.reads { connection.setSelection(reads) }

@@ -30,4 +30,14 @@ public enum OutsideText {
         let hex = String(scalar.value, radix: 16)
         return scalar.value > 0xFFFF ? "\\u{\(hex)}" : "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
     }
+
+    /// A value shown in an error or a warning: quoted, cut at `limit`, with `"`, `\\` and unsafe scalars escaped, so a
+    /// hostile file or event cannot break the message that names it.
+    public static func quoted(_ text: String, limit: Int = 80) -> String {
+        var out = "\""
+        for scalar in bounded(text, limit: limit).unicodeScalars {
+            if isUnsafe(scalar) || scalar == "\"" || scalar == "\\" { out += escape(scalar) } else { out.unicodeScalars.append(scalar) }
+        }
+        return out + "\""
+    }
 }

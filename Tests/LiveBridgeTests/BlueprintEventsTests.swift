@@ -99,4 +99,26 @@ struct BlueprintEventsTests {
         #expect(lines(events.take(bad, rules: rules)) == told, "after a valid event the problem is news again")
         #expect(lines(events.take(["payload": ["template": "generic"]], rules: rules)).first?.hasPrefix("notify unnamed true") == true)
     }
+
+    /// Event-born submissions are marked so, and one past the limit is told once, naming the setting.
+    @Test func eventsAreBoundedAndAStartPastTheLimitIsTold() throws {
+        var events = BlueprintEvents()
+        let rules = try rules()
+        guard case .submit(let submission)? = events.take(["activity": "washer", "payload": ["template": "generic", "progress": 0.5]], rules: rules).first
+        else { Issue.record("not submitted"); return }
+        #expect(submission.eventBorn)
+        let told = events.refused(submission, limit: 20, rules: rules).map { lines([$0]) }
+        #expect(told == ["notify washer true LiveBridge: activity washer: The my_activity_event event for washer was not sent: activity is one more than "
+                         + "the 20 activities events may show at once (events.max_activities); end one first"])
+        #expect(events.refused(submission, limit: 20, rules: rules) == nil, "told once")
+        #expect(rules.eventActivityLimit == 20)
+    }
+
+    /// A made-up id is not repeated as a name: its problem is told for an unnamed activity, its value escaped.
+    @Test func aHostileIDIsToldUnnamedAndEscaped() throws {
+        var events = BlueprintEvents()
+        let told = lines(events.take(["activity": "../../admin\r\n", "action": "end"], rules: try rules()))
+        #expect(told == [#"notify unnamed true LiveBridge: activity unnamed: The my_activity_event event for unnamed was not sent: activity "#
+                         + #""../../admin\u000d\u000a" is not an Aivi slug: letters, digits, _ and -, at most 128 (backend aivi)"#])
+    }
 }

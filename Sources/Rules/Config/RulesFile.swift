@@ -68,6 +68,10 @@ public struct RulesFile: Sendable {
     public let status: StatusListener?
     /// The Home Assistant event blueprints fire (`livebridge_activity` unless `events: {type: …}` says otherwise).
     public let eventType: String
+    /// How many activities events may show at once (`events.max_activities`): each is a lane and a state entry while
+    /// it lasts, so a flood of made-up ids is refused past it.
+    public var eventActivityLimit = RulesFile.defaultEventActivityLimit
+    public static let defaultEventActivityLimit = 20
     public let homeAssistant: HomeAssistantSettings?
     public let backends: [String: Backend]
     public let defaultBackend: String?

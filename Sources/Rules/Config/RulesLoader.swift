@@ -114,7 +114,13 @@ public enum RulesLoader {
             }
         }
         var eventType = "livebridge_activity"
+        var eventActivityLimit = RulesFile.defaultEventActivityLimit
         if let node = top["events"], let reader = MappingReader(node, path: "events", errors: &errors) {
+            if let node = reader["max_activities"] {
+                if let text = node.scalar, let limit = Int(text), (1...500).contains(limit) { eventActivityLimit = limit } else {
+                    errors.append(ConfigError(node.location, path: "events.max_activities", "\(node.quoted) is not a number of activities from 1 to 500"))
+                }
+            }
             reader.rejectUnknown(allowed: ConfigReference.eventsKeys, errors: &errors)
             if let type = reader.string("type", errors: &errors) {
                 if type.isEmpty || type.contains(" ") {
@@ -124,8 +130,10 @@ public enum RulesLoader {
                 }
             }
         }
-        return RulesFile(path: file, status: status, eventType: eventType, homeAssistant: homeAssistant, backends: backends, defaultBackend: defaultBackend,
-                         budget: budget, activities: activities, notes: notes)
+        var rules = RulesFile(path: file, status: status, eventType: eventType, homeAssistant: homeAssistant, backends: backends,
+                              defaultBackend: defaultBackend, budget: budget, activities: activities, notes: notes)
+        rules.eventActivityLimit = eventActivityLimit
+        return rules
     }
 
     static func decodeHomeAssistant(_ node: YAMLNode, supervisor: SupervisorAccess?, errors: inout [ConfigError]) -> RulesFile.HomeAssistantSettings? {
@@ -198,8 +206,8 @@ public enum RulesLoader {
         if kind == .homeassistant {
             if let named = reader.strings("service", errors: &errors) {
                 for (text, at) in named {
-                    if !(text.hasPrefix("notify.") && EntityID.isValid(text)) {
-                        errors.append(ConfigError(at, path: path + ".service", "\"\(text)\" is not a notify service; write notify.mobile_app_<device>"))
+                    if let problem = LiveUpdateSchema.serviceProblem(text) {
+                        errors.append(ConfigError(at, path: path + ".service", problem))
                     } else if services.contains(text) {
                         errors.append(ConfigError(at, path: path + ".service", "\"\(text)\" is named twice"))
                     } else {
