@@ -117,6 +117,8 @@ final class TransferLoop: @unchecked Sendable {
     private func configure(_ handle: UnsafeMutableRawPointer, for transfer: Transfer) {
         let request = transfer.request
         _ = ccurl_setopt_string(handle, CURLOPT_URL, request.url)
+        // HTTP and HTTPS only: a URL from a file or a command line cannot make libcurl read file:// or speak dict://.
+        _ = ccurl_setopt_string(handle, CURLOPT_PROTOCOLS_STR, "http,https")
         _ = ccurl_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
         _ = ccurl_setopt_string(handle, CURLOPT_CUSTOMREQUEST, request.method)
         _ = ccurl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, HTTPClient.milliseconds(options.connectTimeout))

@@ -33,6 +33,7 @@ enum CheckCommand {
                 print("Home Assistant: \(settings.url), through the Supervisor with the add-on's token ($\(SupervisorAccess.tokenVariable))")
             }
             for warning in rules.notes.warnings.sortedByPosition() { print("\(warning.location): \(warning.path): warning: \(warning.message)") }
+            for warning in SecretFilePermissions.warnings(configPath: args.positional[0]) { print("warning: \(warning)") }
             if args.has("verbose") {
                 for coercion in rules.notes.coercions.sortedByPosition() { print("\(coercion.location): \(coercion.path): \(coercion.message)") }
             }

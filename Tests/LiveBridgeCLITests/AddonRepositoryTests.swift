@@ -212,6 +212,15 @@ struct AddonRepositoryTests {
         #expect(healthcheck.stdout.lines.first?.hasPrefix("no answer from http://127.0.0.1:\(port)/healthz") == true)
     }
 
+    /// The health check reads http(s) from a host only: not a file, not another protocol.
+    @Test(arguments: ["file:///etc/passwd", "dict://127.0.0.1:11211/stat", "http:///healthz", "gopher://x"])
+    func aHealthCheckURLMustBeHTTPToAHost(url: String) async throws {
+        let healthcheck = try Subprocess(["healthcheck", "--url", url])
+        #expect(await healthcheck.exitStatus() == 2)
+        #expect(healthcheck.stderr.lines.contains { $0.contains("--url must") }, "\(healthcheck.stderr.lines)")
+        #expect(!healthcheck.stdout.lines.contains { $0.contains("root:") })
+    }
+
     /// The Home Assistant Container image: non-root, a /data it owns, a health check with the binary itself, TZ
     /// honoured (tzdata), the status listener reachable.
     @Test func theContainerImageRunsAsItsOwnUserWithAWritableData() throws {

@@ -14,7 +14,17 @@ struct RulesCommandTests {
         let config = Self.repository.appendingPathComponent("config")
         try FileManager.default.copyItem(atPath: config.appendingPathComponent("livebridge.example.yaml").path, toPath: folder + "/livebridge.yaml")
         try FileManager.default.copyItem(atPath: config.appendingPathComponent("secrets.example.yaml").path, toPath: folder + "/secrets.yaml")
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: folder + "/secrets.yaml")
         return folder
+    }
+
+    @Test func checkWarnsOfASecretsFileEveryUserCanRead() async throws {
+        let folder = try exampleFolder()
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: folder + "/secrets.yaml")
+        let check = try Subprocess(["check", folder + "/livebridge.yaml"])
+        #expect(await check.exitStatus() == 0)
+        #expect(check.stdout.lines.last == "warning: \(folder)/secrets.yaml holds secrets and is readable by every user of this machine (mode 644); "
+                + "chmod 600 \(folder)/secrets.yaml")
     }
 
     @Test func checkSummarisesAValidFile() async throws {

@@ -23,8 +23,11 @@ public enum RulesLoader {
             if errors.isEmpty { errors.append(ConfigError(SourceLocation(file: file, line: 1, column: 1), path: "", "the file is empty")) }
             return .failure(ConfigErrors(errors))
         }
-        let rules = decode(root, file: file, supervisor: supervisor, errors: &errors)
-        guard errors.isEmpty, let rules else { return .failure(ConfigErrors(errors.sortedByPosition())) }
+        let decoded = decode(root, file: file, supervisor: supervisor, errors: &errors)
+        // Whatever a message quotes, a value from !secret or !env_var shows as its name.
+        let secrets = SecretValues(root)
+        guard errors.isEmpty, var rules = decoded else { return .failure(ConfigErrors(errors.map(secrets.hiding).sortedByPosition())) }
+        rules.notes = secrets.hiding(rules.notes)
         return .success(rules)
     }
 
