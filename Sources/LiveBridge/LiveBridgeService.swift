@@ -62,7 +62,7 @@ public actor LiveBridgeService: Service {
             throw StartupError(description: errors.description)
         case .success(let loaded): rules = loaded
         }
-        guard let settings = rules.homeAssistant else {
+        guard let settings = rules.homeAssistant, rules.problemsForRun.isEmpty else {
             throw StartupError(description: ConfigErrors(rules.problemsForRun).description)
         }
         let stateFile: DeliveryStateFile

@@ -23,6 +23,7 @@ enum CheckCommand {
         }) {
         case .failure(let errors):
             for error in errors.errors { standardError(error.description) }
+            for warning in SecretFilePermissions.warnings(configPath: args.positional[0]) { standardError("warning: \(warning)") }
             standardError("\(errors.errors.count) error\(errors.errors.count == 1 ? "" : "s")")
             return 1
         case .success(let rules):

@@ -13,7 +13,10 @@ struct RulesCommandTests {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let config = Self.repository.appendingPathComponent("config")
         try FileManager.default.copyItem(atPath: config.appendingPathComponent("livebridge.example.yaml").path, toPath: folder + "/livebridge.yaml")
-        try FileManager.default.copyItem(atPath: config.appendingPathComponent("secrets.example.yaml").path, toPath: folder + "/secrets.yaml")
+        // The example's placeholder token replaced, as a user does first (check refuses a placeholder).
+        try String(contentsOf: config.appendingPathComponent("secrets.example.yaml"), encoding: .utf8)
+            .replacingOccurrences(of: "replace-with-your-aivi-token", with: "aivi-token-of-the-user")
+            .write(toFile: folder + "/secrets.yaml", atomically: true, encoding: .utf8)
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: folder + "/secrets.yaml")
         return folder
     }
