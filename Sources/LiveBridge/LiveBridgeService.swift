@@ -115,9 +115,12 @@ public actor LiveBridgeService: Service {
             // Plain HTTP on a local port for metrics scrapes and the preview page.
             loopOptions.usesTLS = false
             loopOptions.maximumConnections = 64
-            // GETs only: no bodies, no WebSocket upgrades (no onAccept), idle sockets closed after 5 s.
+            // GETs only: no bodies, no WebSocket upgrades (no onAccept), idle sockets closed after 5 s. A client holds at
+            // most 8 sockets and has 3 s to send a whole request; the last 8 sockets serve /healthz only, so a flood of
+            // idle or dribbling connections never silences the watchdog's probe.
             loopOptions.maximumRequestBody = 0
             loopOptions.idleTimeout = .seconds(5)
+            loopOptions.listenerLimits = ListenerLimits(perClient: 8, deadline: .seconds(3), reserve: 8, reservedPaths: ["/healthz"])
             do { statusLoop = try WebSocketEventLoop(options: loopOptions) } catch {
                 throw StartupError(description: "status listener (\(options.statusListen != nil ? "--status-listen" : "status.listen")): \(error)")
             }
@@ -165,7 +168,7 @@ public actor LiveBridgeService: Service {
             lanes: { await dispatcher.lanes },
             pushLog: { pushLog.recent }))
         statusLoop?.onHTTPRequest = { request, respond in
-            Task { respond(await routes.respond(toPath: request.path)) }
+            Task { respond(await routes.respond(to: request)) }
         }
         statusLoop?.start()
     }

@@ -26,6 +26,14 @@ struct StatusRoutes: Sendable {
 
     let source: Source
 
+    /// Every route is read-only: any method but GET is answered 405 with `Allow: GET`.
+    func respond(to request: HTTPServerRequest) async -> HTTPServerResponse {
+        guard request.method == "GET" else {
+            return HTTPServerResponse(status: 405, json: #"{"error":"only GET is served here"}"#, headers: ["Allow": "GET"])
+        }
+        return await respond(toPath: request.path)
+    }
+
     func respond(toPath requestPath: String) async -> HTTPServerResponse {
         let path = requestPath.split(separator: "?").first.map(String.init) ?? requestPath
         switch path {

@@ -3,6 +3,7 @@ import HomeAssistant
 import JSON
 import Testing
 @testable import LiveBridge
+@testable import WebSocketTransport
 
 /// /healthz, /metrics and /activities from what the service reports, without a socket.
 struct StatusRoutesTests {
@@ -48,6 +49,15 @@ struct StatusRoutesTests {
         let kept = "backend aivi refuses pushes (" + String(repeating: "E", count: 971)
         #expect(reasons == [kept + "…[49030 more bytes cut]"])
         #expect(response.body.count < 1_200)
+    }
+
+    /// Every route is read-only: PUT, DELETE, PATCH, OPTIONS and the rest are refused, saying what is allowed.
+    @Test(arguments: ["PUT", "DELETE", "PATCH", "OPTIONS", "POST", "HEAD"])
+    func otherMethodsThanGETAre405(method: String) async {
+        let response = await routes().respond(to: HTTPServerRequest(method: method, path: "/healthz", headers: [:], body: []))
+        #expect(response.status == 405)
+        #expect(response.headers == ["Allow": "GET"])
+        #expect(await routes().respond(to: HTTPServerRequest(method: "GET", path: "/healthz", headers: [:], body: [])).status == 200)
     }
 
     @Test func metricsAreThePrometheusText() async {
