@@ -284,13 +284,7 @@ public actor Dispatcher {
         guard slot.eventBorn, !slot.vacant, slot.lane.phase == .idle, slot.lane.isQuiet, slot.lane.dismissal == nil, !slot.inFlight,
               !slot.rendering else { return }
         cancelWake(i)
-        let counters = slot.lane.counters
-        forgottenCounters.debounced += counters.debounced
-        forgottenCounters.deduplicated += counters.deduplicated
-        forgottenCounters.retries += counters.retries
-        forgottenCounters.dropped += counters.dropped
-        forgottenCounters.held += counters.held
-        forgottenCounters.renewals += counters.renewals
+        forgottenCounters.add(slot.lane.counters)
         slotIndex[slot.key] = nil
         if state.entries[slot.key] != nil { record(slot.key, DeliveryState.Entry(running: false, digest: nil)) }
         slots[i] = Slot(lane: ActivityLane(), key: "", activity: "", target: "", backend: slot.backend, vacant: true)
@@ -299,14 +293,7 @@ public actor Dispatcher {
 
     /// Counters summed over every lane.
     public var counters: ActivityLane.Counters {
-        slots.reduce(into: forgottenCounters) { total, slot in
-            total.debounced += slot.lane.counters.debounced
-            total.deduplicated += slot.lane.counters.deduplicated
-            total.retries += slot.lane.counters.retries
-            total.dropped += slot.lane.counters.dropped
-            total.held += slot.lane.counters.held
-            total.renewals += slot.lane.counters.renewals
-        }
+        slots.reduce(into: forgottenCounters) { total, slot in total.add(slot.lane.counters) }
     }
 
     /// Pushes left through each device's Home Assistant relay (24 hours, 500 each), by notify service.

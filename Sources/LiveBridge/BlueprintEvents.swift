@@ -16,6 +16,9 @@ struct BlueprintEvents {
     }
 
     private var told = ProblemReport()
+    /// Activities whose problems are remembered, at most: past it the record starts afresh (a problem may be told
+    /// twice), so events naming ever new ids cannot grow it without end.
+    static let rememberedActivities = 1_000
 
     /// `start` starts or updates; `update` updates a running activity only (the dispatcher ignores a change to an idle
     /// one); `end` ends.
@@ -41,14 +44,16 @@ struct BlueprintEvents {
             }
         case .failure(let failure):
             let activity = failure.activity.isEmpty ? "unnamed" : failure.activity
+            if told.count >= Self.rememberedActivities { told = ProblemReport() }
             return told.newProblems(activity: activity, failure.issues).map { problem in
                 Self.notice(activity: activity, problem, eventType: rules.eventType)
             }
         }
     }
 
-    /// The dispatcher refused to start one more event-born activity: `limit` are shown by events already.
-    mutating func refused(_ submission: Dispatcher.Submission, limit: Int, rules: RulesFile) -> Action? {
+    /// The dispatcher refused to start one more event-born activity: the rules' `eventActivityLimit` are shown already.
+    mutating func refused(_ submission: Dispatcher.Submission, rules: RulesFile) -> Action? {
+        let limit = rules.eventActivityLimit
         let issue = PayloadIssue(path: "activity", "is one more than the \(limit) activities events may show at once (events.max_activities); end one first")
         return told.newProblems(activity: submission.activity, [issue]).first.map { Self.notice(activity: submission.activity, $0, eventType: rules.eventType) }
     }

@@ -385,18 +385,18 @@ public actor LiveBridgeService: Service {
             switch action {
             case .submit(let submission):
                 logger.debug("queued", ["activity": submission.activity, "target": submission.target, "event": submission.event.name])
-                if await !dispatcher.submit(submission),
-                   case .notify(let activity, let problem, let id, let title, let message)? = blueprintEvents.refused(submission, limit: rules.eventActivityLimit, rules: rules) {
-                    await tell(activity: activity, problem: problem, id: id, title: title, message: message)
+                if await !dispatcher.submit(submission), let refusal = blueprintEvents.refused(submission, rules: rules) {
+                    await tell(refusal)
                 }
-            case .notify(let activity, let problem, let id, let title, let message):
-                await tell(activity: activity, problem: problem, id: id, title: title, message: message)
+            case .notify:
+                await tell(action)
             }
         }
     }
 
     /// An event's problem: logged, and shown in Home Assistant as a persistent notification.
-    private func tell(activity: String, problem: String, id: String, title: String, message: String) async {
+    private func tell(_ action: BlueprintEvents.Action) async {
+        guard case .notify(let activity, let problem, let id, let title, let message) = action else { return }
         logger.warning("invalid \(engine.rules.eventType) event", ["activity": activity, "problem": problem])
         _ = try? await connection.callService(domain: "persistent_notification", service: "create", data: [
             "notification_id": .string(id), "title": .string(title), "message": .string(message),
