@@ -90,12 +90,12 @@ sanitize: deps
 	$(SWIFT) build --build-tests --sanitize=address --scratch-path .build-asan
 	ASAN_OPTIONS="halt_on_error=1 detect_leaks=0 exitcode=67" .build-asan/$(SANITIZED_TESTS)
 
-## fuzz: libFuzzer (-sanitize=fuzzer,address) on the rules loader, the JSON reader, Home Assistant's frames and templates
-## over hostile states, FUZZ_SECONDS each (default 60). Seeds: Tests/Fuzz/corpus/TARGET; what it learns stays in
+## fuzz: libFuzzer (-sanitize=fuzzer,address) on the rules loader, the JSON reader, Home Assistant's frames, templates
+## over hostile states, state.json and blueprint events, FUZZ_SECONDS each (default 60). Seeds: Tests/Fuzz/corpus/TARGET; what it learns stays in
 ## .build-fuzz/corpus (FUZZ_KEEP=1 merges it, minimised, into Tests/). A crash, a leak-free hang over 10 s or 2 GiB is a
 ## finding, written to Tests/Fuzz/findings/TARGET/: make it a unit test, fix it, commit the file (make test replays it).
 ## Leak detection is off: Swift's lazily made globals look like leaks to LeakSanitizer.
-FUZZ_TARGETS := rules json messages templates entityStates formatSpec suggest
+FUZZ_TARGETS := rules json messages templates entityStates formatSpec suggest stateFile events
 FUZZ_SECONDS ?= 60
 fuzz: deps
 	$(SWIFT) build -c release --product LiveBridgeFuzz --scratch-path .build-fuzz -Xswiftc -sanitize=fuzzer,address -Xswiftc -DLIVEBRIDGE_FUZZING

@@ -33,7 +33,7 @@ let package = Package(
         // The dispatcher: per-activity lifecycle, update budget, retries.
         .target(name: "Dispatcher", dependencies: ["Platform", "LiveActivity", "JSON", "HTTPClient"]),
         // Aivi and Island Pulse as documented, over real HTTP on 127.0.0.1: for tests and the local preview.
-        .target(name: "FakePushServices", dependencies: ["Platform", "WebSocketTransport", "JSON", "Preview"]),
+        .target(name: "FakePushServices", dependencies: ["Platform", "WebSocketTransport", "JSON", "LiveActivity", "Preview"]),
         // The running service: connection → rules → dispatcher, logging, signals.
         .target(name: "LiveBridge", dependencies: ["Platform", "HomeAssistant", "Rules", "LiveActivity", "Dispatcher", "HTTPClient", "JSON", "WebSocketTransport", "Preview"]),
         // A fake Home Assistant for tests, the demo and the benchmark.
@@ -44,7 +44,7 @@ let package = Package(
         // CPU time and memory of another process, from /proc: for the benchmark and the resilience suite.
         .target(name: "ProcessMeasurement"),
         // make fuzz: libFuzzer targets over what comes from outside (built with -sanitize=fuzzer,address).
-        .target(name: "FuzzTargets", dependencies: ["HomeAssistant", "JSON", "Rules"]),
+        .target(name: "FuzzTargets", dependencies: ["HomeAssistant", "JSON", "Rules", "Dispatcher", "LiveActivity"]),
         .executableTarget(name: "LiveBridgeFuzz", dependencies: ["FuzzTargets"]),
         // make bench: livebridge run as a subprocess under the simulator's load.
         .executableTarget(name: "LiveBridgeBenchmark", dependencies: ["HomeAssistantSimulator", "FakePushServices", "HTTPClient", "JSON", "ProcessMeasurement", "WebSocketTransport"]),

@@ -59,6 +59,16 @@ public struct ActivityLane: Sendable {
         public var held = 0
         /// Activities ended and started again before iOS's eight hours.
         public var renewals = 0
+
+        /// Another lane's counts added to these (the dispatcher's totals).
+        mutating func add(_ other: Counters) {
+            debounced += other.debounced
+            deduplicated += other.deduplicated
+            retries += other.retries
+            dropped += other.dropped
+            held += other.held
+            renewals += other.renewals
+        }
     }
 
     /// The rule's budget; a lane restored for a pending clear takes it from the rule's first submission.

@@ -22,6 +22,7 @@ public struct ActivitySmithBackend: PushBackend {
     }
 
     public func deliver(_ request: BackendRequest, kind: PushKind) async -> DeliveryReport {
+        if let refused = DeliveryReport.invalidTarget(request) { return refused }
         await pacer.turn()
         let result: Result<HTTPResponse, HTTPTransportError>
         do { result = .success(try await http.client.send(http.httpRequest(for: request))) } catch { result = .failure(error) }

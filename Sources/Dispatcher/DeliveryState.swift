@@ -92,26 +92,6 @@ public struct DeliveryState: Sendable, Equatable {
             "relays": .object(relays.filter { !$0.value.pushes.isEmpty }.mapValues { .array($0.pushes.map(JSONValue.double)) }),
         ])
     }
-
-    init?(json: JSONValue) {
-        guard json["version"]?.intValue == 1, let activities = json["activities"]?.objectValue else { return nil }
-        for (key, value) in activities {
-            guard let running = value["running"]?.boolValue else { return nil }
-            var dismissal: Dismissal?
-            if let d = value["dismiss"] {
-                guard let target = d["target"]?.stringValue, let body = d["body"], let at = d["at"]?.doubleValue else { return nil }
-                // Files from before PushWard hold Home Assistant's clears only, without kind and method.
-                let kind = d["kind"]?.stringValue.flatMap(BackendKind.init(rawValue:)) ?? .homeassistant
-                dismissal = Dismissal(target: target, body: body, at: at, kind: kind, method: d["method"]?.stringValue ?? "call_service")
-            }
-            entries[key] = Entry(running: running, digest: value["digest"]?.stringValue, dismissal: dismissal,
-                                 started: value["started"]?.doubleValue, dismissed: value["dismissed"]?.boolValue ?? false)
-        }
-        for (device, pushes) in json["relays"]?.objectValue ?? [:] {
-            guard let times = pushes.arrayValue?.compactMap(\.doubleValue) else { return nil }
-            relays[device] = RelayBudget(pushes: times)
-        }
-    }
 }
 
 /// The state file in the data directory, written atomically: a temporary file, fsync, rename, fsync of the directory.
@@ -139,13 +119,54 @@ public struct DeliveryStateFile: Sendable {
         guard access(directory, W_OK | X_OK) == 0 else {
             throw FileError(description: "the data directory \(directory) is not writable: \(Self.reason(errno))")
         }
+        // Looked at, not opened: opening a FIFO would block the start.
+        var status = stat()
+        if stat(path, &status) == 0, let kind = Self.notRegular(status.st_mode) {
+            throw FileError(description: "the state file \(path) is \(kind), not a regular file: remove it (LiveBridge writes its own)")
+        }
     }
 
-    /// The saved state; a missing file is a clean start, a corrupt one too, with a warning.
-    public func load(warn: (String) -> Void) -> DeliveryState {
-        guard let data = FileManager.default.contents(atPath: path) else { return DeliveryState() }
-        guard let json = try? JSONParser.parse(Array(data)), let state = DeliveryState(json: json) else {
-            warn("the state file \(path) is unreadable or corrupt; starting clean (activities already on phones get a fresh start)")
+    /// What a file that is not a regular one is, in words (nil: a regular file).
+    static func notRegular(_ mode: mode_t) -> String? {
+        switch mode & S_IFMT {
+        case S_IFREG: return nil
+        case S_IFIFO: return "a FIFO"
+        case S_IFCHR, S_IFBLK: return "a device"
+        case S_IFDIR: return "a directory"
+        case S_IFSOCK: return "a socket"
+        default: return "not a file"
+        }
+    }
+
+    /// The largest state file read: thousands of entries fit in far less.
+    static let largestFile = 8 << 20
+
+    /// The saved state, each entry checked (`DeliveryState(json:now:warn:)`); a missing file is a clean start, a
+    /// corrupt, oversized or irregular one too, with a warning.
+    public func load(now: Double = Date().timeIntervalSince1970, warn: (String) -> Void) -> DeliveryState {
+        let corrupt = "the state file \(path) is unreadable or corrupt; starting clean (activities already on phones get a fresh start)"
+        // Non-blocking: a FIFO put in its place since the start must not hang the load.
+        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else {
+            if errno != ENOENT { warn(corrupt) }
+            return DeliveryState()
+        }
+        defer { close(fd) }
+        var status = stat()
+        guard fstat(fd, &status) == 0, Self.notRegular(status.st_mode) == nil, Int(status.st_size) <= Self.largestFile else {
+            warn(Int(status.st_size) > Self.largestFile ? "the state file \(path) is over \(Self.largestFile) bytes; starting clean" : corrupt)
+            return DeliveryState()
+        }
+        var bytes = [UInt8](repeating: 0, count: Int(status.st_size) + 1)
+        var count = 0
+        while count < bytes.count {
+            let n = bytes[count...].withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n < 0, errno == EINTR { continue }
+            guard n > 0 else { break }
+            count += n
+        }
+        guard count <= Self.largestFile, let state = DeliveryState.decode(Array(bytes[..<count]), now: now, warn: warn) else {
+            warn(corrupt)
             return DeliveryState()
         }
         return state

@@ -88,6 +88,12 @@ public actor Dispatcher {
         var lastDelivered: [UInt8]?
         /// A payload is being rendered for it: nothing else is asked of the lane until it is handed over.
         var rendering = false
+        /// Shown by an event, not a rule: counted against `eventBornLimit`, and forgotten once it has ended.
+        var eventBorn = false
+        /// Forgotten: the position waits in `vacancies` for the next new lane.
+        var vacant = false
+        /// Told apart from an earlier lane at the same position: a wake-up of a forgotten lane does not reach the next.
+        var serial: UInt64 = 0
     }
 
     /// Renders an activity's payload when its update is due (pulled, not rendered per change).
@@ -100,9 +106,17 @@ public actor Dispatcher {
     private let stateFile: DeliveryStateFile?
     private var state: DeliveryState
     /// Lanes in stable storage, found by position: a change updates its lane in place (no copy out of a dictionary
-    /// and back). Slots are never removed, so a position stays valid for the life of the dispatcher.
+    /// and back). A position stays with its lane until the lane is forgotten (an event-born one that ended), and is
+    /// then reused.
     private var slots: [Slot] = []
     private var slotIndex: [String: Int] = [:]
+    /// Positions of forgotten lanes, reused by new ones.
+    private var vacancies: [Int] = []
+    private var nextSerial: UInt64 = 0
+    /// The counters of forgotten lanes, so the totals never go down.
+    private var forgottenCounters = ActivityLane.Counters()
+    /// How many lanes events may hold at once (`events.max_activities`).
+    private var eventBornLimit: Int
     private let onPush: @Sendable (PushRecord) -> Void
     private let onLog: @Sendable (String) -> Void
     /// What is worth telling but is no problem (a renewal).
@@ -112,7 +126,7 @@ public actor Dispatcher {
     private var quietWaiters: [CheckedContinuation<Void, Never>] = []
 
     public init(backends: [any PushBackend], retry: RetryPolicy = RetryPolicy(), stateFile: DeliveryStateFile? = nil,
-                onPush: @escaping @Sendable (PushRecord) -> Void = { _ in }, log: @escaping @Sendable (String) -> Void = { _ in },
+                eventBornLimit: Int = 20, onPush: @escaping @Sendable (PushRecord) -> Void = { _ in }, log: @escaping @Sendable (String) -> Void = { _ in },
                 info: @escaping @Sendable (String) -> Void = { _ in }, decision: @escaping @Sendable (Decision) -> Void = { _ in }) {
         self.backends = Dictionary(backends.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         self.retry = retry
@@ -121,6 +135,7 @@ public actor Dispatcher {
         self.onLog = log
         self.onInfo = info
         self.onDecision = decision
+        self.eventBornLimit = eventBornLimit
         self.state = stateFile?.load(warn: log) ?? DeliveryState()
         (slots, slotIndex) = Self.dismissals(in: state, backends: self.backends, retry: retry)
     }
@@ -136,7 +151,7 @@ public actor Dispatcher {
             let name = DeliveryState.backend(ofTarget: target)
             guard let backend = backends[name] else { continue }
             let clear = BackendRequest(backend: name, kind: saved.kind, method: saved.method, target: saved.target, body: saved.body)
-            let due = now.advanced(by: .milliseconds(Int64(max(0, saved.at - epoch) * 1000)))
+            let due = now.advanced(by: .milliseconds(Int64(min(max(0, saved.at - epoch), DeliveryState.timeWindow) * 1000)))
             slotIndex[key] = slots.count
             slots.append(Slot(lane: ActivityLane(budget: UpdateBudget(), retry: retry,
                                                  dismissing: Push(.end, body: clear.bodyBytes, isUrgent: true, request: clear), at: due),
@@ -144,6 +159,9 @@ public actor Dispatcher {
         }
         return (slots, slotIndex)
     }
+
+    /// How many lanes events may hold at once, from reloaded rules (lanes beyond it already go on until they end).
+    public func setEventBornLimit(_ limit: Int) { eventBornLimit = limit }
 
     /// Starts the timers of the clears restored from the state file.
     public func resume() {
@@ -175,6 +193,8 @@ public actor Dispatcher {
         public let device: String?
         public let budget: UpdateBudget
         public let event: Event
+        /// Shown by a Home Assistant event rather than a rule: bounded in number and forgotten once ended.
+        public var eventBorn = false
         public init(activity: String, target: String, backend: String, device: String?, budget: UpdateBudget, event: Event) {
             self.activity = activity
             self.target = target
@@ -206,11 +226,14 @@ public actor Dispatcher {
         submit(Submission(activity: activity, backend: backend, budget: budget, event: event))
     }
 
-    public func submit(_ item: Submission) {
+    /// Takes one event; false when it starts an event-born activity new to the dispatcher and `eventBornLimit` lanes
+    /// are held by events already (nothing is done then: the caller tells why).
+    @discardableResult
+    public func submit(_ item: Submission) -> Bool {
         let (activity, name, budget, event) = (item.activity, item.backend, item.budget, item.event)
         guard let backend = backends[name] else {
             onLog("activity \(activity): no backend named \(name)")
-            return
+            return true
         }
         let key = DeliveryState.key(activity: activity, target: item.target)
         let i: Int
@@ -218,14 +241,25 @@ public actor Dispatcher {
             i = found
             if slots[i].lane.budget != budget { slots[i].lane.budget = budget }
         } else {
+            // Only a start makes an activity an event holds; an update or end of one without a lane changes nothing
+            // (or ends one saved before a restart) and is forgotten at once.
+            if item.eventBorn, case .start = event, eventBornLanes >= eventBornLimit { return false }
             let saved = state.entries[key]
-            i = slots.count
             let started = saved?.started.map { Self.instant(fromEpoch: $0) }
-            slots.append(Slot(lane: ActivityLane(budget: budget, retry: retry, resuming: saved?.running ?? false, deliveredDigest: saved?.digest,
-                                                 startedAt: started, dismissed: saved?.dismissed ?? false),
-                              key: key, activity: activity, target: item.target, backend: backend, device: item.device))
+            nextSerial += 1
+            let slot = Slot(lane: ActivityLane(budget: budget, retry: retry, resuming: saved?.running ?? false, deliveredDigest: saved?.digest,
+                                               startedAt: started, dismissed: saved?.dismissed ?? false),
+                            key: key, activity: activity, target: item.target, backend: backend, device: item.device, serial: nextSerial)
+            if let reused = vacancies.popLast() {
+                i = reused
+                slots[i] = slot
+            } else {
+                i = slots.count
+                slots.append(slot)
+            }
             slotIndex[key] = i
         }
+        if item.eventBorn { slots[i].eventBorn = true }
         if let device = item.device, slots[i].device == nil { slots[i].device = device }
         let now = ContinuousClock.now
         switch event {
@@ -236,18 +270,30 @@ public actor Dispatcher {
         case .end(let request): slots[i].lane.end(Push(.end, body: request.bodyBytes, isUrgent: true, request: request), at: now)
         }
         pump(i)
+        forgetIfEnded(i)
+        return true
+    }
+
+    /// Lanes events hold now.
+    private var eventBornLanes: Int { slots.reduce(0) { $0 + ($1.eventBorn && !$1.vacant ? 1 : 0) } }
+
+    /// An event-born lane that has ended (idle, nothing queued, in flight or waiting to be cleared) is forgotten: its
+    /// position is freed and its state entry removed, so made-up ids leave nothing behind.
+    private func forgetIfEnded(_ i: Int) {
+        let slot = slots[i]
+        guard slot.eventBorn, !slot.vacant, slot.lane.phase == .idle, slot.lane.isQuiet, slot.lane.dismissal == nil, !slot.inFlight,
+              !slot.rendering else { return }
+        cancelWake(i)
+        forgottenCounters.add(slot.lane.counters)
+        slotIndex[slot.key] = nil
+        if state.entries[slot.key] != nil { record(slot.key, DeliveryState.Entry(running: false, digest: nil)) }
+        slots[i] = Slot(lane: ActivityLane(), key: "", activity: "", target: "", backend: slot.backend, vacant: true)
+        vacancies.append(i)
     }
 
     /// Counters summed over every lane.
     public var counters: ActivityLane.Counters {
-        slots.reduce(into: ActivityLane.Counters()) { total, slot in
-            total.debounced += slot.lane.counters.debounced
-            total.deduplicated += slot.lane.counters.deduplicated
-            total.retries += slot.lane.counters.retries
-            total.dropped += slot.lane.counters.dropped
-            total.held += slot.lane.counters.held
-            total.renewals += slot.lane.counters.renewals
-        }
+        slots.reduce(into: forgottenCounters) { total, slot in total.add(slot.lane.counters) }
     }
 
     /// Pushes left through each device's Home Assistant relay (24 hours, 500 each), by notify service.
@@ -272,7 +318,7 @@ public actor Dispatcher {
 
     public var lanes: [LaneSummary] {
         let now = ContinuousClock.now, relays = relayRemaining
-        return slots.map { slot in
+        return slots.filter { !$0.vacant }.map { slot in
             LaneSummary(activity: slot.activity, target: slot.target, phase: slot.lane.phase, lastDelivered: slot.lastDelivered,
                         updatesLeftThisHour: slot.lane.updatesLeft(at: now), relayRemaining: slot.device.flatMap { relays[$0] })
         }
@@ -416,9 +462,11 @@ public actor Dispatcher {
     }
 
     /// A wall-clock time as an instant of the continuous clock (for times saved across restarts).
+    /// Clamped to a year either way, so no saved time can trap the conversion.
     static func instant(fromEpoch epoch: Double) -> ContinuousClock.Instant {
-        let delta = epoch - Date().timeIntervalSince1970
-        return ContinuousClock.now.advanced(by: .milliseconds(Int64((delta * 1000).rounded())))
+        let year = 366 * 86_400.0
+        let delta = min(max(epoch - Date().timeIntervalSince1970, -year), year)
+        return ContinuousClock.now.advanced(by: .milliseconds(Int64(((delta.isNaN ? 0 : delta) * 1000).rounded())))
     }
 
     static func epoch(of instant: ContinuousClock.Instant) -> Double {
@@ -441,15 +489,17 @@ public actor Dispatcher {
         guard case .wait(let until?) = decision else { return }
         if let wake = slots[i].wake, wake.at <= until { return }  // it pumps then, and the lane decides again
         slots[i].wake?.task.cancel()
+        let serial = slots[i].serial
         let task = Task { [weak self] in
             try? await Task.sleep(until: until, clock: .continuous)
             guard !Task.isCancelled else { return }
-            await self?.woke(i)
+            await self?.woke(i, serial: serial)
         }
         slots[i].wake = (task, until)
     }
 
-    private func woke(_ i: Int) {
+    private func woke(_ i: Int, serial: UInt64) {
+        guard slots[i].serial == serial, !slots[i].vacant else { return }
         slots[i].wake = nil
         pump(i)
     }
@@ -479,6 +529,7 @@ public actor Dispatcher {
             }
         }
         pump(i)
+        forgetIfEnded(i)
         resumeQuietWaiters()
     }
 

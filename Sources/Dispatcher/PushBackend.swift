@@ -1,3 +1,4 @@
+import Platform
 import HTTPClient
 import JSON
 import LiveActivity
@@ -17,6 +18,8 @@ public struct DeliveryReport: Sendable, Equatable {
     public let status: Int?
     /// The backend's error code (`FREE_TIER_JOB_LOCKED`, `not_found`…) or the transport's.
     public let code: String?
+    /// The longest backend code kept (a service's `error` field can be anything).
+    public static let codeLimit = 120
     /// New connections the push opened (0 when a kept-alive one carried it).
     public var connectionsOpened = 0
 
@@ -24,6 +27,12 @@ public struct DeliveryReport: Sendable, Equatable {
         self.outcome = outcome
         self.status = status
         self.code = code
+    }
+
+    /// A request whose target is no path under the service's base URL is never sent (`invalid_target`): the token
+    /// goes to the service's own paths only, whatever the target came from.
+    static func invalidTarget(_ request: BackendRequest) -> DeliveryReport? {
+        BackendKind.pathProblem(request.target) == nil ? nil : DeliveryReport(.rejected(code: "invalid_target"), code: "invalid_target")
     }
 }
 
@@ -43,7 +52,8 @@ public enum HTTPOutcome {
     private static func classify(_ response: HTTPResponse, kind: PushKind) -> DeliveryReport {
         // Aivi and Island Pulse say `error`; PushWard's problems (RFC 9457) say `code`.
         let problem = try? JSONParser.parse(response.body)
-        let code = problem?["error"]?.stringValue ?? problem?["code"]?.stringValue
+        // The service's words: cut short, they go into logs, metrics and /healthz.
+        let code = (problem?["error"]?.stringValue ?? problem?["code"]?.stringValue).map { OutsideText.bounded($0, limit: DeliveryReport.codeLimit) }
         switch response.status {
         case 200..<300:
             return DeliveryReport(.delivered, status: response.status)
@@ -87,6 +97,7 @@ public struct HTTPPushBackend: PushBackend {
     }
 
     public func deliver(_ request: BackendRequest, kind: PushKind) async -> DeliveryReport {
+        if let refused = DeliveryReport.invalidTarget(request) { return refused }
         let result: Result<HTTPResponse, HTTPTransportError>
         do { result = .success(try await client.send(httpRequest(for: request))) } catch { result = .failure(error) }
         return HTTPOutcome.classify(result, kind: kind)

@@ -34,6 +34,7 @@ public struct PushWardBackend: PushBackend {
     }
 
     public func deliver(_ request: BackendRequest, kind: PushKind) async -> DeliveryReport {
+        if let refused = DeliveryReport.invalidTarget(request) { return refused }
         if kind == .start, let creation = request.creation {
             let created = await create(creation, kind: kind)
             guard created.outcome == .delivered else { return created }

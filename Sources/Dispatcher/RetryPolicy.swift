@@ -1,5 +1,6 @@
 import Platform
-/// Back-off between tries of a failed push: exponential with jitter, capped; a server's Retry-After wins.
+/// Back-off between tries of a failed push: exponential with jitter, capped, never shorter than `initial` (1 s): a
+/// server's Retry-After only lengthens it, so `Retry-After: 0` cannot make a retry storm.
 public struct RetryPolicy: Sendable, Equatable {
     public var initial: Duration
     public var maximum: Duration
@@ -25,9 +26,11 @@ public struct RetryPolicy: Sendable, Equatable {
         return .milliseconds(Int64((seconds * 1000).rounded()))
     }
 
-    /// `random` in [0, 1); the delay lies in the upper half of the doubled-per-attempt ceiling.
+    /// `random` in [0, 1); the delay lies in the upper half of the doubled-per-attempt ceiling, at least `initial`;
+    /// a `retryAfter` (capped at ten times `maximum`) is waited when it is longer.
     public func delay(attempt: Int, random: Double, retryAfter: Duration? = nil) -> Duration {
-        if let retryAfter { return min(retryAfter, maximum * 10) }
-        return BackOff(initial: initial, maximum: maximum).delay(attempt: attempt, random: random)
+        let backOff = max(initial, BackOff(initial: initial, maximum: maximum).delay(attempt: attempt, random: random))
+        guard let retryAfter else { return backOff }
+        return max(backOff, min(retryAfter, maximum * 10))
     }
 }

@@ -1,6 +1,7 @@
 import Platform
 import FoundationEssentials
 import JSON
+import LiveActivity
 import Preview
 import Synchronization
 import WebSocketTransport
@@ -169,6 +170,10 @@ public final class FakePushService: Sendable {
         }
         if refused { return respond(error(503, "SERVICE_UNAVAILABLE", "the service is down")) }
         let body = try? JSONParser.parse(request.body)
+        // The preview server answers as LiveBridge's own checks would: what they refuse is not drawn.
+        if acceptsAnyToken, let problems = PreviewContent.problems(method: request.method, path: request.path, body: body), !problems.isEmpty {
+            return respond(error(400, "INVALID_CONTENT", problems.map(\.description).joined(separator: "; ")))
+        }
         var record = Recorded(method: request.method, path: request.path, authorization: request.headers["authorization"],
                               userAgent: request.headers["user-agent"], body: body)
         record.at = Date().timeIntervalSince1970
@@ -196,7 +201,10 @@ public final class FakePushService: Sendable {
         respond(contract(request, body))
     }
 
+    /// Keeps a delivered body for the preview page, if the daemon's schemas accept it (nothing else is drawn).
     func show(_ key: String, _ body: JSONValue, ended: Bool) {
+        let service = key.split(separator: "/").first.flatMap { BackendKind(rawValue: String($0)) }
+        guard let service, PreviewContent.problems(body, service: service).isEmpty else { return }
         let time = Date().timeIntervalSince1970
         state.withLock { s in
             s.shown[key] = ["payload": body, "ended": .bool(ended), "at": .double(time)]

@@ -1,6 +1,8 @@
+import Dispatcher
 import Glibc
 import HomeAssistant
 import JSON
+import LiveActivity
 import Rules
 
 /// libFuzzer targets (`make fuzz`): what comes from outside the daemon, fed hostile bytes. Each must return
@@ -23,6 +25,10 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     /// `suggest` over hostile registries: names, areas, units and states from the input; the proposal must load and
     /// hold exactly the activities it meant to.
     case suggest
+    /// `state.json` through the loader's checks: no entry may come out with a clear its backend would never send.
+    case stateFile
+    /// A `livebridge_activity` event's data through the event path's checks: no request may leave its backend's grammar.
+    case events
 
     public func run(_ bytes: [UInt8]) {
         switch self {
@@ -81,6 +87,24 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             }
         case .suggest:
             SuggestFuzzing.run(bytes)
+        case .stateFile:
+            let now = 1_795_348_800.0
+            guard let state = DeliveryState.decode(bytes, now: now, warn: { _ in }) else { return }
+            for (key, entry) in state.entries {
+                if let started = entry.started, abs(started - now) > 7 * 86_400 { fatalError("\(key): started \(started) kept") }
+                guard let clear = entry.dismissal else { continue }
+                if !clear.kind.methods.contains(clear.method) { fatalError("\(key): method \(clear.method) kept for \(clear.kind)") }
+                if let problem = clear.kind.targetProblem(clear.target) { fatalError("\(key): \(problem)") }
+                if abs(clear.at - now) > 7 * 86_400 { fatalError("\(key): at \(clear.at) kept") }
+            }
+        case .events:
+            guard let data = try? JSONParser.parse(bytes), case .success(let event) = ActivityEvent.decode(data, rules: Self.eventRules) else { return }
+            if let problem = event.backend.kind.idProblem(event.activity) { fatalError("accepted: \(problem)") }
+            for (_, request) in event.requests {
+                if !request.kind.methods.contains(request.method) { fatalError("method \(request.method) for \(request.kind)") }
+                if let problem = request.kind.targetProblem(request.target) { fatalError("target: \(problem)") }
+                _ = request.bodyBytes
+            }
         }
     }
 
@@ -134,5 +158,21 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         "{{ ('{:' ~ spec ~ '}').format(value) }}", "{{ spec % value }}", "{{ spec.format(value, value, a=value) }}",
         "{{ ('%' ~ spec) % value }}", "{{ value | format(spec) }}",
     ].compactMap { try? Template($0, variables: ["spec", "value"]) }
-}
 
+    /// One backend of each kind, the first the default: what the `events` target decodes against.
+    static let eventRules: RulesFile = {
+        let text = """
+            backends:
+              aivi: { type: aivi, token: t }
+              pulse: { type: islandpulse, token: p, tier: free }
+              phone: { type: homeassistant, service: [notify.mobile_app_a, notify.mobile_app_b] }
+              ward: { type: pushward, token: w }
+              smith: { type: activitysmith, token: s }
+            defaults: { backend: aivi }
+            """
+        guard case .success(let rules) = RulesLoader.load(text: text, file: "/nonexistent/livebridge-fuzz/livebridge.yaml") else {
+            fatalError("the events target's rules do not load")
+        }
+        return rules
+    }()
+}

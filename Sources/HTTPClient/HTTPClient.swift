@@ -11,6 +11,11 @@ public final class HTTPClient: Sendable {
         public var userAgent = "livebridge/" + LiveBridgeVersion.current
         /// A PEM bundle to trust instead of the system store (tests with their own CA).
         public var caFile: String?
+        /// The most of an answer's body read: past it the transfer fails and its connection is dropped, so a service
+        /// (or something posing as one) cannot fill memory. Every answer LiveBridge parses is a few hundred bytes.
+        public var maximumResponseBody = 256 << 10
+        /// The most header bytes of an answer taken in, likewise.
+        public var maximumHeaderBytes = 64 << 10
         public init() {}
     }
 
@@ -27,7 +32,7 @@ public final class HTTPClient: Sendable {
     /// Sends and waits for the answer, off the caller's thread.
     public func send(_ request: HTTPRequest) async throws(HTTPTransportError) -> HTTPResponse {
         let result: Result<HTTPResponse, HTTPTransportError> = await withCheckedContinuation { continuation in
-            loop.submit(TransferLoop.Transfer(request: request) { continuation.resume(returning: $0) })
+            loop.submit(TransferLoop.Transfer(request: request, limits: options) { continuation.resume(returning: $0) })
         }
         return try result.get()
     }

@@ -16,11 +16,19 @@ final class TransferLoop: @unchecked Sendable {
         let completion: @Sendable (Result<HTTPResponse, HTTPTransportError>) -> Void
         var body: [UInt8] = []
         var headers: [String: String] = [:]
+        /// Bytes of header lines taken in, against `HTTPClient.Options.maximumHeaderBytes`.
+        var headerBytes = 0
+        /// The answer went past a cap: the transfer was aborted and its connection dropped.
+        var oversized: String?
         var headerList: UnsafeMutablePointer<curl_slist>?
+        let maximumBody: Int
+        let maximumHeaderBytes: Int
 
-        init(request: HTTPRequest, completion: @escaping @Sendable (Result<HTTPResponse, HTTPTransportError>) -> Void) {
+        init(request: HTTPRequest, limits: HTTPClient.Options, completion: @escaping @Sendable (Result<HTTPResponse, HTTPTransportError>) -> Void) {
             self.request = request
             self.completion = completion
+            maximumBody = limits.maximumResponseBody
+            maximumHeaderBytes = limits.maximumHeaderBytes
         }
     }
 
@@ -109,6 +117,8 @@ final class TransferLoop: @unchecked Sendable {
     private func configure(_ handle: UnsafeMutableRawPointer, for transfer: Transfer) {
         let request = transfer.request
         _ = ccurl_setopt_string(handle, CURLOPT_URL, request.url)
+        // HTTP and HTTPS only: a URL from a file or a command line cannot make libcurl read file:// or speak dict://.
+        _ = ccurl_setopt_string(handle, CURLOPT_PROTOCOLS_STR, "http,https")
         _ = ccurl_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
         _ = ccurl_setopt_string(handle, CURLOPT_CUSTOMREQUEST, request.method)
         _ = ccurl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, HTTPClient.milliseconds(options.connectTimeout))
@@ -117,6 +127,8 @@ final class TransferLoop: @unchecked Sendable {
         _ = ccurl_setopt_long(handle, CURLOPT_SSL_VERIFYHOST, 2)
         _ = ccurl_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 0)
         _ = ccurl_setopt_string(handle, CURLOPT_USERAGENT, options.userAgent)
+        // An announced Content-Length past the cap fails before any of the body is read; the write callback stops the rest.
+        _ = ccurl_setopt_long(handle, CURLOPT_MAXFILESIZE, options.maximumResponseBody)
         if let caFile = options.caFile { _ = ccurl_setopt_string(handle, CURLOPT_CAINFO, caFile) }
         if request.method == "HEAD" { _ = ccurl_setopt_long(handle, CURLOPT_NOBODY, 1) }
         if !request.body.isEmpty || ["POST", "PUT", "PATCH"].contains(request.method) {
@@ -152,6 +164,9 @@ final class TransferLoop: @unchecked Sendable {
     }
 
     private func outcome(_ handle: UnsafeMutableRawPointer, _ code: CURLcode, _ transfer: Transfer) -> Result<HTTPResponse, HTTPTransportError> {
+        if let oversized = transfer.oversized ?? (code == CURLE_FILESIZE_EXCEEDED ? "body over \(transfer.maximumBody) bytes" : nil) {
+            return .failure(HTTPTransportError(code: Int(code.rawValue), message: "the answer's \(oversized); connection dropped", isTimeout: false))
+        }
         guard code == CURLE_OK else {
             let message = String(cString: curl_easy_strerror(code))
             return .failure(HTTPTransportError(code: Int(code.rawValue), message: message, isTimeout: code == CURLE_OPERATION_TIMEDOUT))
@@ -167,27 +182,40 @@ final class TransferLoop: @unchecked Sendable {
         pointer.map { Unmanaged<Transfer>.fromOpaque($0).takeUnretainedValue() }
     }
 
-    fileprivate static func append(body data: UnsafeMutablePointer<CChar>?, _ count: Int, to pointer: UnsafeMutableRawPointer?) {
-        guard let data, let transfer = transfer(pointer) else { return }
+    /// Takes a piece of the body; false past the cap (libcurl then aborts the transfer and closes its connection).
+    fileprivate static func append(body data: UnsafeMutablePointer<CChar>?, _ count: Int, to pointer: UnsafeMutableRawPointer?) -> Bool {
+        guard let data, let transfer = transfer(pointer) else { return true }
+        guard transfer.body.count + count <= transfer.maximumBody else {
+            transfer.oversized = "body is over \(transfer.maximumBody) bytes"
+            transfer.body = []
+            return false
+        }
         data.withMemoryRebound(to: UInt8.self, capacity: count) { transfer.body.append(contentsOf: UnsafeBufferPointer(start: $0, count: count)) }
+        return true
     }
 
-    fileprivate static func append(header data: UnsafeMutablePointer<CChar>?, _ count: Int, to pointer: UnsafeMutableRawPointer?) {
-        guard let data, let transfer = transfer(pointer) else { return }
+    /// Takes a header line; false past the cap on all of them.
+    fileprivate static func append(header data: UnsafeMutablePointer<CChar>?, _ count: Int, to pointer: UnsafeMutableRawPointer?) -> Bool {
+        guard let data, let transfer = transfer(pointer) else { return true }
+        transfer.headerBytes += count
+        guard transfer.headerBytes <= transfer.maximumHeaderBytes else {
+            transfer.oversized = "headers are over \(transfer.maximumHeaderBytes) bytes"
+            transfer.headers = [:]
+            return false
+        }
         let line = data.withMemoryRebound(to: UInt8.self, capacity: count) { String(decoding: UnsafeBufferPointer(start: $0, count: count), as: UTF8.self) }
-        if line.hasPrefix("HTTP/") { transfer.headers = [:]; return }  // a new response (after 100 Continue or a proxy's)
-        guard let colon = line.firstIndex(of: ":") else { return }
+        if line.hasPrefix("HTTP/") { transfer.headers = [:]; return true }  // a new response (after 100 Continue or a proxy's)
+        guard let colon = line.firstIndex(of: ":") else { return true }
         let name = line[..<colon].lowercased()
         transfer.headers[name] = line[line.index(after: colon)...].trimmingWhitespace()
+        return true
     }
 }
 
 private func writeCallback(_ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ user: UnsafeMutableRawPointer?) -> Int {
-    TransferLoop.append(body: data, size * count, to: user)
-    return size * count
+    TransferLoop.append(body: data, size * count, to: user) ? size * count : 0
 }
 
 private func headerCallback(_ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ user: UnsafeMutableRawPointer?) -> Int {
-    TransferLoop.append(header: data, size * count, to: user)
-    return size * count
+    TransferLoop.append(header: data, size * count, to: user) ? size * count : 0
 }

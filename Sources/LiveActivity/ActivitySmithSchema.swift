@@ -1,3 +1,4 @@
+import Platform
 import JSON
 
 /// ActivitySmith's managed Live Activity streams (activitysmith.com; its OpenAPI document as its SDKs ship it,
@@ -13,7 +14,7 @@ public enum ActivitySmithSchema {
     public static func streamKeyProblem(_ key: String) -> String? {
         guard (1...128).contains(key.count), key.unicodeScalars.allSatisfy({ c in
             ("a"..."z").contains(c) || ("A"..."Z").contains(c) || ("0"..."9").contains(c) || c == "_" || c == "-"
-        }) else { return "\"\(key)\" is not an ActivitySmith stream key: letters, digits, _ and -, at most 128" }
+        }) else { return "\(OutsideText.quoted(key)) is not an ActivitySmith stream key: letters, digits, _ and -, at most 128" }
         return nil
     }
 

@@ -14,9 +14,9 @@ public enum IslandPulseSchema {
     ]
 
     public static func jobIDProblem(_ id: String) -> String? {
-        guard (1...64).contains(id.count) else { return "job_id \"\(id)\" must be 1–64 characters" }
+        guard (1...64).contains(id.count) else { return "job_id \(OutsideText.quoted(id)) must be 1–64 characters" }
         guard id.unicodeScalars.allSatisfy({ ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "_" || $0 == "-" })
-        else { return "job_id \"\(id)\" may hold only letters, digits, _ and -" }
+        else { return "job_id \(OutsideText.quoted(id)) may hold only letters, digits, _ and -" }
         return nil
     }
 

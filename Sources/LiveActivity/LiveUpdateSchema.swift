@@ -8,12 +8,23 @@ import Platform
 public enum LiveUpdateSchema {
     static let color = FieldSchema.custom(name: "a colour", check: CSSColor.problem)
 
+    static let tag = FieldSchema.custom(name: "a tag", check: tagProblem)
+
     /// The companion app keys an activity by its tag: 1–64 of A–Z, a–z, 0–9, `_` and `-`.
-    static let tag = FieldSchema.custom(name: "a tag") { text in
-        guard !text.isEmpty, text.count <= 64 else { return "\"\(text)\" is not 1 to 64 characters" }
-        let bad = text.unicodeScalars.first { !(("a"..."z").contains($0) || ("A"..."Z").contains($0)
-                                               || ("0"..."9").contains($0) || $0 == "_" || $0 == "-") }
-        return bad.map { "\"\(text)\" holds \"\($0)\"; a tag is letters, digits, _ and -" }
+    public static func tagProblem(_ text: String) -> String? {
+        guard !text.isEmpty, text.unicodeScalars.count <= 64 else { return "\(BackendKind.shown(text)) is not 1 to 64 characters" }
+        let bad = text.unicodeScalars.first { !BackendKind.isSlugScalar($0) }
+        return bad.map { "\(BackendKind.shown(text)) holds \(BackendKind.shown(String($0))); a tag is letters, digits, _ and -" }
+    }
+
+    /// A notify service of the companion app: `notify.` and a lower-case name of letters, digits and `_`.
+    public static func serviceProblem(_ service: String) -> String? {
+        let name: [UInt8] = service.hasPrefix("notify.") ? Array(service.utf8.dropFirst(7)) : []
+        let isNameByte: (UInt8) -> Bool = { ($0 >= 97 && $0 <= 122) || ($0 >= 48 && $0 <= 57) || $0 == 95 }
+        guard (1...255).contains(name.count), name.first != 95, name.last != 95, name.allSatisfy(isNameByte) else {
+            return "\(BackendKind.shown(service)) is not a notify service; write notify.mobile_app_<device>"
+        }
+        return nil
     }
 
     /// An icon the app draws in the notification: a Material Design Icon, `mdi:…`.

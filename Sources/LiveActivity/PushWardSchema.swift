@@ -1,3 +1,4 @@
+import Platform
 import JSON
 
 /// PushWard's activity content (`PATCH /activities/{slug}`: `{state, content, priority?, sound?}`), from its public
@@ -19,7 +20,7 @@ public enum PushWardSchema {
     public static func slugProblem(_ slug: String) -> String? {
         guard (1...128).contains(slug.count), let first = slug.unicodeScalars.first, isAlphanumeric(first),
               slug.unicodeScalars.allSatisfy({ isAlphanumeric($0) || $0 == "_" || $0 == "-" }) else {
-            return "\"\(slug)\" is not a PushWard slug: a letter or digit, then letters, digits, _ and -, at most 128"
+            return "\(OutsideText.quoted(slug)) is not a PushWard slug: a letter or digit, then letters, digits, _ and -, at most 128"
         }
         return nil
     }

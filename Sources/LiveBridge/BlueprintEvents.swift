@@ -16,6 +16,9 @@ struct BlueprintEvents {
     }
 
     private var told = ProblemReport()
+    /// Activities whose problems are remembered, at most: past it the record starts afresh (a problem may be told
+    /// twice), so events naming ever new ids cannot grow it without end.
+    static let rememberedActivities = 1_000
 
     /// `start` starts or updates; `update` updates a running activity only (the dispatcher ignores a change to an idle
     /// one); `end` ends.
@@ -33,18 +36,33 @@ struct BlueprintEvents {
             // Valid again: a later problem is told again.
             _ = told.newProblems(activity: event.activity, [])
             return event.requests.map { target, request in
-                .submit(Dispatcher.Submission(activity: event.activity, target: target, backend: event.backend.name,
-                                              device: request.kind == .homeassistant ? request.target : nil, budget: rules.budget,
-                                              event: Self.event(event.action, request)))
+                var submission = Dispatcher.Submission(activity: event.activity, target: target, backend: event.backend.name,
+                                                       device: request.kind == .homeassistant ? request.target : nil, budget: rules.budget,
+                                                       event: Self.event(event.action, request))
+                submission.eventBorn = true
+                return .submit(submission)
             }
         case .failure(let failure):
             let activity = failure.activity.isEmpty ? "unnamed" : failure.activity
+            if told.count >= Self.rememberedActivities { told = ProblemReport() }
             return told.newProblems(activity: activity, failure.issues).map { problem in
-                .notify(activity: activity, problem: problem.description,
-                        notificationID: "livebridge_\(activity)_\(DeliveryState.digest(Array(problem.description.utf8)).prefix(8))",
-                        title: "LiveBridge: activity \(activity)",
-                        message: "The \(rules.eventType) event for \(activity) was not sent: \(problem.path) \(problem.message)")
+                Self.notice(activity: activity, problem, eventType: rules.eventType)
             }
         }
+    }
+
+    /// The dispatcher refused to start one more event-born activity: the rules' `eventActivityLimit` are shown already.
+    mutating func refused(_ submission: Dispatcher.Submission, rules: RulesFile) -> Action? {
+        let limit = rules.eventActivityLimit
+        let issue = PayloadIssue(path: "activity", "is one more than the \(limit) activities events may show at once (events.max_activities); end one first")
+        return told.newProblems(activity: submission.activity, [issue]).first.map { Self.notice(activity: submission.activity, $0, eventType: rules.eventType) }
+    }
+
+    /// A problem as a log line and a persistent notification (its id from the activity and the problem, so it is one per pair).
+    static func notice(activity: String, _ problem: PayloadIssue, eventType: String) -> Action {
+        .notify(activity: activity, problem: problem.description,
+                notificationID: "livebridge_\(activity)_\(DeliveryState.digest(Array(problem.description.utf8)).prefix(8))",
+                title: "LiveBridge: activity \(activity)",
+                message: "The \(eventType) event for \(activity) was not sent: \(problem.path) \(problem.message)")
     }
 }

@@ -26,7 +26,7 @@ public struct HomeAssistantPushBackend: PushBackend {
 
     public func deliver(_ request: BackendRequest, kind: PushKind) async -> DeliveryReport {
         let parts = request.target.split(separator: ".", maxSplits: 1).map(String.init)
-        guard parts.count == 2, let data = request.body.objectValue else {
+        guard LiveUpdateSchema.serviceProblem(request.target) == nil, parts.count == 2, let data = request.body.objectValue else {
             return DeliveryReport(.rejected(code: "invalid_service"), code: "invalid_service")
         }
         guard let connection else { return DeliveryReport(.rejected(code: "not_connected"), code: "not_connected") }

@@ -62,7 +62,7 @@ public actor LiveBridgeService: Service {
             throw StartupError(description: errors.description)
         case .success(let loaded): rules = loaded
         }
-        guard let settings = rules.homeAssistant else {
+        guard let settings = rules.homeAssistant, rules.problemsForRun.isEmpty else {
             throw StartupError(description: ConfigErrors(rules.problemsForRun).description)
         }
         let stateFile: DeliveryStateFile
@@ -81,7 +81,7 @@ public actor LiveBridgeService: Service {
         }
         self.connection = connection
         let backends = Self.makeBackends(Array(rules.backends.values), dryRun: options.dryRun, connection: connection, logger: logger)
-        dispatcher = Dispatcher(backends: backends, stateFile: stateFile, onPush: { record in
+        dispatcher = Dispatcher(backends: backends, stateFile: stateFile, eventBornLimit: rules.eventActivityLimit, onPush: { record in
             let outcome: String
             var permanent: String?
             switch record.report.outcome {
@@ -115,9 +115,12 @@ public actor LiveBridgeService: Service {
             // Plain HTTP on a local port for metrics scrapes and the preview page.
             loopOptions.usesTLS = false
             loopOptions.maximumConnections = 64
-            // GETs only: no bodies, no WebSocket upgrades (no onAccept), idle sockets closed after 5 s.
+            // GETs only: no bodies, no WebSocket upgrades (no onAccept), idle sockets closed after 5 s. A client holds at
+            // most 8 sockets and has 3 s to send a whole request; the last 8 sockets serve /healthz only, so a flood of
+            // idle or dribbling connections never silences the watchdog's probe.
             loopOptions.maximumRequestBody = 0
             loopOptions.idleTimeout = .seconds(5)
+            loopOptions.listenerLimits = ListenerLimits(perClient: 8, deadline: .seconds(3), reserve: 8, reservedPaths: ["/healthz"])
             do { statusLoop = try WebSocketEventLoop(options: loopOptions) } catch {
                 throw StartupError(description: "status listener (\(options.statusListen != nil ? "--status-listen" : "status.listen")): \(error)")
             }
@@ -165,7 +168,7 @@ public actor LiveBridgeService: Service {
             lanes: { await dispatcher.lanes },
             pushLog: { pushLog.recent }))
         statusLoop?.onHTTPRequest = { request, respond in
-            Task { respond(await routes.respond(toPath: request.path)) }
+            Task { respond(await routes.respond(to: request)) }
         }
         statusLoop?.start()
     }
@@ -382,14 +385,22 @@ public actor LiveBridgeService: Service {
             switch action {
             case .submit(let submission):
                 logger.debug("queued", ["activity": submission.activity, "target": submission.target, "event": submission.event.name])
-                await dispatcher.submit(submission)
-            case .notify(let activity, let problem, let id, let title, let message):
-                logger.warning("invalid \(rules.eventType) event", ["activity": activity, "problem": problem])
-                _ = try? await connection.callService(domain: "persistent_notification", service: "create", data: [
-                    "notification_id": .string(id), "title": .string(title), "message": .string(message),
-                ])
+                if await !dispatcher.submit(submission), let refusal = blueprintEvents.refused(submission, rules: rules) {
+                    await tell(refusal)
+                }
+            case .notify:
+                await tell(action)
             }
         }
+    }
+
+    /// An event's problem: logged, and shown in Home Assistant as a persistent notification.
+    private func tell(_ action: BlueprintEvents.Action) async {
+        guard case .notify(let activity, let problem, let id, let title, let message) = action else { return }
+        logger.warning("invalid \(engine.rules.eventType) event", ["activity": activity, "problem": problem])
+        _ = try? await connection.callService(domain: "persistent_notification", service: "create", data: [
+            "notification_id": .string(id), "title": .string(title), "message": .string(message),
+        ])
     }
 
     /// SIGHUP: loads the file again; on any error the old rules keep running and every error is logged.
@@ -421,6 +432,7 @@ public actor LiveBridgeService: Service {
                 await dispatcher.replaceBackends(Self.makeBackends(changed, dryRun: options.dryRun, connection: connection, logger: logger))
                 logger.info("backends changed", ["backends": changed.map(\.name).sorted().joined(separator: ",")])
             }
+            await dispatcher.setEventBornLimit(rules.eventActivityLimit)
             let result = engine.reload(rules, now: Date().timeIntervalSince1970)
             let reads = rules.reads
             if reads != old.reads { connection.setSelection(reads) }

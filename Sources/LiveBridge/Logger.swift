@@ -6,7 +6,8 @@ import Synchronization
 import WebSocketTransport
 
 /// Lines to stderr in logfmt (`time=… level=info msg="…" key=value`) or JSON, cheap when the level is off.
-/// Callers pass no secrets: tokens are never handed to the logger.
+/// Callers pass no secrets: tokens are never handed to the logger. Messages and values carry text from outside, so
+/// each is cut at `OutsideText.limit` and escaped: a line is one line, whatever a service or Home Assistant sent.
 public final class Logger: Sendable {
     public enum Level: Int, Sendable, Comparable, CaseIterable {
         case debug, info, warning, error
@@ -33,14 +34,15 @@ public final class Logger: Sendable {
     public func log(_ level: Level, _ message: @autoclosure () -> String, _ fields: KeyValuePairs<String, String> = [:]) {
         guard level >= self.level else { return }
         let time = Timestamp.logTime(Date().timeIntervalSince1970)
+        let message = OutsideText.bounded(message())
         switch format {
         case .text:
-            var line = "time=\(time) level=\(level.name) msg=\(Self.quote(message()))"
-            for (key, value) in fields { line += " \(key)=\(Self.quote(value))" }
+            var line = "time=\(time) level=\(level.name) msg=\(Self.quote(message))"
+            for (key, value) in fields { line += " \(Self.quote(key))=\(Self.quote(OutsideText.bounded(value)))" }
             write(line)
         case .json:
-            var object = "{\"time\":\"\(time)\",\"level\":\"\(level.name)\",\"msg\":\(Self.json(message()))"
-            for (key, value) in fields { object += ",\(Self.json(key)):\(Self.json(value))" }
+            var object = "{\"time\":\"\(time)\",\"level\":\"\(level.name)\",\"msg\":\(Self.json(message))"
+            for (key, value) in fields { object += ",\(Self.json(key)):\(Self.json(OutsideText.bounded(value)))" }
             write(object + "}")
         }
     }
@@ -58,26 +60,34 @@ public final class Logger: Sendable {
         }
     }
 
+    /// A logfmt value: bare when it is printable ASCII without space, `"`, `=` or `\\`; else quoted and escaped.
     static func quote(_ value: String) -> String {
-        guard value.isEmpty || value.contains(where: { $0 == " " || $0 == "\"" || $0 == "=" || $0.isNewline }) else { return value }
-        var quoted = "\""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\\": quoted += "\\\\"
-            case "\"": quoted += "\\\""
-            case "\n": quoted += "\\n"
-            default: quoted.unicodeScalars.append(scalar)
-            }
-        }
-        return quoted + "\""
+        guard value.isEmpty || value.unicodeScalars.contains(where: { !(0x21...0x7E).contains($0.value) || $0 == "\"" || $0 == "=" || $0 == "\\" })
+        else { return value }
+        return "\"" + escaped(value) + "\""
     }
 
     /// Each line to stderr in one write: lines from several threads never interleave.
     public static let standardError: @Sendable (String) -> Void = { StandardStream.error.write($0 + "\n") }
 
-    static func json(_ value: String) -> String {
+    /// A JSON string, escaped as in logfmt (valid JSON escapes all).
+    static func json(_ value: String) -> String { "\"" + escaped(value) + "\"" }
+
+    /// `\\`, `"`, newlines and tabs escaped, and every unsafe scalar (`OutsideText.isUnsafe`: controls, line separators,
+    /// bidirectional controls) as `\\uXXXX`: the value stays on its line and shows what it holds.
+    static func escaped(_ value: String) -> String {
         var out = ""
-        JSONValue.writeString(value, to: &out)
+        for scalar in value.unicodeScalars {
+            switch scalar {
+            case "\\": out += "\\\\"
+            case "\"": out += "\\\""
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where OutsideText.isUnsafe(scalar): out += OutsideText.escape(scalar)
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
         return out
     }
 }

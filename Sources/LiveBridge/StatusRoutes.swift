@@ -2,6 +2,7 @@ import Dispatcher
 import FoundationEssentials
 import HomeAssistant
 import JSON
+import Platform
 import Preview
 import WebSocketTransport
 
@@ -24,6 +25,14 @@ struct StatusRoutes: Sendable {
     }
 
     let source: Source
+
+    /// Every route is read-only: any method but GET is answered 405 with `Allow: GET`.
+    func respond(to request: HTTPServerRequest) async -> HTTPServerResponse {
+        guard request.method == "GET" else {
+            return HTTPServerResponse(status: 405, json: #"{"error":"only GET is served here"}"#, headers: ["Allow": "GET"])
+        }
+        return await respond(toPath: request.path)
+    }
 
     func respond(toPath requestPath: String) async -> HTTPServerResponse {
         let path = requestPath.split(separator: "?").first.map(String.init) ?? requestPath
@@ -57,11 +66,12 @@ struct StatusRoutes: Sendable {
             reasons.append("backend \(backend) refuses pushes (\(code))")
         }
         var body: [String: JSONValue] = ["status": .string(!reasons.isEmpty ? "failing" : missing.isEmpty ? "ok" : "degraded")]
-        if !reasons.isEmpty { body["reasons"] = .array(reasons.map(JSONValue.string)) }
+        // Reasons carry a service's code and Home Assistant's names: bounded, as in the logs.
+        if !reasons.isEmpty { body["reasons"] = .array(reasons.map { .string(OutsideText.bounded($0)) }) }
         if !missing.isEmpty {
             body["missing_entities"] = .array(missing.map { entity in
-                var item: [String: JSONValue] = ["entity_id": .string(entity.entityID)]
-                if let suggestion = entity.suggestion { item["did_you_mean"] = .string(suggestion) }
+                var item: [String: JSONValue] = ["entity_id": .string(OutsideText.bounded(entity.entityID))]
+                if let suggestion = entity.suggestion { item["did_you_mean"] = .string(OutsideText.bounded(suggestion)) }
                 return .object(item)
             })
         }

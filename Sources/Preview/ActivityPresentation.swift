@@ -260,12 +260,13 @@ struct ActivityPresentation: Equatable {
     static func bar(_ json: JSONValue?) -> Bar? {
         guard let json, let value = json["value"]?.doubleValue else { return nil }
         let color = PreviewPalette.color(json["color"]?.stringValue, default: PreviewPalette.identifiers["blue"]!)
-        let segments = (json["segments"]?.arrayValue ?? []).map { segment in
-            Segment(value: segment["value"]?.doubleValue ?? 0,
+        // A bar has a handful of segments, each a share of it: clamped before any drawing arithmetic.
+        let segments = (json["segments"]?.arrayValue ?? []).prefix(32).map { segment in
+            Segment(value: PreviewRenderer.fraction(segment["value"]?.doubleValue ?? 0),
                     fill: PreviewPalette.color(segment["fill_color"]?.stringValue, default: PreviewPalette.identifiers["green"]!),
                     track: PreviewPalette.color(segment["track_color"]?.stringValue, default: PreviewPalette.track),
                     hatched: segment["track_fill"] == "hatched", label: segment["label"]?.stringValue)
         }
-        return Bar(value: min(max(value, 0), 1), color: color, segments: segments, layered: json["display"] == "layered")
+        return Bar(value: PreviewRenderer.fraction(value), color: color, segments: Array(segments), layered: json["display"] == "layered")
     }
 }

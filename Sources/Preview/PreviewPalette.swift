@@ -25,9 +25,15 @@ enum PreviewPalette {
         }
     }
 
-    /// An accentColor as given: hex kept, CSS names passed through (SVG knows them).
+    /// An accentColor as given: `#` and 3, 4, 6 or 8 hex digits kept, a CSS name (letters only) passed through (SVG
+    /// knows them); anything else is no colour (the status colour is drawn).
     static func accent(_ value: String?) -> String? {
         guard let value, !value.isEmpty else { return nil }
-        return value.hasPrefix("#") ? value : value.lowercased()
+        if value.hasPrefix("#") {
+            let digits = value.utf8.dropFirst()
+            let isHex: (UInt8) -> Bool = { (48...57).contains($0) || (97...102).contains($0 | 0x20) }
+            return [3, 4, 6, 8].contains(digits.count) && digits.allSatisfy(isHex) ? value : nil
+        }
+        return value.count <= 32 && value.unicodeScalars.allSatisfy({ ("a"..."z").contains($0) || ("A"..."Z").contains($0) }) ? value.lowercased() : nil
     }
 }

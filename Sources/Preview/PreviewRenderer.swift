@@ -1,3 +1,4 @@
+import Platform
 import JSON
 
 /// Draws a payload as the phone would: the Lock Screen card and the Dynamic Island's compact, minimal and expanded
@@ -31,6 +32,9 @@ public enum PreviewRenderer {
             + "<rect width=\"6\" height=\"6\" fill=\"#3a3a3c\"/><rect width=\"3\" height=\"6\" fill=\"#636366\"/></pattern></defs>\n"
             + canvas.body + "</svg>\n"
     }
+
+    /// A share of a bar, from a payload: in 0…1, and 0 for NaN.
+    static func fraction(_ value: Double) -> Double { value.isNaN ? 0 : min(max(value, 0), 1) }
 
     /// An HTML page holding the SVGs of several payloads.
     public static func html(_ items: [(title: String, svg: String)]) -> String {
@@ -206,7 +210,7 @@ public enum PreviewRenderer {
         let radius = height / 2
         guard !bar.segments.isEmpty else {
             canvas.rect(x: x, y: y, width: width, height: height, radius: radius, fill: PreviewPalette.track)
-            canvas.rect(x: x, y: y, width: width * bar.value, height: height, radius: radius, fill: bar.color)
+            canvas.rect(x: x, y: y, width: width * fraction(bar.value), height: height, radius: radius, fill: bar.color)
             return
         }
         let gap = bar.layered ? 0.0 : 3.0
@@ -223,7 +227,7 @@ public enum PreviewRenderer {
             }
             remaining -= segment.value
             if labels, let label = segment.label {
-                canvas.text(label, x: offset, y: y + height + 16, size: 11, color: PreviewPalette.secondary, maxCharacters: Int(segmentWidth / 6.5))
+                canvas.text(label, x: offset, y: y + height + 16, size: 11, color: PreviewPalette.secondary, maxCharacters: Int(saturating: segmentWidth / 6.5))
             }
             offset += segmentWidth + gap
         }

@@ -57,7 +57,7 @@ enum SymbolGlyphs {
     static func markup(_ drawing: [Shape], x: Double, y: Double, size: Double, color: String) -> String {
         let scale = size / 24
         func n(_ v: Double) -> String { SVGCanvas.number(v) }
-        var out = "<g transform=\"translate(\(n(x)) \(n(y))) scale(\(format3(scale)))\" fill=\"none\" stroke=\"\(color)\" "
+        var out = "<g transform=\"translate(\(n(x)) \(n(y))) scale(\(format3(scale)))\" fill=\"none\" stroke=\"\(SVGCanvas.escape(color))\" "
             + "stroke-width=\"2\" stroke-linecap=\"round\" stroke-linejoin=\"round\">"
         for shape in drawing {
             switch shape {

@@ -41,6 +41,16 @@ func webSocketCallback(_ wsi: OpaquePointer?, _ reason: lws_callback_reasons, _ 
     case LWS_CALLBACK_WSI_DESTROY:
         connection?.finish(.closed)
         loop(of: wsi)?.httpClosed(wsi: wsi)
+        loop(of: wsi)?.connectionGone(wsi: wsi)
+        return 0
+
+    case LWS_CALLBACK_FILTER_NETWORK_CONNECTION:
+        // `input` is the new socket's descriptor; `wsi` is still the listener's.
+        return loop(of: wsi)?.admit(socket: Int32(truncatingIfNeeded: Int(bitPattern: input))) == false ? 1 : 0
+
+    case LWS_CALLBACK_SERVER_NEW_CLIENT_INSTANTIATED:
+        // The accepted socket's own wsi, its descriptor set: before any of its bytes is read.
+        loop(of: wsi)?.connectionSeen(wsi: wsi)
         return 0
 
     case LWS_CALLBACK_HTTP:

@@ -34,6 +34,8 @@ public final class WebSocketEventLoop: @unchecked Sendable {
         /// A listener's connection that sends no complete request (headers dribbled in, a kept-alive socket left
         /// idle) is closed after this long: idle sockets must not pile up and starve the ones that ask something.
         public var idleTimeout: Duration = .seconds(10)
+        /// A listener's bounds per client, its deadline for a whole request and its reserve (with `maximumConnections`).
+        public var listenerLimits: ListenerLimits?
 
         public init() {}
     }
@@ -52,6 +54,8 @@ public final class WebSocketEventLoop: @unchecked Sendable {
         willSet { precondition(!hasStarted, "\(options.name): set onHTTPRequest before start()") }
     }
     var httpExchanges: [OpaquePointer: HTTPExchange] = [:]
+    /// Who is connected to the listener, under `options.listenerLimits`.
+    private var listenerGuard: ListenerGuard?
 
     /// Destroyed by the loop thread when it stops, or by `deinit` for a loop never started. Other threads reach it
     /// only through `perform`, under `queue`'s lock and only while the loop runs.
@@ -156,6 +160,9 @@ public final class WebSocketEventLoop: @unchecked Sendable {
         self.context = context
         self.listenPort = port
         self.owner = owner
+        if let limits = options.listenerLimits, options.listen != nil {
+            listenerGuard = ListenerGuard(limits: limits, capacity: options.maximumConnections ?? Int.max)
+        }
         owner.loop = self
         timer.pointee.owner = Unmanaged.passUnretained(self).toOpaque()
     }
@@ -281,12 +288,48 @@ public final class WebSocketEventLoop: @unchecked Sendable {
         for item in work { item() }
     }
 
+    // MARK: Listener limits
+
+    /// A socket accepted at the network level: false closes it at once (its address has its share open).
+    func admit(socket: Int32) -> Bool {
+        preconditionInEventLoop()
+        guard listenerGuard != nil else { return true }
+        var name = [CChar](repeating: 0, count: 64)
+        let peer = lws_get_peer_simple_fd(socket, &name, name.count).map { String(cString: $0) } ?? "unknown"
+        return listenerGuard!.admit(socket: socket, peer: peer)
+    }
+
+    /// The connection of an admitted socket: under the deadline from now.
+    func connectionSeen(wsi: OpaquePointer) {
+        preconditionInEventLoop()
+        guard listenerGuard != nil, let client = listenerGuard!.connected(wsi, socket: lws_get_socket_fd(wsi)) else { return }
+        closeIfOverdue(wsi, client)
+    }
+
+    /// After the deadline, a socket still without its whole request is closed.
+    private func closeIfOverdue(_ wsi: OpaquePointer, _ client: ListenerGuard.Client) {
+        guard let deadline = listenerGuard?.limits.deadline else { return }
+        schedule(after: deadline) { [weak self] in
+            guard let self, self.listenerGuard?.overdue(wsi, as: client) == true else { return }
+            lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC)
+        }
+    }
+
+    func connectionGone(wsi: OpaquePointer) {
+        preconditionInEventLoop()
+        listenerGuard?.closed(wsi)
+    }
+
     // MARK: HTTP
 
     func httpBegan(wsi: OpaquePointer, uri: String) {
         preconditionInEventLoop()
         let exchange = HTTPExchange.begin(wsi: wsi, uri: uri)
         httpExchanges[wsi] = exchange
+        if listenerGuard?.requested(wsi, path: String(uri.prefix { $0 != "?" })) == false {
+            refuse(exchange, wsi: wsi, status: 503, "busy: the last connections are kept for the health check")
+            return
+        }
         let length = Int(exchange.headers["content-length"] ?? "0") ?? -1
         let chunked = exchange.headers["transfer-encoding"].map { !$0.isEmpty } ?? false
         if length < 0 || length > options.maximumRequestBody || (chunked && options.maximumRequestBody == 0) {
@@ -337,7 +380,11 @@ public final class WebSocketEventLoop: @unchecked Sendable {
         preconditionInEventLoop()
         guard let exchange = httpExchanges[wsi] else { return true }
         let keep = exchange.writeable(wsi: wsi)
-        if exchange.headersSent, exchange.response != nil, !keep || exchange.isFinished { httpExchanges[wsi] = nil }
+        if exchange.headersSent, exchange.response != nil, !keep || exchange.isFinished {
+            httpExchanges[wsi] = nil
+            // Kept alive: the next request is under the deadline again.
+            if keep, let client = listenerGuard?.answered(wsi) { closeIfOverdue(wsi, client) }
+        }
         return keep
     }
 

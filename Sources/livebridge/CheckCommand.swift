@@ -23,6 +23,7 @@ enum CheckCommand {
         }) {
         case .failure(let errors):
             for error in errors.errors { standardError(error.description) }
+            for warning in SecretFilePermissions.warnings(configPath: args.positional[0]) { standardError("warning: \(warning)") }
             standardError("\(errors.errors.count) error\(errors.errors.count == 1 ? "" : "s")")
             return 1
         case .success(let rules):
@@ -33,6 +34,7 @@ enum CheckCommand {
                 print("Home Assistant: \(settings.url), through the Supervisor with the add-on's token ($\(SupervisorAccess.tokenVariable))")
             }
             for warning in rules.notes.warnings.sortedByPosition() { print("\(warning.location): \(warning.path): warning: \(warning.message)") }
+            for warning in SecretFilePermissions.warnings(configPath: args.positional[0]) { print("warning: \(warning)") }
             if args.has("verbose") {
                 for coercion in rules.notes.coercions.sortedByPosition() { print("\(coercion.location): \(coercion.path): \(coercion.message)") }
             }

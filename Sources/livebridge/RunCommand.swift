@@ -31,7 +31,9 @@ enum RunCommand {
         guard let config = args["config"] ?? args.positional.first ?? addon?.rules else { throw UsageError("--config FILE is required\n\n\(help)") }
         if let addon, config == addon.rules, !FileManager.default.fileExists(atPath: config) {
             // The add-on's first start: propose a rules file from Home Assistant's states (through the Supervisor).
-            standardError("livebridge run: no rules file at \(config) yet: writing a proposal from Home Assistant's states (livebridge suggest); edit it, then restart")
+            // It is not run: its first line marks it a proposal until the user deletes it.
+            standardError("livebridge run: no rules file at \(config) yet: writing a proposal from Home Assistant's states (livebridge suggest); "
+                          + "read it, put your tokens in secrets.yaml, delete its first line, then restart")
             _ = try? await SuggestCommand.run(["--output", config])
         }
         guard let level = Logger.Level(name: args["log-level"] ?? addon?.logLevel ?? "info") else {

@@ -51,14 +51,22 @@ enum SuggestCommand {
             standardError("livebridge suggest: \(output) exists; give --force to replace it, or another --output")
             return 1
         }
-        do { try proposal.text.write(toFile: output, atomically: true, encoding: .utf8) } catch {
+        // Marked as a proposal: nothing runs it until the user has read it and deleted the mark.
+        do { try (Proposal.marker + "\n" + proposal.text).write(toFile: output, atomically: true, encoding: .utf8) } catch {
             standardError("livebridge suggest: cannot write \(output): \(error)")
             return 1
         }
         try writeSecrets(beside: output, names: proposal.secretNames, token: target.flatMap { $0.throughSupervisor ? nil : $0.token })
-        // The proposal is checked as the user will check it.
-        guard let rules = CommandSupport.rules(output) else { return 1 }
-        standardError("livebridge suggest: wrote \(output): OK — \(rules.activities.count) activities; next: livebridge check, render, run")
+        // The proposal is checked as the user will check it once the mark is gone (its placeholder tokens are for
+        // check and run to refuse: problemsForRun).
+        switch RulesLoader.load(text: proposal.text, file: output, environment: ProcessInfo.processInfo.environment) {
+        case .failure(let errors):
+            for error in errors.errors { standardError(error.description) }
+            return 1
+        case .success(let rules):
+            standardError("livebridge suggest: wrote \(output): OK — \(rules.activities.count) activities; next: read it, put your tokens in "
+                          + "secrets.yaml, delete its first line, then livebridge check, render, run")
+        }
         return 0
     }
 
@@ -77,7 +85,7 @@ enum SuggestCommand {
             if name == "ha_token", let token {
                 text += "ha_token: \(RulesProposal.quoted(token.secret))\n"
             } else {
-                text += "\(name): \"replace-with-your-\(name.replacing("_", with: "-"))\"\n"
+                text += "\(name): \"\(Proposal.placeholder(for: name))\"\n"
             }
         }
         let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL, 0o600)

@@ -199,8 +199,8 @@ struct ActivityLaneTests {
             failures += 1
             return failures == 3 ? .retry(after: .seconds(30)) : .retry(after: nil)
         }
-        // Jitter fixed at 0.5: 0.75 s, then 1.5 s, then the server's 30 s.
-        #expect(sent.map(\.description) == ["0.0s start s", "12.0s update a", "12.75s update a", "14.25s update a", "44.25s update a"])
+        // Jitter fixed at 0.5: 1 s (0.75 s floored at `initial`), then 1.5 s, then the server's 30 s.
+        #expect(sent.map(\.description) == ["0.0s start s", "12.0s update a", "13.0s update a", "14.5s update a", "44.5s update a"])
         #expect(lane.counters.retries == 3)
     }
 

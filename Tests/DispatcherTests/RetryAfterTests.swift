@@ -25,4 +25,36 @@ struct RetryAfterTests {
         guard case .retry(let after) = report.outcome else { Issue.record("429 not retried: \(report.outcome)"); return }
         #expect(after == nil)
     }
+
+    /// `429` with `Retry-After: 0` once made 7,855 requests in 10 s: the wait is never under the floor and grows.
+    @Test func retryAfterZeroWaitsTheFloorAndTheBackOffStillGrows() {
+        let policy = RetryPolicy(initial: .seconds(1), maximum: .seconds(60))
+        let waits = (0..<5).map { policy.delay(attempt: $0, random: 0, retryAfter: .zero) }
+        #expect(waits == [.seconds(1), .seconds(1), .seconds(2), .seconds(4), .seconds(8)])
+        #expect(policy.delay(attempt: 0, random: 0.99, retryAfter: .milliseconds(10)) >= .seconds(1))
+    }
+
+    @Test func aRetryAfterShorterThanTheBackOffDoesNotShortenIt() {
+        let policy = RetryPolicy(initial: .seconds(1), maximum: .seconds(60))
+        #expect(policy.delay(attempt: 4, random: 0, retryAfter: .seconds(2)) == .seconds(8))
+        #expect(policy.delay(attempt: 0, random: 0, retryAfter: .seconds(30)) == .seconds(30))
+    }
+
+    /// Ten 429s with `Retry-After: 0` through a lane: ten tries spread over more than a minute, not ten at once.
+    @Test func aLaneAnsweredRetryAfterZeroBacksOff() {
+        var lane = ActivityLane(retry: RetryPolicy())
+        let start = ContinuousClock.now
+        lane.start(Push(.start, body: Array("s".utf8), isUrgent: true), at: start)
+        var now = start
+        var tries: [Duration] = []
+        for _ in 0..<10 {
+            guard case .send = lane.next(at: now) else { Issue.record("nothing sent at \(now - start)"); return }
+            tries.append(now - start)
+            lane.finished(.retry(after: .zero), at: now, random: 0)
+            guard case .wait(let until?) = lane.next(at: now) else { Issue.record("no wait after a 429"); return }
+            #expect(until - now >= .seconds(1))
+            now = until
+        }
+        #expect(tries.last! > .seconds(60))
+    }
 }

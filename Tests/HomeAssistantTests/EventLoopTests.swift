@@ -65,11 +65,12 @@ struct EventLoopTests {
 struct ListenerEdgeTests {
     final class Listener {
         let loop: WebSocketEventLoop
-        init(maximumRequestBody: Int = 0, idleTimeout: Duration = .seconds(1)) throws {
+        init(maximumRequestBody: Int = 0, idleTimeout: Duration = .seconds(1), maximumConnections: Int = 64, limits: ListenerLimits? = nil) throws {
             var options = WebSocketEventLoop.Options()
             options.listen = ("127.0.0.1", 0)
             options.usesTLS = false
-            options.maximumConnections = 64
+            options.maximumConnections = maximumConnections
+            options.listenerLimits = limits
             options.maximumRequestBody = maximumRequestBody
             options.idleTimeout = idleTimeout
             loop = try WebSocketEventLoop(options: options)
@@ -84,8 +85,18 @@ struct ListenerEdgeTests {
     /// A blocking TCP client on 127.0.0.1, with a receive timeout.
     final class Socket {
         let fd: Int32
-        init(port: Int) throws {
+        /// `source`: the local address to connect from (any of 127/8), so a test can be several clients.
+        init(port: Int, from source: String? = nil) throws {
             fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            if let source {
+                var local = sockaddr_in()
+                local.sin_family = sa_family_t(AF_INET)
+                local.sin_addr.s_addr = inet_addr(source)
+                let bound = withUnsafePointer(to: &local) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+                }
+                guard bound == 0 else { throw TransportError("bind to \(source) failed") }
+            }
             var address = sockaddr_in()
             address.sin_family = sa_family_t(AF_INET)
             address.sin_port = in_port_t(UInt16(port).bigEndian)
@@ -110,6 +121,18 @@ struct ListenerEdgeTests {
             }
             return String(decoding: out, as: UTF8.self)
         }
+        /// What arrives until it ends with `suffix`, the peer closes or the timeout passes.
+        func receive(until suffix: String) -> String {
+            var out: [UInt8] = []
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while !String(decoding: out, as: UTF8.self).hasSuffix(suffix) {
+                let n = recv(fd, &buffer, buffer.count, 0)
+                if n <= 0 { break }
+                out += buffer[0..<n]
+            }
+            return String(decoding: out, as: UTF8.self)
+        }
+
         /// Whether the peer closed the connection within the receive timeout.
         func closedByPeer() -> Bool {
             var byte: UInt8 = 0
@@ -154,5 +177,66 @@ struct ListenerEdgeTests {
         client.send("GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
         #expect(client.receiveAll().hasSuffix(#"{"path":"/healthz","bytes":0}"#))
         #expect(slow.allSatisfy { $0.closedByPeer() }, "idle sockets closed after the idle timeout")
+    }
+
+    /// A thousand idle sockets once kept /healthz silent for 75 s: one address holds at most its share, the rest are
+    /// closed at once, and another client is answered straight away.
+    @Test func oneClientHoldsAtMostItsShareOfSockets() throws {
+        let listener = try Listener(idleTimeout: .seconds(30), limits: ListenerLimits(perClient: 4, deadline: .seconds(30)))
+        let idle = try (0..<12).map { _ in try Socket(port: listener.loop.listenPort, from: "127.0.0.2") }
+        // The eight past four are closed at once; the four let in stay (a short window for those).
+        let closed = idle.filter { socket in
+            var pollFD = pollfd(fd: socket.fd, events: Int16(POLLIN), revents: 0)
+            return poll(&pollFD, 1, 300) > 0 && socket.closedByPeer()
+        }
+        #expect(closed.count == 8, "the sockets past four from 127.0.0.2 are closed")
+        let probe = try Socket(port: listener.loop.listenPort, from: "127.0.0.3")
+        probe.send("GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        #expect(probe.receiveAll().hasSuffix(#"{"path":"/healthz","bytes":0}"#))
+    }
+
+    /// A request dribbled in a byte at a time is closed at the deadline for a whole request, however busy it keeps.
+    @Test func aRequestNotWholeByTheDeadlineIsClosed() throws {
+        let listener = try Listener(idleTimeout: .seconds(30), limits: ListenerLimits(perClient: 8, deadline: .seconds(1)))
+        let slow = try Socket(port: listener.loop.listenPort)
+        let started = ContinuousClock.now
+        var closed = false
+        for byte in "GET /healthz HTTP/1.1\r\nHost: xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx" {
+            slow.send(String(byte))
+            var pollFD = pollfd(fd: slow.fd, events: Int16(POLLIN), revents: 0)
+            if poll(&pollFD, 1, 200) > 0 { closed = slow.closedByPeer(); break }
+        }
+        #expect(closed, "still open while dribbling after \(ContinuousClock.now - started)")
+        #expect(ContinuousClock.now - started < .seconds(5))
+    }
+
+    /// The last sockets serve the health check only: with the others taken, a probe is answered and a page is not.
+    @Test func theLastSocketsAreKeptForTheHealthCheck() throws {
+        let listener = try Listener(idleTimeout: .seconds(30), maximumConnections: 6,
+                                    limits: ListenerLimits(perClient: 10, deadline: .seconds(30), reserve: 2, reservedPaths: ["/healthz"]))
+        let taken = try (0..<4).map { _ in try Socket(port: listener.loop.listenPort, from: "127.0.0.2") }
+        // Each is seen by the listener before the next connects: one request answered on a fifth socket says so.
+        let page = try Socket(port: listener.loop.listenPort)
+        page.send("GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        #expect(page.receiveAll().hasPrefix("HTTP/1.1 503"))
+        let probe = try Socket(port: listener.loop.listenPort)
+        probe.send("GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        #expect(probe.receiveAll().hasSuffix(#"{"path":"/healthz","bytes":0}"#))
+        _ = taken
+    }
+
+    /// The method reaches the handler as sent (OPTIONS was once taken for a GET and answered 200).
+    @Test(arguments: ["OPTIONS", "PUT", "DELETE", "PATCH"])
+    func theMethodIsPassedOnAsSent(method: String) throws {
+        var options = WebSocketEventLoop.Options()
+        options.listen = ("127.0.0.1", 0)
+        options.usesTLS = false
+        let loop = try WebSocketEventLoop(options: options)
+        loop.onHTTPRequest = { request, respond in respond(HTTPServerResponse(status: 200, json: #"{"method":"\#(request.method)"}"#)) }
+        loop.start()
+        defer { loop.shutdown() }
+        let client = try Socket(port: loop.listenPort)
+        client.send("\(method) /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        #expect(client.receive(until: "}").hasSuffix(#"{"method":"\#(method)"}"#))
     }
 }

@@ -178,8 +178,9 @@ struct AddonRepositoryTests {
     }
 
     /// First start: no rules file in the add-on's folder. The entry point writes suggest's proposal there (through
-    /// the Supervisor), with secrets.yaml beside it, and the daemon runs it.
-    @Test func theFirstStartWritesAProposalAndRunsIt() async throws {
+    /// the Supervisor), with secrets.yaml beside it, and does not run it: its placeholder Aivi token must never reach
+    /// the real service. The user reads it, deletes its first line, and restarts.
+    @Test func theFirstStartWritesAProposalAndWaitsForTheUser() async throws {
         let supervisorToken = "supervisor-token-90ab"
         let simulator = try HomeAssistantSimulator(token: supervisorToken)
         defer { simulator.stop() }
@@ -196,13 +197,14 @@ struct AddonRepositoryTests {
             "SUPERVISOR_TOKEN": supervisorToken, "LIVEBRIDGE": try Subprocess.livebridge.path, "LIVEBRIDGE_DATA": folder + "/data",
             "LIVEBRIDGE_STATUS_LISTEN": "127.0.0.1:\(LoopbackPort.free())", "LIVEBRIDGE_SUPERVISOR_HOST": "127.0.0.1:\(simulator.port)",
         ], program: addonFile("run.sh"))
-        #expect(await addon.stderr.wait { $0.contains { $0.contains("msg=\"ready: 7 entities in the snapshot\"") } })
+        #expect(await addon.exitStatus() == 1)
         let rules = try String(contentsOfFile: folder + "/config/livebridge.yaml", encoding: .utf8)
+        #expect(rules.hasPrefix("# LIVEBRIDGE PROPOSAL: "))
         #expect(rules.contains("  washer:\n") && rules.contains("  laundry:\n") && !rules.contains("homeassistant:"))
         #expect(try String(contentsOfFile: folder + "/config/secrets.yaml", encoding: .utf8).contains("aivi_token:"))
-        #expect(addon.stderr.lines.contains("livebridge suggest: wrote \(folder)/config/livebridge.yaml: OK — 4 activities; next: livebridge check, render, run"))
-        addon.signal(SIGTERM)
-        #expect(await addon.exitStatus() == 0)
+        #expect(addon.stderr.lines.contains { $0.hasPrefix("livebridge suggest: wrote \(folder)/config/livebridge.yaml: OK — 4 activities") })
+        #expect(addon.stderr.lines.contains { $0.contains("livebridge.yaml:1:1: this is livebridge suggest's proposal, not yet read") })
+        #expect(!addon.stderr.lines.contains { $0.contains("ready:") }, "the proposal was run")
     }
 
     @Test func aHealthCheckWithNoAnswerFails() async throws {
@@ -210,6 +212,15 @@ struct AddonRepositoryTests {
         let healthcheck = try Subprocess(["healthcheck", "--url", "http://127.0.0.1:\(port)/healthz"])
         #expect(await healthcheck.exitStatus() == 1)
         #expect(healthcheck.stdout.lines.first?.hasPrefix("no answer from http://127.0.0.1:\(port)/healthz") == true)
+    }
+
+    /// The health check reads http(s) from a host only: not a file, not another protocol.
+    @Test(arguments: ["file:///etc/passwd", "dict://127.0.0.1:11211/stat", "http:///healthz", "gopher://x"])
+    func aHealthCheckURLMustBeHTTPToAHost(url: String) async throws {
+        let healthcheck = try Subprocess(["healthcheck", "--url", url])
+        #expect(await healthcheck.exitStatus() == 2)
+        #expect(healthcheck.stderr.lines.contains { $0.contains("--url must") }, "\(healthcheck.stderr.lines)")
+        #expect(!healthcheck.stdout.lines.contains { $0.contains("root:") })
     }
 
     /// The Home Assistant Container image: non-root, a /data it owns, a health check with the binary itself, TZ

@@ -13,8 +13,21 @@ struct RulesCommandTests {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let config = Self.repository.appendingPathComponent("config")
         try FileManager.default.copyItem(atPath: config.appendingPathComponent("livebridge.example.yaml").path, toPath: folder + "/livebridge.yaml")
-        try FileManager.default.copyItem(atPath: config.appendingPathComponent("secrets.example.yaml").path, toPath: folder + "/secrets.yaml")
+        // The example's placeholder token replaced, as a user does first (check refuses a placeholder).
+        try String(contentsOf: config.appendingPathComponent("secrets.example.yaml"), encoding: .utf8)
+            .replacingOccurrences(of: "replace-with-your-aivi-token", with: "aivi-token-of-the-user")
+            .write(toFile: folder + "/secrets.yaml", atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: folder + "/secrets.yaml")
         return folder
+    }
+
+    @Test func checkWarnsOfASecretsFileEveryUserCanRead() async throws {
+        let folder = try exampleFolder()
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: folder + "/secrets.yaml")
+        let check = try Subprocess(["check", folder + "/livebridge.yaml"])
+        #expect(await check.exitStatus() == 0)
+        #expect(check.stdout.lines.last == "warning: \(folder)/secrets.yaml holds secrets and is readable by every user of this machine (mode 644); "
+                + "chmod 600 \(folder)/secrets.yaml")
     }
 
     @Test func checkSummarisesAValidFile() async throws {

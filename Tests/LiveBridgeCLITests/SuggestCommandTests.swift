@@ -32,7 +32,8 @@ struct SuggestCommandTests {
         let suggest = try Subprocess(["suggest", "--url", simulator.url, "--token-file", tokenFile, "--output", dir + "/livebridge.yaml"])
         #expect(await suggest.exitStatus() == 0)
         #expect(suggest.stderr.lines.first == "livebridge suggest: 8 entities, 4 recognised: laundry (timer), robo (robot vacuum), car (EV charging), washer (washing machine)")
-        #expect(suggest.stderr.lines.last == "livebridge suggest: wrote \(dir)/livebridge.yaml: OK — 4 activities; next: livebridge check, render, run")
+        #expect(suggest.stderr.lines.last == "livebridge suggest: wrote \(dir)/livebridge.yaml: OK — 4 activities; next: read it, put your tokens in "
+                + "secrets.yaml, delete its first line, then livebridge check, render, run")
         let proposal = try String(contentsOfFile: dir + "/livebridge.yaml", encoding: .utf8)
         #expect(proposal.contains("  # EV charging \"Car\" in Garage: binary_sensor.ev_charging, sensor.ev_battery, sensor.ev_minutes_left\n  car:\n"))
         #expect(proposal.contains("  # Washing machine \"Washer\" in Laundry room: sensor.washer_status, sensor.washer_progress\n  washer:\n"))
@@ -42,6 +43,19 @@ struct SuggestCommandTests {
         let mode = try FileManager.default.attributesOfItem(atPath: dir + "/secrets.yaml")[.posixPermissions] as? Int
         #expect(mode == 0o600)
         #expect(!suggest.stderr.lines.joined().contains(Self.token), "the token is written to secrets.yaml only, never shown")
+        // Not run, not passed by check, until the user has read it (deleted the mark) and given a real token.
+        let unread = try Subprocess(["check", dir + "/livebridge.yaml"])
+        #expect(await unread.exitStatus() == 1)
+        #expect(unread.stderr.lines.first == "\(dir)/livebridge.yaml:1:1: this is livebridge suggest's proposal, not yet read: check its activities "
+                + "and backends, then delete this line")
+        try proposal.split(separator: "\n", omittingEmptySubsequences: false).dropFirst().joined(separator: "\n")
+            .write(toFile: dir + "/livebridge.yaml", atomically: true, encoding: .utf8)
+        let placeholder = try Subprocess(["check", dir + "/livebridge.yaml"])
+        #expect(await placeholder.exitStatus() == 1)
+        #expect(placeholder.stderr.lines.first?.hasSuffix(": backends.aivi.token: still holds livebridge suggest's placeholder (replace-with-your-…): "
+                + "put the real token in secrets.yaml") == true, "\(placeholder.stderr.lines)")
+        try secrets.replacingOccurrences(of: "replace-with-your-aivi-token", with: "aivi-real-token")
+            .write(toFile: dir + "/secrets.yaml", atomically: true, encoding: .utf8)
         let check = try Subprocess(["check", dir + "/livebridge.yaml"])
         #expect(await check.exitStatus() == 0)
         #expect(check.stdout.lines.first == "\(dir)/livebridge.yaml: OK — 4 activities, 7 entities, 1 backend (1 in use)")

@@ -99,4 +99,37 @@ struct BlueprintEventsTests {
         #expect(lines(events.take(bad, rules: rules)) == told, "after a valid event the problem is news again")
         #expect(lines(events.take(["payload": ["template": "generic"]], rules: rules)).first?.hasPrefix("notify unnamed true") == true)
     }
+
+    /// Event-born submissions are marked so, and one past the limit is told once, naming the setting.
+    @Test func eventsAreBoundedAndAStartPastTheLimitIsTold() throws {
+        var events = BlueprintEvents()
+        let rules = try rules()
+        guard case .submit(let submission)? = events.take(["activity": "washer", "payload": ["template": "generic", "progress": 0.5]], rules: rules).first
+        else { Issue.record("not submitted"); return }
+        #expect(submission.eventBorn)
+        let told = events.refused(submission, rules: rules).map { lines([$0]) }
+        #expect(told == ["notify washer true LiveBridge: activity washer: The my_activity_event event for washer was not sent: activity is one more than "
+                         + "the 20 activities events may show at once (events.max_activities); end one first"])
+        #expect(events.refused(submission, rules: rules) == nil, "told once")
+        #expect(rules.eventActivityLimit == 20)
+    }
+
+    /// A made-up id is not repeated as a name: its problem is told for an unnamed activity, its value escaped.
+    @Test func aHostileIDIsToldUnnamedAndEscaped() throws {
+        var events = BlueprintEvents()
+        let told = lines(events.take(["activity": "../../admin\r\n", "action": "end"], rules: try rules()))
+        #expect(told == [#"notify unnamed true LiveBridge: activity unnamed: The my_activity_event event for unnamed was not sent: activity "#
+                         + #""../../admin\u000d\u000a" is not an Aivi slug: letters, digits, _ and -, at most 128 (backend aivi)"#])
+    }
+
+    /// Problems are remembered for a bounded number of activities: ever new ids start the record afresh.
+    @Test func theRecordOfToldProblemsIsBounded() throws {
+        var events = BlueprintEvents()
+        let rules = try rules()
+        let bad: (String) -> JSONValue = { ["activity": .string($0), "payload": ["template": "generic", "progress": 2]] }
+        #expect(events.take(bad("id0"), rules: rules).count == 1)
+        #expect(events.take(bad("id0"), rules: rules).isEmpty, "told once")
+        for n in 1..<BlueprintEvents.rememberedActivities { _ = events.take(bad("id\(n)"), rules: rules) }
+        #expect(events.take(bad("id0"), rules: rules).count == 1, "the full record started afresh")
+    }
 }

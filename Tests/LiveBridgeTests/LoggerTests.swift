@@ -47,4 +47,65 @@ struct LoggerTests {
         #expect(object?["msg"] == "line\nbreak")
         #expect(object?["code"] == "x\u{1}")
     }
+
+    /// What Home Assistant or a service may send: a forged field, CR, a terminal escape, NUL, U+2028, a bidi override.
+    static let hostile = "ok level=error msg=\"forged\"\r\u{1B}[2J\u{0}\u{2028}\u{202E}x"
+
+    @Test func logfmtEscapesEveryOutsideValueOntoOneLine() {
+        let lines = Lines()
+        let logger = Logger(level: .info, format: .text) { lines.write($0) }
+        logger.warning("problem: " + Self.hostile, ["code": Self.hostile])
+        let line = lines.values[0]
+        let escaped = #""ok level=error msg=\"forged\"\r\u001b[2J\u0000\u2028\u202ex""#
+        #expect(line.hasSuffix(#" level=warning msg="problem: "# + escaped.dropFirst() + " code=" + escaped), "\(line)")
+        #expect(!line.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x2028 || $0.value == 0x202E })
+        // Read as logfmt, the forged level and msg are inside quoted values: the line's keys are the logger's.
+        #expect(Self.logfmtKeys(line) == ["time", "level", "msg", "code"])
+    }
+
+    /// The keys of a logfmt line, as a reader splits it (quoted values with backslash escapes).
+    static func logfmtKeys(_ line: String) -> [String] {
+        var keys: [String] = [], token = "", inQuotes = false, escaping = false, inValue = false
+        for c in line {
+            if inQuotes {
+                if escaping { escaping = false } else if c == "\\" { escaping = true } else if c == "\"" { inQuotes = false }
+            } else if c == "\"" {
+                inQuotes = true
+            } else if c == "=" && !inValue {
+                keys.append(token)
+                inValue = true
+            } else if c == " " {
+                token = ""
+                inValue = false
+            } else if !inValue {
+                token.append(c)
+            }
+        }
+        return keys
+    }
+
+    @Test func jsonEscapesLineSeparatorsAndControlsBeyondJSONsOwn() throws {
+        let lines = Lines()
+        let logger = Logger(level: .info, format: .json) { lines.write($0) }
+        logger.info("m", ["code": Self.hostile + "\u{7F}\u{85}"])
+        let line = lines.values[0]
+        #expect(!line.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) || $0.value == 0x2028 || $0.value == 0x202E })
+        let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: String]
+        #expect(object?["code"] == Self.hostile + "\u{7F}\u{85}")
+    }
+
+    @Test func aHugeValueIsCutWithAMarkerOfHowMuch() throws {
+        let lines = Lines()
+        let text = Logger(level: .info, format: .text) { lines.write($0) }
+        let json = Logger(level: .info, format: .json) { lines.write($0) }
+        let huge = String(repeating: "a", count: 100_000)
+        text.info(huge, ["body": huge])
+        json.info("m", ["body": huge])
+        let (textLine, jsonLine) = (lines.values[0], lines.values[1])
+        let cut = String(repeating: "a", count: 1_000) + "…[99000 more bytes cut]"
+        #expect(textLine.hasSuffix(" msg=\"\(cut)\" body=\"\(cut)\""), "\(textLine.suffix(80))")
+        #expect(textLine.utf8.count < 2_200)
+        let object = try JSONSerialization.jsonObject(with: Data(jsonLine.utf8)) as? [String: String]
+        #expect(object?["body"] == cut)
+    }
 }

@@ -3,6 +3,7 @@ import HomeAssistant
 import JSON
 import Testing
 @testable import LiveBridge
+@testable import WebSocketTransport
 
 /// /healthz, /metrics and /activities from what the service reports, without a socket.
 struct StatusRoutesTests {
@@ -38,6 +39,25 @@ struct StatusRoutesTests {
         for phase in [ConnectionPhase.waitingForStartup, .subscribing] {
             #expect(await routes(phase: phase).respond(toPath: "/healthz").status == 200, "\(phase) is connected")
         }
+    }
+
+    /// A service's code in a reason is cut as in the logs: a probe's answer stays small.
+    @Test func aHugeCodeInAReasonIsCut() async throws {
+        let code = String(repeating: "E", count: 50_000)
+        let response = await routes(failing: ["aivi": code]).respond(toPath: "/healthz")
+        let reasons = try JSONParser.parse(response.body)["reasons"]?.arrayValue?.compactMap(\.stringValue)
+        let kept = "backend aivi refuses pushes (" + String(repeating: "E", count: 971)
+        #expect(reasons == [kept + "…[49030 more bytes cut]"])
+        #expect(response.body.count < 1_200)
+    }
+
+    /// Every route is read-only: PUT, DELETE, PATCH, OPTIONS and the rest are refused, saying what is allowed.
+    @Test(arguments: ["PUT", "DELETE", "PATCH", "OPTIONS", "POST", "HEAD"])
+    func otherMethodsThanGETAre405(method: String) async {
+        let response = await routes().respond(to: HTTPServerRequest(method: method, path: "/healthz", headers: [:], body: []))
+        #expect(response.status == 405)
+        #expect(response.headers == ["Allow": "GET"])
+        #expect(await routes().respond(to: HTTPServerRequest(method: "GET", path: "/healthz", headers: [:], body: [])).status == 200)
     }
 
     @Test func metricsAreThePrometheusText() async {

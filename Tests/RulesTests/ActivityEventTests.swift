@@ -60,4 +60,28 @@ struct ActivityEventTests {
         }
         #expect(bad.issues.map(\.description) == ["payload.progress: 2 is out of range 0–1"])
     }
+
+    /// An id becomes the path, job id or tag at its backend: one outside the backend's grammar goes nowhere, and is not
+    /// repeated as the activity's name (the failure is unnamed).
+    @Test(arguments: [
+        ("../../admin", "aivi", #"activity: "../../admin" is not an Aivi slug: letters, digits, _ and -, at most 128 (backend aivi)"#),
+        ("washer#dryer", "aivi", #"activity: "washer#dryer" is not an Aivi slug: letters, digits, _ and -, at most 128 (backend aivi)"#),
+        ("washer\r\nX: 1", "aivi", #"activity: "washer\u000d\u000aX: 1" is not an Aivi slug: letters, digits, _ and -, at most 128 (backend aivi)"#),
+        ("a/b", "pulse", #"activity: job_id "a/b" may hold only letters, digits, _ and - (backend pulse)"#),
+        ("washer 1", "phone", #"activity: "washer 1" holds " "; a tag is letters, digits, _ and - (backend phone)"#),
+    ])
+    func anIDOutsideItsBackendsGrammarIsRefused(id: String, backend: String, problem: String) throws {
+        let data: JSONValue = ["activity": .string(id), "backend": .string(backend), "action": "end"]
+        guard case .failure(let failure) = ActivityEvent.decode(data, rules: try rules()) else { Issue.record("\(id) accepted"); return }
+        #expect(failure.issues.map(\.description) == [problem])
+        #expect(failure.activity == "")
+    }
+
+    @Test func howManyActivitiesEventsMayShowIsConfigurable() throws {
+        let folder = try ConfigFolder(["a.yaml": "backends: { aivi: { type: aivi, token: t } }\nevents: { max_activities: 5 }\n",
+                                       "b.yaml": "backends: { aivi: { type: aivi, token: t } }\nevents: { max_activities: 0 }\n"])
+        #expect(try RulesLoader.load(file: folder.file("a.yaml"), environment: [:]).get().eventActivityLimit == 5)
+        guard case .failure(let errors) = RulesLoader.load(file: folder.file("b.yaml"), environment: [:]) else { Issue.record("0 accepted"); return }
+        #expect(errors.errors.map(\.message) == ["\"0\" is not a number of activities from 1 to 500"])
+    }
 }

@@ -23,7 +23,7 @@ $SUDO tar -C "$ROOT/opt" -xzf "$TARBALL"
 $SUDO chroot "$ROOT" sh -ec "
     cd /opt/$NAME
     ./livebridge --version
-    cp secrets.example.yaml secrets.yaml
+    sed 's/replace-with-your-aivi-token/aivi-token-of-the-user/' secrets.example.yaml > secrets.yaml
     ./livebridge check livebridge.example.yaml
     ./livebridge render livebridge.example.yaml --states states.example.json --at 2026-11-22T12:00:00Z > render.out
     grep -q '^washer: active, start' render.out

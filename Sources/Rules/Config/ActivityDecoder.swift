@@ -136,20 +136,7 @@ enum ActivityDecoder {
             let targetID = reader.string(idKey, errors: &errors) ?? id
             ids[kind] = targetID
             let at = reader[idKey]?.location ?? node.location
-            switch kind {
-            case .islandpulse:
-                if let problem = IslandPulseSchema.jobIDProblem(targetID) { errors.append(ConfigError(at, path: path + "." + idKey, problem)) }
-            case .homeassistant:
-                if targetID.count > 64 { errors.append(ConfigError(at, path: path + ".tag", "\"\(targetID)\" is longer than 64 characters")) }
-            case .aivi:
-                if targetID.isEmpty || targetID.contains("/") || targetID.contains(" ") {
-                    errors.append(ConfigError(at, path: path + ".slug", "\"\(targetID)\" is not a slug"))
-                }
-            case .pushward:
-                if let problem = PushWardSchema.slugProblem(targetID) { errors.append(ConfigError(at, path: path + ".slug", problem)) }
-            case .activitysmith:
-                if let problem = ActivitySmithSchema.streamKeyProblem(targetID) { errors.append(ConfigError(at, path: path + ".stream_key", problem)) }
-            }
+            if let problem = kind.idProblem(targetID) { errors.append(ConfigError(at, path: path + "." + idKey, problem)) }
         }
 
         var budget = RulesLoader.decodeBudget(reader, base: defaults, errors: &errors)

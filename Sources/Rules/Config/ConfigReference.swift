@@ -4,7 +4,7 @@ import LiveActivity
 /// against this, so an undocumented key fails the suite.
 public enum ConfigReference {
     public static let topLevelKeys = ["homeassistant", "backends", "defaults", "status", "events", "activities"]
-    public static let eventsKeys = ["type"]
+    public static let eventsKeys = ["type", "max_activities"]
     public static let homeAssistantKeys = ["url", "token", "ca_file", "allow_self_signed", "entity_source", "ping_interval", "pong_timeout", "restart_grace"]
     public static let backendKeys: [BackendKind: [String]] = [
         .aivi: ["type", "token", "base_url"],

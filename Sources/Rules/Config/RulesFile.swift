@@ -68,6 +68,10 @@ public struct RulesFile: Sendable {
     public let status: StatusListener?
     /// The Home Assistant event blueprints fire (`livebridge_activity` unless `events: {type: …}` says otherwise).
     public let eventType: String
+    /// How many activities events may show at once (`events.max_activities`): each is a lane and a state entry while
+    /// it lasts, so a flood of made-up ids is refused past it.
+    public var eventActivityLimit = RulesFile.defaultEventActivityLimit
+    public static let defaultEventActivityLimit = 20
     public let homeAssistant: HomeAssistantSettings?
     public let backends: [String: Backend]
     public let defaultBackend: String?
@@ -78,10 +82,18 @@ public struct RulesFile: Sendable {
 
     /// What keeps `run` from running this file, though `render` and `preview` can use it: `check` reports the same,
     /// so it says OK only for a file `run` will run.
+    /// A backend token still holding suggest's placeholder is one too: it would go to the real service.
     public var problemsForRun: [ConfigError] {
-        guard homeAssistant == nil else { return [] }
-        return [ConfigError(SourceLocation(file: path, line: 1, column: 1), path: "homeassistant",
-                            "is required to run (url and token; as a Home Assistant add-on, $SUPERVISOR_TOKEN stands for both); render and preview work without it")]
+        var problems = backends.values.sorted { $0.name < $1.name }.compactMap { backend -> ConfigError? in
+            guard let token = backend.token?.secret, Proposal.isPlaceholder(token) else { return nil }
+            return ConfigError(backend.location, path: "backends.\(backend.name).token",
+                               "still holds livebridge suggest's placeholder (replace-with-your-…): put the real token in secrets.yaml")
+        }
+        if homeAssistant == nil {
+            problems.append(ConfigError(SourceLocation(file: path, line: 1, column: 1), path: "homeassistant",
+                                        "is required to run (url and token; as a Home Assistant add-on, $SUPERVISOR_TOKEN stands for both); render and preview work without it"))
+        }
+        return problems
     }
 
     /// Every entity any rule reads: exactly what the connection subscribes to.

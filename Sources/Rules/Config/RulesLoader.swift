@@ -6,6 +6,10 @@ import LiveActivity
 /// Loads and checks a rules file, reporting every error at once with file:line:column and the path of keys.
 public enum RulesLoader {
     public static func load(file: String, environment: [String: String] = ProcessInfo.processInfo.environment) -> Result<RulesFile, ConfigErrors> {
+        if let text = FileManager.default.contents(atPath: file).map({ String(decoding: $0, as: UTF8.self) }),
+           let unread = Proposal.markerError(in: text, file: file) {
+            return .failure(ConfigErrors([unread]))
+        }
         var yaml = YAMLLoader(environment: environment)
         return decode(yaml.load(file: file), file: file, supervisor: SupervisorAccess(environment: environment))
     }
@@ -23,8 +27,11 @@ public enum RulesLoader {
             if errors.isEmpty { errors.append(ConfigError(SourceLocation(file: file, line: 1, column: 1), path: "", "the file is empty")) }
             return .failure(ConfigErrors(errors))
         }
-        let rules = decode(root, file: file, supervisor: supervisor, errors: &errors)
-        guard errors.isEmpty, let rules else { return .failure(ConfigErrors(errors.sortedByPosition())) }
+        let decoded = decode(root, file: file, supervisor: supervisor, errors: &errors)
+        // Whatever a message quotes, a value from !secret or !env_var shows as its name.
+        let secrets = SecretValues(root)
+        guard errors.isEmpty, var rules = decoded else { return .failure(ConfigErrors(errors.map(secrets.hiding).sortedByPosition())) }
+        rules.notes = secrets.hiding(rules.notes)
         return .success(rules)
     }
 
@@ -114,7 +121,13 @@ public enum RulesLoader {
             }
         }
         var eventType = "livebridge_activity"
+        var eventActivityLimit = RulesFile.defaultEventActivityLimit
         if let node = top["events"], let reader = MappingReader(node, path: "events", errors: &errors) {
+            if let node = reader["max_activities"] {
+                if let text = node.scalar, let limit = Int(text), (1...500).contains(limit) { eventActivityLimit = limit } else {
+                    errors.append(ConfigError(node.location, path: "events.max_activities", "\(node.quoted) is not a number of activities from 1 to 500"))
+                }
+            }
             reader.rejectUnknown(allowed: ConfigReference.eventsKeys, errors: &errors)
             if let type = reader.string("type", errors: &errors) {
                 if type.isEmpty || type.contains(" ") {
@@ -124,8 +137,10 @@ public enum RulesLoader {
                 }
             }
         }
-        return RulesFile(path: file, status: status, eventType: eventType, homeAssistant: homeAssistant, backends: backends, defaultBackend: defaultBackend,
-                         budget: budget, activities: activities, notes: notes)
+        var rules = RulesFile(path: file, status: status, eventType: eventType, homeAssistant: homeAssistant, backends: backends,
+                              defaultBackend: defaultBackend, budget: budget, activities: activities, notes: notes)
+        rules.eventActivityLimit = eventActivityLimit
+        return rules
     }
 
     static func decodeHomeAssistant(_ node: YAMLNode, supervisor: SupervisorAccess?, errors: inout [ConfigError]) -> RulesFile.HomeAssistantSettings? {
@@ -198,8 +213,8 @@ public enum RulesLoader {
         if kind == .homeassistant {
             if let named = reader.strings("service", errors: &errors) {
                 for (text, at) in named {
-                    if !(text.hasPrefix("notify.") && EntityID.isValid(text)) {
-                        errors.append(ConfigError(at, path: path + ".service", "\"\(text)\" is not a notify service; write notify.mobile_app_<device>"))
+                    if let problem = LiveUpdateSchema.serviceProblem(text) {
+                        errors.append(ConfigError(at, path: path + ".service", problem))
                     } else if services.contains(text) {
                         errors.append(ConfigError(at, path: path + ".service", "\"\(text)\" is named twice"))
                     } else {

@@ -2,6 +2,7 @@ import FoundationEssentials
 import HomeAssistant
 import JSON
 import LiveActivity
+import Platform
 
 /// The blueprint path: a Home Assistant event (default `livebridge_activity`) whose data names an activity, an action,
 /// a backend and a payload. It is checked by the same schemas as rule-made payloads and becomes the same kind of request.
@@ -35,17 +36,24 @@ public struct ActivityEvent: Sendable {
         case "end", "IDLE": action = .end
         case let other:
             action = nil
-            issues.append(PayloadIssue(path: "action", "unknown action \"\(other)\"; expected start, update, end, ONGOING or IDLE"))
+            issues.append(PayloadIssue(path: "action", "unknown action \(OutsideText.quoted(other)); expected start, update, end, ONGOING or IDLE"))
         }
         let name = data["backend"]?.stringValue ?? rules.defaultBackend
         let backend = name.flatMap { rules.backends[$0] }
         if backend == nil {
-            issues.append(PayloadIssue(path: "backend", name.map { "no backend named \"\($0)\"; the rules declare: " + rules.backends.keys.sorted().joined(separator: ", ") }
+            issues.append(PayloadIssue(path: "backend", name.map { "no backend named \(OutsideText.quoted($0)); the rules declare: " + rules.backends.keys.sorted().joined(separator: ", ") }
                 ?? "is required (the rules have no default backend)"))
         }
+        // The id becomes a path, a job id or a tag at the backend: checked against its grammar before anything else,
+        // and a failing one is not repeated as the activity's name.
+        var named = activity
+        if let backend, !activity.isEmpty, let problem = backend.kind.idProblem(activity) {
+            issues.append(PayloadIssue(path: "activity", problem + " (backend \(backend.name))"))
+        }
+        if (backend?.kind ?? .aivi).idProblem(activity) != nil { named = "" }
         let payload = data["payload"]?.objectValue ?? [:]
         if data["payload"] == nil, action != .end { issues.append(PayloadIssue(path: "payload", "is required to start or update")) }
-        guard issues.isEmpty, let backend, let action else { return .failure(RenderError(activity: activity, issues: issues)) }
+        guard issues.isEmpty, let backend, let action else { return .failure(RenderError(activity: named, issues: issues)) }
 
         var request: BackendRequest
         var requests: [(target: String, request: BackendRequest)] = []
@@ -85,9 +93,6 @@ public struct ActivityEvent: Sendable {
                 }
             }
         case .pushward:
-            guard PushWardSchema.slugProblem(activity) == nil else {
-                return .failure(RenderError(activity: activity, issues: [PayloadIssue(path: "activity", PushWardSchema.slugProblem(activity)!)]))
-            }
             var content = payload
             if action == .end && content.isEmpty { content = ["template": "generic", "progress": 1] }
             let (normalized, problems) = PayloadNormalizer.normalize(.object(content), as: PushWardSchema.content, path: "payload")
@@ -95,9 +100,6 @@ public struct ActivityEvent: Sendable {
             request = .pushWard(backend: backend.name, slug: activity, kind: action == .end ? .end : .update, content: normalized, priority: nil,
                                 sound: nil, creation: ["slug": .string(activity), "name": .string(activity), "priority": 1], dismissAfter: .zero)
         case .activitysmith:
-            if let problem = ActivitySmithSchema.streamKeyProblem(activity) {
-                return .failure(RenderError(activity: activity, issues: [PayloadIssue(path: "activity", problem)]))
-            }
             var state = payload
             if action == .end && state.isEmpty { state = ["type": "progress", "title": .string(activity), "percentage": 100] }
             let (normalized, problems) = PayloadNormalizer.normalize(.object(state), as: ActivitySmithSchema.contentState, path: "payload")

@@ -7,6 +7,9 @@ public struct ProblemReport: Sendable {
 
     public init() {}
 
+    /// How many activities have problems on record.
+    public var count: Int { current.count }
+
     /// The problems of this render not yet reported for the activity; an empty list clears it.
     public mutating func newProblems(activity: String, _ problems: [PayloadIssue]) -> [PayloadIssue] {
         guard !problems.isEmpty else {

@@ -1,0 +1,24 @@
+import FakePushServices
+import HTTPClient
+import JSON
+import Testing
+
+/// The preview server (`livebridge preview-server`, the demo) takes pushes from anyone on its port: it checks them with
+/// the daemon's own schemas and draws only what they accept.
+@Suite(.timeLimit(.minutes(1)))
+struct PreviewServerTests {
+    func patch(_ server: FakePushService, _ path: String, _ body: String) async throws -> HTTPResponse {
+        try await HTTPClient().send(HTTPRequest(method: "PATCH", url: server.baseURL + path, headers: [("Authorization", "Token anything")],
+                                                body: Array(body.utf8)))
+    }
+
+    @Test func aPayloadTheSchemasRefuseIsAnsweredAndNotDrawn() async throws {
+        let server = try FakePushService(acceptsAnyToken: true)
+        let bad = try await patch(server, "/activity/washer", #"{"state":"ONGOING","content":{"template":"generic","progress":1e300}}"#)
+        #expect(bad.status == 400)
+        #expect(try JSONParser.parse(bad.body)["error"] == "INVALID_CONTENT")
+        let good = try await patch(server, "/activity/dryer", #"{"state":"ONGOING","content":{"template":"generic","progress":0.5}}"#)
+        #expect(good.status == 200)
+        #expect(server.previewState["activities"]?.objectValue?.keys.sorted() == ["aivi/dryer"])
+    }
+}
