@@ -56,7 +56,7 @@ public actor Dispatcher {
         public let lastDelivered: [UInt8]?
         /// Updates left in this hour's budget (nil: no cap).
         public var updatesLeftThisHour: Int? = nil
-        /// Pushes left through the device's Home Assistant relay in the last 24 hours (nil: not a relayed target).
+        /// Pushes left today (UTC) through the device's Home Assistant relay (nil: not a relayed target).
         public var relayRemaining: Int? = nil
 
         public init(activity: String, target: String, phase: ActivityLane.Phase, lastDelivered: [UInt8]?,
@@ -296,7 +296,7 @@ public actor Dispatcher {
         slots.reduce(into: forgottenCounters) { total, slot in total.add(slot.lane.counters) }
     }
 
-    /// Pushes left through each device's Home Assistant relay (24 hours, 500 each), by notify service.
+    /// Pushes left today through each device's Home Assistant relay (500 a UTC day each), by notify service.
     public var relayRemaining: [String: Int] {
         let now = Date().timeIntervalSince1970
         var left: [String: Int] = [:]
@@ -308,6 +308,14 @@ public actor Dispatcher {
 
     /// The user swiped the activity away at this target (Home Assistant's `mobile_app_live_activity_dismissed`):
     /// nothing more is sent to it until its next start.
+    /// Another notification went to a phone through its relay (an automation's, not LiveBridge's): it spends the
+    /// same daily quota, so it is counted, and the phone's lanes see the new allowance.
+    public func countRelayedElsewhere(device: String, at epoch: Double) {
+        state.relays[device, default: RelayBudget()].record(at: epoch)
+        saveSoon()
+        for i in slots.indices where slots[i].device == device { slots[i].lane.relay = relayAllowance(device) }
+    }
+
     public func dismissedByUser(activity: String, target: String) {
         guard let i = slotIndex[DeliveryState.key(activity: activity, target: target)] else { return }
         slots[i].lane.dismissedByUser()

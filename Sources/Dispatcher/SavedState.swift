@@ -34,7 +34,7 @@ extension DeliveryState {
                 warn("state.json: relay \(OutsideText.quoted(device)) dropped: not a notify service with a list of times")
                 continue
             }
-            let window = (now - RelayBudget.window - 86_400)...(now + 86_400)
+            let window = (now - 2 * RelayBudget.day)...(now + RelayBudget.day)
             let times = list.compactMap(\.doubleValue).filter { window.contains($0) }
             if times.count != list.count { warn("state.json: relay \(OutsideText.quoted(device)): \(list.count - times.count) times out of range dropped") }
             relays[device] = RelayBudget(pushes: Array(times.sorted().suffix(RelayBudget.limit)))

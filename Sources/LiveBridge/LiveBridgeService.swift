@@ -211,6 +211,13 @@ public actor LiveBridgeService: Service {
             for await event in dismissals { await self?.swipedAway(event["data"] ?? .null) }
         }
         defer { dismissalTask.cancel() }
+        // Other notifications to the phones spend the same daily relay quota: counted as core reports each call.
+        let notifications = LiveActivityDismissal.isFollowed(by: engine.rules) ? connection.events(ofType: RelayedNotification.eventType) : nil
+        let notificationTask = Task { [weak self] in
+            guard let notifications else { return }
+            for await event in notifications { await self?.notified(event) }
+        }
+        defer { notificationTask.cancel() }
         followRenderings(engine.rules.templatesRenderedByHomeAssistant)
         defer { followRenderings([]) }
         followTheClock()
@@ -229,6 +236,7 @@ public actor LiveBridgeService: Service {
             let snapshots = connection.snapshotCount
             if snapshots != snapshotsSeen {
                 // A (re)connection's states, perhaps from a Home Assistant still starting.
+                if snapshotsSeen == 0 { Task { await self.checkPreconditions() } }
                 snapshotsSeen = snapshots
                 holdEnds(now: now)
             }
@@ -366,6 +374,22 @@ public actor LiveBridgeService: Service {
         }
         // Most changes need nothing of the dispatcher (an update already waits for its budget): no hop then.
         if !result.commands.isEmpty { await dispatcher.submit(result.commands) }
+    }
+
+    /// Said once connected: each Home Assistant target whose service is missing or whose phone is not an iPhone.
+    func checkPreconditions() async {
+        guard LiveActivityDismissal.isFollowed(by: engine.rules), let services = try? await connection.getServices() else { return }
+        let devices = (try? await connection.send(["type": "config/device_registry/list"])) ?? .array([])
+        for warning in LiveActivityPreconditions.warnings(engine.rules, services: services, devices: devices) {
+            logger.warning("Live Activity target", ["problem": warning])
+        }
+    }
+
+    /// A service call core reports: a notification to one of the phones, sent by someone else, is counted against
+    /// that phone's relay quota.
+    func notified(_ event: JSONValue) async {
+        guard let device = RelayedNotification.countedDevice(event, ownTags: RelayedNotification.ownTags(in: engine.rules)) else { return }
+        await dispatcher.countRelayedElsewhere(device: device, at: Date().timeIntervalSince1970)
     }
 
     /// The user swiped an activity away on a phone: nothing more goes to that target until the activity's next start.

@@ -7,16 +7,19 @@ import Rules
 /// warnings, exit 0.
 enum CheckCommand {
     static let help = """
-        usage: livebridge check [--verbose] CONFIG
+        usage: livebridge check [--verbose] [--url URL [--token-file FILE]] CONFIG
 
         Validates a rules file and prints every error with file:line:column. A file that loads may still get
         warnings: what the phone will not show as written (an mdi: icon with no SF Symbol, a bar on Island Pulse's
         free tier). --verbose also lists every coercion LiveBridge applies on the way to a backend (an Aivi template
         shown as an Island Pulse layout or a Home Assistant live update, an mdi: icon drawn as an SF Symbol…).
+        With --url (and --token-file or $LIVEBRIDGE_HA_TOKEN), or inside the add-on, it also asks Home Assistant
+        whether each homeassistant target's notify service exists and its phone is an iPhone (what the daemon warns
+        of at start-up).
         """
 
-    static func run(_ arguments: [String]) throws -> Int32 {
-        let args = try ArgumentList(arguments, valued: [], flags: ["verbose"])
+    static func run(_ arguments: [String]) async throws -> Int32 {
+        let args = try ArgumentList(arguments, valued: ["url", "token-file"], flags: ["verbose"])
         guard args.positional.count == 1 else { throw UsageError("name one rules file\n\n\(help)") }
         switch RulesLoader.load(file: args.positional[0]).flatMap({ rules in
             rules.problemsForRun.isEmpty ? .success(rules) : .failure(ConfigErrors(rules.problemsForRun))
@@ -43,6 +46,9 @@ enum CheckCommand {
                 for field in rule.fieldsRenderedByHomeAssistant {
                     print("\(field.location): \(field.path): rendered by Home Assistant (\(field.reason))")
                 }
+            }
+            if args["url"] != nil, LiveActivityDismissal.isFollowed(by: rules), let target = try HomeAssistantTarget.from(args) {
+                for warning in try await target.liveActivityPreconditions(rules) { print("warning: \(warning)") }
             }
             return 0
         }

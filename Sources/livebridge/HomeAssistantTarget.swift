@@ -32,6 +32,24 @@ struct HomeAssistantTarget {
         try await snapshot(timeout: timeout, command: command, registries: false).states
     }
 
+    /// `LiveActivityPreconditions` against this Home Assistant's services and device registry.
+    func liveActivityPreconditions(_ rules: RulesFile, timeout: Duration = .seconds(20)) async throws -> [String] {
+        var configuration = try ConnectionConfiguration(url: url, token: token)
+        configuration.requestTimeout = timeout
+        let connection = try HomeAssistantConnection(configuration: configuration) { event in
+            if event.isError { standardError("livebridge check: \(event)") }
+        }
+        connection.start(entityIDs: nil)
+        let services: JSONValue
+        do { services = try await connection.getServices() } catch {
+            await connection.stop()
+            throw NoStatesError(description: "Home Assistant at \(url) gave no services: \(error)")
+        }
+        let devices = (try? await connection.send(["type": "config/device_registry/list"])) ?? .array([])
+        await connection.stop()
+        return LiveActivityPreconditions.warnings(rules, services: services, devices: devices)
+    }
+
     /// The states and, when `registries`, where the registries put each entity (devices, areas). Registries Home
     /// Assistant refuses (they are for administrators) leave the directory empty, said on standard error.
     func snapshot(timeout: Duration = .seconds(20), command: String, registries: Bool) async throws

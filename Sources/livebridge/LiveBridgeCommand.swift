@@ -44,7 +44,7 @@ enum LiveBridgeCommand {
         "preview-server": Subcommand(help: PreviewServerCommand.help) { try await PreviewServerCommand.run($0) },
         "watch": Subcommand(help: WatchCommand.help) { try await WatchCommand.run($0) },
         "suggest": Subcommand(help: SuggestCommand.help) { try await SuggestCommand.run($0) },
-        "check": Subcommand(help: CheckCommand.help) { try CheckCommand.run($0) },
+        "check": Subcommand(help: CheckCommand.help) { try await CheckCommand.run($0) },
         "render": Subcommand(help: RenderCommand.help) { try await RenderCommand.run($0) },
         "template": Subcommand(help: TemplateCommand.help) { try await TemplateCommand.run($0) },
         "send": Subcommand(help: SendCommand.help) { try await SendCommand.run($0) },

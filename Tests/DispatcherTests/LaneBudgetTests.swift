@@ -175,21 +175,27 @@ struct LaneBudgetTests {
     }
 }
 
-/// Home Assistant's relay: 500 per device per rolling 24 hours; thin below 100 left, starts and ends only below 25.
+/// Home Assistant's relay: 500 per phone per UTC day, reset at midnight UTC; thin below 100 left, starts and ends only
+/// below 25.
 struct RelayBudgetTests {
-    @Test func theWindowRollsAndTheThresholdsHold() {
+    /// 2026-11-25 00:00:00 UTC.
+    static let midnight = 1_795_996_800.0
+
+    @Test func theDayResetsAtMidnightUTCAndTheThresholdsHold() {
+        let day = Self.midnight
         var relay = RelayBudget()
-        for n in 0..<400 { relay.record(at: Double(n)) }
-        #expect(relay.remaining(at: 400) == 100)
-        #expect(relay.allowance(at: 400) == (thin: false, reservedUntil: nil))
-        relay.record(at: 401)
-        #expect(relay.allowance(at: 401) == (thin: true, reservedUntil: nil))
-        for n in 0..<75 { relay.record(at: 500 + Double(n)) }
-        #expect(relay.remaining(at: 600) == 24)
-        let (thin, until) = relay.allowance(at: 600)
-        #expect(thin && until == 0 + RelayBudget.window, "the oldest push leaving the window lifts it back to the reserve")
-        #expect(relay.remaining(at: RelayBudget.window + 450) == 500 - 75, "a day later the first 401 have left")
-        relay.prune(RelayBudget.window + 450)
-        #expect(relay.pushes.count == 75)
+        for n in 0..<400 { relay.record(at: day + Double(n)) }
+        #expect(relay.remaining(at: day + 400) == 100)
+        #expect(relay.allowance(at: day + 400) == (thin: false, reservedUntil: nil))
+        relay.record(at: day + 401)
+        #expect(relay.allowance(at: day + 401) == (thin: true, reservedUntil: nil))
+        for n in 0..<75 { relay.record(at: day + 500 + Double(n)) }
+        #expect(relay.remaining(at: day + 600) == 24)
+        let (thin, until) = relay.allowance(at: day + 600)
+        #expect(thin && until == day + RelayBudget.day, "the reserve holds updates back until midnight UTC")
+        #expect(relay.remaining(at: day + RelayBudget.day - 1) == 24, "not a rolling window: the count holds all day")
+        #expect(relay.remaining(at: day + RelayBudget.day) == 500, "a new UTC day starts afresh")
+        relay.prune(day + RelayBudget.day)
+        #expect(relay.pushes.isEmpty)
     }
 }

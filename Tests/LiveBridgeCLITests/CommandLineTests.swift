@@ -24,7 +24,7 @@ struct CommandLineTests {
     @Test func helpAfterOtherArgumentsStillWins() async throws {
         let check = try Subprocess(["check", "missing.yaml", "-h"])
         #expect(await check.exitStatus() == 0)
-        #expect(check.stdout.lines.first == "usage: livebridge check [--verbose] CONFIG")
+        #expect(check.stdout.lines.first == "usage: livebridge check [--verbose] [--url URL [--token-file FILE]] CONFIG")
     }
 
     @Test func theVersionIsTheAddOnsVersion() async throws {

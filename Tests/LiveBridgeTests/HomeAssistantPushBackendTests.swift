@@ -51,3 +51,43 @@ struct HomeAssistantPushBackendTests {
         #expect(await backend.deliver(bad, kind: .start).outcome == .rejected(code: "invalid_service"))
     }
 }
+
+/// A core restart: `notify.mobile_app_*` answers `not_found` until `mobile_app` has set up again. Such a push waits
+/// (retried) rather than being dropped; only a service missing while core runs, past the grace, is refused.
+@Suite(.timeLimit(.minutes(1)))
+struct ServiceNotFoundTests {
+    let push = BackendRequest(backend: "phone", kind: .homeassistant, method: "call_service", target: "notify.mobile_app_phone",
+                              body: ["message": "clear_notification", "data": ["tag": "washer", "dismissal_date": 0]])
+
+    func connected(_ simulator: HomeAssistantSimulator) throws -> HomeAssistantConnection {
+        let connection = try HomeAssistantConnection(configuration: try ConnectionConfiguration(url: simulator.url, token: AccessToken("llat-nf")))
+        connection.start(entityIDs: nil)
+        return connection
+    }
+
+    @Test func whileCoreStartsANotFoundIsRetried() async throws {
+        let simulator = try HomeAssistantSimulator(token: "llat-nf")
+        defer { simulator.stop() }
+        let connection = try connected(simulator)
+        await simulator.failService("notify.mobile_app_phone", with: HomeAssistantError(code: "not_found", message: "Service not found."))
+        await simulator.setCoreState("STARTING")
+        let backend = HomeAssistantPushBackend(name: "phone", connection: connection, missingGrace: .zero)
+        #expect(await backend.deliver(push, kind: .end).outcome == .retry(after: .seconds(2)))
+        await connection.stop()
+    }
+
+    @Test func aServiceListedAgainIsRetriedAndOneMissingWhileCoreRunsIsRefusedAfterTheGrace() async throws {
+        let simulator = try HomeAssistantSimulator(token: "llat-nf")
+        defer { simulator.stop() }
+        let connection = try connected(simulator)
+        await simulator.failService("notify.mobile_app_phone", with: HomeAssistantError(code: "not_found", message: "Service not found."))
+        await simulator.listServices(["notify": ["mobile_app_phone"]])
+        let patient = HomeAssistantPushBackend(name: "phone", connection: connection, missingGrace: .zero)
+        #expect(await patient.deliver(push, kind: .end).outcome == .retry(after: .seconds(2)), "listed: registering again")
+        await simulator.listServices(["notify": ["mobile_app_other"]])
+        let graceful = HomeAssistantPushBackend(name: "phone", connection: connection, missingGrace: .seconds(3600))
+        #expect(await graceful.deliver(push, kind: .end).outcome == .retry(after: .seconds(2)), "missing, within the grace")
+        #expect(await patient.deliver(push, kind: .end).outcome == .rejected(code: "not_found"), "missing while core runs, past the grace")
+        await connection.stop()
+    }
+}

@@ -1,9 +1,11 @@
 import JSON
 
-/// Home Assistant's word that the user swiped a Live Activity away (core 2026.7+, companion app 2026.7+): the app
-/// calls its `live_activity_dismissed` webhook, core forgets the activity's push token and fires this event with the
-/// activity's `tag`, the `device_id` and the `device_name`. An update after it would reach no activity (core has no
-/// token) or open a new one through push-to-start, so LiveBridge sends nothing more to that target until its next start.
+/// Home Assistant's word that the user swiped a Live Activity away: the app calls its `live_activity_dismissed`
+/// webhook and core forgets the activity's push token. Core 2026.7.0–2026.11.0 fire no event for it; core's
+/// development branch fires this one (`tag`, `device_id`, `device_name`), which LiveBridge follows so it stops the
+/// moment a release ships it. Until then the next update after a swipe becomes a push-to-start (core has no token
+/// and sends the start token): the activity comes back — the README says so. With the event, nothing more goes to that
+/// target until the activity's next start.
 public enum LiveActivityDismissal {
     public static let eventType = "mobile_app_live_activity_dismissed"
 
