@@ -52,6 +52,9 @@ struct TemplateDepthTests {
         let error = #expect(throws: EvaluationError.self) {
             try template.evaluate(in: EvaluationContext(states: [:], now: 0, timeZone: .utc))
         }
-        #expect(error?.message.hasPrefix("the template did too much work (over 1000000 steps") == true)
+        // Steps bound it; on a loaded machine (a debug build under a sanitizer) the time backstop may come first.
+        let message = error?.message ?? ""
+        #expect(message.hasPrefix("the template did too much work (over 1000000 steps") || message.hasPrefix("the template ran for over 2.0 seconds"),
+                "\(message)")
     }
 }

@@ -202,17 +202,17 @@ public enum ActivityRenderer {
         body["tag"] = .string(target.id)
         let (normalized, issues) = PayloadNormalizer.normalize(.object(body), as: .object(LiveUpdateSchema.fields))
         guard issues.isEmpty, var object = normalized?.objectValue else { return .failure(PayloadIssuesError(issues)) }
-        if phase != .end, object["stale_date"] == nil { object["stale_date"] = .int(staleDate(object, rule: rule, now: now)) }
+        if phase != .end, object["stale_date"] == nil, let stale = staleDate(object, now: now) { object["stale_date"] = .int(stale) }
         return .success(.homeAssistant(backend: target.backend.name, service: target.service, fields: object, kind: phase,
                                        dismissAfter: rule.dismissAfter, now: now))
     }
 
     /// When the Lock Screen should show a live update as out of date if no other push comes: a minute past its
-    /// countdown's end, else when LiveBridge would have renewed it (so a LiveBridge that stopped is visible).
-    static func staleDate(_ fields: [String: JSONValue], rule: ActivityRule, now: Double) -> Int {
-        if let when = fields["when"]?.doubleValue, fields["when_relative"]?.boolValue != true, when > now { return Int(saturating: when + 60) }
-        let renewal = rule.budget.renewAfter ?? UpdateBudget.defaultRenewAfter
-        return Int(saturating: now) + Int(renewal.components.seconds)
+    /// countdown's end (the content says nothing true after it). Derived from the content only, so an unchanged
+    /// content renders the same push and is not sent again; nil without a countdown.
+    static func staleDate(_ fields: [String: JSONValue], now: Double) -> Int? {
+        guard let when = fields["when"]?.doubleValue, fields["when_relative"]?.boolValue != true, when > now else { return nil }
+        return Int(saturating: when + 60)
     }
 
     /// `keepsMDI`: the backend draws Material Design icons itself (PushWard).
