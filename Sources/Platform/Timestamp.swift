@@ -55,6 +55,13 @@ public enum Timestamp {
         }
         guard let year = number(4), expect(45), let month = number(2), expect(45), let day = number(2),
               (1...12).contains(month), (1...31).contains(day) else { return nil }
+        // A day the month has (Python refuses 2026-02-30).
+        let leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0
+        guard day <= [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][Int(month) - 1] else { return nil }
+        // A date alone is its midnight, without a zone (Python's fromisoformat, as Home Assistant parses it).
+        if index == bytes.count {
+            return (Double(daysSinceEpoch(year: year, month: month, day: day)) * 86_400, nil)
+        }
         guard index < bytes.count, bytes[index] == 84 || bytes[index] == 116 || bytes[index] == 32 else { return nil }
         index += 1
         guard let hour = number(2), expect(58), let minute = number(2), hour < 24, minute < 60 else { return nil }

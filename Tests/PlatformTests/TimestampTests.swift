@@ -19,10 +19,11 @@ struct TimestampTests {
         #expect(Timestamp.epoch(fromISO8601: "2026-11-22T11:34:28+01:00") == 1795343668)
         #expect(Timestamp.epoch(fromISO8601: "2026-11-22T10:34:28Z") == 1795343668)
         #expect(Timestamp.epoch(fromISO8601: "2026-11-22T10:34") == 1795343640)
+        #expect(Timestamp.epoch(fromISO8601: "2026-11-22") == 1795305600, "a date alone is its midnight, as Python's fromisoformat")
     }
 
     @Test func rejectsWhatIsNotATimestamp() {
-        for text in ["", "unknown", "2026-13-01T00:00:00", "2026-11-22", "2026-11-22T10:34:28+0", "2026-11-22T25:00:00"] {
+        for text in ["", "unknown", "2026-13-01T00:00:00", "2026-02-30", "2026-11-22T10:34:28+0", "2026-11-22T25:00:00"] {
             #expect(Timestamp.epoch(fromISO8601: text) == nil, "\(text)")
         }
     }

@@ -115,8 +115,12 @@ enum Filters {
             default: throw EvaluationError("\(filter.rawValue) of \(value.typeName)")
             }
         case .join:
-            guard case .list(let items) = value else { throw EvaluationError("join needs a list") }
-            return .string(try EvaluationLimits.joining(items.map(\.text), separator: args.first?.text ?? "", "join"))
+            guard case .list(var items) = value else { throw EvaluationError("join needs a list") }
+            // join(d='', attribute=None), as Jinja's.
+            if let attribute = keywords["attribute"]?.text {
+                items = try items.map { item throws(EvaluationError) in try Sequences.attribute(item, attribute) ?? .none }
+            }
+            return .string(try EvaluationLimits.joining(items.map(\.text), separator: (args.first ?? keywords["d"])?.text ?? "", "join"))
         case .first, .last:
             guard case .list(let items) = value, let item = filter == .first ? items.first : items.last else {
                 throw EvaluationError("\(filter.rawValue) needs a non-empty list")
@@ -222,6 +226,33 @@ enum Filters {
                 throw EvaluationError("from_json got \(value.typeName) \(value.repr), which is not JSON")
             }
             return TemplateValue(parsed)
+        case .tojson:
+            return try apply(.toJSON, value, args, keywords, context: context)
+        case .slice:
+            // Jinja's slice(n, fill_with=None): n columns, the first ones one longer.
+            guard let n = (args.first ?? keywords["slices"])?.integer, n > 0, n <= EvaluationLimits.maximumTextLength else {
+                throw EvaluationError("slice needs a number of slices from 1 to \(EvaluationLimits.maximumTextLength)")
+            }
+            let items = try TemplateRenderer.iterate(value)
+            let fill = args.count > 1 ? args[1] : keywords["fill_with"]
+            let per = items.count / n, extra = items.count % n
+            var out: [TemplateValue] = []
+            var start = 0
+            for i in 0..<n {
+                let length = per + (i < extra ? 1 : 0)
+                var part = Array(items[start..<(start + length)])
+                if let fill, i >= extra, extra > 0 { part.append(fill) }
+                out.append(.list(part))
+                start += length
+            }
+            return .list(out)
+        case .urlencode:
+            // Jinja's urlencode: a mapping (or pairs) as a query, other text quoted with / kept.
+            if case .mapping(let members) = value {
+                return .string(members.keys.sorted().map { PercentEncoding.quote($0, safe: "") + "=" + PercentEncoding.quote(members[$0]!.text, safe: "") }
+                    .joined(separator: "&"))
+            }
+            return .string(PercentEncoding.quote(value.text, safe: "/"))
         case .toJSON:
             // Compact, as Home Assistant's (orjson); keys sorted here, where Python keeps their order.
             return .string(value.json.jsonText)
@@ -467,13 +498,20 @@ enum Sequences {
             if let attribute = keywords["attribute"]?.text {
                 return try items.map { item throws(EvaluationError) in try Self.attribute(item, attribute) ?? keywords["default"] ?? .none }
             }
-            guard let name = args.first?.text, let mapped = Filter(rawValue: name) else {
+            guard let name = args.first?.text else {
+                throw EvaluationError("map needs a filter name or attribute=…, got nothing")
+            }
+            // Home Assistant's entity functions are filters too: ['sensor.a'] | map('states').
+            if let function = Function(rawValue: name), function.readsEntity {
+                return try items.map { item throws(EvaluationError) in try Functions.call(function, [item] + args.dropFirst(), keywords, context: context) }
+            }
+            guard let mapped = Filter(rawValue: name == "tojson" ? "to_json" : name) else {
                 throw EvaluationError("map needs a filter name or attribute=…, got \(args.first?.repr ?? "nothing")")
             }
-            return try items.map { item throws(EvaluationError) in try Filters.apply(mapped, item, Array(args.dropFirst()), [:], context: context) }
+            return try items.map { item throws(EvaluationError) in try Filters.apply(mapped, item, Array(args.dropFirst()), keywords, context: context) }
         case .select, .reject:
             var kept: [TemplateValue] = []
-            for item in items where try test(args.first?.text, item, args.count > 1 ? args[1] : nil) == (filter == .select) {
+            for item in items where try test(args.first?.text, item, args.count > 1 ? args[1] : nil, Array(args.dropFirst(2)), context: context) == (filter == .select) {
                 kept.append(item)
             }
             return kept
@@ -489,7 +527,7 @@ enum Sequences {
                     continue
                 }
                 let field = found ?? .none
-                if try test(args.count > 1 ? args[1].text : nil, field, args.count > 2 ? args[2] : nil) == (filter == .selectattr) {
+                if try test(args.count > 1 ? args[1].text : nil, field, args.count > 2 ? args[2] : nil, Array(args.dropFirst(3)), context: context) == (filter == .selectattr) {
                     kept.append(item)
                 }
             }
@@ -530,8 +568,13 @@ enum Sequences {
     static let entityTests: Set<String> = ["is_state", "is_state_attr", "has_value"]
 
     /// A Jinja test by name; no name tests truthiness.
-    static func test(_ name: String?, _ value: TemplateValue, _ argument: TemplateValue?) throws(EvaluationError) -> Bool {
+    static func test(_ name: String?, _ value: TemplateValue, _ argument: TemplateValue?, _ more: [TemplateValue] = [],
+                     context: EvaluationContext? = nil) throws(EvaluationError) -> Bool {
         guard let name else { return value.isTruthy }
+        // Home Assistant's entity tests, usable in select/reject: the item is the entity id.
+        if let context, let function = Function(rawValue: name), function.readsEntity, function != .states, function != .stateAttr {
+            return try Functions.call(function, [value] + (argument.map { [$0] } ?? []) + more, [:], context: context).isTruthy
+        }
         func other() throws(EvaluationError) -> TemplateValue {
             guard let argument else { throw EvaluationError("the test \(name) needs a value to compare with") }
             return argument
@@ -610,38 +653,112 @@ enum StrftimeFormat {
 
     static func format(_ format: String, epoch: Double, utcOffset: Int?, zoneName: String = "") -> String {
         let c = Timestamp.components(epoch)
-        func pad(_ n: Int, _ w: Int = 2) -> String { let s = String(n); return String(repeating: "0", count: max(0, w - s.count)) + s }
         var out = ""
-        var chars = format.makeIterator()
-        while let ch = chars.next() {
+        var chars = Array(format)[...]
+        while let ch = chars.popFirst() {
             guard ch == "%" else { out.append(ch); continue }
-            guard let directive = chars.next() else { out.append("%"); break }
-            switch directive {
-            case "Y": out += String(c.year)
-            case "y": out += pad(c.year % 100)
-            case "m": out += pad(c.month)
-            case "d": out += pad(c.day)
-            case "H": out += pad(c.hour)
-            case "I": out += pad(c.hour % 12 == 0 ? 12 : c.hour % 12)
-            case "M": out += pad(c.minute)
-            case "S": out += pad(c.second)
-            case "f": out += pad(c.microsecond, 6)
-            case "p": out += c.hour < 12 ? "AM" : "PM"
-            case "b": out += String(months[c.month - 1].prefix(3))
-            case "B": out += months[c.month - 1]
-            case "a": out += String(weekdays[c.weekday].prefix(3))
-            case "A": out += weekdays[c.weekday]
-            case "j": out += pad(c.dayOfYear, 3)
-            case "w": out += String((c.weekday + 1) % 7)
-            case "z":
-                guard let utcOffset else { break }
-                let sign = utcOffset < 0 ? "-" : "+"
-                out += sign + pad(Swift.abs(utcOffset) / 3600) + pad(Swift.abs(utcOffset) % 3600 / 60)
-            case "Z": out += zoneName
-            case "%": out += "%"
-            default: out += "%" + String(directive)
+            // glibc's flags, which Python's strftime passes through: - (no padding), _ (spaces), 0 (zeros), ^ (upper case).
+            var flag: Character?
+            if let f = chars.first, "-_0^#".contains(f) { flag = f; chars.removeFirst() }
+            guard let directive = chars.popFirst() else { out.append("%"); if let flag { out.append(flag) }; break }
+            guard let text = field(directive, c, epoch: epoch, utcOffset: utcOffset, zoneName: zoneName, format: format) else {
+                out += "%" + (flag.map(String.init) ?? "") + String(directive)
+                continue
             }
+            out += apply(flag, to: text, directive: directive)
         }
         return out
+    }
+
+    /// The text of one directive with its C-locale padding; nil for a directive glibc does not know (left as written).
+    private static func field(_ d: Character, _ c: Timestamp.Components, epoch: Double, utcOffset: Int?, zoneName: String,
+                              format: String) -> String? {
+        func pad(_ n: Int, _ w: Int = 2, _ fill: Character = "0") -> String {
+            let s = String(n)
+            return String(repeating: fill, count: max(0, w - s.count)) + s
+        }
+        let hour12 = c.hour % 12 == 0 ? 12 : c.hour % 12
+        switch d {
+        case "Y": return String(c.year)
+        case "C": return pad(c.year / 100)
+        case "y": return pad(c.year % 100)
+        case "m": return pad(c.month)
+        case "d": return pad(c.day)
+        case "e": return pad(c.day, 2, " ")
+        case "H": return pad(c.hour)
+        case "k": return pad(c.hour, 2, " ")
+        case "I": return pad(hour12)
+        case "l": return pad(hour12, 2, " ")
+        case "M": return pad(c.minute)
+        case "S": return pad(c.second)
+        case "f": return pad(c.microsecond, 6)
+        case "p": return c.hour < 12 ? "AM" : "PM"
+        case "P": return c.hour < 12 ? "am" : "pm"
+        case "b", "h": return String(months[c.month - 1].prefix(3))
+        case "B": return months[c.month - 1]
+        case "a": return String(weekdays[c.weekday].prefix(3))
+        case "A": return weekdays[c.weekday]
+        case "j": return pad(c.dayOfYear, 3)
+        case "w": return String((c.weekday + 1) % 7)
+        case "u": return String(c.weekday + 1)
+        case "U": return pad((c.dayOfYear + 6 - (c.weekday + 1) % 7) / 7)
+        case "W": return pad((c.dayOfYear + 6 - c.weekday) / 7)
+        case "V", "G", "g":
+            let (year, week) = isoWeek(c)
+            return d == "V" ? pad(week) : d == "G" ? String(year) : pad(year % 100)
+        case "D", "x": return pad(c.month) + "/" + pad(c.day) + "/" + pad(c.year % 100)
+        case "F": return String(c.year) + "-" + pad(c.month) + "-" + pad(c.day)
+        case "R": return pad(c.hour) + ":" + pad(c.minute)
+        case "T", "X": return pad(c.hour) + ":" + pad(c.minute) + ":" + pad(c.second)
+        case "r": return pad(hour12) + ":" + pad(c.minute) + ":" + pad(c.second) + " " + (c.hour < 12 ? "AM" : "PM")
+        case "c":
+            return String(weekdays[c.weekday].prefix(3)) + " " + String(months[c.month - 1].prefix(3)) + " " + pad(c.day, 2, " ") + " "
+                + pad(c.hour) + ":" + pad(c.minute) + ":" + pad(c.second) + " " + String(c.year)
+        case "s": return String(Int64((epoch - Double(utcOffset ?? 0)).rounded(.down)))
+        case "n": return "\n"
+        case "t": return "\t"
+        case "z":
+            guard let utcOffset else { return "" }
+            let sign = utcOffset < 0 ? "-" : "+"
+            return sign + pad(Swift.abs(utcOffset) / 3600) + pad(Swift.abs(utcOffset) % 3600 / 60)
+        case "Z": return zoneName
+        case "%": return "%"
+        default: return nil
+        }
+    }
+
+    /// ISO 8601's week-numbering year and week.
+    private static func isoWeek(_ c: Timestamp.Components) -> (Int, Int) {
+        let isoWeekday = c.weekday + 1  // Monday 1 … Sunday 7
+        var week = (c.dayOfYear - isoWeekday + 10) / 7
+        var year = c.year
+        func weeks(_ y: Int) -> Int {
+            // A year has 53 weeks when it starts on a Thursday, or on a Wednesday in a leap year.
+            let jan1 = Timestamp.components(Double(Timestamp.daysSinceEpoch(year: Int64(y), month: 1, day: 1)) * 86_400).weekday
+            let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0
+            return jan1 == 3 || (leap && jan1 == 2) ? 53 : 52
+        }
+        if week < 1 { year -= 1; week = weeks(year) } else if week > weeks(year) { year += 1; week = 1 }
+        return (year, week)
+    }
+
+    /// glibc's flags on a directive's text: `-` drops the padding, `_` pads with spaces, `0` with zeros, `^` upper case.
+    private static func apply(_ flag: Character?, to text: String, directive: Character) -> String {
+        switch flag {
+        case "-":
+            guard text.count > 1, "dmHIMSjyCeklUWVgyf".contains(directive) else { return text }
+            let trimmed = text.drop { $0 == "0" || $0 == " " }
+            return trimmed.isEmpty ? "0" : String(trimmed)
+        case "_":
+            guard "dmHIMSjyCUWVg".contains(directive) else { return text }
+            let digits = text.drop { $0 == "0" }
+            return String(repeating: " ", count: text.count - max(digits.count, 1)) + (digits.isEmpty ? "0" : String(digits))
+        case "0":
+            return String(text.map { $0 == " " ? "0" : $0 })
+        case "^":
+            return text.uppercased()
+        default:
+            return text
+        }
     }
 }

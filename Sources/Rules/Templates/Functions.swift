@@ -101,10 +101,18 @@ enum Functions {
             if let fallback = args.count > 2 ? args[2] : keywords["default"] { return fallback }
             throw EvaluationError("strptime got invalid input \(text.repr) for the format \(format.repr)")
         case .urlencode:
-            // Python's urlencode of a mapping, as bytes (Home Assistant returns bytes, which print as b'…').
+            // Python's urlencode of a mapping (core 2026.x returns text; 2025.x returned bytes, printed b'…').
             guard case .mapping(let members) = try argument(0) else { throw EvaluationError("urlencode needs a mapping") }
             let query = members.keys.sorted().map { PercentEncoding.plus($0) + "=" + PercentEncoding.plus(members[$0]!.text) }
-            return .string("b'" + query.joined(separator: "&") + "'")
+            return .string(query.joined(separator: "&"))
+        case .tuple:
+            // tuple(iterable), held as a list.
+            return .list(args.isEmpty ? [] : try TemplateRenderer.iterate(args[0]))
+        case .stateWithUnit:
+            // The state and its unit of measurement, as Home Assistant's state_with_unit.
+            guard case .string(let id) = try argument(0), let state = context.states[id] else { return .string("unknown") }
+            guard let unit = state.attribute("unit_of_measurement")?.stringValue, !unit.isEmpty else { return .string(state.state) }
+            return .string(state.state + " " + unit)
         case .average, .median, .statisticalMode:
             // average([1, 2]) or average(1, 2): a list and an optional default, or the numbers themselves.
             let filter = Filter(rawValue: function.rawValue)!
@@ -119,8 +127,18 @@ enum Functions {
             // dict(a=1) or dict(mapping, a=1): a mapping, the keywords added.
             var members: [String: TemplateValue] = [:]
             if let first = args.first {
-                guard case .mapping(let m) = first else { throw EvaluationError("dict() needs a mapping or keywords, got \(first.typeName)") }
-                members = m
+                switch first {
+                case .mapping(let m): members = m
+                case .list(let pairs):
+                    // dict([['a', 1], ['b', 2]]): key-value pairs.
+                    for pair in pairs {
+                        guard case .list(let kv) = pair, kv.count == 2, case .string(let key) = kv[0] else {
+                            throw EvaluationError("dict() needs pairs of a text key and a value, got \(pair.repr)")
+                        }
+                        members[key] = kv[1]
+                    }
+                default: throw EvaluationError("dict() needs a mapping, pairs or keywords, got \(first.typeName)")
+                }
             }
             members.merge(keywords) { _, new in new }
             return .mapping(members)
@@ -195,6 +213,24 @@ extension TemplateValue {
 
 /// Python's `quote_plus`: letters, digits and `_.-~` as they are, a space as `+`, every other byte `%XX`.
 enum PercentEncoding {
+    /// Python's `quote(text, safe)`: as `plus`, but a space is `%20` and the `safe` characters stay.
+    static func quote(_ text: String, safe: String) -> String {
+        var out = ""
+        let hex = Array("0123456789ABCDEF")
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "-"), UInt8(ascii: "~"):
+                out.unicodeScalars.append(Unicode.Scalar(byte))
+            case _ where byte < 128 && safe.utf8.contains(byte):
+                out.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                out += "%" + String(hex[Int(byte >> 4)]) + String(hex[Int(byte & 15)])
+            }
+        }
+        return out
+    }
+
     static func plus(_ text: String) -> String {
         var out = ""
         for byte in text.utf8 {

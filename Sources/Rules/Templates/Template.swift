@@ -116,6 +116,11 @@ indirect enum TemplateNode: Sendable {
     case assignment(name: String, attribute: String?, value: Expression)
     /// `{% set name %}…{% endset %}`: the block's text.
     case capture(name: String, body: [TemplateNode])
+    /// `{% set a, b = pair %}`: the value unpacked into the names.
+    case unpacking(names: [String], value: Expression)
+    /// `{% break %}`, `{% continue %}` (Home Assistant enables Jinja's loop controls).
+    case loopBreak
+    case loopContinue
 }
 
 /// `{% macro name(a, b=1) %}…{% endmacro %}`: text made from its arguments, called as `name(…)` after it is defined

@@ -11,6 +11,8 @@ struct TemplateBuilder {
     private var macros: [String: Macro] = [:]
     /// Blocks open now: they nest by recursion, here and when rendering, so they are bounded as expressions are.
     private var depth = 0
+    /// How many `for` loops enclose the statement being read: `break` and `continue` need one.
+    private var loops = 0
 
     /// `variables`: names given from outside (a blueprint's variables, `trigger`), readable everywhere.
     init(source: String, variables: Set<String> = []) {
@@ -220,7 +222,9 @@ struct TemplateBuilder {
             var filter: Expression?
             if case .conditional(let condition, let then, nil) = items { items = then; filter = condition }
             variables.insert("loop")
+            loops += 1
             let (body, end, _) = try block(&segments, until: ["else", "endfor"])
+            loops -= 1
             guard let end else { throw CompileError(offset: offset, message: "{% for %} is not closed with {% endfor %}") }
             var otherwise: [TemplateNode] = []
             if end.word == "else" {
@@ -237,7 +241,25 @@ struct TemplateBuilder {
             variables.insert(name)
             return .capture(name: name, body: body)
         case "macro":
+            let outerLoops = loops
+            loops = 0
+            defer { loops = outerLoops }
             return try macro(rest, at: restOffset, offset: offset, &segments)
+        case "break", "continue":
+            guard rest.trimmingCharacters(in: " \t\n").isEmpty else { throw CompileError(offset: restOffset, message: "{% \(word) %} takes nothing") }
+            guard loops > 0 else { throw CompileError(offset: offset, message: "{% \(word) %} outside a {% for %} loop") }
+            return word == "break" ? .loopBreak : .loopContinue
+        case "set" where rest.firstIndex(of: "=").map({ rest[..<$0].contains(",") }) == true:
+            // {% set a, b = 1, 2 %}: names unpacked from the value.
+            let equals = rest.firstIndex(of: "=")!
+            let names = rest[..<equals].split(separator: ",").map { $0.trimmingCharacters(in: " \t\n") }
+            guard names.count > 1, names.allSatisfy(Self.isName) else {
+                throw CompileError(offset: restOffset, message: "write {% set a, b = value %} with names separated by commas")
+            }
+            let value = try expression(String(rest[rest.index(after: equals)...]),
+                                       at: restOffset + rest.distance(from: rest.startIndex, to: equals) + 1, tuple: true)
+            variables.formUnion(names)
+            return .unpacking(names: names, value: value)
         case "set":
             guard let equals = rest.firstIndex(of: "=") else {
                 throw CompileError(offset: restOffset, message: "write {% set name = value %}")
@@ -251,11 +273,11 @@ struct TemplateBuilder {
                 throw CompileError(offset: restOffset, message: "\(parts[0]) is not set: make it with {% set \(parts[0]) = namespace() %} first")
             }
             let value = try expression(String(rest[rest.index(after: equals)...]),
-                                       at: restOffset + rest.distance(from: rest.startIndex, to: equals) + 1)
+                                       at: restOffset + rest.distance(from: rest.startIndex, to: equals) + 1, tuple: true)
             if parts.count == 1 { variables.insert(parts[0]) }
             return .assignment(name: parts[0], attribute: parts.count == 2 ? parts[1] : nil, value: value)
         default:
-            throw CompileError(offset: offset, message: "unknown statement \"\(word)\"; supported: if, elif, else, for, set, macro, raw")
+            throw CompileError(offset: offset, message: "unknown statement \"\(word)\"; supported: if, elif, else, for, set, macro, raw, break, continue")
         }
     }
 
@@ -286,9 +308,10 @@ struct TemplateBuilder {
         return .text("")
     }
 
-    private mutating func expression(_ source: String, at offset: Int) throws(CompileError) -> Expression {
+    /// `tuple`: a bare `a, b` is a tuple (a `set`'s value), as in Jinja.
+    private mutating func expression(_ source: String, at offset: Int, tuple: Bool = false) throws(CompileError) -> Expression {
         do {
-            let (expression, found) = try TemplateParser.parse(source, variables: variables, macros: macros)
+            let (expression, found) = try TemplateParser.parse(source, variables: variables, macros: macros, tuple: tuple)
             reads.formUnion(found)
             return expression
         } catch {

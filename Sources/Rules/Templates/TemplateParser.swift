@@ -63,12 +63,21 @@ struct TemplateParser {
         }
     }
 
-    static func parse(_ text: String, variables: Set<String> = [], macros: [String: Macro] = [:]) throws(SyntaxError) -> (Expression, Reads) {
+    static func parse(_ text: String, variables: Set<String> = [], macros: [String: Macro] = [:], tuple: Bool = false) throws(SyntaxError) -> (Expression, Reads) {
         var parser = TemplateParser()
         parser.variables = variables
         parser.macros = macros
         parser.tokens = try Self.tokenize(text)
-        let expression = try parser.conditional()
+        var expression = try parser.conditional()
+        if tuple, parser.accept(",") {
+            // A bare tuple, `a, b` (a trailing comma allowed), held as a list.
+            var items = [expression]
+            while parser.current != .end {
+                items.append(try parser.conditional())
+                guard parser.accept(",") else { break }
+            }
+            expression = .list(items)
+        }
         guard parser.current == .end else { throw parser.error("unexpected \(parser.describe(parser.current))") }
         let depth = expression.depth
         guard depth <= maximumDepth else {
@@ -266,18 +275,28 @@ struct TemplateParser {
     private mutating func comparison() throws(SyntaxError) -> Expression {
         var left = try concat()
         var links = 0
+        // Chained comparisons, as Python's: `0 <= x < 10` is `0 <= x and x < 10`, not `(0 <= x) < 10`.
+        var chain: (whole: Expression, last: Expression)?
+        func compare(_ op: BinaryOperator, _ right: Expression) {
+            let operand = chain?.last ?? left
+            let step = Expression.binary(op, operand, right)
+            let whole = chain.map { Expression.and($0.whole, step) } ?? step
+            chain = (whole, right)
+            left = whole
+        }
         while true {
             try link(&links)
             if case .symbol(let s) = current, let op = BinaryOperator(rawValue: s),
                [.equal, .notEqual, .less, .lessOrEqual, .greater, .greaterOrEqual].contains(op) {
                 advance()
-                left = .binary(op, left, try concat())
+                compare(op, try concat())
             } else if acceptKeyword("in") {
-                left = .binary(.contains, left, try concat())
+                compare(.contains, try concat())
             } else if current == .name("not"), tokens[index + 1].token == .name("in") {
                 advance(); advance()
-                left = .binary(.notContains, left, try concat())
+                compare(.notContains, try concat())
             } else if acceptKeyword("is") {
+                chain = nil
                 let negated = acceptKeyword("not")
                 if case .name(let name) = current, Sequences.entityTests.contains(name) {
                     // `'sensor.x' is is_state('on')`: the same as is_state('sensor.x', 'on').
@@ -385,6 +404,11 @@ struct TemplateParser {
             var arguments: [Expression] = []
             var keywords: [(String, Expression)] = []
             if accept("(") { (arguments, keywords) = try argumentList() }
+            // map('states'), select('is_state', 'on'): entities named by the items, known only when it runs.
+            if [.map, .select, .reject, .selectattr, .rejectattr].contains(filter),
+               arguments.contains(where: { if case .literal(.string(let n)) = $0 { Function(rawValue: n)?.readsEntity == true } else { false } }) {
+                readsEveryEntity = true
+            }
             value = try postfix(after: Self.fastForm(.filter(filter, value, arguments, keywords: keywords)))
         }
         return value
@@ -397,6 +421,12 @@ struct TemplateParser {
         while true {
             try link(&links)
             if accept(".") {
+                // `items.0`: Jinja's attribute lookup falls back to the item.
+                if case .number(.int(let i)) = current {
+                    advance()
+                    value = .item(value, .literal(.int(i)))
+                    continue
+                }
                 guard case .name(let name) = current else { throw error("expected a name after \".\"") }
                 let nameOffset = offset
                 advance()
@@ -433,6 +463,7 @@ struct TemplateParser {
         var keywords: [(String, Expression)] = []
         if accept(")") { return (arguments, keywords) }
         repeat {
+            if current == .symbol(")") { break }  // a trailing comma
             if case .name(let name) = current, tokens[index + 1].token == .symbol("=") {
                 advance(); advance()
                 keywords.append((name, try conditional()))
@@ -478,6 +509,7 @@ struct TemplateParser {
             var pairs: [(key: Expression, value: Expression)] = []
             if !accept("}") {
                 repeat {
+                    if current == .symbol("}") { break }  // a trailing comma
                     let key = try conditional()
                     try expect(":")
                     pairs.append((key, try conditional()))
@@ -489,7 +521,10 @@ struct TemplateParser {
             advance()
             var items: [Expression] = []
             if !accept("]") {
-                repeat { items.append(try conditional()) } while accept(",")
+                repeat {
+                    if current == .symbol("]") { break }  // a trailing comma
+                    items.append(try conditional())
+                } while accept(",")
                 try expect("]")
             }
             return .list(items)
@@ -500,11 +535,25 @@ struct TemplateParser {
             case "false", "False": return .literal(.bool(false))
             case "none", "None": return .literal(.none)
             // Home Assistant's constants.
-            case "pi": return .literal(.double(Double.pi))
-            case "e": return .literal(.double(2.718281828459045))
-            case "tau": return .literal(.double(2 * Double.pi))
+            case "pi" where !variables.contains(name): return .literal(.double(Double.pi))
+            case "e" where !variables.contains(name): return .literal(.double(2.718281828459045))
+            case "tau" where !variables.contains(name): return .literal(.double(2 * Double.pi))
             case "states" where current == .symbol("."):
                 return try entityObject(start: start)
+            case "states" where current == .symbol("[") && !variables.contains(name):
+                // states['sensor.x'] is the entity, states['sensor'] the domain, as states.sensor.x and states.sensor.
+                if case .string(let key) = tokens[index + 1].token, tokens[index + 2].token == .symbol("]") {
+                    advance(); advance(); advance()
+                    let parts = key.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
+                    if parts.count == 2 {
+                        entityIDs.insert(key)
+                        return .entity(key)
+                    }
+                    domains.insert(key)
+                    return .domainStates(key)
+                }
+                readsEveryEntity = true
+                return .allStates
             case "states" where current != .symbol("(") && !variables.contains(name):
                 readsEveryEntity = true
                 return .allStates

@@ -29,10 +29,18 @@ struct TemplateRenderer {
     let context: EvaluationContext
     init(context: EvaluationContext) { self.context = context }
 
-    func render(_ nodes: [TemplateNode], into out: inout String, scope: TemplateScope) throws(EvaluationError) {
+    /// How a block ended: at its end, or at a `{% break %}` / `{% continue %}` the enclosing loop acts on.
+    enum Flow { case normal, breakLoop, continueLoop }
+
+    @discardableResult
+    func render(_ nodes: [TemplateNode], into out: inout String, scope: TemplateScope) throws(EvaluationError) -> Flow {
         let evaluator = TemplateEvaluator(context: context, scope: scope)
         for node in nodes {
             switch node {
+            case .loopBreak: return .breakLoop
+            case .loopContinue: return .continueLoop
+            case .unpacking(let names, let value):
+                try Self.bind(names, to: try evaluator.evaluate(value), in: scope)
             case .text(let text):
                 try EvaluationLimits.checkLength(out.utf8.count + text.utf8.count, "the template's output")
                 try RenderBudget.spendBuilding(text.utf8.count, "the template's text")
@@ -43,13 +51,13 @@ struct TemplateRenderer {
                 try RenderBudget.spendBuilding(text.utf8.count, "an expression's text")
                 out += text
             case .conditional(let branches, let otherwise):
-                var taken = false
+                var taken: [TemplateNode]?
                 for branch in branches where try evaluator.evaluate(branch.condition).isTruthy {
-                    try render(branch.body, into: &out, scope: scope)
-                    taken = true
+                    taken = branch.body
                     break
                 }
-                if !taken { try render(otherwise, into: &out, scope: scope) }
+                let flow = try render(taken ?? otherwise, into: &out, scope: scope)
+                if flow != .normal { return flow }
             case .loop(let names, let itemsExpression, let filter, let body, let otherwise):
                 var items = try Self.iterate(try evaluator.evaluate(itemsExpression))
                 if let filter {
@@ -62,7 +70,8 @@ struct TemplateRenderer {
                     items = kept
                 }
                 guard !items.isEmpty else {
-                    try render(otherwise, into: &out, scope: scope)
+                    let flow = try render(otherwise, into: &out, scope: scope)
+                    if flow != .normal { return flow }
                     continue
                 }
                 for (index, item) in items.enumerated() {
@@ -74,8 +83,9 @@ struct TemplateRenderer {
                         "revindex0": .int(items.count - index - 1), "first": .bool(index == 0),
                         "last": .bool(index == items.count - 1), "length": .int(items.count),
                     ]))
-                    try render(body, into: &out, scope: inner)
+                    let flow = try render(body, into: &out, scope: inner)
                     try EvaluationLimits.checkLength(out.utf8.count, "the loop's output")
+                    if flow == .breakLoop { break }
                 }
             case .capture(let name, let body):
                 var text = ""
@@ -86,6 +96,7 @@ struct TemplateRenderer {
                 if let attribute { try scope.setAttribute(name, attribute, value) } else { scope.set(name, value) }
             }
         }
+        return .normal
     }
 
     /// What `for` walks: a list's items, a mapping's keys, a string's characters.

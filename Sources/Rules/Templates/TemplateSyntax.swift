@@ -97,10 +97,11 @@ enum Function: String, Sendable, CaseIterable {
     case asLocal = "as_local", median, statisticalMode = "statistical_mode"
     case relativeTime = "relative_time", timeSince = "time_since", timeUntil = "time_until", todayAt = "today_at"
     case slugify, strptime, urlencode, asin, acos, atan, atan2, typeof, flatten, expand, dict
+    case tuple, stateWithUnit = "state_with_unit"
 
     var readsEntity: Bool {
         switch self {
-        case .states, .stateAttr, .isState, .isStateAttr, .hasValue: return true
+        case .states, .stateAttr, .isState, .isStateAttr, .hasValue, .stateWithUnit: return true
         default: return false
         }
     }
@@ -120,6 +121,7 @@ enum Filter: String, Sendable, CaseIterable {
     case batch, groupby, dictsort, reverse, flatten, indent, multiply, add, contains, ordinal
     case timestampLocal = "timestamp_local", timestampUTC = "timestamp_utc", asin, acos, atan, atan2
     case isDefined = "is_defined", typeof
+    case tojson, slice, urlencode
 }
 
 /// Methods of values that Home Assistant templates commonly call.

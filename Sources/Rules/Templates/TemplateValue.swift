@@ -93,9 +93,26 @@ public enum TemplateValue: Sendable, Equatable {
         }
     }
 
+    /// Python's repr(): a string in single quotes, or double when it holds a single quote and no double one, with
+    /// backslashes, line breaks and control characters escaped.
     var repr: String {
-        if case .string(let s) = self { return "'" + s + "'" }
-        return text
+        guard case .string(let s) = self else { return text }
+        let quote: Character = s.contains("'") && !s.contains("\"") ? "\"" : "'"
+        var out = String(quote)
+        for scalar in s.unicodeScalars {
+            switch scalar {
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where Character(scalar) == quote: out += "\\" + String(quote)
+            case _ where scalar.value < 0x20 || scalar.value == 0x7F:
+                out += "\\x" + String(repeating: "0", count: scalar.value < 16 ? 1 : 0) + String(scalar.value, radix: 16)
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        out.append(quote)
+        return out
     }
 
     var typeName: String {
