@@ -227,7 +227,8 @@ enum Filters {
             }
             return TemplateValue(parsed)
         case .tojson:
-            return try apply(.toJSON, value, args, keywords, context: context)
+            // Jinja's tojson: json.dumps (", " and ": " between items), with <, >, & and ' escaped for HTML.
+            return .string(Self.htmlSafeJSON(value.json))
         case .slice:
             // Jinja's slice(n, fill_with=None): n columns, the first ones one longer.
             guard let n = (args.first ?? keywords["slices"])?.integer, n > 0, n <= EvaluationLimits.maximumTextLength else {
@@ -486,6 +487,34 @@ enum TimeText {
             rest -= whole * unit.seconds
         }
         return out.trimmingWhitespace()
+    }
+}
+
+extension Filters {
+    /// `json.dumps(value)` as Python writes it by default, then Jinja's HTML escapes.
+    static func htmlSafeJSON(_ value: JSONValue) -> String {
+        func write(_ v: JSONValue, into out: inout String) {
+            switch v {
+            case .array(let items):
+                out += "["
+                for (i, item) in items.enumerated() { if i > 0 { out += ", " }; write(item, into: &out) }
+                out += "]"
+            case .object(let members):
+                out += "{"
+                for (i, key) in members.keys.sorted().enumerated() {
+                    if i > 0 { out += ", " }
+                    out += JSONValue.string(key).jsonText + ": "
+                    write(members[key]!, into: &out)
+                }
+                out += "}"
+            default:
+                out += v.jsonText
+            }
+        }
+        var out = ""
+        write(value, into: &out)
+        return out.replacingAll("<", with: "\\u003c").replacingAll(">", with: "\\u003e").replacingAll("&", with: "\\u0026")
+            .replacingAll("'", with: "\\u0027")
     }
 }
 

@@ -108,11 +108,7 @@ enum Functions {
         case .tuple:
             // tuple(iterable), held as a list.
             return .list(args.isEmpty ? [] : try TemplateRenderer.iterate(args[0]))
-        case .stateWithUnit:
-            // The state and its unit of measurement, as Home Assistant's state_with_unit.
-            guard case .string(let id) = try argument(0), let state = context.states[id] else { return .string("unknown") }
-            guard let unit = state.attribute("unit_of_measurement")?.stringValue, !unit.isEmpty else { return .string(state.state) }
-            return .string(state.state + " " + unit)
+
         case .average, .median, .statisticalMode:
             // average([1, 2]) or average(1, 2): a list and an optional default, or the numbers themselves.
             let filter = Filter(rawValue: function.rawValue)!

@@ -97,11 +97,11 @@ enum Function: String, Sendable, CaseIterable {
     case asLocal = "as_local", median, statisticalMode = "statistical_mode"
     case relativeTime = "relative_time", timeSince = "time_since", timeUntil = "time_until", todayAt = "today_at"
     case slugify, strptime, urlencode, asin, acos, atan, atan2, typeof, flatten, expand, dict
-    case tuple, stateWithUnit = "state_with_unit"
+    case tuple
 
     var readsEntity: Bool {
         switch self {
-        case .states, .stateAttr, .isState, .isStateAttr, .hasValue, .stateWithUnit: return true
+        case .states, .stateAttr, .isState, .isStateAttr, .hasValue: return true
         default: return false
         }
     }
