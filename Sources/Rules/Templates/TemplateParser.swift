@@ -583,7 +583,7 @@ struct TemplateParser {
             guard accept("(") else { throw SyntaxError(offset: start, message: "\(name) is a function: call it as \(name)(…)") }
             let (arguments, keywords) = try argumentList()
             // rounded=True formats with the display precision in Home Assistant's entity registry: Home Assistant renders it.
-            if function == .states, let rounded = keywords.first(where: { $0.0 == "rounded" || $0.0 == "with_unit" })?.1 {
+            if function == .states, let rounded = keywords.first(where: { $0.0 == "rounded" })?.1 {
                 if case .literal(let value) = rounded, !value.isTruthy {} else {
                     let reason = "states(…, rounded=True) uses the display precision in Home Assistant's entity registry"
                     throw SyntaxError(offset: start, message: reason, homeAssistantOnly: reason)
