@@ -186,7 +186,16 @@ public final class HomeAssistantConnection: @unchecked Sendable {
         guard accepted else { continuation.finish(); return stream }
         let loop = self.loop
         continuation.onTermination = { [weak self] _ in
-            loop.perform { [weak self] in self?[keyPath: handlers][subject]?[key] = nil }
+            loop.perform { [weak self] in
+                guard let self else { return }
+                self[keyPath: handlers][subject]?[key] = nil
+                // The last consumer gone: the subscription ends with it, so the next consumer subscribes afresh and
+                // gets Home Assistant's first answer again (a template read twice, `render --url` after `check`).
+                if self[keyPath: handlers][subject]?.isEmpty == true {
+                    self[keyPath: handlers][subject] = nil
+                    self.unsubscribe(subject, template: handlers == \HomeAssistantConnection.templateHandlers)
+                }
+            }
         }
         return stream
     }
@@ -452,6 +461,17 @@ public final class HomeAssistantConnection: @unchecked Sendable {
         case .unusable(let reason, let warning):
             if let warning { emit(.warning(warning)) }
             abortSocket(reason: reason)
+        }
+    }
+
+    /// Ends this socket's subscriptions for `subject` (a template or an event type nobody reads any more).
+    private func unsubscribe(_ subject: String, template: Bool) {
+        guard let session else { return }
+        let ids = template ? session.templateSubscriptions.filter { $0.value == subject }.map(\.key)
+                           : session.eventSubscriptions.filter { $0.value == subject }.map(\.key)
+        for id in ids {
+            if template { session.templateSubscriptions[id] = nil } else { session.eventSubscriptions[id] = nil }
+            send(["type": "unsubscribe_events", "subscription": .int(id)], on: session) { _ in }
         }
     }
 

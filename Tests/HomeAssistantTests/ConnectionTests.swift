@@ -82,6 +82,23 @@ struct ConnectionTests {
         await connection.stop()
     }
 
+    /// A template asked for again after its last reader went (blueprint test renders the same text twice): the old
+    /// subscription is ended and a new one made, so Home Assistant's first answer comes again (it sends a template
+    /// that reads nothing only once per subscription).
+    @Test func aTemplateReadAgainAfterItsLastReaderWentIsAnsweredAgain() async throws {
+        let simulator = try HomeAssistantSimulator(token: simulatorToken)
+        defer { simulator.stop() }
+        let template = "{% set title = 'Washing' %}{{ title }}"
+        await simulator.setRendering(template, "Washing")
+        let connection = try makeConnection(to: simulator, log: EventLog())
+        connection.start(entityIDs: nil)
+        #expect(await connection.renderings(of: template).first { _ in true } == .result("Washing"))
+        #expect(await connection.renderings(of: template).first { _ in true } == .result("Washing"))
+        #expect(simulator.record.commands(ofType: "render_template").count == 2)
+        #expect(await simulator.wait { $0.commands(ofType: "unsubscribe_events").count == 1 }, "the first subscription was ended")
+        await connection.stop()
+    }
+
     @Test func aTemplateHomeAssistantCannotRenderOrMayNotRenderSaysWhy() async throws {
         let simulator = try HomeAssistantSimulator(token: simulatorToken)
         defer { simulator.stop() }

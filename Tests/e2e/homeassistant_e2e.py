@@ -726,6 +726,21 @@ async def blueprint_pushes(session, ha, token, base, daemon_log):
     assert json.loads(lines[2])["content"] == (await pushes("bp_laundry"))[-1]["content"], (lines[2], (await pushes("bp_laundry"))[-1])
     assert token not in tested.stdout + tested.stderr
     log("blueprint test --url renders the paused timer through Home Assistant exactly as the automation's event was pushed")
+    # Every bundled blueprint through blueprint test --url, as an author would try it before installing it.
+    for blueprint, inputs in [
+        ("progress_from_percentage.yaml", ["progress_entity=input_number.bp_progress", "running_entity=input_select.bp_status",
+                                           "running_states=[running]", "activity=bp_washer"]),
+        ("monitor_two_columns.yaml", ["active_entity=input_select.bp_robot", "active_states=[docked]", "left_entity=input_select.bp_robot",
+                                      "right_entity=input_number.bp_battery", "activity=bp_monitor"]),
+        ("ev_segmented.yaml", ["charging_entity=input_boolean.bp_charging", "battery_entity=input_number.bp_charge", "activity=bp_ev"]),
+    ]:
+        started = time.monotonic()
+        tested = subprocess.run([LIVEBRIDGE, "blueprint", "test", os.path.join(ROOT, "blueprints", blueprint)]
+                                + [a for i in inputs for a in ("--input", i)] + ["--url", ha.base, "--token-file", token_file],
+                                capture_output=True, text=True, timeout=90)
+        assert tested.returncode == 0 and "gave no result" not in tested.stdout + tested.stderr, blueprint + ":\n" + tested.stdout + tested.stderr
+        assert time.monotonic() - started < 10, f"{blueprint}: blueprint test --url took {time.monotonic() - started:.1f} s"
+    log("blueprint test --url renders every bundled blueprint through Home Assistant in seconds")
     paused = (await pushes("bp_laundry"))[-1]["content"]
     assert re.fullmatch(r"(10:00|09:[0-5]\d) left", paused["footer_right"]["value"]), paused
     assert 0.9 <= paused["progress"]["value"] <= 1.0, paused

@@ -226,6 +226,10 @@ enum Filters {
                 throw EvaluationError("from_json got \(value.typeName) \(value.repr), which is not JSON")
             }
             return TemplateValue(parsed)
+        case .bitwiseAnd, .bitwiseOr, .bitwiseXor:
+            return try Functions.call(Function(rawValue: filter.rawValue)!, [value] + args, keywords, context: context)
+        case .combine:
+            return try Functions.call(.combine, [value] + args, keywords, context: context)
         case .tojson:
             // Jinja's tojson: json.dumps (", " and ": " between items), with <, >, & and ' escaped for HTML.
             return .string(Self.htmlSafeJSON(value.json))

@@ -105,6 +105,34 @@ enum Functions {
             guard case .mapping(let members) = try argument(0) else { throw EvaluationError("urlencode needs a mapping") }
             let query = members.keys.sorted().map { PercentEncoding.plus($0) + "=" + PercentEncoding.plus(members[$0]!.text) }
             return .string(query.joined(separator: "&"))
+        case .bitwiseAnd, .bitwiseOr, .bitwiseXor:
+            // Home Assistant's bitwise_and(a, b) and friends, on integers.
+            guard args.count == 2, let a = args[0].integer, let b = args[1].integer else {
+                throw EvaluationError("\(function.rawValue) needs two integers")
+            }
+            return .int(function == .bitwiseAnd ? a & b : function == .bitwiseOr ? a | b : a ^ b)
+        case .zip:
+            // zip(a, b, …): tuples (lists here) of the items at each position, as long as the shortest.
+            let lists = try args.map { value throws(EvaluationError) in try TemplateRenderer.iterate(value) }
+            let count = lists.map(\.count).min() ?? 0
+            return .list((0..<count).map { i in .list(lists.map { $0[i] }) })
+        case .combine:
+            // combine(a, b, …, recursive=false): the mappings merged, later keys winning.
+            guard !args.isEmpty else { throw EvaluationError("combine expected at least 1 argument, got 0") }
+            let recursive = keywords["recursive"]?.isTruthy ?? false
+            func merge(_ a: [String: TemplateValue], _ b: [String: TemplateValue]) -> [String: TemplateValue] {
+                var out = a
+                for (key, value) in b {
+                    if recursive, case .mapping(let x)? = out[key], case .mapping(let y) = value { out[key] = .mapping(merge(x, y)) } else { out[key] = value }
+                }
+                return out
+            }
+            var result: [String: TemplateValue] = [:]
+            for arg in args {
+                guard case .mapping(let members) = arg else { throw EvaluationError("combine expected a dict, got \(arg.pythonTypeName)") }
+                result = merge(result, members)
+            }
+            return .mapping(result)
         case .tuple:
             // tuple(iterable), held as a list.
             return .list(args.isEmpty ? [] : try TemplateRenderer.iterate(args[0]))

@@ -21,9 +21,7 @@ enum HomeAssistantOnly {
         "closest": "Home Assistant's zones and location", "distance": "Home Assistant's zones and location",
         "md5": "Home Assistant's library", "sha1": "Home Assistant's library", "sha256": "Home Assistant's library",
         "sha512": "Home Assistant's library", "pack": "Home Assistant's library", "unpack": "Home Assistant's library",
-        "bitwise_and": "Home Assistant's library", "bitwise_or": "Home Assistant's library",
-        "bitwise_xor": "Home Assistant's library", "version": "Home Assistant's library",
-        "combine": "Home Assistant's library", "zip": "Home Assistant's library", "set": "Home Assistant's library",
+        "version": "Home Assistant's library", "set": "Home Assistant's library",
         "union": "Home Assistant's library", "intersect": "Home Assistant's library",
         "difference": "Home Assistant's library", "symmetric_difference": "Home Assistant's library",
     ]

@@ -97,7 +97,8 @@ enum Function: String, Sendable, CaseIterable {
     case asLocal = "as_local", median, statisticalMode = "statistical_mode"
     case relativeTime = "relative_time", timeSince = "time_since", timeUntil = "time_until", todayAt = "today_at"
     case slugify, strptime, urlencode, asin, acos, atan, atan2, typeof, flatten, expand, dict
-    case tuple
+    case tuple, zip, combine
+    case bitwiseAnd = "bitwise_and", bitwiseOr = "bitwise_or", bitwiseXor = "bitwise_xor"
 
     var readsEntity: Bool {
         switch self {
@@ -122,6 +123,7 @@ enum Filter: String, Sendable, CaseIterable {
     case timestampLocal = "timestamp_local", timestampUTC = "timestamp_utc", asin, acos, atan, atan2
     case isDefined = "is_defined", typeof
     case tojson, slice, urlencode
+    case bitwiseAnd = "bitwise_and", bitwiseOr = "bitwise_or", bitwiseXor = "bitwise_xor", combine
 }
 
 /// Methods of values that Home Assistant templates commonly call.
