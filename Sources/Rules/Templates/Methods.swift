@@ -7,6 +7,24 @@ enum Methods {
     static func call(_ method: Method, on value: TemplateValue, _ args: [TemplateValue], _ keywords: [String: TemplateValue] = [:],
                      context: EvaluationContext) throws(EvaluationError) -> TemplateValue {
         switch (method, value) {
+        case (.replace, .datetime(let t, let offset)):
+            // datetime.replace(year=…, …, microsecond=…): the wall time's fields changed, the zone kept.
+            let c = Timestamp.components(TemplateValue.wallTime(t, offset))
+            func field(_ name: String, _ current: Int, _ range: ClosedRange<Int>) throws(EvaluationError) -> Int {
+                guard let given = keywords[name] else { return current }
+                guard let n = given.integer, range.contains(n) else { throw EvaluationError("\(name) must be in \(range.lowerBound)..\(range.upperBound), got \(given.repr)") }
+                return n
+            }
+            guard args.isEmpty else { throw EvaluationError("datetime.replace() takes keyword arguments: year, month, day, hour, minute, second, microsecond") }
+            let year = try field("year", c.year, 1...9999), month = try field("month", c.month, 1...12)
+            let day = try field("day", c.day, 1...31), hour = try field("hour", c.hour, 0...23)
+            let minute = try field("minute", c.minute, 0...59), second = try field("second", c.second, 0...59)
+            let micro = try field("microsecond", c.microsecond, 0...999_999)
+            let leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0
+            guard day <= [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1] else { throw EvaluationError("day is out of range for month") }
+            let wall = Double(Timestamp.daysSinceEpoch(year: Int64(year), month: Int64(month), day: Int64(day))) * 86_400
+                + Double(hour * 3600 + minute * 60 + second) + Double(micro) / 1_000_000
+            return .datetime(offset == TemplateValue.naive ? wall : wall - Double(offset), offset: offset)
         case (.totalSeconds, .timedelta(let s)): return .double(s)
         case (.timestamp, .datetime(let t, let offset)): return .double(TemplateValue.instant(t, offset, zone: context.timeZone))
         case (.isoformat, .datetime(let t, let offset)): return .string(TemplateValue.isoformat(t, offset))
