@@ -384,6 +384,7 @@ public struct ActivityLane: Sendable {
     public mutating func finished(_ outcome: PushOutcome, at now: Instant, random: Double = 0.5) {
         guard let push = inFlight else { return }
         inFlight = nil
+        waitsForAPlace = false
         switch outcome {
         case .delivered, .alreadyRunning:
             attempt = 0
@@ -419,6 +420,7 @@ public struct ActivityLane: Sendable {
             }
         case .retry, .locked:
             counters.retries += 1
+            waitsForAPlace = outcome == .locked
             let wait: Duration = if case .retry(let after) = outcome {
                 retry.delay(attempt: attempt, random: random, retryAfter: after)
             } else {
@@ -449,6 +451,10 @@ public struct ActivityLane: Sendable {
     public mutating func retryNow() {
         retryAt = nil
     }
+
+    /// Whether the last push waits on the backend's limit of activities at once (a free tier's one job, ActivitySmith's
+    /// four): an end elsewhere on that backend lets it try again at once.
+    public private(set) var waitsForAPlace = false
 
     /// Puts a failed push back where it was, unless something newer took its place.
     private mutating func requeue(_ push: Push, at now: Instant) {

@@ -27,6 +27,12 @@ public struct ActivitySmithBackend: PushBackend {
         let result: Result<HTTPResponse, HTTPTransportError>
         do { result = .success(try await http.client.send(http.httpRequest(for: request))) } catch { result = .failure(error) }
         var report = HTTPOutcome.classify(result, kind: kind)
+        // Its fifth Live Activity at once: 429 {"error": "Live Activity limit reached", "limit": 4, "active": 4}. Not a
+        // rate: retrying soon cannot help, so the start waits like a locked job — until one of ours ends, or long.
+        if case .success(let response) = result, response.status == 429,
+           (try? JSONParser.parse(response.body))?["error"]?.stringValue == "Live Activity limit reached" {
+            return DeliveryReport(.locked, status: 429, code: "live_activity_limit")
+        }
         if case .success(let response) = result, report.outcome == .delivered,
            (try? JSONParser.parse(response.body))?["operation"] == "paused" {
             let opened = report.connectionsOpened

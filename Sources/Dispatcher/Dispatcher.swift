@@ -530,8 +530,9 @@ public actor Dispatcher {
         }
         persist(slots[i].key, slots[i].lane)
         reportDecisions(i, afterPush: true)
-        if push.kind == .end, slots[i].lane.phase == .idle, backend.allowsOneActiveJob {
-            for other in slots.indices where other != i && slots[other].backend.name == backend.name {
+        // An end frees a place: starts waiting on the backend's limit of activities at once try again now.
+        if push.kind == .end, slots[i].lane.phase == .idle {
+            for other in slots.indices where other != i && slots[other].backend.name == backend.name && slots[other].lane.waitsForAPlace {
                 slots[other].lane.retryNow()
                 pump(other)
             }

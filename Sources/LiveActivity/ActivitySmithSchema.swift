@@ -20,7 +20,7 @@ public enum ActivitySmithSchema {
 
     static let colour = FieldSchema.choice(name: "colour", colours)
     static let metric = ObjectSchema([
-        required("label", .text(maxLength: 64)), required("value", .text()), optional("unit", .text(maxLength: 16)), optional("color", colour),
+        required("label", .text(maxLength: 64)), required("value", .text(maxLength: 64)), optional("unit", .text(maxLength: 16)), optional("color", colour),
     ])
 
     static let common: [ObjectSchema.Field] = [
@@ -40,13 +40,15 @@ public enum ActivitySmithSchema {
         return limit > 0 && value <= limit ? [] : [PayloadIssue(path: joinedPath(path, "value"), "\(value) is past upper_limit \(limit)")]
     }])
     public static let segmentedProgress = ObjectSchema(common + [
-        required("number_of_steps", .integer(1...64)), required("current_step", .integer(1...64)), optional("step_color", colour),
+        required("number_of_steps", .integer(1...64)), required("current_step", .integer(0...64)), optional("step_color", colour),
     ], checks: [{ object, path in
         guard let steps = object["number_of_steps"]?.intValue, let current = object["current_step"]?.intValue, current > steps else { return [] }
         return [PayloadIssue(path: joinedPath(path, "current_step"), "\(current) is past number_of_steps (\(steps))")]
     }])
     public static let metrics = ObjectSchema(common + [required("metrics", .list(.object(metric), count: 1...8))])
-    public static let alert = ObjectSchema(common + [required("message", .text())])
+    public static let alert = ObjectSchema(common + [required("message", .text())], checks: [{ object, path in
+        object["message"]?.stringValue?.isEmpty == true ? [PayloadIssue(path: joinedPath(path, "message"), "is empty; ActivitySmith refuses an empty message")] : []
+    }])
     /// A timer the phone runs itself (its changelog of 2026-06-09, app 1.11.0): counting down from `duration_seconds`,
     /// or up from 00:00 with `counts_down: false`. Sending `duration_seconds` again resets it, so a rule gives it only
     /// when the timer should be set.

@@ -38,13 +38,15 @@ public struct BackendRequest: Sendable, Equatable, CustomStringConvertible {
 
     /// ActivitySmith: `PUT /live-activity/stream/{key}` with `{content_state, channels?}` to start or update the
     /// stream's activity; the end is `DELETE` of the same path with the final content, dismissed `dismissAfter` later
-    /// (`auto_dismiss_seconds`).
+    /// (`auto_dismiss_seconds`). The DELETE body has no `channels` (its schema refuses unknown keys: a 400), and a
+    /// timer's `duration_seconds` goes only with the start (on an update it would restart the timer).
     public static func activitySmith(backend: String, key: String, kind: PushKind, contentState: JSONValue, channels: [String],
                                      dismissAfter: Duration) -> BackendRequest {
         var state = contentState.objectValue ?? [:]
         if kind == .end { state["auto_dismiss_seconds"] = .int(Int(dismissAfter.components.seconds)) }
+        if kind != .start, state["type"] == "timer" { state["duration_seconds"] = nil }
         var body: [String: JSONValue] = ["content_state": .object(state)]
-        if !channels.isEmpty { body["channels"] = .array(channels.map(JSONValue.string)) }
+        if !channels.isEmpty, kind != .end { body["channels"] = .array(channels.map(JSONValue.string)) }
         return BackendRequest(backend: backend, kind: .activitysmith, method: kind == .end ? "DELETE" : "PUT", target: "/live-activity/stream/\(key)",
                               body: .object(body))
     }
