@@ -12,11 +12,16 @@ struct ActivitySmithStream {
     var paused = false
 }
 
-/// ActivitySmith's managed streams as its OpenAPI document describes them: `PUT /live-activity/stream/{key}` with
-/// `{content_state, channels?}` answers `{success, operation: started|updated|rotated|noop, stream_key, activity_id}`
-/// (a new type rotates to a new activity, the same state is a noop); `DELETE` ends it. A Bearer API key; at most four
-/// streams live at once (`409 live_activity_limit`, an assumption: the document names the limit error, not its status);
-/// 60 requests a minute per key (then `429` with Retry-After); a stream its user paused answers `paused`.
+/// ActivitySmith's managed streams as its OpenAPI document (ActivitySmithHQ/docs api-reference/openapi.json)
+/// describes them: `PUT /live-activity/stream/{key}` with `{content_state, channels?, target?, action?,
+/// secondary_action?, alert?}` answers `{success, operation: started|updated|rotated|noop, stream_key, activity_id}`
+/// (a new type rotates to a new activity, the same state is a noop); `DELETE` ends it, its optional body
+/// `{content_state?, action?, secondary_action?, alert?}`. Both bodies refuse unknown keys (additionalProperties:
+/// false) with a 400, as the service does. Content: title required, colours from its list, a segmented current_step
+/// of 0 or more, metric values at most 64 characters, a non-empty message. A Bearer API key; at most four Live
+/// Activities at once, the fifth refused with `429 {"error": "Live Activity limit reached", "limit": 4, "active": 4}`;
+/// 60 requests a minute per account (then `429` with Retry-After); a stream its user paused answers `paused`.
+/// The documents are silent on the body of a 400 beyond `{error, message}`: the fake answers that.
 extension FakePushService {
     static let activitySmithLimit = 4
     static let activitySmithRequestsPerMinute = 60
@@ -39,6 +44,12 @@ extension FakePushService {
         }
         let streamKey = String(request.path.dropFirst("/live-activity/stream/".count))
         let state = body?["content_state"]
+        let allowed: Set<String> = request.method == "DELETE" ? ["content_state", "action", "secondary_action", "alert"]
+                                                               : ["content_state", "channels", "target", "action", "secondary_action", "alert"]
+        if let unknown = body?.objectValue?.keys.filter({ !allowed.contains($0) }).sorted().first {
+            return error(400, "Bad Request", "unknown field \(unknown)")
+        }
+        if let problem = Self.activitySmithContentProblem(state) { return error(400, "Bad Request", problem) }
         let response: HTTPServerResponse = self.state.withLock { s in
             var streams = s.activitySmith[key] ?? [:]
             defer { s.activitySmith[key] = streams }
@@ -57,7 +68,11 @@ extension FakePushService {
             let operation: String
             var stream = streams[streamKey] ?? ActivitySmithStream(type: type, state: .null, generation: 0)
             if streams[streamKey] == nil {
-                guard streams.count < Self.activitySmithLimit else { return error(409, "live_activity_limit", "at most \(Self.activitySmithLimit) live activities") }
+                guard streams.count < Self.activitySmithLimit else {
+                    return HTTPServerResponse(status: 429, json: JSONValue.object([
+                        "error": "Live Activity limit reached", "limit": .int(Self.activitySmithLimit), "active": .int(streams.count),
+                    ]).jsonText)
+                }
                 operation = "started"
                 stream.generation = 1
             } else if stream.paused {
@@ -80,6 +95,19 @@ extension FakePushService {
         }
         if response.status == 200, let body { show("activitysmith/" + streamKey, body, ended: request.method == "DELETE") }
         return response
+    }
+
+    /// What the service's schema refuses in a content_state (nil: nothing).
+    static func activitySmithContentProblem(_ state: JSONValue?) -> String? {
+        guard let state, let object = state.objectValue else { return nil }
+        let colours: Set<String> = ["lime", "green", "cyan", "blue", "purple", "magenta", "red", "orange", "yellow", "gray"]
+        for key in ["color", "step_color"] { if let c = object[key]?.stringValue, !colours.contains(c) { return "\(key) \(c) is not one of its colours" } }
+        if let step = object["current_step"]?.intValue, step < 0 { return "current_step must be 0 or more" }
+        if let message = object["message"]?.stringValue, message.isEmpty { return "message must not be empty" }
+        for metric in object["metrics"]?.arrayValue ?? [] {
+            if let value = metric["value"]?.stringValue, value.count > 64 { return "a metric value is at most 64 characters" }
+        }
+        return nil
     }
 
     /// The user pauses a stream in the app: its updates are answered `paused` until it ends.
