@@ -1,6 +1,8 @@
+import FoundationEssentials
 import HTTPClient
 import JSON
 import LiveActivity
+import Platform
 
 /// PushWard (pushward.app): activities by slug at `{base}/activities`, the integration key as a Bearer token. A start
 /// first creates the activity (`POST /activities`, an upsert that answers 201 for a new or existing slug), then sends
@@ -17,6 +19,10 @@ public struct PushWardBackend: PushBackend {
     let client: HTTPClient
     public let allowsOneActiveJob = false
     private let pacer: RequestPacer
+    /// The content last delivered per slug: the next frame nulls what it no longer has (PATCH is a merge patch).
+    private let shown = Locked<[String: JSONValue]>([:])
+    /// Until when (epoch seconds: the next month, UTC) the free plan's monthly quota is spent: nothing is sent.
+    private let quotaSpentUntil = Locked<Double?>(nil)
 
     public init(name: String, baseURL: String, token: String, client: HTTPClient,
                 window: RequestWindow = RequestWindow(limit: PushWardBackend.requestsPerMinute, seconds: 60)) {
@@ -35,17 +41,46 @@ public struct PushWardBackend: PushBackend {
 
     public func deliver(_ request: BackendRequest, kind: PushKind) async -> DeliveryReport {
         if let refused = DeliveryReport.invalidTarget(request) { return refused }
+        let now = Date().timeIntervalSince1970
+        if let until = quotaSpentUntil.withLock({ $0 }), now < until {
+            return DeliveryReport(.rejected(code: "quota.exceeded"), code: "quota.exceeded")
+        }
         if kind == .start, let creation = request.creation {
             let created = await create(creation, kind: kind)
             guard created.outcome == .delivered else { return created }
         }
-        let report = await send(httpRequest(for: request), kind: kind)
+        let slug = String(request.target.dropFirst("/activities/".count))
+        let http = patched(request, slug: slug, fresh: kind == .start)
+        let report = await send(http, kind: kind)
+        if report.status == 429, report.code == "quota.exceeded" {
+            // The free plan's updates for the month are spent: retrying only burns requests until it resets.
+            quotaSpentUntil.withLock { $0 = Self.nextMonth(after: now) }
+            return DeliveryReport(.rejected(code: "quota.exceeded"), status: 429, code: "quota.exceeded")
+        }
+        if report.outcome == .delivered {
+            shown.withLock { $0[slug] = kind == .end ? nil : request.body["content"] }
+        }
         // An update or end for an activity PushWard does not have (a crash between a start's two requests, or its
         // time to live ran out): create it (an upsert) and send the content once more, rather than lose the push.
         guard kind != .start, report.status == 404, report.code == "activity.not_found", let creation = request.creation else { return report }
         let created = await create(creation, kind: kind)
         guard created.outcome == .delivered else { return created }
-        return await send(httpRequest(for: request), kind: kind)
+        return await send(patched(request, slug: slug, fresh: true), kind: kind)
+    }
+
+    /// The PATCH with the content as a merge patch over what was shown: fields the frame dropped sent as `null`.
+    private func patched(_ request: BackendRequest, slug: String, fresh: Bool) -> HTTPRequest {
+        guard !fresh, let content = request.body["content"], let previous = shown.withLock({ $0[slug] }),
+              case .object(var body) = request.body else { return httpRequest(for: request) }
+        body["content"] = MergePatch.replacing(previous, with: content)
+        return HTTPRequest(method: request.method, url: baseURL + request.target, headers: headers, body: JSONValue.object(body).jsonBytes)
+    }
+
+    /// Midnight UTC on the first of the month after `now`, when PushWard's monthly quota starts again.
+    static func nextMonth(after now: Double) -> Double {
+        let c = Timestamp.components(now)
+        let (year, month) = c.month == 12 ? (c.year + 1, 1) : (c.year, c.month + 1)
+        return Double(Timestamp.daysSinceEpoch(year: Int64(year), month: Int64(month), day: 1)) * 86_400
     }
 
     private func create(_ creation: JSONValue, kind: PushKind) async -> DeliveryReport {

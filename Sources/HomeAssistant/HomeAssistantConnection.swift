@@ -59,6 +59,8 @@ public final class HomeAssistantConnection: @unchecked Sendable {
     /// Consumers of events and of template renderings, by event type and by template; subscribed on every socket.
     private var eventHandlers: [String: [UUID: AsyncStream<JSONValue>.Continuation]] = [:]
     private var templateHandlers: [String: [UUID: AsyncStream<TemplateRendering>.Continuation]] = [:]
+    /// Each followed template's latest rendering, for a reader that joins later.
+    private var latestRenderings: [String: TemplateRendering] = [:]
     /// Loop-confined copy of `sharedMissing`'s ids, checked as changes arrive.
     private var missingIDs: Set<String> = []
     private var stopWaiters: [CheckedContinuation<Void, Never>] = []
@@ -163,7 +165,7 @@ public final class HomeAssistantConnection: @unchecked Sendable {
     /// what the template reads changes; subscribed now and after every reconnect. Only the newest is kept for a
     /// consumer that is behind.
     public func renderings(of template: String) -> AsyncStream<TemplateRendering> {
-        stream(of: template, in: \.templateHandlers, bufferingNewest: 1) { connection, session in
+        stream(of: template, in: \.templateHandlers, bufferingNewest: 1, latest: { $0.latestRenderings[template] }) { connection, session in
             connection.subscribeTemplate(template, on: session)
         }
     }
@@ -174,6 +176,7 @@ public final class HomeAssistantConnection: @unchecked Sendable {
     private func stream<Value: Sendable>(of subject: String,
                                          in handlers: ReferenceWritableKeyPath<HomeAssistantConnection, [String: [UUID: AsyncStream<Value>.Continuation]]>,
                                          bufferingNewest limit: Int,
+                                         latest: @escaping @Sendable (HomeAssistantConnection) -> Value? = { _ in nil },
                                          subscribe: @escaping @Sendable (HomeAssistantConnection, ConnectionSession) -> Void) -> AsyncStream<Value> {
         let (stream, continuation) = AsyncStream.makeStream(of: Value.self, bufferingPolicy: .bufferingNewest(limit))
         let key = UUID()
@@ -182,6 +185,8 @@ public final class HomeAssistantConnection: @unchecked Sendable {
             let isNew = self[keyPath: handlers][subject] == nil
             self[keyPath: handlers][subject, default: [:]][key] = continuation
             if isNew, isAuthenticated, let session { subscribe(self, session) }
+            // Joining a subscription already answered: its latest answer first (core may never send another).
+            if !isNew, let value = latest(self) { continuation.yield(value) }
         }
         guard accepted else { continuation.finish(); return stream }
         let loop = self.loop
@@ -338,6 +343,7 @@ public final class HomeAssistantConnection: @unchecked Sendable {
         eventHandlers = [:]
         for handlers in templateHandlers.values { for continuation in handlers.values { continuation.finish() } }
         templateHandlers = [:]
+        latestRenderings = [:]
     }
 
     private func resumeStopWaiters() {
@@ -469,6 +475,7 @@ public final class HomeAssistantConnection: @unchecked Sendable {
         guard let session else { return }
         let ids = template ? session.templateSubscriptions.filter { $0.value == subject }.map(\.key)
                            : session.eventSubscriptions.filter { $0.value == subject }.map(\.key)
+        if template { latestRenderings[subject] = nil }
         for id in ids {
             if template { session.templateSubscriptions[id] = nil } else { session.eventSubscriptions[id] = nil }
             send(["type": "unsubscribe_events", "subscription": .int(id)], on: session) { _ in }
@@ -538,6 +545,7 @@ public final class HomeAssistantConnection: @unchecked Sendable {
             } else if let template = session.templateSubscriptions[id] {
                 guard let handlers = templateHandlers[template], let value = try? event.value(),
                       let rendering = TemplateRendering(event: value) else { return }
+                latestRenderings[template] = rendering
                 for continuation in handlers.values { continuation.yield(rendering) }
             } else if let type = session.eventSubscriptions[id] {
                 guard let handlers = eventHandlers[type], !handlers.isEmpty, let value = try? event.value() else { return }

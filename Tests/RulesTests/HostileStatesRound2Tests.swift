@@ -145,6 +145,56 @@ struct HostileStatesRound2Tests {
                 == .success(.int(999)))
     }
 
+    // MARK: The attack on round 2 (an independent tester's findings)
+
+    @Test func sharedOrNestedValuesAreNeverExpandedPastTheBound() {
+        let cases = [
+            "{{ (['a' * 65000] * 65536) | string | length }}",
+            "{{ dict(a=['a' * 65000] * 65536) | string | length }}",
+            "{{ (['a' * 65000] * 8000) | to_json | length }}",
+            "{% set ns = namespace(s=[1]) %}{% for i in range(30) %}{% set ns.s = [ns.s, ns.s] %}{% endfor %}{{ ns.s | string | length }}",
+            "{% set ns = namespace(s=[1]) %}{% for i in range(40) %}{% set ns.s = [ns.s, ns.s] %}{% endfor %}{{ ns.s | flatten | length }}",
+            "{{ ['a' * 65000] * 100 }}",
+            "{{ ('a' * 65000) | list | string }}",
+        ]
+        for template in cases {
+            let start = ContinuousClock.now
+            #expect(failure(template) != nil, "\(template)")
+            #expect(ContinuousClock.now - start < .seconds(5), "\(template) took \(ContinuousClock.now - start)")
+        }
+    }
+
+    @Test func textThatGrowsIsBoundedBeforeOrAsItIsMade() {
+        #expect(failure("{{ ('a\\n' * 30000) | indent(60000) | length }}")?.hasPrefix("indent would make") == true)
+        #expect(failure("{{ ('ß' * 65000) | upper }}") == "the text made would make 130000 characters; the limit is 65536")
+        #expect(failure("{{ ('a' * 65000) | base64_encode }}")?.hasSuffix("the limit is 65536") == true)
+    }
+
+    @Test func workThatIsNotStepsIsChargedAsSteps() {
+        for template in ["{{ ('a' * 65000).replace('a' * 32768 ~ 'b', 'c') | length }}", "{{ ('a' * 65000).count('a' * 32768 ~ 'b') }}",
+                         "{{ ('a' * 65000).split('a' * 32768 ~ 'b') | length }}",
+                         "{{ range(65536) | select('in', range(65536) | list) | list | length }}",
+                         "{{ ('a' * 60000) is match('()' * 20000 ~ '(?:(?=a)a)*$') }}"] {
+            let start = ContinuousClock.now
+            #expect(failure(template) != nil, "\(template)")
+            #expect(ContinuousClock.now - start < .seconds(5), "\(template) took \(ContinuousClock.now - start)")
+        }
+    }
+
+    @Test func aSecretUsedAsAnActivityKeyIsNotPrinted() throws {
+        let folder = try ConfigFolder(["livebridge.yaml": """
+            backends:
+              aivi: { type: aivi, token: t }
+            activities:
+              ? !secret name
+              : template: progress
+            """, "secrets.yaml": "name: SEKRIT4\n"])
+        guard case .failure(let errors) = RulesLoader.load(file: folder.file("livebridge.yaml"), environment: [:]) else {
+            Issue.record("loaded"); return
+        }
+        #expect(!errors.description.contains("SEKRIT4"), "\(errors)")
+    }
+
     // MARK: 4. suggest writes nothing of Home Assistant's that can be more than text
 
     @Test func hostileNamesAreasAndUnitsCannotAddToTheProposal() throws {

@@ -29,9 +29,15 @@ struct SecretValues {
     }
 
     func hiding(_ error: ConfigError) -> ConfigError {
-        var message = error.message
-        for (text, source) in replacements where message.containsText(text) { message = message.replacingAll(text, with: source) }
-        return message == error.message ? error : ConfigError(error.location, path: error.path, message)
+        let message = hiding(error.message), path = hiding(error.path)
+        return message == error.message && path == error.path ? error : ConfigError(error.location, path: path, message)
+    }
+
+    /// A message or a path (`activities.<a key from !secret>.progress`) with every secret value shown as its source.
+    func hiding(_ text: String) -> String {
+        var out = text
+        for (secret, source) in replacements where out.containsText(secret) { out = out.replacingAll(secret, with: source) }
+        return out
     }
 
     func hiding(_ notes: RuleNotes) -> RuleNotes {

@@ -21,8 +21,12 @@ enum Arithmetic {
             switch r {
             case .string(let s):
                 guard case .string(let needle) = l else { throw EvaluationError("'in <string>' needs a string on the left") }
+                try EvaluationLimits.chargeSearch(needle, in: s, "in")
                 found = s.contains(needle)
-            case .list(let items): found = items.contains { equal($0, l) }
+            case .list(let items):
+                // A scan of the list: charged, so select('in', a long list) over a long list is bounded.
+                try RenderBudget.spend(items.count / 16 + 1, "in")
+                found = items.contains { equal($0, l) }
             case .mapping(let m):
                 guard case .string(let key) = l else { throw EvaluationError("'in <mapping>' needs a string key") }
                 found = m[key] != nil

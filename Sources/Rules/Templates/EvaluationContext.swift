@@ -41,12 +41,20 @@ enum EvaluationLimits {
 
     /// `text` with every `old` replaced by `new`, refused when the result would pass `maximumTextLength`.
     static func replacing(_ old: String, with new: String, in text: String) throws(EvaluationError) -> String {
+        try chargeSearch(old, in: text, "replace")
         let growth = new.count - old.count
         if growth > 0, !old.isEmpty, text.count + (text.count / old.count) * growth > maximumTextLength {
             let occurrences = text.components(separatedBy: old).count - 1
             try checkLength(text.count + occurrences * growth, "replacing \(occurrences) × \(old.count) characters with \(new.count)")
         }
         return text.replacingAll(old, with: new)
+    }
+
+    /// A search for `needle` in `text` costs up to their lengths' product (the search is naive): charged before it runs,
+    /// so a 32 KB needle in a 64 KB text is refused at once rather than searched for minutes.
+    static func chargeSearch(_ needle: String, in text: String, _ what: String) throws(EvaluationError) {
+        let (work, overflow) = text.utf8.count.multipliedReportingOverflow(by: max(needle.utf8.count, 1))
+        try RenderBudget.spend(overflow ? .max : work / 256, what)
     }
 
     /// `separator.join(texts)`, refused before it is built when past the bound.
@@ -56,6 +64,31 @@ enum EvaluationLimits {
         try checkLength(length.overflow ? .max : length.partialValue, "\(what) of \(texts.count) texts")
         try RenderBudget.spendBuilding(length.partialValue, what)
         return texts.joined(separator: separator)
+    }
+
+    /// Refuses a value whose printed form (or JSON) would pass `maximumTextLength`, without building it: a walk that
+    /// stops at the bound, so a list nested into itself forty times is refused at once.
+    static func checkPrintable(_ value: TemplateValue, _ what: @autoclosure () -> String) throws(EvaluationError) {
+        var size = 0
+        func walk(_ v: TemplateValue) -> Bool {
+            switch v {
+            case .string(let s): size += s.utf8.count + 4
+            case .list(let items):
+                size += 2
+                for item in items { if size > maximumTextLength || !walk(item) { return false } }
+            case .mapping(let members):
+                size += 2
+                for (key, item) in members {
+                    size += key.utf8.count + 6
+                    if size > maximumTextLength || !walk(item) { return false }
+                }
+            default: size += 24
+            }
+            return size <= maximumTextLength
+        }
+        guard walk(value) else {
+            throw EvaluationError("\(what()) would print more than \(maximumTextLength) characters")
+        }
     }
 
     static func checkLength(_ count: Int, _ what: @autoclosure () -> String) throws(EvaluationError) {

@@ -17,6 +17,11 @@ enum Filters {
         default: break
         }
         switch filter {
+        case .string, .toJSON, .tojson:
+            try EvaluationLimits.checkPrintable(value, "the \(filter.rawValue) filter")
+        default: break
+        }
+        switch filter {
         case .float, .int:
             return try Conversions.number(value, integer: filter == .int, fallback: fallback)
         case .round:
@@ -444,6 +449,9 @@ extension Filters {
             indentation = String(repeating: " ", count: max(0, n))
         }
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        // Checked before it is built: every line may take the indentation.
+        let (added, overflow) = indentation.utf8.count.multipliedReportingOverflow(by: lines.count)
+        try EvaluationLimits.checkLength(overflow ? .max : text.utf8.count + added, "indent")
         let body = lines.enumerated().map { i, line in
             (i == 0 && !first) || (line.isEmpty && !blank) ? line : indentation + line
         }

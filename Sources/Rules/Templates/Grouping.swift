@@ -81,13 +81,22 @@ enum Grouping {
 
     /// Home Assistant's `flatten(levels=None)`: nested lists made one.
     static func flatten(_ value: TemplateValue, levels: Int?) throws(EvaluationError) -> TemplateValue {
-        guard case .list(let items) = value else { throw EvaluationError("flatten needs a list, got \(value.typeName)") }
+        guard case .list = value else { throw EvaluationError("flatten needs a list, got \(value.typeName)") }
         var out: [TemplateValue] = []
-        for item in items {
-            if case .list = item, levels.map({ $0 > 0 }) ?? true {
-                out += try flatten(item, levels: levels.map { $0 - 1 }).listItems ?? []
+        // Depth first without recursion, counting what it makes: a list nested into itself forty times stops at the bound.
+        var stack: [(items: [TemplateValue], index: Int, levels: Int?)] = [(value.listItems!, 0, levels)]
+        while var top = stack.popLast() {
+            guard top.index < top.items.count else { continue }
+            let item = top.items[top.index]
+            top.index += 1
+            stack.append(top)
+            if case .list(let inner) = item, top.levels.map({ $0 > 0 }) ?? true {
+                guard stack.count < 1_000 else { throw EvaluationError("flatten: lists nested more than 1000 deep") }
+                stack.append((inner, 0, top.levels.map { $0 - 1 }))
             } else {
                 out.append(item)
+                try EvaluationLimits.checkLength(out.count, "flatten's items")
+                try RenderBudget.spend(1, "flatten")
             }
         }
         return .list(out)

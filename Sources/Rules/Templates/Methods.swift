@@ -39,6 +39,7 @@ enum Methods {
         case (.upper, .string(let s)): return .string(s.uppercased())
         case (.strip, .string(let s)): return .string(s.trimmingWhitespace())
         case (.split, .string(let s)):
+            if let separator = args.first?.text { try EvaluationLimits.chargeSearch(separator, in: s, "split") }
             let parts: [String] = if let separator = args.first?.text {
                 s.components(separatedBy: separator)
             } else {
@@ -59,6 +60,7 @@ enum Methods {
             guard case .string(let key)? = args.first else { return args.count > 1 ? args[1] : .none }
             return m[key] ?? (args.count > 1 ? args[1] : .none)
         case (.count, .string(let s)):
+            try EvaluationLimits.chargeSearch(args.first?.text ?? "", in: s, "count")
             let needle = args.first?.text ?? ""
             return .int(needle.isEmpty ? s.count + 1 : s.components(separatedBy: needle).count - 1)
         case (.count, .list(let items)): return .int(items.filter { Arithmetic.equal($0, args.first ?? .none) }.count)

@@ -84,7 +84,12 @@ public struct Template: Sendable {
             }
             return try rendered.get()
         }
-        return try RenderBudget.render { () throws(EvaluationError) -> TemplateValue in try render(in: context, variables: variables) }
+        return try RenderBudget.render { () throws(EvaluationError) -> TemplateValue in
+            let value = try render(in: context, variables: variables)
+            // A template that is one expression gives its value whole: bounded as the text of any other is.
+            try EvaluationLimits.checkPrintable(value, "the template's value")
+            return value
+        }
     }
 
     private func render(in context: EvaluationContext, variables: [String: TemplateValue]) throws(EvaluationError) -> TemplateValue {

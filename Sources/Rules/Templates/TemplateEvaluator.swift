@@ -88,7 +88,7 @@ struct TemplateEvaluator {
             for argument in arguments { values.append(try evaluate(argument)) }
             var named: [String: TemplateValue] = [:]
             if !keywords.isEmpty { for (name, e) in keywords { named[name] = try evaluate(e) } }
-            return try Functions.call(function, values, named, context: context)
+            return try Self.bounded(try Functions.call(function, values, named, context: context))
         case .stateOf(let id):
             return .string(context.states[id]?.state ?? "unknown")
         case .attributeOf(let id, let name):
@@ -116,7 +116,7 @@ struct TemplateEvaluator {
             }
             var named: [String: TemplateValue] = [:]
             if !keywords.isEmpty { for (name, e) in keywords { named[name] = try evaluate(e) } }
-            return try Filters.apply(filter, value, values, named, context: context)
+            return try Self.bounded(try Filters.apply(filter, value, values, named, context: context))
         case .attribute(let base, let name):
             let value = try evaluate(base)
             if let field = try Self.timeField(value, name) { return field }
@@ -135,7 +135,7 @@ struct TemplateEvaluator {
             for argument in arguments { args.append(try evaluate(argument)) }
             var named: [String: TemplateValue] = [:]
             for (name, e) in keywords { named[name] = try evaluate(e) }
-            return try Methods.call(method, on: value, args, named, context: context)
+            return try Self.bounded(try Methods.call(method, on: value, args, named, context: context))
         case .item(let base, let key):
             let container = try evaluate(base)
             let index = try evaluate(key)
@@ -183,6 +183,13 @@ struct TemplateEvaluator {
             }
             return .bool(negated ? !result : result)
         }
+    }
+
+    /// Text a filter, method or function made: at most `EvaluationLimits.maximumTextLength` (`upper` of 'ß' doubles
+    /// its text, base64 adds a third: none may pass the bound).
+    static func bounded(_ value: TemplateValue) throws(EvaluationError) -> TemplateValue {
+        if case .string(let s) = value { try EvaluationLimits.checkLength(s.utf8.count, "the text made") }
+        return value
     }
 
     /// Python's `items[start:stop:step]`: negative bounds count from the end, bounds are clamped, a step may go back.

@@ -46,7 +46,9 @@ struct TemplateRenderer {
                 try RenderBudget.spendBuilding(text.utf8.count, "the template's text")
                 out += text
             case .expression(let expression):
-                let text = try evaluator.evaluate(expression).text
+                let value = try evaluator.evaluate(expression)
+                if case .string = value {} else { try EvaluationLimits.checkPrintable(value, "an expression's value") }
+                let text = value.text
                 try EvaluationLimits.checkLength(out.utf8.count + text.utf8.count, "the template's output")
                 try RenderBudget.spendBuilding(text.utf8.count, "an expression's text")
                 out += text

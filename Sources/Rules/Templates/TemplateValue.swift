@@ -88,8 +88,39 @@ public enum TemplateValue: Sendable, Equatable {
         case .string(let s): return s
         case .datetime(let epoch, let offset): return TemplateValue.isoformat(epoch, offset, separator: " ")
         case .timedelta(let seconds): return TemplateValue.durationText(seconds)
-        case .list(let items): return "[" + items.map(\.repr).joined(separator: ", ") + "]"
-        case .mapping(let m): return "{" + m.keys.sorted().map { "'\($0)': \(m[$0]!.repr)" }.joined(separator: ", ") + "}"
+        case .list, .mapping:
+            var out = ""
+            write(into: &out)
+            return out
+        }
+    }
+
+    /// A list's or mapping's str() written into `out`, stopping once past `EvaluationLimits.maximumTextLength` (the
+    /// rest cut): a list repeated or nested into itself may hold far more text than memory, so it is never built whole.
+    /// Whoever needs it whole checks its length (`EvaluationLimits.printable`).
+    func write(into out: inout String) {
+        guard out.utf8.count <= EvaluationLimits.maximumTextLength else { return }
+        switch self {
+        case .list(let items):
+            out += "["
+            for (i, item) in items.enumerated() {
+                guard out.utf8.count <= EvaluationLimits.maximumTextLength else { return }
+                if i > 0 { out += ", " }
+                if case .string = item { out += item.repr } else { item.write(into: &out) }
+            }
+            out += "]"
+        case .mapping(let m):
+            out += "{"
+            for (i, key) in m.keys.sorted().enumerated() {
+                guard out.utf8.count <= EvaluationLimits.maximumTextLength else { return }
+                if i > 0 { out += ", " }
+                out += TemplateValue.string(key).repr + ": "
+                let value = m[key]!
+                if case .string = value { out += value.repr } else { value.write(into: &out) }
+            }
+            out += "}"
+        case .string: out += repr
+        default: out += text
         }
     }
 

@@ -121,6 +121,7 @@ struct PatternMatcher {
                 }
                 if ok { pos += b - a; pc += 1 }
             case .look(let start, let ahead, let negated, let width):
+                steps += registers.count / 8  // its copy of the registers, a step per eight
                 let from = ahead ? pos : pos - width
                 let saved = registers
                 var found = false
@@ -133,6 +134,7 @@ struct PatternMatcher {
                 ok = found != negated
                 pc += 1
             case .atomic(let start):
+                steps += registers.count / 8
                 let saved = registers
                 if let end = try run(from: start, at: pos, forbidEmptyAt: nil) {
                     try keepChanges(from: saved)
