@@ -1,6 +1,8 @@
 /// How a listener keeps idle, slow or numerous sockets from starving the requests that matter (a watchdog's
 /// `/healthz`): at most `perClient` sockets from one address, a whole request within `deadline` of connecting (or of
-/// the last answer), and the last `reserve` of its sockets for `reservedPaths` only.
+/// the last answer), and the last `reserve` of its sockets for `reservedPaths` only. When an address or the listener
+/// is full, the oldest socket still waiting for its request makes room for the new one: a flood of idle sockets
+/// churns itself, and a health check, which sends its request at once, always gets through.
 public struct ListenerLimits: Sendable {
     /// Sockets open at once from one address.
     public var perClient: Int
@@ -47,22 +49,45 @@ struct ListenerGuard {
         self.capacity = capacity
     }
 
-    /// A new socket from `peer`: false when that address has `perClient` open already (it is closed at once).
-    mutating func admit(socket: Int32, peer: String) -> Bool {
+    /// A new socket from `peer`: admitted, with the socket to close to make room (that address's oldest one still
+    /// waiting for a request) when the address has `perClient` open; refused when all of those are busy.
+    mutating func admit(socket: Int32, peer: String) -> (admitted: Bool, evict: OpaquePointer?) {
         let pending = admitted.values.reduce(0) { $0 + ($1 == peer ? 1 : 0) }
-        guard open[peer, default: 0] + pending < limits.perClient else { return false }
+        var evict: OpaquePointer?
+        if open[peer, default: 0] + pending >= limits.perClient {
+            guard let oldest = oldestWaiting(from: peer) else { return (false, nil) }
+            evict = oldest
+            forget(oldest)
+        }
         admitted[socket] = peer
-        return true
+        return (true, evict)
     }
 
-    /// The connection of an admitted socket; nil when it is known already or was never admitted.
-    mutating func connected(_ wsi: OpaquePointer, socket: Int32) -> Client? {
+    /// The socket still waiting for its request that has waited longest (from `peer`, or from anyone).
+    private func oldestWaiting(from peer: String? = nil) -> OpaquePointer? {
+        clients.filter { $0.value.waiting && (peer == nil || $0.value.peer == peer) }.min { $0.value.id < $1.value.id }?.key
+    }
+
+    /// A socket that is being closed to make room: no longer counted (its close comes later).
+    private mutating func forget(_ wsi: OpaquePointer) {
+        closed(wsi)
+    }
+
+    /// The connection of an admitted socket, and the socket to close when the listener is nearly full (the oldest
+    /// one still waiting for a request); nil when it is known already or was never admitted.
+    mutating func connected(_ wsi: OpaquePointer, socket: Int32) -> (client: Client, evict: OpaquePointer?)? {
         guard clients[wsi] == nil, let peer = admitted.removeValue(forKey: socket) else { return nil }
+        // At capacity (libwebsockets takes a few more file descriptors than that, so the next one is still accepted).
+        var evict: OpaquePointer?
+        if capacity != .max, clients.count >= capacity - 1, let oldest = oldestWaiting() {
+            evict = oldest
+            forget(oldest)
+        }
         nextID += 1
         let client = Client(id: nextID, peer: peer, reserved: clients.count >= capacity - limits.reserve)
         clients[wsi] = client
         open[peer, default: 0] += 1
-        return client
+        return (client, evict)
     }
 
     /// A complete request arrived: whether it may be served (a reserved socket serves `reservedPaths` only).

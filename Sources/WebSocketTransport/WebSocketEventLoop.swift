@@ -296,13 +296,16 @@ public final class WebSocketEventLoop: @unchecked Sendable {
         guard listenerGuard != nil else { return true }
         var name = [CChar](repeating: 0, count: 64)
         let peer = lws_get_peer_simple_fd(socket, &name, name.count).map { String(cString: $0) } ?? "unknown"
-        return listenerGuard!.admit(socket: socket, peer: peer)
+        let (admitted, evict) = listenerGuard!.admit(socket: socket, peer: peer)
+        if let evict { lws_set_timeout(evict, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC) }
+        return admitted
     }
 
     /// The connection of an admitted socket: under the deadline from now.
     func connectionSeen(wsi: OpaquePointer) {
         preconditionInEventLoop()
-        guard listenerGuard != nil, let client = listenerGuard!.connected(wsi, socket: lws_get_socket_fd(wsi)) else { return }
+        guard listenerGuard != nil, let (client, evict) = listenerGuard!.connected(wsi, socket: lws_get_socket_fd(wsi)) else { return }
+        if let evict { lws_set_timeout(evict, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC) }
         closeIfOverdue(wsi, client)
     }
 

@@ -195,6 +195,23 @@ struct ListenerEdgeTests {
         #expect(probe.receiveAll().hasSuffix(#"{"path":"/healthz","bytes":0}"#))
     }
 
+    /// Idle sockets from many addresses, each within its share, fill the listener; or one address floods it: the
+    /// oldest idle socket makes room, and a health check, from anywhere, is answered at once.
+    @Test func idleSocketsFromManyAddressesOrOneNeverStarveTheHealthCheck() throws {
+        let listener = try Listener(idleTimeout: .seconds(30), maximumConnections: 16,
+                                    limits: ListenerLimits(perClient: 4, deadline: .seconds(30), reserve: 2, reservedPaths: ["/healthz"]))
+        var idle: [Socket] = []
+        for address in 2...9 { for _ in 0..<4 { idle.append(try Socket(port: listener.loop.listenPort, from: "127.0.0.\(address)")) } }
+        let probe = try Socket(port: listener.loop.listenPort)
+        probe.send("GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        #expect(probe.receiveAll().hasSuffix(#"{"path":"/healthz","bytes":0}"#))
+        for _ in 0..<8 { idle.append(try Socket(port: listener.loop.listenPort, from: "127.0.0.10")) }
+        let sameAddress = try Socket(port: listener.loop.listenPort, from: "127.0.0.10")
+        sameAddress.send("GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        #expect(sameAddress.receiveAll().hasSuffix(#"{"path":"/healthz","bytes":0}"#), "a flood from the probe's own address")
+        _ = idle
+    }
+
     /// A request dribbled in a byte at a time is closed at the deadline for a whole request, however busy it keeps.
     @Test func aRequestNotWholeByTheDeadlineIsClosed() throws {
         let listener = try Listener(idleTimeout: .seconds(30), limits: ListenerLimits(perClient: 8, deadline: .seconds(1)))
