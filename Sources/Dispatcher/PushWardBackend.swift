@@ -47,6 +47,10 @@ public struct PushWardBackend: PushBackend {
         }
         if kind == .start, let creation = request.creation {
             let created = await create(creation, kind: kind)
+            // Creating needs a key with the activity:manage scope; an activity:update key gets 403 on every start.
+            if created.status == 403 {
+                return DeliveryReport(.rejected(code: "403: the key needs the activity:manage scope to create activities"), status: 403, code: created.code)
+            }
             guard created.outcome == .delivered else { return created }
         }
         let slug = String(request.target.dropFirst("/activities/".count))

@@ -41,6 +41,8 @@ public final class FakePushService: Sendable {
         var runningJobs: [String: Set<String>] = [:]  // token → job ids
         /// PushWard's activities per integration key, by slug.
         var pushWard: [String: [String: PushWardActivity]] = [:]
+        var pushWardMonthlyQuota: Int?
+        var pushWardUpdates = 0
         /// ActivitySmith's streams per API key, by stream key.
         var activitySmith: [String: [String: ActivitySmithStream]] = [:]
         var activitySmithRequests: [String: [Double]] = [:]

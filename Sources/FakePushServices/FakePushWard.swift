@@ -1,4 +1,5 @@
 import JSON
+import LiveActivity
 import WebSocketTransport
 
 /// One PushWard activity as the fake keeps it.
@@ -7,12 +8,17 @@ struct PushWardActivity {
     var state: String
     /// Order of going ongoing, for eviction among equal priorities.
     var since: Int
+    /// The content as the phone shows it: every PATCH merged in (RFC 7396).
+    var content: JSONValue = .null
 }
 
 /// PushWard's activity API as its integration documents it: `POST /activities` (upsert by slug, 201; at most 25
 /// activities per key, `409 activity.limit_exceeded`), `PATCH /activities/{slug}` (`{state: ongoing|ended, content}`;
 /// 404 for a slug never created), a Bearer integration key (401 `auth.invalid_key`), problems with a `code`. At most
 /// five activities are ongoing per key: a sixth evicts the lowest priority (the oldest of equals), which is ended.
+/// As its OpenAPI document says: a PATCH is a JSON merge patch (a field left out is kept, `null` removes it: the
+/// content checked is the merged one), and the free plan's monthly updates (`pushWardMonthlyQuota`, off unless set)
+/// once spent answer `429 quota.exceeded` until the month turns.
 extension FakePushService {
     static let pushWardTemplates = ["generic", "countdown", "steps", "alert", "gauge", "timeline", "board", "log", "media"]
     static let pushWardActivityLimit = 25
@@ -42,12 +48,18 @@ extension FakePushService {
         guard let body, let next = body["state"]?.stringValue, ["ongoing", "ended"].contains(next) else {
             return problem(422, "validation.state", "state must be ongoing or ended")
         }
-        if let invalid = Self.pushWardContentProblem(body["content"]) { return problem(422, "validation.content", invalid) }
         var evicted: String?
         let response = state.withLock { s -> HTTPServerResponse in
             var activities = s.pushWard[key] ?? [:]
             defer { s.pushWard[key] = activities }
             guard var activity = activities[slug] else { return problem(404, "activity.not_found", "no activity \(slug)") }
+            if let quota = s.pushWardMonthlyQuota {
+                guard s.pushWardUpdates < quota else { return problem(429, "quota.exceeded", "monthly Live Activity updates used up") }
+                s.pushWardUpdates += 1
+            }
+            let merged = body["content"].map { MergePatch.apply($0, to: activity.content) } ?? activity.content
+            if let invalid = Self.pushWardContentProblem(merged) { return problem(422, "validation.content", invalid) }
+            activity.content = merged
             if let priority = body["priority"]?.intValue { activity.priority = priority }
             if next == "ongoing", activity.state != "ongoing" {
                 activity.since = (activities.values.map(\.since).max() ?? 0) + 1
@@ -67,6 +79,16 @@ extension FakePushService {
             if let evicted { note(["at": .double(0), "activity": .string("pushward/" + evicted), "decision": "evicted (five ongoing)"]) }
         }
         return response
+    }
+
+    /// The content an activity shows now (every PATCH merged in), for tests.
+    public func pushWardContent(_ slug: String, key: String = "pushward-test-key") -> JSONValue? {
+        state.withLock { $0.pushWard[key]?[slug]?.content }
+    }
+
+    /// The free plan's updates a month, from now (nil: unlimited).
+    public func limitPushWardUpdates(_ quota: Int?) {
+        state.withLock { $0.pushWardMonthlyQuota = quota; $0.pushWardUpdates = 0 }
     }
 
     /// What the documented contract refuses in a content, or nil.

@@ -178,7 +178,7 @@ struct LaneBudgetTests {
 /// Home Assistant's relay: 500 per phone per UTC day, reset at midnight UTC; thin below 100 left, starts and ends only
 /// below 25.
 struct RelayBudgetTests {
-    /// 2026-11-25 00:00:00 UTC.
+    /// 2026-11-30 00:00:00 UTC.
     static let midnight = 1_795_996_800.0
 
     @Test func theDayResetsAtMidnightUTCAndTheThresholdsHold() {

@@ -1,4 +1,4 @@
-import Dispatcher
+@testable import Dispatcher
 import FakePushServices
 import Foundation
 import HTTPClient
@@ -151,5 +151,52 @@ struct PushWardDispatchTests {
         }
         await dispatcher.waitUntilQuiet()
         #expect(service.pushWardOngoing() == ["a1", "a3", "a4", "a5", "a6"])
+    }
+}
+
+/// PushWard's PATCH is a merge patch and its free plan has a monthly quota: what its OpenAPI document says, walked
+/// against the fake that applies both.
+@Suite(.timeLimit(.minutes(1)))
+struct PushWardContractTests {
+    let budget = UpdateBudget(debounce: .zero, maxWait: .zero, minInterval: .zero)
+    let fastRetry = RetryPolicy(initial: .milliseconds(20), maximum: .milliseconds(100), lockedWait: .seconds(30))
+
+    static func request(_ kind: PushKind, _ content: JSONValue) -> BackendRequest {
+        .pushWard(backend: "ward", slug: "washer", kind: kind, content: content, priority: 1, sound: nil,
+                  creation: ["slug": "washer", "name": "washer", "priority": 1], dismissAfter: .zero)
+    }
+
+    @Test func aFieldThatDropsOutOfAFrameIsClearedNotKeptOnThePhone() async throws {
+        let service = try FakePushService()
+        let backend = PushWardBackend(name: "ward", baseURL: service.baseURL, token: "pushward-test-key", client: HTTPClient())
+        let dispatcher = Dispatcher(backends: [backend], retry: fastRetry)
+        await dispatcher.submit(activity: "washer", backend: "ward", budget: budget,
+                                .start(Self.request(.start, ["template": "generic", "state": "Washing", "subtitle": "Cotton 40", "progress": 0.2])))
+        await dispatcher.waitUntilQuiet()
+        await dispatcher.submit(activity: "washer", backend: "ward", budget: budget,
+                                .change(Self.request(.update, ["template": "generic", "state": "Rinsing", "progress": 0.6]), urgent: false))
+        await dispatcher.waitUntilQuiet()
+        #expect(service.pushWardContent("washer") == ["template": "generic", "state": "Rinsing", "progress": 0.6], "no stale subtitle")
+        #expect(service.requests.last?.body?["content"]?["subtitle"] == .null, "sent as null")
+    }
+
+    @Test func aSpentMonthlyQuotaStopsPushesUntilTheMonthTurns() async throws {
+        let service = try FakePushService()
+        service.limitPushWardUpdates(1)
+        let records = Locked<[Dispatcher.PushRecord]>([])
+        let backend = PushWardBackend(name: "ward", baseURL: service.baseURL, token: "pushward-test-key", client: HTTPClient())
+        let dispatcher = Dispatcher(backends: [backend], retry: fastRetry, onPush: { record in records.withLock { $0.append(record) } })
+        await dispatcher.submit(activity: "washer", backend: "ward", budget: budget,
+                                .start(Self.request(.start, ["template": "generic", "state": "Washing", "progress": 0.2])))
+        await dispatcher.waitUntilQuiet()
+        for progress in [0.3, 0.4, 0.5] {
+            await dispatcher.submit(activity: "washer", backend: "ward", budget: budget,
+                                    .change(Self.request(.update, ["template": "generic", "state": "Washing", "progress": .double(progress)]), urgent: false))
+            await dispatcher.waitUntilQuiet()
+        }
+        #expect(records.withLock { $0.dropFirst().map(\.report.outcome) } == Array(repeating: .rejected(code: "quota.exceeded"), count: 3))
+        let patches = service.requests.filter { $0.method == "PATCH" }.count
+        #expect(patches == 2, "after the 429 quota.exceeded nothing more is sent: \(patches) PATCHes")
+        #expect(PushWardBackend.nextMonth(after: 1_795_996_800) == 1_796_083_200, "2026-11-30 → 2026-12-01 UTC")
     }
 }
