@@ -181,6 +181,13 @@ struct HostileStatesRound2Tests {
         }
     }
 
+    @Test func theLowFindingsGivePythonsAnswers() {
+        #expect(evaluate("{{ '{:b}'.format(-9223372036854775808) }}").map(\.text) == .success("-1" + String(repeating: "0", count: 63)))
+        #expect(evaluate("{{ range(0, 10, -9223372036854775808) | list }}") == .success(.list([])))
+        #expect(failure("{{ 0 ** -1 }}") == "0.0 cannot be raised to a negative power")
+        #expect(evaluate("{{ (1e400 // 1) | string }}") == .success(.string("nan")))
+    }
+
     @Test func aSecretUsedAsAnActivityKeyIsNotPrinted() throws {
         let folder = try ConfigFolder(["livebridge.yaml": """
             backends:

@@ -134,6 +134,8 @@ enum Arithmetic {
         case .floorDivide:
             guard b != 0 else { throw EvaluationError("division by zero") }
             if let (x, y) = integers { return try exact(floorDivision(x, y)) }
+            // Python: inf // 1 is nan (floor of the quotient of an infinite dividend).
+            guard a.isFinite else { return .double(.nan) }
             return .double((a / b).rounded(.down))
         case .modulo:
             guard b != 0 else { throw EvaluationError("division by zero") }
@@ -141,6 +143,8 @@ enum Arithmetic {
             return .double(floatModulo(a, b))
         case .power:
             if let (x, y) = integers, y >= 0 { return try exact(integerPower(x, y)) }
+            // Python: 0 ** -1 raises ZeroDivisionError.
+            guard !(a == 0 && b < 0) else { throw EvaluationError("0.0 cannot be raised to a negative power") }
             return .double(Glibc.pow(a, b))
         default:
             throw EvaluationError("unsupported operator \(op.rawValue)")

@@ -20,6 +20,8 @@ struct TemplateParser {
 
     enum Token: Equatable {
         case number(TemplateValue)
+        /// An integer literal past Int's range, as written (Python's integers have none).
+        case bigInteger(String)
         case string(String)
         case name(String)
         case symbol(String)
@@ -121,6 +123,8 @@ struct TemplateParser {
                 let literal = String(chars[start..<i]).replacingAll("_", with: "")
                 if !isFloat, let value = Int(literal) {
                     tokens.append((.number(.int(value)), start))
+                } else if !isFloat, literal.allSatisfy(\.isASCII) {
+                    tokens.append((.bigInteger(literal), start))
                 } else if let value = Double(literal) {
                     tokens.append((.number(.double(value)), start))
                 } else {
@@ -200,6 +204,7 @@ struct TemplateParser {
     private func describe(_ token: Token) -> String {
         switch token {
         case .number(let v): return "number \(v.text)"
+        case .bigInteger(let digits): return "number \(digits)"
         case .string(let s): return "string '\(s)'"
         case .name(let n): return "\"\(n)\""
         case .symbol(let s): return "\"\(s)\""
@@ -379,6 +384,11 @@ struct TemplateParser {
     private mutating func unary(withFilters: Bool = true) throws(SyntaxError) -> Expression {
         var node: Expression
         if accept("-") {
+            // -9223372036854775808: the one integer whose magnitude is past Int's positive range.
+            if case .bigInteger("9223372036854775808") = current, tokens[index + 1].token != .symbol("**") {
+                advance()
+                return withFilters ? try filters(try postfix(after: .literal(.int(.min)))) : try postfix(after: .literal(.int(.min)))
+            }
             node = .unary(.negate, try nested { parser throws(SyntaxError) in try parser.unary(withFilters: false) })
         } else if accept("+") {
             node = .unary(.plus, try nested { parser throws(SyntaxError) in try parser.unary(withFilters: false) })
@@ -487,6 +497,10 @@ struct TemplateParser {
         case .number(let value):
             advance()
             return .literal(value)
+        case .bigInteger(let digits):
+            // Beyond 64 bits: held as a float (LiveBridge's integers are 64-bit; arithmetic on it is a float's).
+            advance()
+            return .literal(.double(Double(digits) ?? .infinity))
         case .string(var value):
             advance()
             // Adjacent string literals join, as in Python.
