@@ -7,7 +7,9 @@ import LiveActivity
 /// shared by every lane of the backend), so a burst is spread rather than refused; a 429 that still comes is retried
 /// after its Retry-After. A stream the user paused answers 200 with `operation: paused`: delivered, nothing shown,
 /// reported with the code `paused`.
-public struct ActivitySmithBackend: PushBackend {
+public struct ActivitySmithBackend: PushBackend, HTTPExchanges {
+    public func wire(_ request: BackendRequest, kind: PushKind) -> [HTTPRequest] { [http.httpRequest(for: request)] }
+
     public static let requestsPerMinute = 60
 
     let http: HTTPPushBackend

@@ -73,6 +73,16 @@ public enum HTTPOutcome {
 }
 
 /// Aivi and Island Pulse: the request's method and path at a base URL, with the token in Authorization.
+/// A backend that speaks HTTP: the exact exchanges one push makes, in order, for `send --dry-run` and `render`
+/// (a PushWard start is a create then a PATCH; a two-phase end's second request goes `dismissal.after` later).
+public protocol HTTPExchanges {
+    func wire(_ request: BackendRequest, kind: PushKind) -> [HTTPRequest]
+}
+
+extension HTTPPushBackend: HTTPExchanges {
+    public func wire(_ request: BackendRequest, kind: PushKind) -> [HTTPRequest] { [httpRequest(for: request)] }
+}
+
 public struct HTTPPushBackend: PushBackend {
     public let name: String
     public let baseURL: String

@@ -10,7 +10,17 @@ import Platform
 /// Its errors are RFC 9457 problems with a `code`: 401 (the key, for good), 403 (its policy), 409 (25 activities per
 /// user: `activity.limit_exceeded`), 429 (200 requests a minute per address, with Retry-After), 5xx. The 200 a minute
 /// are also kept on our side (`RequestWindow`, shared by the backend's lanes), so a burst is spread, not refused.
-public struct PushWardBackend: PushBackend {
+public struct PushWardBackend: PushBackend, HTTPExchanges {
+    public func wire(_ request: BackendRequest, kind: PushKind) -> [HTTPRequest] {
+        var exchanges: [HTTPRequest] = []
+        if kind == .start, let creation = request.creation {
+            exchanges.append(HTTPRequest(method: "POST", url: baseURL + "/activities", headers: headers, body: creation.jsonBytes))
+        }
+        exchanges.append(httpRequest(for: request))
+        if let ended = request.dismissalRequest { exchanges.append(httpRequest(for: ended)) }
+        return exchanges
+    }
+
     public static let requestsPerMinute = 200
 
     public let name: String

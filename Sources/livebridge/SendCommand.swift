@@ -64,15 +64,24 @@ enum SendCommand {
         }
         let backend = BackendFactory.make(target.backend, client: HTTPClient(), connection: connection)
         if args.has("dry-run") {
-            if let http = backend as? HTTPPushBackend {
-                let wire = http.httpRequest(for: request)
-                print("\(wire.method) \(wire.url)")
-                for header in wire.redactedHeaders { print(header) }
+            let kind = PushKind(rawValue: phase.rawValue) ?? .update
+            if let http = backend as? HTTPExchanges {
+                for (i, wire) in http.wire(request, kind: kind).enumerated() {
+                    if i > 0 { print("") }
+                    if i > 0, let later = request.dismissal?.after, wire.body == request.dismissalRequest?.bodyBytes {
+                        print("# \(Int(later.components.seconds)) s later:")
+                    }
+                    print("\(wire.method) \(wire.url)")
+                    for header in wire.redactedHeaders { print(header) }
+                    print("")
+                    print(String(decoding: wire.body, as: UTF8.self))
+                }
             } else {
-                print("call_service \(request.target)")
+                // Home Assistant: a WebSocket command over the live connection, not HTTP.
+                print("WebSocket call_service \(request.target)")
+                print("")
+                print(String(decoding: request.bodyBytes, as: UTF8.self))
             }
-            print("")
-            print(String(decoding: request.bodyBytes, as: UTF8.self))
             return 0
         }
         let report = await backend.deliver(request, kind: PushKind(rawValue: phase.rawValue) ?? .update)
