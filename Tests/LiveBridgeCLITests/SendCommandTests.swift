@@ -50,6 +50,35 @@ struct SendCommandTests {
         #expect(!(send.stdout.lines + send.stderr.lines).joined().contains("aivi-test-token"))
     }
 
+    /// PushWard's start is two requests and its end a second one later; ActivitySmith's end a DELETE without channels:
+    /// the dry run prints each exchange as it would go, tokens masked.
+    @Test func dryRunPrintsEveryHTTPExchangeOfPushWardAndActivitySmith() async throws {
+        let text = """
+            backends:
+              ward: { type: pushward, token: pw-secret-key }
+              smith: { type: activitysmith, token: as-secret-key, channels: [family] }
+            activities:
+              washer:
+                backend: [ward, smith]
+                active_when: "{{ true }}"
+                template: progress
+                header_left: Washing
+                progress: { style: simple, value: 0.5 }
+            """
+        let dir = try folder(["rules.yaml": text, "states.json": "[]"])
+        let start = try Subprocess(["send", dir + "/rules.yaml", "--activity", "washer", "--states", dir + "/states.json", "--target", "ward",
+                                    "--action", "start", "--dry-run"])
+        #expect(await start.exitStatus() == 0)
+        #expect(start.stdout.lines.filter { $0.hasPrefix("POST ") || $0.hasPrefix("PATCH ") }
+                == ["POST https://api.pushward.app/activities", "PATCH https://api.pushward.app/activities/washer"])
+        let end = try Subprocess(["send", dir + "/rules.yaml", "--activity", "washer", "--states", dir + "/states.json", "--target", "smith",
+                                  "--action", "end", "--dry-run"])
+        #expect(await end.exitStatus() == 0)
+        #expect(end.stdout.lines.first == "DELETE https://activitysmith.com/api/live-activity/stream/washer")
+        #expect(!end.stdout.lines.joined().contains("channels"), "the DELETE body has no channels")
+        #expect(!(start.stdout.lines + end.stdout.lines).joined().contains("secret-key"))
+    }
+
     /// One activity at two targets: a send goes to the one named, and naming none is a usage error listing them.
     @Test func anActivityWithSeveralTargetsIsSentToTheOneNamed() async throws {
         let service = try FakePushService()
