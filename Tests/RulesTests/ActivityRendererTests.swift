@@ -213,3 +213,30 @@ struct LiveUpdateMappingTests {
                            "when": 1795352400.0, "chronometer": true, "url": "homeassistant://navigate/lovelace/laundry"])
     }
 }
+
+/// Island Pulse's last frame says how the job finished (its reference): success unless on_end says otherwise, never
+/// the `running` written for the frames before.
+struct IslandPulseEndStatusTests {
+    func end(_ onEnd: String) throws -> JSONValue? {
+        let rules = try RulesLoader.load(text: """
+            backends:
+              pulse: { type: islandpulse, token: p }
+            activities:
+              backup:
+                backend: pulse
+                active_when: "{{ true }}"
+                template: progress
+                status: running
+                message: Copying
+            \(onEnd)
+            """, file: "r.yaml").get()
+        var notes: [PayloadIssue] = []
+        let rule = rules.activities[0]
+        return try ActivityRenderer.render(rule, for: rule.targets[0], phase: .end, in: EvaluationContext(states: [:], now: 0), notes: &notes).get().body["status"]
+    }
+
+    @Test func aWrittenRunningBecomesSuccessAndOnEndDecides() throws {
+        #expect(try end("") == "success")
+        #expect(try end("    on_end: { status: failed, message: Disk full }") == "failed")
+    }
+}

@@ -118,7 +118,13 @@ enum ActivityDecoder {
         if let schema {
             fields = compileFields(reader, schema: schema, path: path, compiler: &compiler, node: node)
             if let endNode = reader["on_end"] {
-                onEnd = compiler.compile(endNode, as: .object(schema.allOptional), path: path + ".on_end")
+                // Island Pulse's end may say how the job finished (success, failed) in on_end.
+                var endSchema = schema.allOptional
+                if chosen.contains(where: { $0.kind == .islandpulse }), !endSchema.names.contains("status") {
+                    endSchema = ObjectSchema(endSchema.fields + [optional("status", .choice(name: "status", IslandPulseSchema.statuses))],
+                                             shorthand: endSchema.shorthand, checks: endSchema.checks)
+                }
+                onEnd = compiler.compile(endNode, as: .object(endSchema), path: path + ".on_end")
             }
             if let statusNode = reader["status"] {
                 status = compiler.compile(statusNode, as: .choice(name: "status", IslandPulseSchema.statuses), path: path + ".status")

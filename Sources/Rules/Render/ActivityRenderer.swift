@@ -28,6 +28,10 @@ public enum ActivityRenderer {
             return .failure(RenderError(activity: rule.id, issues: [PayloadIssue(path: "", "fields did not evaluate")]))
         }
         resolveAutoIcon(&fields, rule: rule, context: context, keepsMDI: target.kind == .pushward, notes: &notes)
+        // on_end's `status` is Island Pulse's alone (how the job finished).
+        if phase == .end, target.kind != .islandpulse, case .object(let written)? = rule.onEnd, written.contains(where: { $0.0 == "status" }) {
+            fields["status"] = nil
+        }
         let result: Result<BackendRequest, PayloadIssuesError>
         switch (target.kind, target.mapping) {
         case (.aivi, _):
@@ -140,7 +144,12 @@ public enum ActivityRenderer {
         body["job_id"] = .string(target.id)
         body["action"] = .string(phase.rawValue)
         if let status = rule.status?.evaluate(in: context, failures: &notes) { body["status"] = status }
-        if phase == .end, body["status"] == nil { body["status"] = "success" }
+        if phase == .end {
+            // A finished job's last frame says how it finished: on_end's status when it gives one, else success — a
+            // written `running` does not stay on the end.
+            if let ending = rule.onEnd.flatMap({ _ in fields["status"] }), ending != .null { body["status"] = ending }
+            else if body["status"] == nil || body["status"] == "running" { body["status"] = "success" }
+        }
         if target.backend.freeTier { IslandPulseMapping.freeTier(&body) }
         let (normalized, issues) = PayloadNormalizer.normalize(.object(body), as: .object(IslandPulseSchema.body))
         guard issues.isEmpty, let normalized else { return .failure(PayloadIssuesError(issues)) }
