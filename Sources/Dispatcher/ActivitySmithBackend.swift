@@ -17,10 +17,11 @@ public struct ActivitySmithBackend: PushBackend, HTTPExchanges {
     public var name: String { http.name }
     public let allowsOneActiveJob = false
 
+    /// `pacers`: shared with the other backends of one account (its 60 a minute are per API key, not per backend).
     public init(name: String, baseURL: String, token: String, client: HTTPClient,
-                window: RequestWindow = RequestWindow(limit: ActivitySmithBackend.requestsPerMinute, seconds: 60)) {
+                window: RequestWindow = RequestWindow(limit: ActivitySmithBackend.requestsPerMinute, seconds: 60), pacers: PacerRegistry? = nil) {
         http = HTTPPushBackend(name: name, baseURL: baseURL, scheme: "Bearer", token: token, client: client)
-        pacer = RequestPacer(window)
+        pacer = pacers?.pacer("activitysmith \(baseURL) \(token)", window) ?? RequestPacer(window)
     }
 
     public func deliver(_ request: BackendRequest, kind: PushKind) async -> DeliveryReport {

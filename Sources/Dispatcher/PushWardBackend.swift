@@ -34,13 +34,14 @@ public struct PushWardBackend: PushBackend, HTTPExchanges {
     /// Until when (epoch seconds: the next month, UTC) the free plan's monthly quota is spent: nothing is sent.
     private let quotaSpentUntil = Locked<Double?>(nil)
 
+    /// `pacers`: shared with the other backends on the same host (its 200 a minute are per address).
     public init(name: String, baseURL: String, token: String, client: HTTPClient,
-                window: RequestWindow = RequestWindow(limit: PushWardBackend.requestsPerMinute, seconds: 60)) {
+                window: RequestWindow = RequestWindow(limit: PushWardBackend.requestsPerMinute, seconds: 60), pacers: PacerRegistry? = nil) {
         self.name = name
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
         self.token = token
         self.client = client
-        self.pacer = RequestPacer(window)
+        self.pacer = pacers?.pacer("pushward \(self.baseURL)", window) ?? RequestPacer(window)
     }
 
     private var headers: [(String, String)] { [("Authorization", "Bearer \(token)"), ("Content-Type", "application/json")] }

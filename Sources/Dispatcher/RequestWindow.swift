@@ -41,3 +41,21 @@ final class RequestPacer: Sendable {
         if wait > 0 { try? await Task.sleep(for: .seconds(wait)) }
     }
 }
+
+/// The services' request limits that span backends: ActivitySmith's 60 a minute per account (its API key), PushWard's
+/// 200 a minute per address (its host): one pacer per such key, shared by every backend that spends it, so two
+/// backends with one key (or on one host) are paced together, as the service counts them.
+public final class PacerRegistry: Sendable {
+    private let pacers = Locked<[String: RequestPacer]>([:])
+
+    public init() {}
+
+    func pacer(_ key: String, _ window: RequestWindow) -> RequestPacer {
+        pacers.withLock { pacers in
+            if let existing = pacers[key] { return existing }
+            let made = RequestPacer(window)
+            pacers[key] = made
+            return made
+        }
+    }
+}

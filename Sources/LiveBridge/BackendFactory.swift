@@ -12,7 +12,9 @@ public enum BackendFactory {
     public static let activitySmithBaseURL = "https://activitysmith.com/api"
 
     /// `connection` carries Home Assistant backends' pushes (nil: none configured).
-    public static func make(_ backend: RulesFile.Backend, client: HTTPClient, connection: HomeAssistantConnection?) -> any PushBackend {
+    /// `pacers`: the limits that span backends (one ActivitySmith account, one PushWard host), shared by all made with it.
+    public static func make(_ backend: RulesFile.Backend, client: HTTPClient, connection: HomeAssistantConnection?,
+                            pacers: PacerRegistry = PacerRegistry()) -> any PushBackend {
         switch backend.kind {
         case .aivi:
             return HTTPPushBackend(name: backend.name, baseURL: backend.baseURL ?? aiviBaseURL, scheme: "Token",
@@ -24,9 +26,10 @@ public enum BackendFactory {
             return HomeAssistantPushBackend(name: backend.name, connection: connection)
         case .activitysmith:
             return ActivitySmithBackend(name: backend.name, baseURL: backend.baseURL ?? activitySmithBaseURL, token: backend.token?.secret ?? "",
-                                        client: client)
+                                        client: client, pacers: pacers)
         case .pushward:
-            return PushWardBackend(name: backend.name, baseURL: backend.baseURL ?? pushWardBaseURL, token: backend.token?.secret ?? "", client: client)
+            return PushWardBackend(name: backend.name, baseURL: backend.baseURL ?? pushWardBaseURL, token: backend.token?.secret ?? "", client: client,
+                                   pacers: pacers)
         }
     }
 }

@@ -140,9 +140,10 @@ public actor LiveBridgeService: Service {
     /// A push backend per declared backend; Home Assistant's goes through the connection's call_service.
     static func makeBackends(_ declared: [RulesFile.Backend], dryRun: Bool, connection: HomeAssistantConnection,
                              logger: Logger) -> [any PushBackend] {
-        declared.sorted { $0.name < $1.name }.map { backend in
+        let pacers = PacerRegistry()
+        return declared.sorted { $0.name < $1.name }.map { backend in
             if dryRun { return DryRunBackend(name: backend.name, logger: logger) }
-            return BackendFactory.make(backend, client: HTTPClient(), connection: connection)
+            return BackendFactory.make(backend, client: HTTPClient(), connection: connection, pacers: pacers)
         }
     }
 

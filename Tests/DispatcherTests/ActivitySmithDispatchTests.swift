@@ -84,6 +84,23 @@ struct ActivitySmithDispatchTests {
         #expect(times[3] - times[0] >= 0.29 && times[5] - times[2] >= 0.29, "no more than three in any 300 ms")
     }
 
+    /// Its 60 a minute are per account: two backends with one API key are paced together.
+    @Test func twoBackendsWithOneKeyShareItsAllowance() async throws {
+        let service = try FakePushService()
+        let pacers = PacerRegistry()
+        let window = RequestWindow(limit: 3, seconds: 0.3)
+        let a = ActivitySmithBackend(name: "smith", baseURL: service.baseURL, token: "activitysmith-test-key", client: HTTPClient(), window: window, pacers: pacers)
+        let b = ActivitySmithBackend(name: "smith2", baseURL: service.baseURL, token: "activitysmith-test-key", client: HTTPClient(), window: window, pacers: pacers)
+        let dispatcher = Dispatcher(backends: [a, b], retry: fastRetry)
+        for n in 1...2 {
+            await dispatcher.submit(activity: "a\(n)", backend: "smith", budget: budget, .start(Self.request("a\(n)", .start, "A \(n)")))
+            await dispatcher.submit(activity: "b\(n)", backend: "smith2", budget: budget, .start(Self.request("b\(n)", .start, "B \(n)")))
+        }
+        await dispatcher.waitUntilQuiet()
+        let times = service.requests.map(\.at).sorted()
+        #expect(times.count == 4 && times[3] - times[0] >= 0.29, "no more than three in any 300 ms across both backends")
+    }
+
     @Test func aPausedStreamIsDeliveredAndReportedAsPaused() async throws {
         let service = try FakePushService()
         let records = Locked<[Dispatcher.PushRecord]>([])
