@@ -232,6 +232,11 @@ enum URLCheck {
         guard !text.contains(where: { $0 == " " || $0 == "\n" || $0 == "\t" }) else {
             return "\"\(text)\" is not a URL: spaces must be written %20"
         }
+        // What runs code or reads files when tapped is refused (PushWard refuses these too), and a URL fits 2,048.
+        guard !["javascript", "data", "file", "vbscript"].contains(scheme.lowercased()) else {
+            return "\(OutsideText.quoted(String(text.prefix(40)))) is not allowed: \(scheme): URLs run code or read files when tapped"
+        }
+        guard text.utf8.count <= 2_048 else { return "the URL is \(text.utf8.count) bytes; at most 2048" }
         return nil
     }
 }

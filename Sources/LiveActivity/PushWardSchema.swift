@@ -46,8 +46,8 @@ public enum PushWardSchema {
     static let common: [ObjectSchema.Field] = [
         required("template", .choice(name: "template", templates)),
         optional("progress", .number(0...1)),
-        optional("state", .text(maxLength: 255)),
-        optional("subtitle", .text(maxLength: 255)),
+        optional("state", .text(maxLength: 256)),
+        optional("subtitle", .text(maxLength: 256)),
         optional("icon", .text(maxLength: 128)),
         optional("accent_color", colour),
         optional("background_color", colour),
@@ -58,15 +58,15 @@ public enum PushWardSchema {
 
     public static let generic = ObjectSchema(common + [optional("live_progress", .boolean), optional("end_date", epoch)])
     public static let countdown = ObjectSchema(common + [
-        required("end_date", epoch), optional("start_date", epoch), optional("completion_message", .text(maxLength: 1024)),
+        required("end_date", epoch), optional("start_date", epoch), optional("completion_message", .text(maxLength: 512)),
         optional("warning_threshold", .integer(0...86_400)), optional("alarm", .boolean),
     ], checks: [{ object, path in
         guard let start = object["start_date"]?.doubleValue, let end = object["end_date"]?.doubleValue, start >= end else { return [] }
         return [PayloadIssue(path: joinedPath(path, "start_date"), "must be before end_date")]
     }])
     public static let steps = ObjectSchema(common + [
-        required("total_steps", .integer(1...20)), required("current_step", .integer(0...20)),
-        optional("step_labels", .list(.text(maxLength: 32), count: 1...20)),
+        required("total_steps", .integer(1...64)), required("current_step", .integer(0...64)),
+        optional("step_labels", .list(.text(maxLength: 32), count: 1...64)),
     ], checks: [{ object, path in
         var issues: [PayloadIssue] = []
         if let total = object["total_steps"]?.intValue, let current = object["current_step"]?.intValue, current > total {
