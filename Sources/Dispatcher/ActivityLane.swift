@@ -28,7 +28,7 @@ public struct ActivityLane: Sendable {
         case dismissed
     }
 
-    /// What the device's push relay still allows (Home Assistant: 500 pushes per device per 24 h).
+    /// What the device's push relay still allows (Home Assistant: 500 pushes per phone per UTC day).
     public enum RelayAllowance: Sendable, Equatable {
         case open
         /// Running low: only updates that matter.

@@ -52,7 +52,7 @@ public struct DeliveryState: Sendable, Equatable {
 
     /// Keyed by `activity@target` (the target is the backend's name, or `backend/notify.…` for one of its phones).
     public var entries: [String: Entry] = [:]
-    /// Pushes through each device's Home Assistant relay in the last 24 hours, by notify service.
+    /// Pushes through each device's Home Assistant relay today (UTC), by notify service.
     public var relays: [String: RelayBudget] = [:]
 
     public init(entries: [String: Entry] = [:], relays: [String: RelayBudget] = [:]) {

@@ -16,6 +16,9 @@ public struct BackendRequest: Sendable, Equatable, CustomStringConvertible {
     public private(set) var dismissal: Dismissal?
     /// PushWard: the activity to create (upsert) before a start's content goes (`POST /activities`).
     public private(set) var creation: JSONValue?
+    /// Home Assistant's end: how long its final content stays, counted from when it is sent (its `dismissal_date` is
+    /// set again then: an end held by the settle or a core restart still keeps the content that long).
+    public private(set) var dismissalWindow: Duration?
 
     /// After an end shown with its final content (PushWard's `dismiss_after`): the request that clears it.
     public struct Dismissal: Sendable, Equatable {
@@ -101,7 +104,9 @@ public struct BackendRequest: Sendable, Equatable, CustomStringConvertible {
         let body = kind == .end
             ? LiveUpdateSchema.endData(fields, dismissalDate: Int(saturating: now) + Int(dismissAfter.components.seconds), now: now)
             : LiveUpdateSchema.serviceData(fields)
-        return BackendRequest(backend: backend, kind: .homeassistant, method: "call_service", target: target, body: body)
+        var request = BackendRequest(backend: backend, kind: .homeassistant, method: "call_service", target: target, body: body)
+        if kind == .end { request.dismissalWindow = dismissAfter }
+        return request
     }
 
     public var description: String { "\(backend) (\(kind.rawValue)) \(method) \(target)\n" + String(decoding: bodyBytes, as: UTF8.self) }

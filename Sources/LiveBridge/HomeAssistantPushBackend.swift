@@ -1,4 +1,5 @@
 import Dispatcher
+import FoundationEssentials
 import HomeAssistant
 import JSON
 import LiveActivity
@@ -30,13 +31,24 @@ public struct HomeAssistantPushBackend: PushBackend {
             return DeliveryReport(.rejected(code: "invalid_service"), code: "invalid_service")
         }
         guard let connection else { return DeliveryReport(.rejected(code: "not_connected"), code: "not_connected") }
+        var sent = data
+        if let window = request.dismissalWindow, case .object(var fields)? = sent["data"] {
+            // The final content's time on the Lock Screen counts from now, however long the end waited.
+            fields["dismissal_date"] = .int(Int(Date().timeIntervalSince1970) + Int(window.components.seconds))
+            sent["data"] = .object(fields)
+        }
         do {
-            _ = try await connection.callService(domain: parts[0], service: parts[1], data: data)
+            _ = try await connection.callService(domain: parts[0], service: parts[1], data: sent)
             missingSince.withLock { $0[request.target] = nil }
             return DeliveryReport(.delivered)
         } catch {
             let code = (error as? HomeAssistantError)?.code ?? .unknownError
             if code == .notFound { return await serviceNotFound(request.target, connection) }
+            // The link dropped after the call went: core may have run it. Starts and updates go at most once (a start
+            // sent twice is a second activity on the phone; if one was lost, core turns the next update into the
+            // start, and the next change updates). The end goes at least once: a second end finds no token in core
+            // and goes out as a plain clear command, which the relay does not count and the phone does not show.
+            if code == .disconnected, kind != .end { return DeliveryReport(.delivered, code: "disconnected: taken as sent") }
             if code.isTransient { return DeliveryReport(.retry(after: nil), code: code.rawValue) }
             return DeliveryReport(.rejected(code: code.rawValue), code: code.rawValue)
         }

@@ -64,7 +64,7 @@ public final class Metrics: Sendable {
                 out += "livebridge_pushes_total{backend=\"\(parts[0])\",target=\"\(parts[1])\",outcome=\"\(parts[2])\"} \(s.pushes[key]!)\n"
             }
             if !relayRemaining.isEmpty {
-                out += "# HELP livebridge_relay_pushes_remaining Pushes left through Home Assistant's relay for a device (500 per 24 hours).\n"
+                out += "# HELP livebridge_relay_pushes_remaining Pushes left today (UTC) through Home Assistant's relay for a phone (500 a day).\n"
                 out += "# TYPE livebridge_relay_pushes_remaining gauge\n"
                 for device in relayRemaining.keys.sorted() {
                     out += "livebridge_relay_pushes_remaining{device=\"\(device)\"} \(relayRemaining[device]!)\n"

@@ -9,7 +9,8 @@ struct DemoCommandTests {
     @Test func theDemoServesThePreviewPageWithLiveActivities() async throws {
         let port = try RunCommandTests().freePort()
         let demo = try Subprocess(["demo", "--port", String(port), "--cycle", "10"])
-        #expect(await demo.stdout.wait { $0.contains("LiveBridge demo: open http://127.0.0.1:\(port) (Ctrl-C stops)") })
+        // Generous: the demo starts a simulator, three fakes and the daemon, which takes long on a loaded machine.
+        #expect(await demo.stdout.wait(timeout: .seconds(30)) { $0.contains("LiveBridge demo: open http://127.0.0.1:\(port) (Ctrl-C stops)") })
         #expect(await demo.stderr.wait { lines in lines.filter { $0.contains("msg=push") && $0.contains("outcome=delivered") }.count >= 4 })
         #expect(await demo.stderr.wait { lines in
             ["target=ward", "target=smith"].allSatisfy { target in lines.contains { $0.contains("msg=push") && $0.contains(target) && $0.contains("outcome=delivered") } }

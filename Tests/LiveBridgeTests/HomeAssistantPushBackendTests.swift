@@ -1,4 +1,5 @@
 import Dispatcher
+import Foundation
 import HomeAssistant
 import HomeAssistantSimulator
 import JSON
@@ -88,6 +89,46 @@ struct ServiceNotFoundTests {
         let graceful = HomeAssistantPushBackend(name: "phone", connection: connection, missingGrace: .seconds(3600))
         #expect(await graceful.deliver(push, kind: .end).outcome == .retry(after: .seconds(2)), "missing, within the grace")
         #expect(await patient.deliver(push, kind: .end).outcome == .rejected(code: "not_found"), "missing while core runs, past the grace")
+        await connection.stop()
+    }
+}
+
+/// What a push whose answer was lost does, and the end's dismissal date counted from when it is sent.
+@Suite(.timeLimit(.minutes(1)))
+struct LostAnswerTests {
+    func connected(_ simulator: HomeAssistantSimulator) throws -> HomeAssistantConnection {
+        let connection = try HomeAssistantConnection(configuration: try ConnectionConfiguration(url: simulator.url, token: AccessToken("llat-lost")))
+        connection.start(entityIDs: nil)
+        return connection
+    }
+
+    func request(_ kind: PushKind) -> BackendRequest {
+        .homeAssistant(backend: "phone", service: "notify.mobile_app_phone", fields: ["tag": "washer", "message": "Done"], kind: kind,
+                       dismissAfter: .seconds(300), now: 0)
+    }
+
+    /// A start or an update twice would be a second activity or a repeat; an end twice is a free plain clear.
+    @Test func aStartWhoseAnswerWasLostIsNotSentAgainAnEndIs() async throws {
+        let simulator = try HomeAssistantSimulator(token: "llat-lost")
+        defer { simulator.stop() }
+        let connection = try connected(simulator)
+        await simulator.failService("notify.mobile_app_phone", with: HomeAssistantError(code: "disconnected", message: "lost"))
+        let backend = HomeAssistantPushBackend(name: "phone", connection: connection)
+        #expect(await backend.deliver(request(.start), kind: .start) == DeliveryReport(.delivered, code: "disconnected: taken as sent"))
+        #expect(await backend.deliver(request(.update), kind: .update).outcome == .delivered)
+        #expect(await backend.deliver(request(.end), kind: .end).outcome == .retry(after: nil))
+        await connection.stop()
+    }
+
+    @Test func theEndsDismissalDateCountsFromWhenItIsSent() async throws {
+        let simulator = try HomeAssistantSimulator(token: "llat-lost")
+        defer { simulator.stop() }
+        let connection = try connected(simulator)
+        let backend = HomeAssistantPushBackend(name: "phone", connection: connection)
+        let now = Date().timeIntervalSince1970
+        #expect(await backend.deliver(request(.end), kind: .end).outcome == .delivered)
+        let sent = try #require(simulator.record.serviceCalls.last?["service_data"]?["data"]?["dismissal_date"]?.intValue)
+        #expect(abs(Double(sent) - (now + 300)) < 5, "rendered at 0, sent now: \(sent)")
         await connection.stop()
     }
 }
