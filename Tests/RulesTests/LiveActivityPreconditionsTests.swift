@@ -21,7 +21,7 @@ struct LiveActivityPreconditionsTests {
         #expect(LiveActivityPreconditions.warnings(Self.rules, services: Self.services, devices: Self.devices) == [
             "notify.mobile_app_pixel: its phone is made by \"Google\", not Apple: Home Assistant sends it ordinary notifications, no Live Activity",
             "notify.mobile_app_gone: Home Assistant has no such service: nothing reaches a phone (is the companion app registered, the name right?)",
-            "notify.persistent: not a companion app's notify service: it gets ordinary notifications, no Live Activity",
+            "notify.persistent: not a companion app's notify service: only a notify group of companion apps' services passes Live Activities on; anything else gets ordinary notifications (LiveBridge cannot tell which)",
         ])
     }
 

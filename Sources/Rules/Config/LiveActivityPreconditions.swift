@@ -25,7 +25,8 @@ public enum LiveActivityPreconditions {
             return "Home Assistant has no such service: nothing reaches a phone (is the companion app registered, the name right?)"
         }
         guard parts[0] == "notify", parts[1].hasPrefix("mobile_app_") else {
-            return "not a companion app's notify service: it gets ordinary notifications, no Live Activity"
+            return "not a companion app's notify service: only a notify group of companion apps' services passes Live Activities on; "
+                + "anything else gets ordinary notifications (LiveBridge cannot tell which)"
         }
         let slug = String(parts[1].dropFirst("mobile_app_".count))
         // The service is named after the device: notify.mobile_app_<device name, slugified>.
