@@ -32,14 +32,20 @@ struct HomeAssistantTarget {
         try await snapshot(timeout: timeout, command: command, registries: false).states
     }
 
-    /// `LiveActivityPreconditions` against this Home Assistant's services and device registry.
-    func liveActivityPreconditions(_ rules: RulesFile, timeout: Duration = .seconds(20)) async throws -> [String] {
+    /// A connection for commands only (no entities followed), its errors said on standard error as `command`'s.
+    private func commandConnection(timeout: Duration, command: String) throws -> HomeAssistantConnection {
         var configuration = try ConnectionConfiguration(url: url, token: token)
         configuration.requestTimeout = timeout
         let connection = try HomeAssistantConnection(configuration: configuration) { event in
-            if event.isError { standardError("livebridge check: \(event)") }
+            if event.isError { standardError("livebridge \(command): \(event)") }
         }
         connection.start(entityIDs: nil)
+        return connection
+    }
+
+    /// `LiveActivityPreconditions` against this Home Assistant's services and device registry.
+    func liveActivityPreconditions(_ rules: RulesFile, timeout: Duration = .seconds(20)) async throws -> [String] {
+        let connection = try commandConnection(timeout: timeout, command: "check")
         let services: JSONValue
         do { services = try await connection.getServices() } catch {
             await connection.stop()
@@ -54,13 +60,7 @@ struct HomeAssistantTarget {
     /// Assistant refuses (they are for administrators) leave the directory empty, said on standard error.
     func snapshot(timeout: Duration = .seconds(20), command: String, registries: Bool) async throws
         -> (states: [String: EntityState], directory: DeviceDirectory) {
-        var configuration = try ConnectionConfiguration(url: url, token: token)
-        configuration.requestTimeout = timeout
-        let connection = try HomeAssistantConnection(configuration: configuration) { event in
-            if event.isError { standardError("livebridge \(command): \(event)") }
-        }
-        // Commands only: no entities followed.
-        connection.start(entityIDs: nil)
+        let connection = try commandConnection(timeout: timeout, command: command)
         let result: JSONValue
         do { result = try await connection.send(["type": "get_states"]) } catch {
             let rejected = connection.currentPhase == .rejected
