@@ -52,6 +52,26 @@ struct PushWardRulesTests {
         #expect(notes.isEmpty)
     }
 
+    /// Past its end_date PushWard has ended a countdown itself: a completion frame would revive it for dismiss_after,
+    /// so that end is `ended` at once; before it, the end is two-phase.
+    @Test func aCountdownPastItsEndDateIsEndedAtOnce() throws {
+        let rules = try load("""
+              pizza:
+                active_when: "{{ true }}"
+                template: countdown
+                state: Baking
+                end_date: 1795349400
+
+            """).get()
+        let rule = rules.activities[0]
+        var notes: [PayloadIssue] = []
+        let before = try ActivityRenderer.render(rule, for: rule.targets[0], phase: .end, in: context, notes: &notes).get()
+        #expect(before.body["state"] == "ongoing" && before.dismissal != nil)
+        let after = try ActivityRenderer.render(rule, for: rule.targets[0], phase: .end, in: EvaluationContext(states: [:], now: 1_795_349_460),
+                                                notes: &notes).get()
+        #expect(after.body["state"] == "ended" && after.dismissal == nil)
+    }
+
     @Test func anAiviProgressGoesToPushWardsGenericAndEveryKindAtOnce() throws {
         let rules = try load("""
               washer:

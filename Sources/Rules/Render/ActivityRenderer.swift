@@ -59,11 +59,11 @@ public enum ActivityRenderer {
             state["type"] = .string(rule.template)
             result = activitySmith(rule, target, state, phase: phase)
         case (.pushward, .aiviToPushWard(let template)):
-            result = normalizedAivi(template, fields).flatMap { pushWard(rule, target, PushWardMapping.map(template: template, $0, now: context.now), phase: phase) }
+            result = normalizedAivi(template, fields).flatMap { pushWard(rule, target, PushWardMapping.map(template: template, $0, now: context.now), phase: phase, now: context.now) }
         case (.pushward, _):
             var content = fields
             content["template"] = .string(rule.template)
-            result = pushWard(rule, target, content, phase: phase)
+            result = pushWard(rule, target, content, phase: phase, now: context.now)
         }
         return result.mapError { RenderError(activity: rule.id, issues: $0.list) }
     }
@@ -185,11 +185,15 @@ public enum ActivityRenderer {
         return .success(request)
     }
 
-    static func pushWard(_ rule: ActivityRule, _ target: ActivityTarget, _ content: [String: JSONValue], phase: PushKind)
-        -> Result<BackendRequest, PayloadIssuesError> {
+    static func pushWard(_ rule: ActivityRule, _ target: ActivityTarget, _ content: [String: JSONValue], phase: PushKind,
+                         now: Double) -> Result<BackendRequest, PayloadIssuesError> {
         let (normalized, issues) = PayloadNormalizer.normalize(.object(content), as: PushWardSchema.content)
         guard issues.isEmpty, let normalized else { return .failure(PayloadIssuesError(issues)) }
-        let request = pushWardRequest(rule, target, content: normalized, phase: phase, dismissAfter: rule.dismissAfter(for: .pushward))
+        // PushWard ends a countdown itself at its end_date: a completion frame after that would revive it for
+        // dismiss_after, so such an end is `ended` at once.
+        let serverEnded = normalized["template"] == "countdown" && (normalized["end_date"]?.doubleValue ?? .infinity) <= now
+        let request = pushWardRequest(rule, target, content: normalized, phase: phase,
+                                      dismissAfter: serverEnded ? .zero : rule.dismissAfter(for: .pushward))
         if let problem = sizeProblem(request) { return .failure(PayloadIssuesError([problem])) }
         return .success(request)
     }
