@@ -381,6 +381,7 @@ public actor LiveBridgeService: Service {
     func checkPreconditions() async {
         guard LiveActivityDismissal.isFollowed(by: engine.rules), let services = try? await connection.getServices() else { return }
         let devices = (try? await connection.send(["type": "config/device_registry/list"])) ?? .array([])
+        phoneServices = LiveActivityDismissal.services(devices: devices)
         for warning in LiveActivityPreconditions.warnings(engine.rules, services: services, devices: devices) {
             logger.warning("Live Activity target", ["problem": warning])
         }
@@ -394,8 +395,11 @@ public actor LiveBridgeService: Service {
     }
 
     /// The user swiped an activity away on a phone: nothing more goes to that target until the activity's next start.
+    /// The phones' notify services by device id, as the device registry said at start-up (a swipe event names the id).
+    private var phoneServices: [String: String] = [:]
+
     func swipedAway(_ data: JSONValue) async {
-        for (activity, target) in LiveActivityDismissal.targets(in: engine.rules, event: data) {
+        for (activity, target) in LiveActivityDismissal.targets(in: engine.rules, event: data, services: phoneServices) {
             logger.info("swiped away on the phone; nothing more is sent there until its next start", ["activity": activity, "target": target])
             await dispatcher.dismissedByUser(activity: activity, target: target)
         }

@@ -35,4 +35,18 @@ struct LiveActivityPreconditionsTests {
         #expect(RelayedNotification.countedDevice(event("mobile_app_someone_else", ["message": "Hi"]), ownTags: tags) == nil)
         #expect(RelayedNotification.countedDevice(["data": ["domain": "light", "service": "turn_on"]], ownTags: tags) == nil)
     }
+
+    /// Core's development branch names the phone by its device id (and name): the id is matched through the device
+    /// registry, the name when the id is not known.
+    @Test func aSwipeIsMatchedByTheDeviceIDThroughTheRegistry() {
+        let services = LiveActivityDismissal.services(devices: [
+            ["id": "d-iphone", "name": "iPhone", "manufacturer": "Apple", "identifiers": [["mobile_app", "abc"]]],
+            ["id": "d-light", "name": "iPhone", "identifiers": [["hue", "x"]]],
+        ])
+        #expect(services == ["d-iphone": "notify.mobile_app_iphone"])
+        #expect(LiveActivityDismissal.targets(in: Self.rules, event: ["tag": "washer", "device_id": "d-iphone"], services: services).map(\.target)
+                == ["phones/notify.mobile_app_iphone"])
+        #expect(LiveActivityDismissal.targets(in: Self.rules, event: ["tag": "washer", "device_id": "unknown", "device_name": "Pixel"], services: services)
+                .map(\.target) == ["phones/notify.mobile_app_pixel"])
+    }
 }

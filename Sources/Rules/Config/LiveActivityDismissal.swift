@@ -11,13 +11,34 @@ public enum LiveActivityDismissal {
 
     /// The Home Assistant targets the event names: the tag on the phone whose notify service is
     /// `notify.mobile_app_<device name, slugified as Home Assistant names the service>`.
-    public static func targets(in rules: RulesFile, event data: JSONValue) -> [(activity: String, target: String)] {
-        guard let tag = data["tag"]?.stringValue, let device = data["device_name"]?.stringValue,
-              let slug = try? Slug.make(.string(device), separator: "_") else { return [] }
-        let service = "notify.mobile_app_" + slug
+    /// `services`: each phone's notify service by its device id (from the device registry), which the event names
+    /// too; the device's name is used when the id is not known.
+    public static func targets(in rules: RulesFile, event data: JSONValue, services: [String: String] = [:]) -> [(activity: String, target: String)] {
+        guard let tag = data["tag"]?.stringValue else { return [] }
+        let service: String
+        if let id = data["device_id"]?.stringValue, let known = services[id] {
+            service = known
+        } else {
+            guard let device = data["device_name"]?.stringValue, let slug = try? Slug.make(.string(device), separator: "_") else { return [] }
+            service = "notify.mobile_app_" + slug
+        }
         return rules.activities.flatMap { rule in
             rule.targets.filter { $0.kind == .homeassistant && $0.id == tag && $0.service == service }.map { (rule.id, $0.name) }
         }
+    }
+
+    /// Each companion app's notify service by its device id, from the device registry's list: the service is named
+    /// after the device (`notify.mobile_app_<name, slugified>`).
+    public static func services(devices: JSONValue) -> [String: String] {
+        var services: [String: String] = [:]
+        for device in devices.arrayValue ?? [] {
+            guard let id = device["id"]?.stringValue,
+                  device["identifiers"]?.arrayValue?.contains(where: { $0.arrayValue?.first?.stringValue == "mobile_app" }) == true,
+                  let name = device["name_by_user"]?.stringValue ?? device["name"]?.stringValue,
+                  let slug = try? Slug.make(.string(device["name"]?.stringValue ?? name), separator: "_") else { continue }
+            services[id] = "notify.mobile_app_" + slug
+        }
+        return services
     }
 
     /// Whether any rule shows an activity through Home Assistant (only then is the event followed).
