@@ -74,7 +74,7 @@ public final class Logger: Sendable {
     static func json(_ value: String) -> String { "\"" + escaped(value) + "\"" }
 
     /// `\\`, `"`, newlines and tabs escaped, and every unsafe scalar (`OutsideText.isUnsafe`: controls, line separators,
-    /// bidirectional controls) as `\\uXXXX`: the value stays on its line and shows what it holds.
+    /// bidirectional controls) as `\\u` and four hex digits: the value stays on its line and shows what it holds.
     static func escaped(_ value: String) -> String {
         var out = ""
         for scalar in value.unicodeScalars {

@@ -25,7 +25,7 @@ public enum OutsideText {
         }
     }
 
-    /// `\uXXXX` (or `\u{XXXXX}` beyond the basic plane) for a scalar written as an escape.
+    /// `\u` and four hex digits (or `\u{…}` beyond the basic plane) for a scalar written as an escape.
     public static func escape(_ scalar: Unicode.Scalar) -> String {
         let hex = String(scalar.value, radix: 16)
         return scalar.value > 0xFFFF ? "\\u{\(hex)}" : "\\u" + String(repeating: "0", count: 4 - hex.count) + hex

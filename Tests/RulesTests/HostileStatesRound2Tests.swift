@@ -218,7 +218,7 @@ struct HostileStatesRound2Tests {
         let folder = try ConfigFolder(["livebridge.yaml": proposal.text, "secrets.yaml": "ha_token: t\naivi_token: a\n"])
         let rules = try RulesLoader.load(file: folder.file("livebridge.yaml"), environment: [:]).get()
         #expect(rules.activities.map(\.id).sorted() == ["t", "washer_x_1"])
-        #expect(!proposal.text.contains("pwned:") || !proposal.text.contains("\n  pwned:"))
+        #expect(!proposal.text.contains("\n  pwned:") && !proposal.text.contains("\n    pwned:"), "no key of Home Assistant's making")
         #expect(!proposal.text.contains("{{ states.lock") && !proposal.text.contains("{{ now()") && !proposal.text.contains("{{ 1 }}"))
         #expect(!proposal.text.contains("{% for"))
         let washer = try #require(rules.activities.first { $0.id == "washer_x_1" })
