@@ -36,7 +36,7 @@ public struct EntityStore: Sendable {
 
     /// Replaces everything with a snapshot's `a` object. Unchanged entities are not reported.
     public mutating func replace(withSnapshot event: JSONText) throws -> [EntityChange] {
-        var fresh: [String: EntityState] = [:]
+        var fresh: [(id: String, state: EntityState)] = []
         // Checked once first: the entities not kept (most of a large home) are then skipped without checking again.
         try event.checked().read { reader in
             let parts = try Parts(&reader)
@@ -45,7 +45,7 @@ public struct EntityStore: Sendable {
             try entities.readObject { reader, id in
                 guard isWatched(id) else { try reader.skipValue(); return }
                 let id = names.entityID(id)
-                if let state = try Self.readFull(id: id, &reader, names: &names) { fresh[id] = state }
+                if let state = try Self.readFull(id: id, &reader, names: &names) { fresh.append((id, state)) }
             }
         }
         return replace(with: fresh)
@@ -53,23 +53,31 @@ public struct EntityStore: Sendable {
 
     /// Replaces everything with the entities of `get_states` that are in `watched`.
     public mutating func replace(withFullStates fullStates: [JSONValue], keeping watched: EntitySelection) -> [EntityChange] {
-        var fresh: [String: EntityState] = [:]
+        var fresh: [(id: String, state: EntityState)] = []
         for fullState in fullStates {
             guard let id = fullState["entity_id"]?.stringValue, watched.contains(id) else { continue }
             let shared = names.entityID(id)
-            if let state = EntityState(entityID: shared, fullState: fullState) { fresh[shared] = state }
+            if let state = EntityState(entityID: shared, fullState: fullState) { fresh.append((shared, state)) }
         }
         return replace(with: fresh)
     }
 
-    /// Replaces everything with these states (a snapshot however it came): removed entities first, then new or
-    /// changed ones, each in id order. Unchanged entities are not reported.
-    private mutating func replace(with fresh: [String: EntityState]) -> [EntityChange] {
+    /// Replaces everything with these states (a snapshot however it came, in Home Assistant's order): removed
+    /// entities first, in id order, then new or changed ones in the snapshot's order, which is the state machine's
+    /// (templates iterate `states` in it). Unchanged entities are not reported. An id given twice keeps its first
+    /// place and its last state.
+    private mutating func replace(with ordered: [(id: String, state: EntityState)]) -> [EntityChange] {
+        var fresh: [String: EntityState] = [:]
+        fresh.reserveCapacity(ordered.count)
+        var order: [String] = []
+        for (id, state) in ordered {
+            if fresh.updateValue(state, forKey: id) == nil { order.append(id) }
+        }
         var changes: [EntityChange] = []
         for id in states.keys.sorted() where fresh[id] == nil {
             changes.append(.removed(entityID: id))
         }
-        for id in fresh.keys.sorted() where states[id] != fresh[id] {
+        for id in order where states[id] != fresh[id] {
             changes.append(.updated(fresh[id]!))
         }
         states = fresh

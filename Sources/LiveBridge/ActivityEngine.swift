@@ -16,6 +16,10 @@ public struct ActivityEngine: Sendable {
 
     public private(set) var rules: RulesFile
     public private(set) var states: [String: EntityState] = [:]
+    /// Each entity's place in Home Assistant's order, as first seen (a snapshot reports new entities in the state
+    /// machine's order, later ones come last): templates iterate `states` in it. A place outlives a reconnection.
+    private var order: [String: Int] = [:]
+    private var nextPlace = 0
     private var readers = ReaderIndex([])
     /// Each activity's position in `rules.activities`; the arrays below are by position.
     private var positions: [String: Int] = [:]
@@ -140,7 +144,7 @@ public struct ActivityEngine: Sendable {
             let names = Set(targets.map(\.name))
             more.removeAll { $0.activity == rule.id && names.contains($0.target) }
             var issues: [PayloadIssue] = []
-            let context = EvaluationContext(states: states, now: now, renderedByHomeAssistant: rendered)
+            let context = EvaluationContext(states: states, order: order, now: now, renderedByHomeAssistant: rendered)
             for target in targets {
                 switch ActivityRenderer.render(rule, for: target, phase: .start, in: context, notes: &issues) {
                 case .failure(let failure): issues += failure.issues
@@ -197,8 +201,13 @@ public struct ActivityEngine: Sendable {
         var touched: [Int] = []
         for change in changes {
             switch change {
-            case .updated(let state): states[state.entityID] = state
-            case .removed(let id): states[id] = nil
+            case .updated(let state):
+                if states.updateValue(state, forKey: state.entityID) == nil {
+                    order[state.entityID] = nextPlace
+                    nextPlace += 1
+                }
+            case .removed(let id):
+                if states.removeValue(forKey: id) != nil { order[id] = nil }
             }
             readers.forEachReader(of: change.entityID) { position in
                 if touchedIn[position] != stamp {
@@ -213,7 +222,7 @@ public struct ActivityEngine: Sendable {
     private mutating func evaluate(positions: [Int], now: Double) -> (commands: [Command], problems: [String]) {
         var commands: [Command] = []
         var found: [String] = []
-        let context = EvaluationContext(states: states, now: now, renderedByHomeAssistant: rendered)
+        let context = EvaluationContext(states: states, order: order, now: now, renderedByHomeAssistant: rendered)
         for position in positions {
             let rule = rules.activities[position]
             let id = rule.id
@@ -284,7 +293,7 @@ public struct ActivityEngine: Sendable {
         guard let target = rule.target(named: name) else { return (nil, []) }
         if awaitingPull[position] > 0 { awaitingPull[position] -= 1 }
         var issues: [PayloadIssue] = []
-        let context = EvaluationContext(states: states, now: now, renderedByHomeAssistant: rendered)
+        let context = EvaluationContext(states: states, order: order, now: now, renderedByHomeAssistant: rendered)
         let result = ActivityRenderer.render(rule, for: target, phase: kind == .start ? .start : .update, in: context, notes: &issues)
         var request: BackendRequest?
         switch result {
@@ -304,7 +313,7 @@ public struct ActivityEngine: Sendable {
         let rule = rules.activities[position]
         guard let target = rule.target(named: name) else { return (nil, []) }
         var issues: [PayloadIssue] = []
-        let context = EvaluationContext(states: states, now: now, renderedByHomeAssistant: rendered)
+        let context = EvaluationContext(states: states, order: order, now: now, renderedByHomeAssistant: rendered)
         switch ActivityRenderer.renewal(rule, for: target, in: context, notes: &issues) {
         case .success(let pair):
             lastRequest[Self.key(id, target)] = pair.start
@@ -325,7 +334,7 @@ public struct ActivityEngine: Sendable {
 
     /// The end push: the rendered end, or when its fields cannot be rendered a minimal one (`ActivityRenderer.end`).
     private func endRequest(_ rule: ActivityRule, _ target: ActivityTarget, now: Double, notes: inout [PayloadIssue]) -> BackendRequest {
-        ActivityRenderer.end(rule, for: target, in: EvaluationContext(states: states, now: now, renderedByHomeAssistant: rendered),
+        ActivityRenderer.end(rule, for: target, in: EvaluationContext(states: states, order: order, now: now, renderedByHomeAssistant: rendered),
                              last: lastRequest[Self.key(rule.id, target)], notes: &notes)
     }
 }

@@ -83,8 +83,7 @@ enum BlueprintCommand {
         case .success(let made): instance = made
         }
         let now = try CommandSupport.time(args)
-        let states: [String: EntityState]
-        if let path = args["states"] { states = try StatesFile.load(path: path) } else { states = try await target!.states(command: "blueprint test") }
+        let (states, order) = if let path = args["states"] { try StatesFile.loadInOrder(path: path) } else { try await target!.states(command: "blueprint test") }
         var online: HomeAssistantBlueprintRenderer?
         let renderer: any BlueprintRenderer
         if let target, args["states"] == nil {
@@ -92,7 +91,7 @@ enum BlueprintCommand {
             online = remote
             renderer = remote
         } else {
-            renderer = LocalBlueprintRenderer(context: EvaluationContext(states: states, now: now))
+            renderer = LocalBlueprintRenderer(context: EvaluationContext(states: states, order: order, now: now))
         }
         let outcome: BlueprintRun.Outcome
         do {

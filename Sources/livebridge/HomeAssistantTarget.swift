@@ -28,8 +28,10 @@ struct HomeAssistantTarget {
 
     /// Every entity's state now (`get_states`), then the connection closed. Fails with what went wrong: the token
     /// rejected, no answer within `timeout`.
-    func states(timeout: Duration = .seconds(20), command: String) async throws -> [String: EntityState] {
-        try await snapshot(timeout: timeout, command: command, registries: false).states
+    /// Each entity's place is Home Assistant's order, which templates iterate `states` in.
+    func states(timeout: Duration = .seconds(20), command: String) async throws -> (states: [String: EntityState], order: [String: Int]) {
+        let snapshot = try await snapshot(timeout: timeout, command: command, registries: false)
+        return (snapshot.states, snapshot.order)
     }
 
     /// A connection for commands only (no entities followed), its errors said on standard error as `command`'s.
@@ -59,7 +61,7 @@ struct HomeAssistantTarget {
     /// The states and, when `registries`, where the registries put each entity (devices, areas). Registries Home
     /// Assistant refuses (they are for administrators) leave the directory empty, said on standard error.
     func snapshot(timeout: Duration = .seconds(20), command: String, registries: Bool) async throws
-        -> (states: [String: EntityState], directory: DeviceDirectory) {
+        -> (states: [String: EntityState], order: [String: Int], directory: DeviceDirectory) {
         let connection = try commandConnection(timeout: timeout, command: command)
         let result: JSONValue
         do { result = try await connection.send(["type": "get_states"]) } catch {
@@ -80,6 +82,7 @@ struct HomeAssistantTarget {
             }
         }
         await connection.stop()
-        return (try StatesFile.parse(result, source: "get_states from \(url)"), directory)
+        let (states, order) = try StatesFile.parseInOrder(result, source: "get_states from \(url)")
+        return (states, order, directory)
     }
 }

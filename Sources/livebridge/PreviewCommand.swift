@@ -31,7 +31,7 @@ enum PreviewCommand {
             guard let target = rule.targets.first(where: { $0.kind != .homeassistant }) else {
                 throw UsageError("\(id) is a Home Assistant live update, drawn by the companion app; preview draws Aivi and Island Pulse payloads")
             }
-            let context = EvaluationContext(states: try StatesFile.load(path: statesPath), now: now)
+            let context = EvaluationContext(loading: try StatesFile.loadInOrder(path: statesPath), now: now)
             let active = (try? ActivityRenderer.isActive(rule, in: context).get()) ?? false
             var notes: [PayloadIssue] = []
             switch ActivityRenderer.render(rule, for: target, phase: active ? .update : .end, in: context, notes: &notes) {

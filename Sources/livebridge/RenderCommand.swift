@@ -32,9 +32,8 @@ enum RenderCommand {
             phase = p
         }
         guard let rules = CommandSupport.rules(args.positional[0]) else { return 1 }
-        let states: [String: EntityState]
-        if let path = args["states"] { states = try StatesFile.load(path: path) } else { states = try await target!.states(command: "render") }
-        var context = EvaluationContext(states: states, now: now)
+        let (states, order) = if let path = args["states"] { try StatesFile.loadInOrder(path: path) } else { try await target!.states(command: "render") }
+        var context = EvaluationContext(states: states, order: order, now: now)
         let remote = rules.templatesRenderedByHomeAssistant
         if let target {
             context.renderedByHomeAssistant = try await HomeAssistantRendering.fetch(remote, from: target)

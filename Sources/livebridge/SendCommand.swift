@@ -42,7 +42,7 @@ enum SendCommand {
             }
             target = rule.targets[0]
         }
-        let context = EvaluationContext(states: try StatesFile.load(path: statesPath), now: now)
+        let context = EvaluationContext(loading: try StatesFile.loadInOrder(path: statesPath), now: now)
         var notes: [PayloadIssue] = []
         let request: BackendRequest
         switch ActivityRenderer.render(rule, for: target, phase: phase, in: context, notes: &notes) {

@@ -34,7 +34,7 @@ enum SuggestCommand {
             states = try StatesFile.load(path: path)
             (connection, source) = (.url(target?.url ?? "http://homeassistant.local:8123"), path)
         } else if let target {
-            (states, directory) = try await target.snapshot(command: "suggest", registries: true)
+            (states, _, directory) = try await target.snapshot(command: "suggest", registries: true)
             (connection, source) = (target.throughSupervisor ? .supervisor : .url(target.url), "Home Assistant at \(target.url)")
         } else {
             throw UsageError("give --url and --token-file (or --states STATES.json)\n\n\(help)")

@@ -22,7 +22,8 @@ enum TemplateCommand {
         let args = try ArgumentList(arguments, valued: ["states", "at", "url", "token-file"])
         guard let statesPath = args["states"] else { throw UsageError("--states STATES.json is required") }
         guard args.positional.count <= 1 else { throw UsageError("give one template, or none to read them from stdin") }
-        var context = EvaluationContext(states: try StatesFile.load(path: statesPath), now: try CommandSupport.time(args))
+        let (states, order) = try StatesFile.loadInOrder(path: statesPath)
+        var context = EvaluationContext(states: states, order: order, now: try CommandSupport.time(args))
         // All requests are read first, so those only Home Assistant can render are asked for together.
         var lines: [String] = []
         if args.positional.isEmpty { while let line = readLine(strippingNewline: true) { if !line.isEmpty { lines.append(line) } } }

@@ -39,6 +39,17 @@ struct EntityStoreTests {
         #expect(added.map(\.entityID) == ["light.porch"])
     }
 
+    /// A snapshot's new entities are reported in its own order, the state machine's (templates iterate `states` in
+    /// it), not by id.
+    @Test func aSnapshotReportsEntitiesInHomeAssistantsOrder() throws {
+        var store = EntityStore()
+        let changes = try store.replace(withSnapshot: JSONText("""
+            {"a":{"sensor.b":{"s":"1","a":{},"c":"1","lc":1795343000.0},"light.z":{"s":"on","a":{},"c":"2","lc":1795343000.0},
+                  "sensor.a":{"s":"2","a":{},"c":"3","lc":1795343000.0}}}
+            """))
+        #expect(changes.map(\.entityID) == ["sensor.b", "light.z", "sensor.a"])
+    }
+
     @Test func aDiffSetsStateAddsAndRemovesAttributes() throws {
         var store = EntityStore()
         _ = store.replace(withSnapshot: snapshot)

@@ -65,7 +65,7 @@ public struct BlueprintRun: Sendable {
                 ?? "the blueprint has no triggers")
         }
         var variables: [String: TemplateValue] = [:]
-        var triggerValue: [String: TemplateValue] = ["id": .string(trigger.id), "platform": .string(trigger.kind), "idx": .string(trigger.id)]
+        var triggerValue: TemplateMapping = ["id": .string(trigger.id), "platform": .string(trigger.kind), "idx": .string(trigger.id)]
         if let entity = trigger.entityID {
             triggerValue["entity_id"] = .string(entity)
             if let state = states[entity] { triggerValue["to_state"] = Self.stateObject(state); triggerValue["from_state"] = Self.stateObject(state) }
@@ -192,7 +192,7 @@ public struct BlueprintRun: Sendable {
             for (index, item) in items.enumerated() { out.append(try await rendered(item, variables: variables, at: "\(path)[\(index)]")) }
             return .list(out)
         case .object(let members):
-            var out: [String: TemplateValue] = [:]
+            var out = TemplateMapping()
             for key in members.keys.sorted() { out[key] = try await rendered(members[key]!, variables: variables, at: "\(path).\(key)") }
             return .mapping(out)
         default:
@@ -236,10 +236,10 @@ extension TemplateValue {
         case .int(let value): return String(value)
         case .double(let value): return value.isFinite ? "\(value)" : "None"
         case .string(let text): return JSONValue.string(text).jsonText
-        case .datetime, .timedelta: return json.jsonText
+        case .datetime, .timedelta, .date, .time: return json.jsonText
         case .list(let items): return "[" + items.map(\.jinjaLiteral).joined(separator: ", ") + "]"
         case .mapping(let members):
-            return "{" + members.keys.sorted().map { JSONValue.string($0).jsonText + ": " + members[$0]!.jinjaLiteral }.joined(separator: ", ") + "}"
+            return "{" + members.map { JSONValue.string($0.key).jsonText + ": " + $0.value.jinjaLiteral }.joined(separator: ", ") + "}"
         }
     }
 }

@@ -10,15 +10,27 @@ public enum StatesFile {
     }
 
     public static func load(path: String) throws -> [String: EntityState] {
+        try loadInOrder(path: path).states
+    }
+
+    /// The states and each entity's place in the file, which is Home Assistant's order when the file is what
+    /// `GET /api/states` gave: templates iterate `states` in it.
+    public static func loadInOrder(path: String) throws -> (states: [String: EntityState], order: [String: Int]) {
         guard let data = FileManager.default.contents(atPath: path) else { throw FormatError(description: "cannot read \(path)") }
         let json: JSONValue
         do { json = try JSONParser.parse(Array(data)) } catch { throw FormatError(description: "\(path): \(error)") }
-        return try parse(json, source: path)
+        return try parseInOrder(json, source: path)
     }
 
     public static func parse(_ json: JSONValue, source: String = "states") throws -> [String: EntityState] {
+        try parseInOrder(json, source: source).states
+    }
+
+    /// The states, and each entity's place: where it first appears, as a Python dict keeps a key's first place.
+    public static func parseInOrder(_ json: JSONValue, source: String = "states") throws -> (states: [String: EntityState], order: [String: Int]) {
         guard case .array(let items) = json else { throw FormatError(description: "\(source): expected a list of states, as GET /api/states returns") }
         var states: [String: EntityState] = [:]
+        var order: [String: Int] = [:]
         for (index, item) in items.enumerated() {
             guard let id = item["entity_id"]?.stringValue, EntityID.isValid(id) else {
                 throw FormatError(description: "\(source): item \(index) has no valid entity_id")
@@ -34,7 +46,8 @@ public enum StatesFile {
             let changed = try time("last_changed") ?? 0
             states[id] = EntityState(entityID: id, state: state, attributes: EntityAttributes(item["attributes"]?.objectValue ?? [:]),
                                      lastChanged: changed, lastUpdated: try time("last_updated") ?? changed)
+            if order[id] == nil { order[id] = order.count }
         }
-        return states
+        return (states, order)
     }
 }

@@ -64,6 +64,8 @@ enum Arithmetic {
             return a < b ? -1 : (a == b ? 0 : 1)
         case (.timedelta(let a), .timedelta(let b)):
             return a < b ? -1 : (a == b ? 0 : 1)
+        case (.date(let a), .date(let b)), (.time(let a), .time(let b)):
+            return a < b ? -1 : (a == b ? 0 : 1)
         default:
             guard let a = l.number, let b = r.number else {
                 throw EvaluationError("cannot compare \(l.typeName) \(l.repr) with \(r.typeName) \(r.repr)")
@@ -73,6 +75,7 @@ enum Arithmetic {
     }
 
     private static func numeric(_ op: BinaryOperator, _ l: TemplateValue, _ r: TemplateValue) throws(EvaluationError) -> TemplateValue {
+        if let dated = try CalendarValues.arithmetic(op, l, r) { return dated }
         switch (op, l, r) {
         case (.add, .string(let a), .string(let b)): return .string(try joined(a, b, "+"))
         case (.add, .list(let a), .list(let b)):

@@ -97,6 +97,8 @@ enum Filters {
         case .asDatetime:
             // A datetime as it is; text keeps the offset it gives, or none (naive); a number is UTC.
             if case .datetime = value { return value }
+            // A date at midnight, without a zone (datetime.combine(date, time(0, 0))).
+            if case .date(let days) = value { return .datetime(Double(days) * 86_400, offset: TemplateValue.naive) }
             if case .string(let s) = value, let (t, offset) = Timestamp.parseISO8601(s.trimmingSpaces()) {
                 return .datetime(t, offset: offset ?? TemplateValue.naive)
             }
@@ -226,18 +228,26 @@ enum Filters {
             // from_json(default): the default when the text is not JSON (Home Assistant 2025.5 and later).
             let fallback = args.first ?? keywords["default"]
             guard args.count <= 1, keywords.keys.allSatisfy({ $0 == "default" }) else { throw EvaluationError("from_json takes one argument, default") }
-            guard let parsed = try? JSONParser.parse(value.text) else {
+            guard let parsed = try? TemplateJSON.parse(value.text) else {
                 if let fallback { return fallback }
                 throw EvaluationError("from_json got \(value.typeName) \(value.repr), which is not JSON")
             }
-            return TemplateValue(parsed)
+            return parsed
         case .bitwiseAnd, .bitwiseOr, .bitwiseXor:
             return try Functions.call(Function(rawValue: filter.rawValue)!, [value] + args, keywords, context: context)
         case .combine:
             return try Functions.call(.combine, [value] + args, keywords, context: context)
+        case .union, .intersect, .difference, .symmetricDifference, .md5, .sha1, .sha256, .sha512:
+            return try Functions.call(Function(rawValue: filter.rawValue)!, [value] + args, keywords, context: context)
         case .tojson:
-            // Jinja's tojson: json.dumps (", " and ": " between items), with <, >, & and ' escaped for HTML.
-            return .string(Self.htmlSafeJSON(value.json))
+            // Jinja's tojson(indent=None): json.dumps with keys sorted and ASCII only, then <, >, & and ' escaped for HTML.
+            let indent = args.first ?? keywords["indent"]
+            guard indent == nil || indent == TemplateValue.none || indent == .int(2) else {
+                throw EvaluationError("tojson's indent may only be None or 2 here")
+            }
+            let style = TemplateJSON.Style(spaced: true, indented: indent == .int(2), sortKeys: true, asciiOnly: true)
+            return .string(TemplateJSON.text(value, style).replacingAll("<", with: "\\u003c").replacingAll(">", with: "\\u003e")
+                .replacingAll("&", with: "\\u0026").replacingAll("'", with: "\\u0027"))
         case .slice:
             // Jinja's slice(n, fill_with=None): n columns, the first ones one longer.
             guard let n = (args.first ?? keywords["slices"])?.integer, n > 0, n <= EvaluationLimits.maximumTextLength else {
@@ -259,13 +269,19 @@ enum Filters {
         case .urlencode:
             // Jinja's urlencode: a mapping (or pairs) as a query, other text quoted with / kept.
             if case .mapping(let members) = value {
-                return .string(members.keys.sorted().map { PercentEncoding.quote($0, safe: "") + "=" + PercentEncoding.quote(members[$0]!.text, safe: "") }
+                return .string(members.keys.map { PercentEncoding.quote($0, safe: "") + "=" + PercentEncoding.quote(members[$0]!.text, safe: "") }
                     .joined(separator: "&"))
             }
             return .string(PercentEncoding.quote(value.text, safe: "/"))
         case .toJSON:
-            // Compact, as Home Assistant's (orjson); keys sorted here, where Python keeps their order.
-            return .string(value.json.jsonText)
+            // Home Assistant's to_json(ensure_ascii=False, pretty_print=False, sort_keys=False): orjson's compact text,
+            // or json.dumps' when ASCII only is asked.
+            let unknown = Set(keywords.keys).subtracting(["ensure_ascii", "pretty_print", "sort_keys"])
+            guard args.count <= 3, unknown.isEmpty else { throw EvaluationError("to_json takes ensure_ascii, pretty_print and sort_keys") }
+            func option(_ position: Int, _ name: String) -> Bool { (args.count > position ? args[position] : keywords[name])?.isTruthy ?? false }
+            let ascii = option(0, "ensure_ascii")
+            let style = TemplateJSON.Style(spaced: ascii, indented: option(1, "pretty_print"), sortKeys: option(2, "sort_keys"), asciiOnly: ascii)
+            return .string(TemplateJSON.text(value, style))
         case .asLocal:
             guard case .datetime(let epoch, let offset) = value else { throw EvaluationError("as_local needs a datetime, got \(value.typeName) \(value.repr)") }
             // A naive datetime is taken to be local time, as Home Assistant's as_local does.
@@ -335,7 +351,7 @@ enum Filters {
             switch value {
             case .list: return value
             case .string(let s): return .list(s.map { .string(String($0)) })
-            case .mapping(let m): return .list(m.keys.sorted().map(TemplateValue.string))
+            case .mapping(let m): return .list(m.keys.map(TemplateValue.string))
             default: throw EvaluationError("\(value.typeName) \(value.repr) is not iterable")
             }
         case .unique:
@@ -499,34 +515,6 @@ enum TimeText {
             rest -= whole * unit.seconds
         }
         return out.trimmingWhitespace()
-    }
-}
-
-extension Filters {
-    /// `json.dumps(value)` as Python writes it by default, then Jinja's HTML escapes.
-    static func htmlSafeJSON(_ value: JSONValue) -> String {
-        func write(_ v: JSONValue, into out: inout String) {
-            switch v {
-            case .array(let items):
-                out += "["
-                for (i, item) in items.enumerated() { if i > 0 { out += ", " }; write(item, into: &out) }
-                out += "]"
-            case .object(let members):
-                out += "{"
-                for (i, key) in members.keys.sorted().enumerated() {
-                    if i > 0 { out += ", " }
-                    out += JSONValue.string(key).jsonText + ": "
-                    write(members[key]!, into: &out)
-                }
-                out += "}"
-            default:
-                out += v.jsonText
-            }
-        }
-        var out = ""
-        write(value, into: &out)
-        return out.replacingAll("<", with: "\\u003c").replacingAll(">", with: "\\u003e").replacingAll("&", with: "\\u0026")
-            .replacingAll("'", with: "\\u0027")
     }
 }
 

@@ -103,7 +103,7 @@ enum Functions {
         case .urlencode:
             // Python's urlencode of a mapping (core 2026.x returns text; 2025.x returned bytes, printed b'…').
             guard case .mapping(let members) = try argument(0) else { throw EvaluationError("urlencode needs a mapping") }
-            let query = members.keys.sorted().map { PercentEncoding.plus($0) + "=" + PercentEncoding.plus(members[$0]!.text) }
+            let query = members.keys.map { PercentEncoding.plus($0) + "=" + PercentEncoding.plus(members[$0]!.text) }
             return .string(query.joined(separator: "&"))
         case .bitwiseAnd, .bitwiseOr, .bitwiseXor:
             // Home Assistant's bitwise_and(a, b) and friends, on integers.
@@ -120,19 +120,25 @@ enum Functions {
             // combine(a, b, …, recursive=false): the mappings merged, later keys winning.
             guard !args.isEmpty else { throw EvaluationError("combine expected at least 1 argument, got 0") }
             let recursive = keywords["recursive"]?.isTruthy ?? false
-            func merge(_ a: [String: TemplateValue], _ b: [String: TemplateValue]) -> [String: TemplateValue] {
+            func merge(_ a: TemplateMapping, _ b: TemplateMapping) -> TemplateMapping {
                 var out = a
                 for (key, value) in b {
                     if recursive, case .mapping(let x)? = out[key], case .mapping(let y) = value { out[key] = .mapping(merge(x, y)) } else { out[key] = value }
                 }
                 return out
             }
-            var result: [String: TemplateValue] = [:]
+            var result = TemplateMapping()
             for arg in args {
                 guard case .mapping(let members) = arg else { throw EvaluationError("combine expected a dict, got \(arg.pythonTypeName)") }
                 result = merge(result, members)
             }
             return .mapping(result)
+        case .set:
+            return try SetOperations.set(try argument(0))
+        case .union, .intersect, .difference, .symmetricDifference:
+            return try SetOperations.apply(SetOperations.Operation(rawValue: function.rawValue)!, try argument(0), try argument(1))
+        case .md5, .sha1, .sha256, .sha512:
+            return .string(Digests.hexDigest(Digests.Kind(rawValue: function.rawValue)!, of: try argument(0).text))
         case .tuple:
             // tuple(iterable), held as a list.
             return .list(args.isEmpty ? [] : try TemplateRenderer.iterate(args[0]))
@@ -149,7 +155,7 @@ enum Functions {
             return .list(Self.expand(args, states: context.states))
         case .dict:
             // dict(a=1) or dict(mapping, a=1): a mapping, the keywords added.
-            var members: [String: TemplateValue] = [:]
+            var members = TemplateMapping()
             if let first = args.first {
                 switch first {
                 case .mapping(let m): members = m
@@ -164,11 +170,11 @@ enum Functions {
                 default: throw EvaluationError("dict() needs a mapping, pairs or keywords, got \(first.typeName)")
                 }
             }
-            members.merge(keywords) { _, new in new }
+            for key in keywords.keys.sorted() { members[key] = keywords[key] }
             return .mapping(members)
         case .namespace:
             // A namespace is a mapping whose attributes `{% set ns.x = … %}` changes where it was made.
-            return .mapping(keywords)
+            return .mapping(TemplateMapping(sorting: keywords))
         case .range:
             let bounds = try args.map { value throws(EvaluationError) -> Int in
                 guard let i = value.integer else { throw EvaluationError("range() needs integers, got \(value.typeName) \(value.repr)") }

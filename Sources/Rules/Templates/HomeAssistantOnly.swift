@@ -19,11 +19,8 @@ enum HomeAssistantOnly {
         "state_attr_translated": "Home Assistant's translations",
         "issues": "Home Assistant's repairs", "issue": "Home Assistant's repairs",
         "closest": "Home Assistant's zones and location", "distance": "Home Assistant's zones and location",
-        "md5": "Home Assistant's library", "sha1": "Home Assistant's library", "sha256": "Home Assistant's library",
-        "sha512": "Home Assistant's library", "pack": "Home Assistant's library", "unpack": "Home Assistant's library",
-        "version": "Home Assistant's library", "set": "Home Assistant's library",
-        "union": "Home Assistant's library", "intersect": "Home Assistant's library",
-        "difference": "Home Assistant's library", "symmetric_difference": "Home Assistant's library",
+        "pack": "Home Assistant's library", "unpack": "Home Assistant's library",
+        "version": "Home Assistant's library",
     ]
 
     /// Why Home Assistant must render a template that uses `name`; nil when the local engine can (or the name is

@@ -6,7 +6,10 @@ import HomeAssistant
 enum Methods {
     static func call(_ method: Method, on value: TemplateValue, _ args: [TemplateValue], _ keywords: [String: TemplateValue] = [:],
                      context: EvaluationContext) throws(EvaluationError) -> TemplateValue {
+        if let result = try CalendarValues.call(method, on: value, args, keywords) { return result }
         switch (method, value) {
+        case (.date, .datetime(let t, let offset)): return CalendarValues.date(of: t, offset)
+        case (.time, .datetime(let t, let offset)): return CalendarValues.time(of: t, offset)
         case (.replace, .datetime(let t, let offset)):
             // datetime.replace(year=…, …, microsecond=…): the wall time's fields changed, the zone kept.
             let c = Timestamp.components(TemplateValue.wallTime(t, offset))
@@ -81,9 +84,9 @@ enum Methods {
             let sign = s.first == "-" || s.first == "+" ? String(s.prefix(1)) : ""
             let digits = s.dropFirst(sign.count)
             return .string(sign + String(repeating: "0", count: width - s.count) + digits)
-        case (.items, .mapping(let m)): return .list(m.keys.sorted().map { .list([.string($0), m[$0]!]) })
-        case (.keys, .mapping(let m)): return .list(m.keys.sorted().map(TemplateValue.string))
-        case (.values, .mapping(let m)): return .list(m.keys.sorted().map { m[$0]! })
+        case (.items, .mapping(let m)): return .list(m.map { .list([.string($0.key), $0.value]) })
+        case (.keys, .mapping(let m)): return .list(m.keys.map(TemplateValue.string))
+        case (.values, .mapping(let m)): return .list(m.orderedValues)
         default:
             throw EvaluationError("\(value.typeName) \(value.repr) has no method \(method.rawValue)()")
         }

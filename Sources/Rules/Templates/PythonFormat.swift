@@ -10,7 +10,7 @@ enum PythonFormat {
 
     static func percent(_ format: String, _ argument: TemplateValue) throws(EvaluationError) -> String {
         var arguments: [TemplateValue] = if case .list(let items) = argument { items } else { [argument] }
-        let mapping: [String: TemplateValue]? = if case .mapping(let m) = argument { m } else { nil }
+        let mapping: TemplateMapping? = if case .mapping(let m) = argument { m } else { nil }
         var usedMapping = false
         var out = ""
         var chars = Array(format)[...]

@@ -14,7 +14,7 @@ struct TemplateEvaluator {
         case .literal(let value):
             return value
         case .dictionary(let pairs):
-            var members: [String: TemplateValue] = [:]
+            var members = TemplateMapping()
             for (keyExpression, valueExpression) in pairs {
                 let key = try evaluate(keyExpression)
                 guard case .string(let name) = key else {
@@ -49,11 +49,11 @@ struct TemplateEvaluator {
             guard let state = context.states[id] else { return .none }
             return Self.entityObject(state)
         case .domainStates(let domain):
-            // Home Assistant iterates a domain's states sorted by entity id.
+            // In the state machine's order, as Home Assistant 2026's templates iterate (no longer sorted by id).
             let prefix = domain + "."
-            return .list(context.states.keys.filter { $0.hasPrefix(prefix) }.sorted().map { Self.entityObject(context.states[$0]!) })
+            return .list(context.inStateMachineOrder(context.states.keys.filter { $0.hasPrefix(prefix) }).map { Self.entityObject(context.states[$0]!) })
         case .allStates:
-            return .list(context.states.keys.sorted().map { Self.entityObject(context.states[$0]!) })
+            return .list(context.inStateMachineOrder(context.states.keys).map { Self.entityObject(context.states[$0]!) })
         case .unary(let op, let operand):
             let value = try evaluate(operand)
             switch op {
@@ -226,6 +226,7 @@ struct TemplateEvaluator {
 
     /// A datetime's fields in its own zone (`now().hour`), a timedelta's (`delta.days`); nil for other values.
     static func timeField(_ value: TemplateValue, _ name: String) throws(EvaluationError) -> TemplateValue? {
+        if let field = try CalendarValues.field(value, name) { return field }
         switch value {
         case .datetime(let t, let offset):
             let c = Timestamp.components(TemplateValue.wallTime(t, offset))
@@ -255,7 +256,7 @@ struct TemplateEvaluator {
     }
 
     static func entityObject(_ state: EntityState) -> TemplateValue {
-        var attributes: [String: TemplateValue] = [:]
+        var attributes = TemplateMapping()
         for (key, value) in state.attributes { attributes[key] = TemplateValue(value) }
         let objectID = state.entityID.split(separator: ".").last.map(String.init) ?? state.entityID
         let name = state.attribute("friendly_name")?.stringValue ?? objectID.replacingAll("_", with: " ")

@@ -105,7 +105,7 @@ struct TemplateRenderer {
     static func iterate(_ value: TemplateValue) throws(EvaluationError) -> [TemplateValue] {
         switch value {
         case .list(let items): return items
-        case .mapping(let members): return members.keys.sorted().map(TemplateValue.string)
+        case .mapping(let members): return members.keys.map(TemplateValue.string)
         case .string(let s): return s.map { .string(String($0)) }
         default: throw EvaluationError("\(value.typeName) \(value.repr) is not iterable")
         }

@@ -97,7 +97,8 @@ enum Function: String, Sendable, CaseIterable {
     case asLocal = "as_local", median, statisticalMode = "statistical_mode"
     case relativeTime = "relative_time", timeSince = "time_since", timeUntil = "time_until", todayAt = "today_at"
     case slugify, strptime, urlencode, asin, acos, atan, atan2, typeof, flatten, expand, dict
-    case tuple, zip, combine
+    case tuple, zip, combine, set, union, intersect, difference, symmetricDifference = "symmetric_difference"
+    case md5, sha1, sha256, sha512
     case bitwiseAnd = "bitwise_and", bitwiseOr = "bitwise_or", bitwiseXor = "bitwise_xor"
 
     var readsEntity: Bool {
@@ -122,7 +123,8 @@ enum Filter: String, Sendable, CaseIterable {
     case batch, groupby, dictsort, reverse, flatten, indent, multiply, add, contains, ordinal
     case timestampLocal = "timestamp_local", timestampUTC = "timestamp_utc", asin, acos, atan, atan2
     case isDefined = "is_defined", typeof
-    case tojson, slice, urlencode
+    case tojson, slice, urlencode, union, intersect, difference, symmetricDifference = "symmetric_difference"
+    case md5, sha1, sha256, sha512
     case bitwiseAnd = "bitwise_and", bitwiseOr = "bitwise_or", bitwiseXor = "bitwise_xor", combine
 }
 
@@ -131,5 +133,5 @@ enum Method: String, Sendable, CaseIterable {
     case totalSeconds = "total_seconds", timestamp, isoformat, strftime
     case lower, upper, strip, split, startswith, endswith, replace
     case items, keys, values, weekday, isoweekday, format, join, get, count, index, title, capitalize
-    case lstrip, rstrip, isdigit, zfill
+    case lstrip, rstrip, isdigit, zfill, date, time
 }

@@ -16,8 +16,12 @@ public enum TemplateValue: Sendable, Equatable {
     case datetime(Double, offset: Int = 0)
     /// A duration in seconds.
     case timedelta(Double)
+    /// Python's `date`: a day without a zone, as days since 1970-01-01 (`CalendarValues`).
+    case date(Int)
+    /// Python's `time`: a wall-clock time without a zone, as microseconds since midnight.
+    case time(Int)
     case list([TemplateValue])
-    case mapping([String: TemplateValue])
+    case mapping(TemplateMapping)
 
     public init(_ json: JSONValue) {
         switch json {
@@ -27,7 +31,7 @@ public enum TemplateValue: Sendable, Equatable {
         case .double(let d): self = .double(d)
         case .string(let s): self = .string(s)
         case .array(let a): self = .list(a.map(TemplateValue.init))
-        case .object(let o): self = .mapping(o.mapValues(TemplateValue.init))
+        case .object(let o): self = .mapping(TemplateMapping(sorting: o.mapValues(TemplateValue.init)))
         }
     }
 
@@ -41,6 +45,7 @@ public enum TemplateValue: Sendable, Equatable {
         case .string(let s): return !s.isEmpty
         case .datetime: return true
         case .timedelta(let s): return s != 0
+        case .date, .time: return true
         case .list(let l): return !l.isEmpty
         case .mapping(let m): return !m.isEmpty
         }
@@ -88,6 +93,8 @@ public enum TemplateValue: Sendable, Equatable {
         case .string(let s): return s
         case .datetime(let epoch, let offset): return TemplateValue.isoformat(epoch, offset, separator: " ")
         case .timedelta(let seconds): return TemplateValue.durationText(seconds)
+        case .date(let days): return CalendarValues.text(date: days)
+        case .time(let micros): return CalendarValues.text(time: micros)
         case .list, .mapping:
             var out = ""
             write(into: &out)
@@ -111,7 +118,7 @@ public enum TemplateValue: Sendable, Equatable {
             out += "]"
         case .mapping(let m):
             out += "{"
-            for (i, key) in m.keys.sorted().enumerated() {
+            for (i, key) in m.keys.enumerated() {
                 guard out.utf8.count <= EvaluationLimits.maximumTextLength else { return }
                 if i > 0 { out += ", " }
                 out += TemplateValue.string(key).repr + ": "
@@ -155,6 +162,8 @@ public enum TemplateValue: Sendable, Equatable {
         case .string: return "string"
         case .datetime: return "datetime"
         case .timedelta: return "timedelta"
+        case .date: return "date"
+        case .time: return "time"
         case .list: return "list"
         case .mapping: return "mapping"
         }
@@ -170,6 +179,8 @@ public enum TemplateValue: Sendable, Equatable {
         case .string: return "str"
         case .datetime: return "datetime"
         case .timedelta: return "timedelta"
+        case .date: return "date"
+        case .time: return "time"
         case .list: return "list"
         case .mapping: return "dict"
         }
@@ -184,9 +195,9 @@ public enum TemplateValue: Sendable, Equatable {
         case .double(let d): return .double(d)
         case .string(let s): return .string(s)
         case .datetime(let epoch, let offset): return .string(TemplateValue.isoformat(epoch, offset))  // ISO 8601, as formatters and backends read it
-        case .timedelta: return .string(text)
+        case .timedelta, .date, .time: return .string(text)
         case .list(let l): return .array(l.map(\.json))
-        case .mapping(let m): return .object(m.mapValues(\.json))
+        case .mapping(let m): return .object(m.dictionary.mapValues(\.json))
         }
     }
 
