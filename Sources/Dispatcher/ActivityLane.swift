@@ -420,11 +420,16 @@ public struct ActivityLane: Sendable {
             }
         case .retry, .locked:
             counters.retries += 1
-            waitsForAPlace = outcome == .locked
-            let wait: Duration = if case .retry(let after) = outcome {
-                retry.delay(attempt: attempt, random: random, retryAfter: after)
-            } else {
-                retry.lockedWait
+            let wait: Duration
+            switch outcome {
+            case .retry(let after):
+                waitsForAPlace = false
+                wait = retry.delay(attempt: attempt, random: random, retryAfter: after)
+            case .locked(let expiry):
+                waitsForAPlace = true
+                wait = expiry ?? retry.lockedWait
+            default:
+                wait = retry.lockedWait
             }
             attempt += 1
             retryAt = now.advanced(by: wait)

@@ -418,7 +418,7 @@ public actor Dispatcher {
             let backend = slots[i].backend
             if push.kind == .start, backend.allowsOneActiveJob, let other = activeJob(on: backend.name, except: i) {
                 // Free tier: one job at a time per token. Wait for the other to end, as the service would insist.
-                slots[i].lane.finished(.locked, at: now)
+                slots[i].lane.finished(.locked(for: nil), at: now)
                 if !slots[i].lockLogged {
                     onLog("activity \(slots[i].activity) waits: backend \(backend.name) is on the free tier and \(other) is active")
                     slots[i].lockLogged = true

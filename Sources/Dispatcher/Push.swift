@@ -28,8 +28,9 @@ public enum PushOutcome: Sendable, Equatable {
     case alreadyRunning
     /// Worth trying again: network errors, timeouts, 429, 5xx. `after` is the server's Retry-After when it gave one.
     case retry(after: Duration?)
-    /// 403 FREE_TIER_JOB_LOCKED: wait until this token's other job ends, or a long back-off.
-    case locked
+    /// 403 FREE_TIER_JOB_LOCKED (or ActivitySmith's fifth activity): wait until one of ours ends, until the lock
+    /// expires (`for`: Island Pulse's `expiresAt`), or a long back-off.
+    case locked(for: Duration?)
     /// A 4xx that will not get better by trying again; the push is dropped and the code logged.
     case rejected(code: String)
 }

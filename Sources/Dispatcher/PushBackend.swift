@@ -1,3 +1,4 @@
+import FoundationEssentials
 import Platform
 import HTTPClient
 import JSON
@@ -38,18 +39,34 @@ public struct DeliveryReport: Sendable, Equatable {
 
 /// What an HTTP answer means, by the backends' documented contracts.
 public enum HTTPOutcome {
-    public static func classify(_ result: Result<HTTPResponse, HTTPTransportError>, kind: PushKind) -> DeliveryReport {
+    /// `wallNow`: seconds since 1970, against which a lock's `expiresAt` is read.
+    public static func classify(_ result: Result<HTTPResponse, HTTPTransportError>, kind: PushKind, wallNow: Double = Date().timeIntervalSince1970) -> DeliveryReport {
         switch result {
         case .failure(let error):
             return DeliveryReport(.retry(after: nil), code: error.isTimeout ? "timeout" : "curl \(error.code)")
         case .success(let response):
-            var report = classify(response, kind: kind)
+            var report = classify(response, kind: kind, wallNow: wallNow)
             report.connectionsOpened = response.connectionsOpened
             return report
         }
     }
 
-    private static func classify(_ response: HTTPResponse, kind: PushKind) -> DeliveryReport {
+    /// How long until a lock's `expiresAt` (ISO 8601 text, or seconds or milliseconds since 1970; the documents
+    /// give no format): at least a second, at most a day; nil for what is not a time.
+    static func lockExpiry(_ value: JSONValue, now: Double) -> Duration? {
+        let epoch: Double?
+        switch value {
+        case .string(let text): epoch = Timestamp.epoch(fromISO8601: OutsideText.bounded(text, limit: 64)) ?? Double(text)
+        case .int, .double: epoch = value.doubleValue
+        default: epoch = nil
+        }
+        guard var seconds = epoch, seconds.isFinite else { return nil }
+        if seconds > 100_000_000_000 { seconds /= 1000 }  // milliseconds
+        let wait = min(max(seconds - now, 1), 86_400)
+        return .milliseconds(Int64((wait * 1000).rounded()))
+    }
+
+    private static func classify(_ response: HTTPResponse, kind: PushKind, wallNow: Double) -> DeliveryReport {
         // Aivi and Island Pulse say `error`; PushWard's problems (RFC 9457) say `code`.
         let problem = try? JSONParser.parse(response.body)
         // The service's words: cut short, they go into logs, metrics and /healthz.
@@ -60,7 +77,11 @@ public enum HTTPOutcome {
         case 409 where code == "ACTIVITY_ALREADY_RUNNING" && kind == .start:
             return DeliveryReport(.alreadyRunning, status: 409, code: code)
         case 403 where code == "FREE_TIER_JOB_LOCKED":
-            return DeliveryReport(.locked, status: 403, code: code)
+            // Island Pulse says when the lock lifts (`expiresAt`); past that the start is tried again.
+            return DeliveryReport(.locked(for: problem?["expiresAt"].flatMap { lockExpiry($0, now: wallNow) }), status: 403, code: code)
+        case 404 where code == "DEVICE_NOT_REGISTERED":
+            return DeliveryReport(.rejected(code: "DEVICE_NOT_REGISTERED: the app has not registered this ID yet; open it on the phone once, then check the ID in the rules"),
+                                  status: 404, code: code)
         case 429:
             let after = response.headers["retry-after"].flatMap(RetryPolicy.retryAfter)
             return DeliveryReport(.retry(after: after), status: 429, code: code)

@@ -39,6 +39,7 @@ public final class FakePushService: Sendable {
         var requests: [Recorded] = []
         var scripted: [Scripted] = []
         var runningJobs: [String: Set<String>] = [:]  // token → job ids
+        var jobStarts: [String: Double] = [:]  // token + "/" + job → when it started (seconds since 1970)
         /// PushWard's activities per integration key, by slug.
         var pushWard: [String: [String: PushWardActivity]] = [:]
         var pushWardMonthlyQuota: Int?
@@ -62,6 +63,8 @@ public final class FakePushService: Sendable {
     public let activitySmithKeys: Set<String>
     /// Island Pulse tokens on the free tier.
     public let freeTier: Set<String>
+    /// Island Pulse IDs the app has not registered yet: 404 DEVICE_NOT_REGISTERED.
+    public let unregisteredIslandPulseIDs: Set<String>
     private let loop: WebSocketEventLoop
     let state = Locked(State())
 
@@ -72,8 +75,9 @@ public final class FakePushService: Sendable {
 
     public init(aiviToken: String = "aivi-test-token", islandPulseIDs: Set<String> = ["pulse-test-id"], freeTier: Set<String> = [],
                 pushWardKeys: Set<String> = ["pushward-test-key"], activitySmithKeys: Set<String> = ["activitysmith-test-key"], port: Int = 0,
-                acceptsAnyToken: Bool = false, host: String = "127.0.0.1") throws {
+                acceptsAnyToken: Bool = false, host: String = "127.0.0.1", unregisteredIslandPulseIDs: Set<String> = []) throws {
         self.acceptsAnyToken = acceptsAnyToken
+        self.unregisteredIslandPulseIDs = unregisteredIslandPulseIDs
         self.pushWardKeys = pushWardKeys
         self.activitySmithKeys = activitySmithKeys
         self.aiviToken = aiviToken
@@ -237,10 +241,14 @@ public final class FakePushService: Sendable {
         }
         if request.method == "POST", request.path == "/notify" {
             let header = request.headers["authorization"] ?? ""
-            guard header.hasPrefix("Bearer "), acceptsAnyToken || islandPulseIDs.contains(String(header.dropFirst(7))) else {
+            guard header.hasPrefix("Bearer "), acceptsAnyToken || islandPulseIDs.contains(String(header.dropFirst(7)))
+                || unregisteredIslandPulseIDs.contains(String(header.dropFirst(7))) else {
                 return error(400, "MISSING_UNIQUE_ID", "Missing or invalid Bearer token")
             }
             let token = String(header.dropFirst(7))
+            guard !unregisteredIslandPulseIDs.contains(token) else {
+                return error(404, "DEVICE_NOT_REGISTERED", "No device registered for this unique ID")
+            }
             guard let job = body?["job_id"]?.stringValue, !job.isEmpty else { return error(400, "MISSING_JOB_ID", "job_id missing") }
             guard job.count <= 64, job.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" }) else {
                 return error(400, "INVALID_JOB_ID", "job_id format invalid")
@@ -253,14 +261,21 @@ public final class FakePushService: Sendable {
                 switch action {
                 case "end":
                     running.remove(job)
+                    s.jobStarts[token + "/" + job] = nil
                 default:
                     if action == "start", running.contains(job) {
                         return error(409, "ACTIVITY_ALREADY_RUNNING", "A Live Activity for this job_id is already running")
                     }
                     if freeTier.contains(token), !running.contains(job), let other = running.first {
-                        return error(403, "FREE_TIER_JOB_LOCKED", "Free tier: \(other) is already active")
+                        // The reference names `expiresAt` but not its form or value: taken here as ISO 8601, the
+                        // locked job's start plus a Live Activity's 8 hours.
+                        let expires = (s.jobStarts[token + "/" + other] ?? Date().timeIntervalSince1970) + 8 * 3600
+                        return HTTPServerResponse(status: 403, json: JSONValue.object([
+                            "error": "FREE_TIER_JOB_LOCKED", "message": .string("Free tier: \(other) is already active"),
+                            "expiresAt": .string(Timestamp.iso8601(expires)),
+                        ]).jsonText)
                     }
-                    running.insert(job)
+                    if running.insert(job).inserted { s.jobStarts[token + "/" + job] = Date().timeIntervalSince1970 }
                 }
                 return HTTPServerResponse(status: 200, json: #"{"ok":true}"#)
             }.also { response in

@@ -231,10 +231,20 @@ struct ActivityLaneTests {
         var lane = ActivityLane(retry: RetryPolicy(lockedWait: .seconds(300)))
         lane.start(body("s"), at: at(0))
         guard case .send = lane.next(at: at(0)) else { Issue.record("no start"); return }
-        lane.finished(.locked, at: at(0))
+        lane.finished(.locked(for: nil), at: at(0))
         #expect(lane.next(at: at(1)) == .wait(until: at(300)))
         lane.retryNow()
         #expect(lane.next(at: at(2)) == .send(Push(.start, body: body("s"), isUrgent: true)))
+    }
+
+    /// Island Pulse's lock says when it lifts: the start is tried then, not after the long back-off.
+    @Test func aLockedStartWaitsForTheLocksExpiry() {
+        var lane = ActivityLane(retry: RetryPolicy(lockedWait: .seconds(300)))
+        lane.start(body("s"), at: at(0))
+        guard case .send = lane.next(at: at(0)) else { Issue.record("no start"); return }
+        lane.finished(.locked(for: .seconds(42)), at: at(0))
+        #expect(lane.waitsForAPlace)
+        #expect(lane.next(at: at(1)) == .wait(until: at(42)))
     }
 
     @Test func aResumedLaneContinuesWithUpdatesNeverASecondStart() {

@@ -59,7 +59,7 @@ struct ActivitySmithDispatchTests {
         await dispatcher.submit(activity: "s5", backend: "smith", budget: budget, .start(Self.request("s5", .start, "Job 5")))
         var waiting = locked.makeAsyncIterator()
         _ = await waiting.next()
-        #expect(records.withLock { $0.last?.report } == DeliveryReport(.locked, status: 429, code: "live_activity_limit"))
+        #expect(records.withLock { $0.last?.report } == DeliveryReport(.locked(for: nil), status: 429, code: "live_activity_limit"))
         #expect(service.activitySmithStreams() == ["s1", "s2", "s3", "s4"])
         await dispatcher.submit(activity: "s1", backend: "smith", budget: budget, .end(Self.request("s1", .end, "Job 1")))
         await dispatcher.waitUntilQuiet()
