@@ -84,6 +84,7 @@ public actor LiveBridgeService: Service {
         dispatcher = Dispatcher(backends: backends, stateFile: stateFile, eventBornLimit: rules.eventActivityLimit, onPush: { record in
             let outcome: String
             var permanent: String?
+            var limitCode: String?
             switch record.report.outcome {
             case .delivered: outcome = "delivered"
             case .alreadyRunning: outcome = "already_running"
@@ -92,12 +93,15 @@ public actor LiveBridgeService: Service {
             case .rejected(let code):
                 outcome = "rejected"
                 if record.report.status == 401 || code == "MISSING_UNIQUE_ID" || code == "UNAUTHORIZED" { permanent = code }
+                limitCode = code
             }
             let backend = DeliveryState.backend(ofTarget: record.target)
             metrics.push(backend: backend, target: record.target, outcome: outcome, seconds: record.duration.secondsValue, permanentFailure: permanent,
-                         connectionsOpened: record.report.connectionsOpened)
+                         connectionsOpened: record.report.connectionsOpened, limitCode: limitCode)
+            // The page's log says why a push was refused (a spent quota, a missing scope), not only that it was.
+            let logged = limitCode.map { "\(outcome): \($0)" } ?? outcome
             pushLog.append(.init(at: Date().timeIntervalSince1970, activity: record.activity, backend: record.target,
-                                 kind: record.kind.rawValue, outcome: outcome, status: record.report.status.map(String.init) ?? "-"))
+                                 kind: record.kind.rawValue, outcome: logged, status: record.report.status.map(String.init) ?? "-"))
             logger.info("push", ["activity": record.activity, "target": record.target, "kind": record.kind.rawValue,
                                  "status": record.report.status.map(String.init) ?? "-", "outcome": outcome,
                                  "code": record.report.code ?? "-"])
@@ -159,6 +163,7 @@ public actor LiveBridgeService: Service {
             connectionPhase: { connection.currentPhase },
             missingEntities: { connection.missingEntities },
             failingBackends: { metrics.failingBackends },
+            limitedBackends: { metrics.limitedBackends },
             metricsText: {
                 let counters = await dispatcher.counters
                 let relays = await dispatcher.relayRemaining

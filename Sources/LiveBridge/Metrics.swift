@@ -14,6 +14,13 @@ public final class Metrics: Sendable {
         var latencySum = 0.0
         /// Backends whose last push was refused for good (auth), with the code.
         var failingBackends: [String: String] = [:]
+        /// Backends that stopped pushing for a while by the service's limit (PushWard's monthly quota), with why.
+        var limitedBackends: [String: String] = [:]
+    }
+
+    /// Why a refusal stops a backend for a while rather than for good; nil for other codes.
+    static func limit(_ code: String) -> String? {
+        code == "quota.exceeded" ? "the plan's monthly updates are used up (quota.exceeded): pushes resume when the quota resets next month" : nil
     }
 
     static let bounds: [Double] = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
@@ -26,7 +33,9 @@ public final class Metrics: Sendable {
     public func reconnect() { state.withLock { $0.reconnects += 1 } }
 
     /// One push to `target` (a lane: the backend's name, or `backend/notify.…` for one of its phones) through `backend`.
-    public func push(backend: String, target: String, outcome: String, seconds: Double, permanentFailure: String?, connectionsOpened: Int = 0) {
+    /// `limitCode`: a rejection's code, which may stop the backend for a while (`limit(_:)`).
+    public func push(backend: String, target: String, outcome: String, seconds: Double, permanentFailure: String?, connectionsOpened: Int = 0,
+                     limitCode: String? = nil) {
         state.withLock { s in
             s.connectionsOpened += connectionsOpened
             s.pushes[backend + "|" + target + "|" + outcome, default: 0] += 1
@@ -34,8 +43,11 @@ public final class Metrics: Sendable {
             s.latencySum += seconds
             for (index, bound) in Self.bounds.enumerated() where seconds <= bound { s.latencyBuckets[index] += 1 }
             if let permanentFailure { s.failingBackends[backend] = permanentFailure } else if outcome == "delivered" { s.failingBackends[backend] = nil }
+            if let limit = limitCode.flatMap(Self.limit) { s.limitedBackends[backend] = limit } else if outcome == "delivered" { s.limitedBackends[backend] = nil }
         }
     }
+
+    public var limitedBackends: [String: String] { state.withLock { $0.limitedBackends } }
 
     public var failingBackends: [String: String] { state.withLock { $0.failingBackends } }
 
@@ -62,6 +74,13 @@ public final class Metrics: Sendable {
             for key in s.pushes.keys.sorted() {
                 let parts = key.split(separator: "|", maxSplits: 2)
                 out += "livebridge_pushes_total{backend=\"\(parts[0])\",target=\"\(parts[1])\",outcome=\"\(parts[2])\"} \(s.pushes[key]!)\n"
+            }
+            if !s.limitedBackends.isEmpty {
+                out += "# HELP livebridge_backend_limited A backend stopped by its service's limit until it resets (1), by reason.\n"
+                out += "# TYPE livebridge_backend_limited gauge\n"
+                for backend in s.limitedBackends.keys.sorted() {
+                    out += "livebridge_backend_limited{backend=\"\(backend)\",reason=\"quota.exceeded\"} 1\n"
+                }
             }
             if !relayRemaining.isEmpty {
                 out += "# HELP livebridge_relay_pushes_remaining Pushes left today (UTC) through Home Assistant's relay for a phone (500 a day).\n"

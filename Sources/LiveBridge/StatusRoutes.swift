@@ -17,6 +17,8 @@ struct StatusRoutes: Sendable {
         var missingEntities: @Sendable () -> [MissingEntity]
         /// Backends refusing pushes for good, with the code they gave.
         var failingBackends: @Sendable () -> [String: String]
+        /// Backends stopped for a while by their service's limit, with why: degraded, not failing.
+        var limitedBackends: @Sendable () -> [String: String] = { [:] }
         var metricsText: @Sendable () async -> String
         var lanes: @Sendable () async -> [Dispatcher.LaneSummary]
         var pushLog: @Sendable () -> [PushLog.Entry] = { [] }
@@ -39,7 +41,7 @@ struct StatusRoutes: Sendable {
         switch path {
         case "/healthz":
             return Self.health(phase: source.connectionPhase(), failingBackends: source.failingBackends(),
-                               missing: source.missingEntities())
+                               missing: source.missingEntities(), limited: source.limitedBackends())
         case "/metrics":
             return HTTPServerResponse(status: 200, contentType: "text/plain; version=0.0.4", body: Array(await source.metricsText().utf8))
         case "/activities":
@@ -53,9 +55,11 @@ struct StatusRoutes: Sendable {
         }
     }
 
-    /// 200 `ok` or `degraded` (running, but entities the rules read are missing: not as the rules intend);
-    /// 503 `failing` with the reasons (not connected, token rejected, a backend refusing pushes).
-    static func health(phase: ConnectionPhase, failingBackends: [String: String], missing: [MissingEntity]) -> HTTPServerResponse {
+    /// 200 `ok` or `degraded` (running, but entities the rules read are missing, or a backend is stopped until its
+    /// service's quota resets: not as the rules intend); 503 `failing` with the reasons (not connected, token
+    /// rejected, a backend refusing pushes).
+    static func health(phase: ConnectionPhase, failingBackends: [String: String], missing: [MissingEntity],
+                       limited: [String: String] = [:]) -> HTTPServerResponse {
         var reasons: [String] = []
         switch phase {
         case .ready, .subscribing, .waitingForStartup: break
@@ -65,7 +69,10 @@ struct StatusRoutes: Sendable {
         for (backend, code) in failingBackends.sorted(by: { $0.key < $1.key }) {
             reasons.append("backend \(backend) refuses pushes (\(code))")
         }
-        var body: [String: JSONValue] = ["status": .string(!reasons.isEmpty ? "failing" : missing.isEmpty ? "ok" : "degraded")]
+        var body: [String: JSONValue] = ["status": .string(!reasons.isEmpty ? "failing" : missing.isEmpty && limited.isEmpty ? "ok" : "degraded")]
+        if !limited.isEmpty {
+            body["limited_backends"] = .array(limited.keys.sorted().map { .string("backend \($0): \(limited[$0]!)") })
+        }
         // Reasons carry a service's code and Home Assistant's names: bounded, as in the logs.
         if !reasons.isEmpty { body["reasons"] = .array(reasons.map { .string(OutsideText.bounded($0)) }) }
         if !missing.isEmpty {

@@ -29,6 +29,24 @@ struct StatusRoutesTests {
             ["entity_id": "sensor.washr", "did_you_mean": "sensor.washer"], ["entity_id": "sensor.gone"]]])
     }
 
+    /// PushWard's monthly quota spent: the daemon runs and pushes to the others, so degraded (not failing), saying
+    /// which backend and until when; /metrics shows it as a gauge, and a delivered push clears it.
+    @Test func aSpentQuotaIsDegradedAndCounted() async throws {
+        let metrics = Metrics()
+        metrics.push(backend: "pushward", target: "pushward", outcome: "rejected", seconds: 0.1, permanentFailure: nil, limitCode: "quota.exceeded")
+        let routes = StatusRoutes(source: .init(connectionPhase: { .ready }, missingEntities: { [] }, failingBackends: { metrics.failingBackends },
+                                                limitedBackends: { metrics.limitedBackends }, metricsText: { metrics.text(debounced: 0, deduplicated: 0, retries: 0) },
+                                                lanes: { [] }, pushLog: { [] }, now: { 1_700_000_000 }))
+        let health = await routes.respond(toPath: "/healthz")
+        #expect(health.status == 200)
+        #expect(try JSONParser.parse(health.body) == ["status": "degraded", "limited_backends": [
+            "backend pushward: the plan's monthly updates are used up (quota.exceeded): pushes resume when the quota resets next month"]])
+        let text = String(decoding: await routes.respond(toPath: "/metrics").body, as: UTF8.self)
+        #expect(text.contains("livebridge_backend_limited{backend=\"pushward\",reason=\"quota.exceeded\"} 1"))
+        metrics.push(backend: "pushward", target: "pushward", outcome: "delivered", seconds: 0.1, permanentFailure: nil)
+        #expect(try JSONParser.parse(await routes.respond(toPath: "/healthz").body) == ["status": "ok"])
+    }
+
     @Test func failingSaysWhy() async throws {
         let rejected = await routes(phase: .rejected, failing: ["pulse": "UNAUTHORIZED", "aivi": "401"]).respond(toPath: "/healthz")
         #expect(rejected.status == 503)
