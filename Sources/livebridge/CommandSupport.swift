@@ -1,3 +1,7 @@
+import Dispatcher
+import HTTPClient
+import LiveActivity
+import LiveBridge
 import Dispatch
 import FoundationEssentials
 import Glibc
@@ -15,14 +19,36 @@ enum CommandSupport {
     }
 
     /// The rules, or nil after printing every error to stderr.
-    static func rules(_ path: String) -> RulesFile? {
-        switch RulesLoader.load(file: path) {
+    /// `secretsOptional` for commands that push nothing: they run before the secrets exist.
+    static func rules(_ path: String, secretsOptional: Bool = false) -> RulesFile? {
+        switch RulesLoader.load(file: path, secretsOptional: secretsOptional) {
         case .failure(let errors):
             for error in errors.errors { standardError(error.description) }
             return nil
         case .success(let rules):
             return rules
         }
+    }
+
+    /// The exact exchanges one push makes, as `send --dry-run` and `render` print them: method and URL, headers with
+    /// the token masked, body; a later request (PushWard's two-phase end) marked with when it goes. Home Assistant's
+    /// is a WebSocket command over the live connection, not HTTP.
+    static func exchanges(_ request: BackendRequest, kind: PushKind, through backend: any PushBackend) -> String {
+        guard let http = backend as? HTTPExchanges else {
+            return "WebSocket call_service \(request.target)\n\n" + String(decoding: request.bodyBytes, as: UTF8.self)
+        }
+        var out: [String] = []
+        for (i, wire) in http.wire(request, kind: kind).enumerated() {
+            if i > 0 { out.append("") }
+            if i > 0, let later = request.dismissal?.after, wire.body == request.dismissalRequest?.bodyBytes {
+                out.append("# \(Int(later.components.seconds)) s later:")
+            }
+            out.append("\(wire.method) \(wire.url)")
+            out.append(contentsOf: wire.redactedHeaders)
+            out.append("")
+            out.append(String(decoding: wire.body, as: UTF8.self))
+        }
+        return out.joined(separator: "\n")
     }
 
     static func activity(_ id: String, in rules: RulesFile) throws -> ActivityRule {

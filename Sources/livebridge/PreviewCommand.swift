@@ -26,7 +26,7 @@ enum PreviewCommand {
         let title: String
         if let config = args["config"] {
             guard let statesPath = args["states"], let id = args["activity"] else { throw UsageError("--config needs --states and --activity") }
-            guard let rules = CommandSupport.rules(config) else { return 1 }
+            guard let rules = CommandSupport.rules(config, secretsOptional: true) else { return 1 }
             let rule = try CommandSupport.activity(id, in: rules)
             guard let target = rule.targets.first(where: { $0.kind != .homeassistant }) else {
                 throw UsageError("\(id) is a Home Assistant live update, drawn by the companion app; preview draws Aivi and Island Pulse payloads")

@@ -1,3 +1,6 @@
+import Dispatcher
+import HTTPClient
+import LiveBridge
 import Dispatch
 import FoundationEssentials
 import Glibc
@@ -31,7 +34,7 @@ enum RenderCommand {
             guard let p = PushKind(rawValue: text) else { throw UsageError("--phase must be start, update or end") }
             phase = p
         }
-        guard let rules = CommandSupport.rules(args.positional[0]) else { return 1 }
+        guard let rules = CommandSupport.rules(args.positional[0], secretsOptional: true) else { return 1 }
         let (states, order) = if let path = args["states"] { try StatesFile.loadInOrder(path: path) } else { try await target!.states(command: "render") }
         var context = EvaluationContext(states: states, order: order, now: now)
         let remote = rules.templatesRenderedByHomeAssistant
@@ -52,6 +55,7 @@ enum RenderCommand {
             }
         }
         var failed = false
+        let client = HTTPClient()  // never used to send: it names the backends' HTTP requests
         for rule in activities {
             let active: Bool
             switch ActivityRenderer.isActive(rule, in: context) {
@@ -72,11 +76,13 @@ enum RenderCommand {
                     var ignored: [PayloadIssue] = []
                     let last = try? ActivityRenderer.render(rule, for: target, phase: .update, in: context, notes: &ignored).get()
                     let request = ActivityRenderer.end(rule, for: target, in: context, last: last, notes: &notes)
-                    print("\(label): \(active ? "active" : "inactive"), end → \(request)")
+                    print("\(label): \(active ? "active" : "inactive"), end → \(target.name) (\(target.kind.rawValue))")
+                    print(CommandSupport.exchanges(request, kind: .end, through: BackendFactory.make(target.backend, client: client, connection: nil)))
                 } else {
                     switch ActivityRenderer.render(rule, for: target, phase: shown, in: context, notes: &notes) {
                     case .success(let request):
-                        print("\(label): \(active ? "active" : "inactive"), \(shown.rawValue) → \(request)")
+                        print("\(label): \(active ? "active" : "inactive"), \(shown.rawValue) → \(target.name) (\(target.kind.rawValue))")
+                        print(CommandSupport.exchanges(request, kind: shown, through: BackendFactory.make(target.backend, client: client, connection: nil)))
                     case .failure(let failure):
                         print("\(label): \(active ? "active" : "inactive"), nothing would be sent: " + failure.issues.map(\.description).joined(separator: "; "))
                         failed = true

@@ -28,7 +28,7 @@ enum SendCommand {
         guard let statesPath = args["states"] else { throw UsageError("--states STATES.json is required") }
         let phase = try PushKind(rawValue: args["action"] ?? "update") ?? { throw UsageError("--action must be start, update or end") }()
         let now = try CommandSupport.time(args)
-        guard let rules = CommandSupport.rules(args.positional[0]) else { return 1 }
+        guard let rules = CommandSupport.rules(args.positional[0], secretsOptional: args.has("dry-run")) else { return 1 }
         let rule = try CommandSupport.activity(id, in: rules)
         let target: ActivityTarget
         if let name = args["target"] {
@@ -64,24 +64,7 @@ enum SendCommand {
         }
         let backend = BackendFactory.make(target.backend, client: HTTPClient(), connection: connection)
         if args.has("dry-run") {
-            let kind = PushKind(rawValue: phase.rawValue) ?? .update
-            if let http = backend as? HTTPExchanges {
-                for (i, wire) in http.wire(request, kind: kind).enumerated() {
-                    if i > 0 { print("") }
-                    if i > 0, let later = request.dismissal?.after, wire.body == request.dismissalRequest?.bodyBytes {
-                        print("# \(Int(later.components.seconds)) s later:")
-                    }
-                    print("\(wire.method) \(wire.url)")
-                    for header in wire.redactedHeaders { print(header) }
-                    print("")
-                    print(String(decoding: wire.body, as: UTF8.self))
-                }
-            } else {
-                // Home Assistant: a WebSocket command over the live connection, not HTTP.
-                print("WebSocket call_service \(request.target)")
-                print("")
-                print(String(decoding: request.bodyBytes, as: UTF8.self))
-            }
+            print(CommandSupport.exchanges(request, kind: PushKind(rawValue: phase.rawValue) ?? .update, through: backend))
             return 0
         }
         let report = await backend.deliver(request, kind: PushKind(rawValue: phase.rawValue) ?? .update)

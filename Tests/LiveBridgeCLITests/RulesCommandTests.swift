@@ -59,10 +59,30 @@ struct RulesCommandTests {
                                      Self.repository.appendingPathComponent("config/states.example.json").path,
                                      "--at", "2026-11-22T12:00:00Z", "--activity", "backup"])
         #expect(await render.exitStatus() == 0)
-        #expect(render.stdout.lines.first == "backup: active, start → pulse (islandpulse) POST /notify")
-        let body = try JSONParser.parse(render.stdout.lines[1])
+        // The exchange itself: method and URL, headers with the token masked, body.
+        #expect(Array(render.stdout.lines.prefix(5)) == ["backup: active, start → pulse (islandpulse)", "POST https://api.islandpulse.dev/notify",
+                                                         "Authorization: Bearer ****", "Content-Type: application/json", ""])
+        let body = try JSONParser.parse(render.stdout.lines.first { $0.hasPrefix("{") } ?? "null")
         #expect(body == ["job_id": "database-migration", "action": "start", "layout": "progress", "status": "running",
                          "message": "Migrating users table…", "metric": "Step 2/5", "progress": 0.4, "accentColor": "#00CFFF"])
+    }
+
+    /// The shipped example renders as the README says before anyone has a token: render, preview and send --dry-run
+    /// push nothing and need no secrets (placeholders, masked anyway); check and run still require them.
+    @Test func theExampleRendersWithoutSecrets() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("livebridge-nosecrets-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: Self.repository.appendingPathComponent("config/livebridge.example.yaml").path, toPath: folder + "/livebridge.yaml")
+        let states = Self.repository.appendingPathComponent("config/states.example.json").path
+        let render = try Subprocess(["render", folder + "/livebridge.yaml", "--states", states, "--at", "2026-11-22T12:00:00Z"])
+        #expect(await render.exitStatus() == 0, "\(render.stderr)")
+        #expect(render.stdout.lines.contains("Authorization: Token ****"))
+        #expect(!render.stderr.lines.joined().contains("secret"), "\(render.stderr.lines)")
+        let dryRun = try Subprocess(["send", folder + "/livebridge.yaml", "--states", states, "--activity", "washer", "--action", "start", "--dry-run"])
+        #expect(await dryRun.exitStatus() == 0, "\(dryRun.stderr)")
+        let check = try Subprocess(["check", folder + "/livebridge.yaml"])
+        #expect(await check.exitStatus() != 0)
+        #expect(check.stderr.lines.joined().contains("!secret ha_token: no secrets file"))
     }
 
     /// Local times follow TZ through the tz database (glibc), summer time included: no ICU in the binary.
@@ -84,7 +104,7 @@ struct RulesCommandTests {
         try "[]".write(toFile: folder + "/states.json", atomically: true, encoding: .utf8)
         let render = try Subprocess(["render", folder + "/clock.yaml", "--states", folder + "/states.json", "--at", at], environment: ["TZ": zone])
         #expect(await render.exitStatus() == 0, "\(render.stderr)")
-        let body = try JSONParser.parse(render.stdout.lines.count > 1 ? render.stdout.lines[1] : "null")
+        let body = try JSONParser.parse(render.stdout.lines.first { $0.hasPrefix("{") } ?? "null")
         #expect(body["content"]?["state"] == .string(expected))
     }
 
@@ -94,7 +114,7 @@ struct RulesCommandTests {
                                      Self.repository.appendingPathComponent("config/states.example.json").path,
                                      "--at", "2026-11-22T12:00:00Z", "--activity", "washer", "--phase", "end"])
         #expect(await render.exitStatus() == 0)
-        let body = try JSONParser.parse(render.stdout.lines[1])
+        let body = try JSONParser.parse(render.stdout.lines.first { $0.hasPrefix("{") } ?? "null")
         #expect(body["state"] == "IDLE")
         #expect(body["content"]?["header_left"] == ["value": "Done", "text_color": "green"])
     }
@@ -117,8 +137,8 @@ struct RulesCommandTests {
         let render = try Subprocess(["render", folder + "/end.yaml", "--states", folder + "/states.json", "--phase", "end",
                                      "--at", "2026-11-22T12:00:00Z"])
         #expect(await render.exitStatus() == 0)
-        #expect(render.stdout.lines.first == "washer: active, end → aivi (aivi) PATCH /activity/washer")
-        let body = try JSONParser.parse(render.stdout.lines.count > 1 ? render.stdout.lines[1] : "null")
+        #expect(Array(render.stdout.lines.prefix(2)) == ["washer: active, end → aivi (aivi)", "PATCH https://api.getaivi.app/activity/washer"])
+        let body = try JSONParser.parse(render.stdout.lines.first { $0.hasPrefix("{") } ?? "null")
         #expect(body["state"] == "IDLE")
         #expect(body["content"]?["state"] == "Washing", "the content of the last update")
         #expect(render.stdout.lines.contains { $0.hasPrefix("  note: activities.washer.on_end.progress: float got string 'unknown'") }, "\(render.stdout.lines)")

@@ -5,12 +5,14 @@ import LiveActivity
 
 /// Loads and checks a rules file, reporting every error at once with file:line:column and the path of keys.
 public enum RulesLoader {
-    public static func load(file: String, environment: [String: String] = ProcessInfo.processInfo.environment) -> Result<RulesFile, ConfigErrors> {
+    /// `secretsOptional`: for commands that push nothing, missing secrets read as placeholders (`YAMLLoader`).
+    public static func load(file: String, environment: [String: String] = ProcessInfo.processInfo.environment,
+                            secretsOptional: Bool = false) -> Result<RulesFile, ConfigErrors> {
         if let text = FileManager.default.contents(atPath: file).map({ String(decoding: $0, as: UTF8.self) }),
            let unread = Proposal.markerError(in: text, file: file) {
             return .failure(ConfigErrors([unread]))
         }
-        var yaml = YAMLLoader(environment: environment)
+        var yaml = YAMLLoader(environment: environment, secretsOptional: secretsOptional)
         return decode(yaml.load(file: file), file: file, supervisor: SupervisorAccess(environment: environment))
     }
 

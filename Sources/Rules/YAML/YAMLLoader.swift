@@ -26,8 +26,20 @@ public struct YAMLLoader {
     static let maximumFileBytes = 16 << 20
     static let maximumTotalBytes = 64 << 20
 
-    public init(environment: [String: String] = ProcessInfo.processInfo.environment) {
+    /// For commands that render without pushing (`render`, `preview`, `template`, `send --dry-run`): a secret or
+    /// environment variable that is not there reads as a placeholder (`<secret NAME>`) instead of an error, so the
+    /// shipped example renders before anyone has a token. Secrets that are there are read as usual.
+    public var secretsOptional = false
+
+    public init(environment: [String: String] = ProcessInfo.processInfo.environment, secretsOptional: Bool = false) {
         self.environment = environment
+        self.secretsOptional = secretsOptional
+    }
+
+    private func placeholder(_ source: String, at location: SourceLocation) -> YAMLNode {
+        var node = YAMLNode(.scalar("<\(source)>"), at: location, secretSource: source)
+        node.isPlain = false
+        return node
     }
 
     /// The root node (nil when the file is empty or unreadable) and every error found.
@@ -165,8 +177,10 @@ public struct YAMLLoader {
             case .absent: break
             }
         }
-        // Why it could not be read is reported already; "not defined" would mislead.
-        if unreadable { return nil }
+        // Why it could not be read is reported already; "not defined" would mislead. Past an error the value stands
+        // as a placeholder, so the key it fills is not reported missing too: one error per cause.
+        if unreadable { return placeholder("!secret " + name, at: location) }
+        if secretsOptional { return placeholder("!secret " + name, at: location) }
         let looked = places.filter { if case .absent = secrets(in: $0) { false } else { true } }
         if looked.isEmpty {
             errors.append(ConfigError(location, path: "", "!secret \(name): no secrets file at \(path)"
@@ -174,7 +188,7 @@ public struct YAMLLoader {
         } else {
             errors.append(ConfigError(location, path: "", "!secret \(name) is not defined in \(looked.joined(separator: " or "))"))
         }
-        return nil
+        return placeholder("!secret " + name, at: location)
     }
 
     private mutating func secrets(in path: String) -> SecretsFile {
@@ -237,8 +251,9 @@ public struct YAMLLoader {
         if parts.count == 2 {
             return YAMLNode(.scalar(parts[1]), at: location, isPlain: true)
         }
+        if secretsOptional { return placeholder("!env_var " + name, at: location) }
         errors.append(ConfigError(location, path: "", "environment variable \(name) is not set and no default is given"))
-        return nil
+        return placeholder("!env_var " + name, at: location)
     }
 
     private mutating func include(_ file: String, at location: SourceLocation, directory: String) -> YAMLNode? {
