@@ -14,7 +14,7 @@ public struct PushWardBackend: PushBackend, HTTPExchanges {
     public func wire(_ request: BackendRequest, kind: PushKind) -> [HTTPRequest] {
         var exchanges: [HTTPRequest] = []
         if kind == .start, let creation = request.creation {
-            exchanges.append(HTTPRequest(method: "POST", url: baseURL + "/activities", headers: headers, body: creation.jsonBytes))
+            exchanges.append(HTTPRequest(method: "POST", url: baseURL + "/activities", headers: headers("POST"), body: creation.jsonBytes))
         }
         exchanges.append(httpRequest(for: request))
         if let ended = request.dismissalRequest { exchanges.append(httpRequest(for: ended)) }
@@ -44,10 +44,13 @@ public struct PushWardBackend: PushBackend, HTTPExchanges {
         self.pacer = pacers?.pacer("pushward \(self.baseURL)", window) ?? RequestPacer(window)
     }
 
-    private var headers: [(String, String)] { [("Authorization", "Bearer \(token)"), ("Content-Type", "application/json")] }
+    /// A PATCH is a JSON merge patch, and says so (its OpenAPI document's media type).
+    private func headers(_ method: String) -> [(String, String)] {
+        [("Authorization", "Bearer \(token)"), ("Content-Type", method == "PATCH" ? "application/merge-patch+json" : "application/json")]
+    }
 
     public func httpRequest(for request: BackendRequest) -> HTTPRequest {
-        HTTPRequest(method: request.method, url: baseURL + request.target, headers: headers, body: request.bodyBytes)
+        HTTPRequest(method: request.method, url: baseURL + request.target, headers: headers(request.method), body: request.bodyBytes)
     }
 
     public func deliver(_ request: BackendRequest, kind: PushKind) async -> DeliveryReport {
@@ -66,10 +69,14 @@ public struct PushWardBackend: PushBackend, HTTPExchanges {
         }
         let slug = String(request.target.dropFirst("/activities/".count))
         let http = patched(request, slug: slug, fresh: kind == .start)
-        let report = await send(http, kind: kind)
+        let (report, answer) = await sendReading(http, kind: kind)
         if report.status == 429, report.code == "quota.exceeded" {
-            // The free plan's updates for the month are spent: retrying only burns requests until it resets.
-            quotaSpentUntil.withLock { $0 = Self.nextMonth(after: now) }
+            // The free plan's updates for the month are spent: retrying only burns requests until it resets, when
+            // the answer says (`reset_at`, within a month and a day), else at the next month's start.
+            let said = answer.flatMap { (try? JSONParser.parse($0))?["reset_at"]?.stringValue }
+                .flatMap { Timestamp.epoch(fromISO8601: OutsideText.bounded($0, limit: 64)) }
+                .flatMap { $0 > now && $0 < now + 32 * 86_400 ? $0 : nil }
+            quotaSpentUntil.withLock { $0 = said ?? Self.nextMonth(after: now) }
             return DeliveryReport(.rejected(code: "quota.exceeded"), status: 429, code: "quota.exceeded")
         }
         if report.outcome == .delivered {
@@ -88,7 +95,7 @@ public struct PushWardBackend: PushBackend, HTTPExchanges {
         guard !fresh, let content = request.body["content"], let previous = shown.withLock({ $0[slug] }),
               case .object(var body) = request.body else { return httpRequest(for: request) }
         body["content"] = MergePatch.replacing(previous, with: content)
-        return HTTPRequest(method: request.method, url: baseURL + request.target, headers: headers, body: JSONValue.object(body).jsonBytes)
+        return HTTPRequest(method: request.method, url: baseURL + request.target, headers: headers(request.method), body: JSONValue.object(body).jsonBytes)
     }
 
     /// Midnight UTC on the first of the month after `now`, when PushWard's monthly quota starts again.
@@ -99,13 +106,18 @@ public struct PushWardBackend: PushBackend, HTTPExchanges {
     }
 
     private func create(_ creation: JSONValue, kind: PushKind) async -> DeliveryReport {
-        await send(HTTPRequest(method: "POST", url: baseURL + "/activities", headers: headers, body: creation.jsonBytes), kind: kind)
+        await send(HTTPRequest(method: "POST", url: baseURL + "/activities", headers: headers("POST"), body: creation.jsonBytes), kind: kind)
     }
 
     private func send(_ http: HTTPRequest, kind: PushKind) async -> DeliveryReport {
+        await sendReading(http, kind: kind).report
+    }
+
+    /// The report and the answer's body, for what a report does not carry (a quota's `reset_at`).
+    private func sendReading(_ http: HTTPRequest, kind: PushKind) async -> (report: DeliveryReport, body: [UInt8]?) {
         await pacer.turn()
         let result: Result<HTTPResponse, HTTPTransportError>
         do { result = .success(try await client.send(http)) } catch { result = .failure(error) }
-        return HTTPOutcome.classify(result, kind: kind)
+        return (HTTPOutcome.classify(result, kind: kind), try? result.get().body)
     }
 }

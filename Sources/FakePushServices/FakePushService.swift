@@ -44,6 +44,8 @@ public final class FakePushService: Sendable {
         var pushWard: [String: [String: PushWardActivity]] = [:]
         var pushWardMonthlyQuota: Int?
         var pushWardUpdates = 0
+        /// When each PushWard request of the last minute came (all from 127.0.0.1: one client address).
+        var pushWardRequests: [Double] = []
         /// ActivitySmith's streams per API key, by stream key.
         var activitySmith: [String: [String: ActivitySmithStream]] = [:]
         var activitySmithRequests: [String: [Double]] = [:]
@@ -59,6 +61,8 @@ public final class FakePushService: Sendable {
     public let islandPulseIDs: Set<String>
     /// PushWard integration keys it takes.
     public let pushWardKeys: Set<String>
+    /// PushWard keys with the `activity:update` scope only: they may PATCH existing activities, not create.
+    public let pushWardUpdateOnlyKeys: Set<String>
     /// ActivitySmith API keys it takes.
     public let activitySmithKeys: Set<String>
     /// Island Pulse tokens on the free tier.
@@ -75,7 +79,9 @@ public final class FakePushService: Sendable {
 
     public init(aiviToken: String = "aivi-test-token", islandPulseIDs: Set<String> = ["pulse-test-id"], freeTier: Set<String> = [],
                 pushWardKeys: Set<String> = ["pushward-test-key"], activitySmithKeys: Set<String> = ["activitysmith-test-key"], port: Int = 0,
-                acceptsAnyToken: Bool = false, host: String = "127.0.0.1", unregisteredIslandPulseIDs: Set<String> = []) throws {
+                acceptsAnyToken: Bool = false, host: String = "127.0.0.1", unregisteredIslandPulseIDs: Set<String> = [],
+                pushWardUpdateOnlyKeys: Set<String> = []) throws {
+        self.pushWardUpdateOnlyKeys = pushWardUpdateOnlyKeys
         self.acceptsAnyToken = acceptsAnyToken
         self.unregisteredIslandPulseIDs = unregisteredIslandPulseIDs
         self.pushWardKeys = pushWardKeys

@@ -1,5 +1,7 @@
+import FoundationEssentials
 import JSON
 import LiveActivity
+import Platform
 import WebSocketTransport
 
 /// One PushWard activity as the fake keeps it.
@@ -12,56 +14,127 @@ struct PushWardActivity {
     var content: JSONValue = .null
 }
 
-/// PushWard's activity API as its integration documents it: `POST /activities` (upsert by slug, 201; at most 25
-/// activities per key, `409 activity.limit_exceeded`), `PATCH /activities/{slug}` (`{state: ongoing|ended, content}`;
-/// 404 for a slug never created), a Bearer integration key (401 `auth.invalid_key`), problems with a `code`. At most
-/// five activities are ongoing per key: a sixth evicts the lowest priority (the oldest of equals), which is ended.
-/// As its OpenAPI document says: a PATCH is a JSON merge patch (a field left out is kept, `null` removes it: the
-/// content checked is the merged one), and the free plan's monthly updates (`pushWardMonthlyQuota`, off unless set)
-/// once spent answer `429 quota.exceeded` until the month turns.
+/// PushWard's activity API as its published OpenAPI document says (`PushWardContract`, generated from it, and
+/// ../shared/notes/push-backends.md): `POST /activities` creates or refreshes by slug (201; strict body: slug by its
+/// pattern, name 1–256, priority 0–10, TTL ranges; a key with the `activity:update` scope only gets 403; at most 50
+/// activities, `409 activity.limit_exceeded`); `PATCH /activities/{slug}` is an RFC 7396 merge patch (strict top
+/// level, `state` ongoing|ended case-insensitive or kept, 400 `activity.state_invalid` / `activity.priority_invalid`,
+/// content checked field by field against its template, 422 `activity.content_invalid`; 404 `activity.not_found`
+/// unless `?upsert=true`, which an update-only key may not use: 403 `activity.upsert_forbidden`). A bad or missing
+/// key is 401 `token.invalid`; a body that is not JSON 400 `request.body_invalid`. 200 requests a minute from one
+/// address, then 429 `rate_limit.exceeded` with Retry-After: 60. The free plan's monthly updates
+/// (`limitPushWardUpdates`, off unless set) once spent answer 429 `quota.exceeded` with `reset_at`. At most five
+/// activities are ongoing per key: a sixth evicts the lowest priority (the oldest of equals), which is ended.
+///
+/// Where the document is silent, this fake chooses, and says so here: which statuses count against the monthly
+/// quota (taken: every PATCH that changes content or state, as "Live Activity updates"); whether a PATCH sent as
+/// `application/json` rather than `application/merge-patch+json` is taken (taken); how a 422 for a body field
+/// that breaks its schema is coded (taken: `validation failed`, no code, as the document's create example).
 extension FakePushService {
     static let pushWardTemplates = ["generic", "countdown", "steps", "alert", "gauge", "timeline", "board", "log", "media"]
-    static let pushWardActivityLimit = 25
+    static let pushWardActivityLimit = 50
     static let pushWardOngoingLimit = 5
+    static let pushWardRequestsPerMinute = 200
 
     func pushWardContract(_ request: HTTPServerRequest, _ body: JSONValue?) -> HTTPServerResponse {
         let key = bearerKey(request)
-        guard acceptsAnyToken || pushWardKeys.contains(key) else { return problem(401, "auth.invalid_key", "Invalid integration key") }
-        if request.method == "POST", request.path == "/activities" {
-            guard let slug = body?["slug"]?.stringValue, !slug.isEmpty, slug.count <= 128,
-                  slug.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" }) else {
-                return problem(422, "validation.slug", "slug is required: letters, digits, _ and -")
+        guard acceptsAnyToken || pushWardKeys.contains(key) || pushWardUpdateOnlyKeys.contains(key) else {
+            return problem(401, "token.invalid", "invalid token")
+        }
+        let now = Date().timeIntervalSince1970
+        let limited = state.withLock { s -> Bool in
+            s.pushWardRequests.removeAll { $0 <= now - 60 }
+            guard s.pushWardRequests.count < Self.pushWardRequestsPerMinute else { return true }
+            s.pushWardRequests.append(now)
+            return false
+        }
+        if limited {
+            return HTTPServerResponse(status: 429, contentType: "application/problem+json", headers: ["Retry-After": "60"],
+                                      body: Array(JSONValue.object(["code": "rate_limit.exceeded", "detail": "rate limit exceeded", "status": 429,
+                                                                    "retry_after_ms": 60000]).jsonText.utf8))
+        }
+        let (path, query) = Self.splitQuery(request.path)
+        guard !request.body.isEmpty else { return problem(400, "request.body_required", "request body is required") }
+        guard let body, case .object(let fields) = body else { return problem(400, "request.body_invalid", "invalid JSON: not an object") }
+        let canCreate = acceptsAnyToken || pushWardKeys.contains(key)
+        if request.method == "POST", path == "/activities" {
+            guard canCreate else { return HTTPServerResponse(status: 403, contentType: "application/problem+json",
+                                                             body: Array(#"{"detail":"insufficient permissions","status":403}"#.utf8)) }
+            if let invalid = Self.contractProblem(fields, PushWardContract.createActivityRequest, required: PushWardContract.createActivityRequestRequired,
+                                                  strict: true, at: "body") {
+                return validation(invalid)
             }
-            let priority = body?["priority"]?.intValue ?? 1
+            let slug = fields["slug"]!.stringValue!
+            if let invalid = PushWardSchema.slugProblem(slug) { return validation("body.slug: \(invalid)") }
+            let priority = fields["priority"]?.intValue ?? 0
             return state.withLock { s -> HTTPServerResponse in
                 var activities = s.pushWard[key] ?? [:]
                 defer { s.pushWard[key] = activities }
                 if activities[slug] == nil, activities.count >= Self.pushWardActivityLimit {
-                    return problem(409, "activity.limit_exceeded", "at most \(Self.pushWardActivityLimit) activities")
+                    return problem(409, "activity.limit_exceeded", "activity limit reached (max \(Self.pushWardActivityLimit))")
                 }
+                let created = activities[slug] == nil
                 activities[slug, default: PushWardActivity(priority: priority, state: "created", since: 0)].priority = priority
-                return HTTPServerResponse(status: 201, json: JSONValue.object(["slug": .string(slug)]).jsonText)
+                return HTTPServerResponse(status: 201, json: JSONValue.object(["slug": .string(slug)]).jsonText,
+                                          headers: ["X-Resource-Action": created ? "created" : "updated"])
             }
         }
-        guard request.method == "PATCH" else { return problem(405, "method.not_allowed", "PATCH /activities/{slug}") }
-        let slug = String(request.path.dropFirst("/activities/".count))
-        guard let body, let next = body["state"]?.stringValue, ["ongoing", "ended"].contains(next) else {
-            return problem(422, "validation.state", "state must be ongoing or ended")
+        guard request.method == "PATCH", path.hasPrefix("/activities/") else { return problem(405, "method.not_allowed", "PATCH /activities/{slug}") }
+        let slug = String(path.dropFirst("/activities/".count))
+        let upsert = query["upsert"] == "true"
+        if upsert, !canCreate { return problem(403, "activity.upsert_forbidden", "upsert requires activity:manage scope or full access") }
+        if let invalid = Self.contractProblem(fields, PushWardContract.updateActivityRequest, required: [], strict: true, at: "body") {
+            return validation(invalid)
+        }
+        var next: String?
+        if let given = fields["state"]?.stringValue {
+            guard ["ongoing", "ended"].contains(given.lowercased()) else {
+                return problem(400, "activity.state_invalid", "invalid activity state: \"\(given)\", must be one of ongoing, ended, preempted")
+            }
+            next = given.lowercased()
+        }
+        if let priority = fields["priority"]?.intValue, !(0...10).contains(priority) {
+            return problem(400, "activity.priority_invalid", "priority must be between 0 and 10")
+        }
+        if let content = fields["content"], content != .null {
+            guard case .object(let members) = content else { return problem(422, "activity.content_invalid", "content must be an object") }
+            // A merge patch: null clears a field, so only the values given are checked here; the merged whole below.
+            if let template = members["template"]?.stringValue, let schema = PushWardContract.content[template],
+               let invalid = Self.contractProblem(members.filter { $0.value != .null }, schema, required: [], strict: false, at: "content") {
+                return problem(422, "activity.content_invalid", invalid)
+            }
         }
         var evicted: String?
+        var shownState = next ?? "ongoing"
         let response = state.withLock { s -> HTTPServerResponse in
             var activities = s.pushWard[key] ?? [:]
             defer { s.pushWard[key] = activities }
-            guard var activity = activities[slug] else { return problem(404, "activity.not_found", "no activity \(slug)") }
+            var created = false
+            if activities[slug] == nil, upsert {
+                guard PushWardSchema.slugProblem(slug) == nil else { return validation("path.slug: not a slug") }
+                guard activities.count < Self.pushWardActivityLimit else {
+                    return problem(409, "activity.limit_exceeded", "activity limit reached (max \(Self.pushWardActivityLimit))")
+                }
+                activities[slug] = PushWardActivity(priority: 0, state: "created", since: 0)
+                created = true
+            }
+            guard var activity = activities[slug] else { return problem(404, "activity.not_found", "activity not found") }
             if let quota = s.pushWardMonthlyQuota {
-                guard s.pushWardUpdates < quota else { return problem(429, "quota.exceeded", "monthly Live Activity updates used up") }
+                guard s.pushWardUpdates < quota else {
+                    return HTTPServerResponse(status: 429, contentType: "application/problem+json", body: Array(JSONValue.object([
+                        "code": "quota.exceeded", "detail": "quota exceeded for live_activity_updates", "kind": "live_activity_updates",
+                        "limit": .int(quota), "used": .int(s.pushWardUpdates), "reset_at": .string(Self.nextMonthStart(after: now)), "status": 429,
+                    ]).jsonText.utf8))
+                }
                 s.pushWardUpdates += 1
             }
-            let merged = body["content"].map { MergePatch.apply($0, to: activity.content) } ?? activity.content
-            if let invalid = Self.pushWardContentProblem(merged) { return problem(422, "validation.content", invalid) }
+            let merged = fields["content"].map { MergePatch.apply($0, to: activity.content) } ?? activity.content
+            if let invalid = Self.pushWardContentProblem(merged) { return problem(422, "activity.content_invalid", invalid) }
             activity.content = merged
-            if let priority = body["priority"]?.intValue { activity.priority = priority }
-            if next == "ongoing", activity.state != "ongoing" {
+            if let priority = fields["priority"]?.intValue { activity.priority = priority }
+            let target = next ?? (activity.state == "created" ? "ongoing" : activity.state)
+            shownState = target
+            if target == "ongoing", activity.state != "ongoing" {
                 activity.since = (activities.values.map(\.since).max() ?? 0) + 1
                 let ongoing = activities.filter { $0.key != slug && $0.value.state == "ongoing" }
                 if ongoing.count >= Self.pushWardOngoingLimit,
@@ -70,15 +143,77 @@ extension FakePushService {
                     evicted = lowest.key
                 }
             }
-            activity.state = next
+            activity.state = target
             activities[slug] = activity
-            return HTTPServerResponse(status: 200, json: JSONValue.object(["slug": .string(slug), "state": .string(next)]).jsonText)
+            return HTTPServerResponse(status: created ? 201 : 200, json: JSONValue.object(["slug": .string(slug), "state": .string(target)]).jsonText,
+                                      headers: ["X-Resource-Action": created ? "created" : "updated"])
         }
-        if response.status == 200 {
-            show("pushward/" + slug, body, ended: next == "ended")
+        if response.status == 200 || response.status == 201 {
+            show("pushward/" + slug, body, ended: shownState == "ended")
             if let evicted { note(["at": .double(0), "activity": .string("pushward/" + evicted), "decision": "evicted (five ongoing)"]) }
         }
         return response
+    }
+
+    /// The document's 422 for a body that breaks its schema.
+    private func validation(_ message: String) -> HTTPServerResponse {
+        HTTPServerResponse(status: 422, contentType: "application/problem+json", body: Array(JSONValue.object([
+            "detail": "validation failed", "errors": [["location": .string(String(message.prefix { $0 != ":" })), "message": .string(message)]], "status": 422,
+        ]).jsonText.utf8))
+    }
+
+    static func splitQuery(_ target: String) -> (path: String, query: [String: String]) {
+        guard let mark = target.firstIndex(of: "?") else { return (target, [:]) }
+        var query: [String: String] = [:]
+        for pair in target[target.index(after: mark)...].split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1)
+            query[String(parts[0])] = parts.count > 1 ? String(parts[1]) : ""
+        }
+        return (String(target[..<mark]), query)
+    }
+
+    /// The first moment of next month (UTC), as `reset_at` says it.
+    static func nextMonthStart(after epoch: Double) -> String {
+        let c = Timestamp.components(epoch)
+        let (year, month) = c.month == 12 ? (c.year + 1, 1) : (c.year, c.month + 1)
+        return Timestamp.iso8601(Double(Timestamp.daysSinceEpoch(year: Int64(year), month: Int64(month), day: 1)) * 86_400)
+    }
+
+    /// What the contract refuses in an object's fields: a field of the wrong type or past its limits, a required one
+    /// missing, and (`strict`: additionalProperties false) one the document does not name.
+    static func contractProblem(_ fields: [String: JSONValue], _ schema: [String: PushWardContract.Field], required: [String], strict: Bool,
+                                at place: String) -> String? {
+        for name in required where fields[name] == nil { return "\(place).\(name): required" }
+        for name in fields.keys.sorted() {
+            let value = fields[name]!
+            guard let field = schema[name] else {
+                if strict { return "\(place).\(name): unexpected property" }
+                continue
+            }
+            if value == .null { continue }
+            let typed = field.types.contains { type in
+                switch (type, value) {
+                case ("string", .string), ("boolean", .bool), ("array", .array), ("object", .object), ("number", .int), ("number", .double), ("integer", .int):
+                    return true
+                case ("integer", .double(let d)): return d.rounded() == d
+                default: return false
+                }
+            }
+            guard typed else { return "\(place).\(name): expected \(field.types.joined(separator: " or "))" }
+            if let max = field.maxLength, let text = value.stringValue, text.count > max { return "\(place).\(name): expected length <= \(max)" }
+            if let choices = field.choices, let text = value.stringValue, !choices.contains(text) {
+                return "\(place).\(name): expected one of \(choices.joined(separator: ", "))"
+            }
+            if let number = value.doubleValue {
+                if let min = field.minimum, number < min { return "\(place).\(name): expected number >= \(min)" }
+                if let max = field.maximum, number > max { return "\(place).\(name): expected number <= \(max)" }
+            }
+            if let items = value.arrayValue {
+                if let min = field.minItems, items.count < min { return "\(place).\(name): expected at least \(min) items" }
+                if let max = field.maxItems, items.count > max { return "\(place).\(name): expected at most \(max) items" }
+            }
+        }
+        return nil
     }
 
     /// The content an activity shows now (every PATCH merged in), for tests.

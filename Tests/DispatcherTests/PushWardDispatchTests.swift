@@ -64,7 +64,7 @@ struct PushWardDispatchTests {
         await dispatcher.waitUntilQuiet()
         #expect(service.pushWardOngoing() == ["backup", "energy"])
         let refused = try #require(records.withLock { $0.first { $0.activity == "broken" }?.report })
-        #expect(refused.outcome == .rejected(code: "validation.content") && refused.status == 422, "a 422 is not retried")
+        #expect(refused.outcome == .rejected(code: "activity.content_invalid") && refused.status == 422, "a 422 is not retried")
     }
 
     @Test func anUpdateForAnActivityPushWardNoLongerHasCreatesItAgain() async throws {
@@ -111,7 +111,7 @@ struct PushWardDispatchTests {
         await refused.waitUntilQuiet()
         #expect(rejected.requests.count == 1)
         let last = try #require(records.withLock { $0.last?.report })
-        #expect(last.outcome == .rejected(code: "auth.invalid_key") && last.status == 401, "401: the key, for good (not retried)")
+        #expect(last.outcome == .rejected(code: "token.invalid") && last.status == 401, "401: the key, for good (not retried)")
     }
 
     @Test func theSecondPhaseOfAnEndIsKeptInStateAndSentAfterARestart() async throws {

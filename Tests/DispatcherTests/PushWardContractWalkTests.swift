@@ -1,0 +1,117 @@
+import Foundation
+import HTTPClient
+import JSON
+import LiveActivity
+import Testing
+@testable import FakePushServices
+
+/// PushWard's published contract walked field by field (`PushWardContract`, generated from its OpenAPI document):
+/// every content field LiveBridge can send, at its limit and one past it. The fake takes exactly what the document
+/// allows, and LiveBridge's own schema (what `check` and the renderer hold a payload to) agrees, so nothing it sends
+/// is refused and nothing the service takes is refused here first.
+struct PushWardContractWalkTests {
+    /// The least content each template takes.
+    static let bases: [String: [String: JSONValue]] = [
+        "generic": [:], "countdown": ["end_date": 1_795_352_400], "steps": ["total_steps": 3, "current_step": 1],
+        "alert": ["severity": "info"], "gauge": ["value": 5, "min_value": 0, "max_value": 10], "timeline": ["value": ["a": 1]],
+        "board": ["tiles": [["label": "a", "value": "1"]]], "log": ["lines": [["text": "a"]]], "media": [:],
+    ]
+
+    /// Values at and past each limit the document gives the field, with whether the document allows each.
+    static func cases(_ field: PushWardContract.Field) -> [(JSONValue, Bool, String)] {
+        var out: [(JSONValue, Bool, String)] = []
+        if let max = field.maxLength {
+            out.append((.string(String(repeating: "x", count: max)), true, "\(max) characters"))
+            out.append((.string(String(repeating: "x", count: max + 1)), false, "\(max + 1) characters"))
+        }
+        let integer = field.types.contains("integer") && !field.types.contains("number")
+        if let max = field.maximum {
+            out.append((integer ? .int(Int(max)) : .double(max), true, "\(max)"))
+            out.append((integer ? .int(Int(max) + 1) : .double(max + 0.5), false, "past \(max)"))
+        }
+        if let min = field.minimum {
+            out.append((integer ? .int(Int(min)) : .double(min), true, "\(min)"))
+            out.append((integer ? .int(Int(min) - 1) : .double(min - 0.5), false, "below \(min)"))
+        }
+        return out
+    }
+
+    @Test func everyContentFieldAtAndPastItsLimit() async throws {
+        var walked = 0
+        for template in PushWardContract.content.keys.sorted() {
+            let schema = try #require(PushWardSchema.schema(template), "LiveBridge has no \(template) template")
+            let service = try FakePushService()
+            let client = HTTPClient()
+            func send(_ method: String, _ path: String, _ body: JSONValue) async throws -> Int {
+                let response = try await client.send(HTTPRequest(method: method, url: service.baseURL + path,
+                                                                 headers: [("Authorization", "Bearer pushward-test-key"), ("Content-Type", "application/json")],
+                                                                 body: body.jsonBytes))
+                return response.status
+            }
+            #expect(try await send("POST", "/activities", ["slug": .string(template), "name": .string(template)]) == 201)
+            for (name, field) in PushWardContract.content[template]!.sorted(by: { $0.key < $1.key }) where name != "template" {
+                // Fields LiveBridge never sends are the service's business alone.
+                guard schema.field(name) != nil else { continue }
+                for (value, allowed, what) in Self.cases(field) {
+                    var content = Self.bases[template]!
+                    content["template"] = .string(template)
+                    content[name] = value
+                    // A primary series must name one of the values (LiveBridge checks that too).
+                    if name == "primary_series", let series = value.stringValue { content["value"] = [series: 1] }
+                    let status = try await send("PATCH", "/activities/\(template)", ["state": "ongoing", "content": .object(content)])
+                    #expect((status == 200) == allowed, "the fake: \(template).\(name) at \(what) answered \(status)")
+                    let (_, issues) = PayloadNormalizer.normalize(.object(content), as: PushWardSchema.content)
+                    #expect(issues.isEmpty == allowed, "LiveBridge: \(template).\(name) at \(what): \(issues)")
+                    walked += 1
+                }
+            }
+        }
+        #expect(walked > 100, "walked \(walked) values")
+    }
+
+    /// The top level of a create and an update: unknown fields refused, each bound where the document puts it.
+    @Test func theRequestsThemselvesAreStrict() async throws {
+        let service = try FakePushService(pushWardUpdateOnlyKeys: ["update-only"])
+        let client = HTTPClient()
+        func send(_ method: String, _ path: String, _ body: String, key: String = "pushward-test-key") async throws -> (Int, JSONValue?) {
+            let response = try await client.send(HTTPRequest(method: method, url: service.baseURL + path,
+                                                             headers: [("Authorization", "Bearer \(key)"), ("Content-Type", "application/json")],
+                                                             body: Array(body.utf8)))
+            return (response.status, try? JSONParser.parse(response.body))
+        }
+        #expect(try await send("POST", "/activities", #"{"slug":"w","name":"w","colour":"red"}"#).0 == 422, "unknown field")
+        #expect(try await send("POST", "/activities", #"{"slug":"w"}"#).0 == 422, "name is required")
+        #expect(try await send("POST", "/activities", #"{"slug":"-w","name":"w"}"#).0 == 422, "slug pattern")
+        #expect(try await send("POST", "/activities", #"{"slug":"w","name":"w","priority":11}"#).0 == 422)
+        #expect(try await send("POST", "/activities", #"{"slug":"w","name":"w","stale_ttl":0}"#).0 == 422)
+        #expect(try await send("POST", "/activities", #"{"slug":"w","name":"w"}"#, key: "update-only").0 == 403, "an update-only key cannot create")
+        #expect(try await send("POST", "/activities", #"{"slug":"w","name":"w","priority":10,"dismissal_ttl":14400}"#).0 == 201)
+        #expect(try await send("PATCH", "/activities/w", #"{"state":"ongoing","colour":"red"}"#).0 == 422, "unknown top-level field")
+        #expect(try await send("PATCH", "/activities/w", #"{"state":"paused"}"#).1?["code"] == "activity.state_invalid")
+        #expect(try await send("PATCH", "/activities/w", #"{"state":"ONGOING","priority":11}"#).1?["code"] == "activity.priority_invalid")
+        #expect(try await send("PATCH", "/activities/w", #"not json"#).1?["code"] == "request.body_invalid")
+        #expect(try await send("PATCH", "/activities/w", #"{"state":"Ongoing","content":{"template":"generic"}}"#).0 == 200, "state is case-insensitive")
+        #expect(try await send("PATCH", "/activities/w", #"{"content":{"template":"generic","progress":0.2}}"#).0 == 200, "state may be left out")
+        #expect(try await send("PATCH", "/activities/x", #"{"state":"ongoing"}"#).1?["code"] == "activity.not_found")
+        #expect(try await send("PATCH", "/activities/x?upsert=true", #"{"state":"ongoing","content":{"template":"generic"}}"#).0 == 201)
+        #expect(try await send("PATCH", "/activities/y?upsert=true", #"{"state":"ongoing"}"#, key: "update-only").1?["code"] == "activity.upsert_forbidden")
+        #expect(try await send("PATCH", "/activities/w", #"{"state":"ongoing"}"#, key: "wrong").1?["code"] == "token.invalid")
+    }
+
+    /// 200 requests a minute from one address, then 429 with Retry-After: 60; and at most 50 activities.
+    @Test func theRateAndActivityLimits() async throws {
+        let service = try FakePushService()
+        let client = HTTPClient()
+        var statuses: [Int] = []
+        for n in 0..<201 {
+            let response = try await client.send(HTTPRequest(method: "POST", url: service.baseURL + "/activities",
+                                                             headers: [("Authorization", "Bearer pushward-test-key"), ("Content-Type", "application/json")],
+                                                             body: Array(#"{"slug":"a\#(n)","name":"a"}"#.utf8)))
+            statuses.append(response.status)
+            if n == 200 { #expect(response.headers["retry-after"] == "60") }
+        }
+        #expect(statuses.prefix(50).allSatisfy { $0 == 201 })
+        #expect(statuses[50..<200].allSatisfy { $0 == 409 }, "the 51st activity")
+        #expect(statuses[200] == 429)
+    }
+}
