@@ -97,15 +97,25 @@ extension FakePushService {
         return response
     }
 
-    /// What the service's schema refuses in a content_state (nil: nothing).
+    /// What the service's schema refuses in a content_state (nil: nothing): every field by the document
+    /// (`ActivitySmithContract`, generated from it; unknown fields refused), each metric likewise, and what its
+    /// descriptions say in words: current_step at most number_of_steps.
     static func activitySmithContentProblem(_ state: JSONValue?) -> String? {
-        guard let state, let object = state.objectValue else { return nil }
-        let colours: Set<String> = ["lime", "green", "cyan", "blue", "purple", "magenta", "red", "orange", "yellow", "gray"]
-        for key in ["color", "step_color"] { if let c = object[key]?.stringValue, !colours.contains(c) { return "\(key) \(c) is not one of its colours" } }
-        if let step = object["current_step"]?.intValue, step < 0 { return "current_step must be 0 or more" }
-        if let message = object["message"]?.stringValue, message.isEmpty { return "message must not be empty" }
-        for metric in object["metrics"]?.arrayValue ?? [] {
-            if let value = metric["value"]?.stringValue, value.count > 64 { return "a metric value is at most 64 characters" }
+        guard let state else { return nil }
+        guard let object = state.objectValue else { return "content_state must be an object" }
+        if let problem = ContractField.problem(object, ActivitySmithContract.contentState, required: [], strict: !ActivitySmithContract.contentStateAllowsOthers,
+                                               at: "content_state") {
+            return problem
+        }
+        for (index, metric) in (object["metrics"]?.arrayValue ?? []).enumerated() {
+            guard let fields = metric.objectValue else { return "content_state.metrics[\(index)] must be an object" }
+            if let problem = ContractField.problem(fields, ActivitySmithContract.metric, required: ActivitySmithContract.metricRequired,
+                                                   strict: !ActivitySmithContract.metricAllowsOthers, at: "content_state.metrics[\(index)]") {
+                return problem
+            }
+        }
+        if let steps = object["number_of_steps"]?.intValue, let step = object["current_step"]?.intValue, step > steps {
+            return "content_state.current_step must be at most number_of_steps"
         }
         return nil
     }

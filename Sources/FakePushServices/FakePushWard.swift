@@ -60,7 +60,7 @@ extension FakePushService {
         if request.method == "POST", path == "/activities" {
             guard canCreate else { return HTTPServerResponse(status: 403, contentType: "application/problem+json",
                                                              body: Array(#"{"detail":"insufficient permissions","status":403}"#.utf8)) }
-            if let invalid = Self.contractProblem(fields, PushWardContract.createActivityRequest, required: PushWardContract.createActivityRequestRequired,
+            if let invalid = ContractField.problem(fields, PushWardContract.createActivityRequest, required: PushWardContract.createActivityRequestRequired,
                                                   strict: true, at: "body") {
                 return validation(invalid)
             }
@@ -83,7 +83,7 @@ extension FakePushService {
         let slug = String(path.dropFirst("/activities/".count))
         let upsert = query["upsert"] == "true"
         if upsert, !canCreate { return problem(403, "activity.upsert_forbidden", "upsert requires activity:manage scope or full access") }
-        if let invalid = Self.contractProblem(fields, PushWardContract.updateActivityRequest, required: [], strict: true, at: "body") {
+        if let invalid = ContractField.problem(fields, PushWardContract.updateActivityRequest, required: [], strict: true, at: "body") {
             return validation(invalid)
         }
         var next: String?
@@ -100,7 +100,7 @@ extension FakePushService {
             guard case .object(let members) = content else { return problem(422, "activity.content_invalid", "content must be an object") }
             // A merge patch: null clears a field, so only the values given are checked here; the merged whole below.
             if let template = members["template"]?.stringValue, let schema = PushWardContract.content[template],
-               let invalid = Self.contractProblem(members.filter { $0.value != .null }, schema, required: [], strict: false, at: "content") {
+               let invalid = ContractField.problem(members.filter { $0.value != .null }, schema, required: [], strict: false, at: "content") {
                 return problem(422, "activity.content_invalid", invalid)
             }
         }
@@ -177,43 +177,6 @@ extension FakePushService {
         let c = Timestamp.components(epoch)
         let (year, month) = c.month == 12 ? (c.year + 1, 1) : (c.year, c.month + 1)
         return Timestamp.iso8601(Double(Timestamp.daysSinceEpoch(year: Int64(year), month: Int64(month), day: 1)) * 86_400)
-    }
-
-    /// What the contract refuses in an object's fields: a field of the wrong type or past its limits, a required one
-    /// missing, and (`strict`: additionalProperties false) one the document does not name.
-    static func contractProblem(_ fields: [String: JSONValue], _ schema: [String: PushWardContract.Field], required: [String], strict: Bool,
-                                at place: String) -> String? {
-        for name in required where fields[name] == nil { return "\(place).\(name): required" }
-        for name in fields.keys.sorted() {
-            let value = fields[name]!
-            guard let field = schema[name] else {
-                if strict { return "\(place).\(name): unexpected property" }
-                continue
-            }
-            if value == .null { continue }
-            let typed = field.types.contains { type in
-                switch (type, value) {
-                case ("string", .string), ("boolean", .bool), ("array", .array), ("object", .object), ("number", .int), ("number", .double), ("integer", .int):
-                    return true
-                case ("integer", .double(let d)): return d.rounded() == d
-                default: return false
-                }
-            }
-            guard typed else { return "\(place).\(name): expected \(field.types.joined(separator: " or "))" }
-            if let max = field.maxLength, let text = value.stringValue, text.count > max { return "\(place).\(name): expected length <= \(max)" }
-            if let choices = field.choices, let text = value.stringValue, !choices.contains(text) {
-                return "\(place).\(name): expected one of \(choices.joined(separator: ", "))"
-            }
-            if let number = value.doubleValue {
-                if let min = field.minimum, number < min { return "\(place).\(name): expected number >= \(min)" }
-                if let max = field.maximum, number > max { return "\(place).\(name): expected number <= \(max)" }
-            }
-            if let items = value.arrayValue {
-                if let min = field.minItems, items.count < min { return "\(place).\(name): expected at least \(min) items" }
-                if let max = field.maxItems, items.count > max { return "\(place).\(name): expected at most \(max) items" }
-            }
-        }
-        return nil
     }
 
     /// The content an activity shows now (every PATCH merged in), for tests.

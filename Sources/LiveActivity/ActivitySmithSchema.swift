@@ -21,7 +21,12 @@ public enum ActivitySmithSchema {
     static let colour = FieldSchema.choice(name: "colour", colours)
     static let metric = ObjectSchema([
         required("label", .text(maxLength: 64)), required("value", .text(maxLength: 64)), optional("unit", .text(maxLength: 16)), optional("color", colour),
-    ])
+    ], checks: [{ object, path in
+        // Its document: label and a text value at least one character.
+        ["label", "value"].compactMap { key in
+            object[key]?.stringValue?.isEmpty == true ? PayloadIssue(path: joinedPath(path, key), "is empty; ActivitySmith refuses an empty metric \(key)") : nil
+        }
+    }])
 
     static let common: [ObjectSchema.Field] = [
         required("type", .choice(name: "type", types)),

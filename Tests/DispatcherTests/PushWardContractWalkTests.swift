@@ -17,24 +17,8 @@ struct PushWardContractWalkTests {
         "board": ["tiles": [["label": "a", "value": "1"]]], "log": ["lines": [["text": "a"]]], "media": [:],
     ]
 
-    /// Values at and past each limit the document gives the field, with whether the document allows each.
-    static func cases(_ field: PushWardContract.Field) -> [(JSONValue, Bool, String)] {
-        var out: [(JSONValue, Bool, String)] = []
-        if let max = field.maxLength {
-            out.append((.string(String(repeating: "x", count: max)), true, "\(max) characters"))
-            out.append((.string(String(repeating: "x", count: max + 1)), false, "\(max + 1) characters"))
-        }
-        let integer = field.types.contains("integer") && !field.types.contains("number")
-        if let max = field.maximum {
-            out.append((integer ? .int(Int(max)) : .double(max), true, "\(max)"))
-            out.append((integer ? .int(Int(max) + 1) : .double(max + 0.5), false, "past \(max)"))
-        }
-        if let min = field.minimum {
-            out.append((integer ? .int(Int(min)) : .double(min), true, "\(min)"))
-            out.append((integer ? .int(Int(min) - 1) : .double(min - 0.5), false, "below \(min)"))
-        }
-        return out
-    }
+    /// Where LiveBridge's schema is narrower than the document, on purpose.
+    static let stricter = ["media.duration_seconds": "a media item shorter than a second is not one: at least 1"]
 
     @Test func everyContentFieldAtAndPastItsLimit() async throws {
         var walked = 0
@@ -52,7 +36,7 @@ struct PushWardContractWalkTests {
             for (name, field) in PushWardContract.content[template]!.sorted(by: { $0.key < $1.key }) where name != "template" {
                 // Fields LiveBridge never sends are the service's business alone.
                 guard schema.field(name) != nil else { continue }
-                for (value, allowed, what) in Self.cases(field) {
+                for (value, allowed, what) in ContractWalk.cases(field) {
                     var content = Self.bases[template]!
                     content["template"] = .string(template)
                     content[name] = value
@@ -61,7 +45,10 @@ struct PushWardContractWalkTests {
                     let status = try await send("PATCH", "/activities/\(template)", ["state": "ongoing", "content": .object(content)])
                     #expect((status == 200) == allowed, "the fake: \(template).\(name) at \(what) answered \(status)")
                     let (_, issues) = PayloadNormalizer.normalize(.object(content), as: PushWardSchema.content)
-                    #expect(issues.isEmpty == allowed, "LiveBridge: \(template).\(name) at \(what): \(issues)")
+                    // LiveBridge never sends what the document refuses; it refuses more only where it says why.
+                    if !allowed || Self.stricter["\(template).\(name)"] == nil {
+                        #expect(issues.isEmpty == allowed, "LiveBridge: \(template).\(name) at \(what): \(issues)")
+                    }
                     walked += 1
                 }
             }

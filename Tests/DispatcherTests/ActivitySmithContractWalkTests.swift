@@ -1,0 +1,87 @@
+import Foundation
+import HTTPClient
+import JSON
+@testable import LiveActivity
+import Testing
+@testable import FakePushServices
+
+/// ActivitySmith's published contract walked field by field (`ActivitySmithContract`, generated from its OpenAPI
+/// document): every content_state and metric field LiveBridge can send, at its limit and one past it, to the fake and
+/// through LiveBridge's schema. Where LiveBridge is narrower than the document it says why (`stricter`).
+struct ActivitySmithContractWalkTests {
+    /// The least content of the type each field belongs to.
+    static func base(for field: String) -> [String: JSONValue] {
+        switch field {
+        case "number_of_steps", "current_step", "step_color":
+            return ["type": "segmented_progress", "title": "t", "number_of_steps": 4, "current_step": 0]
+        case "percentage": return ["type": "progress", "title": "t"]
+        case "value", "upper_limit": return ["type": "progress", "title": "t", "value": 0, "upper_limit": 10]
+        case "duration_seconds", "counts_down": return ["type": "timer", "title": "t", "duration_seconds": 60]
+        case "metrics": return ["type": "metrics", "title": "t"]
+        case "message": return ["type": "alert", "title": "t", "message": "m"]
+        default: return ["type": "progress", "title": "t", "percentage": 50]
+        }
+    }
+
+    /// Where LiveBridge's schema is narrower than the document, on purpose.
+    static let stricter: [String: String] = [
+        "number_of_steps": "at most 64 segments: more do not draw on a Lock Screen",
+        "duration_seconds": "a whole number of seconds up to a week: a timer of 0.5 s is not one",
+        "metric.value": "a number is sent as text (at most 64 characters), as the phone shows it",
+    ]
+
+    func put(_ client: HTTPClient, _ service: FakePushService, _ key: String, _ content: [String: JSONValue]) async throws -> Int {
+        try await client.send(HTTPRequest(method: "PUT", url: service.baseURL + "/live-activity/stream/\(key)",
+                                          headers: [("Authorization", "Bearer activitysmith-test-key"), ("Content-Type", "application/json")],
+                                          body: JSONValue.object(["content_state": .object(content)]).jsonBytes)).status
+    }
+
+    @Test func everyFieldAtAndPastItsLimit() async throws {
+        var walked = 0
+        let client = HTTPClient()
+        var fields: [(path: String, field: ContractField, build: (JSONValue) -> [String: JSONValue])] = []
+        for (name, field) in ActivitySmithContract.contentState.sorted(by: { $0.key < $1.key }) {
+            fields.append((name, field, { value in var c = Self.base(for: name); c[name] = value; return c }))
+        }
+        for (name, field) in ActivitySmithContract.metric.sorted(by: { $0.key < $1.key }) {
+            fields.append(("metric.\(name)", field, { value in
+                var metric: [String: JSONValue] = ["label": "l", "value": "1"]
+                metric[name] = value
+                return ["type": "metrics", "title": "t", "metrics": [.object(metric)]]
+            }))
+        }
+        for (path, field, build) in fields {
+            let name = path.hasPrefix("metric.") ? String(path.dropFirst(7)) : path
+            let known = path.hasPrefix("metric.") ? ActivitySmithSchema.metric.field(name) != nil
+                : ActivitySmithSchema.schema(Self.base(for: name)["type"]!.stringValue!)?.field(name) != nil
+            guard known else { continue }
+            for (value, allowed, what) in ContractWalk.cases(field) {
+                // A fresh fake per value: four activities at most, sixty requests a minute.
+                let service = try FakePushService()
+                let content = build(value)
+                let status = try await put(client, service, "walk", content)
+                #expect((status == 200) == allowed, "the fake: \(path) at \(what) answered \(status)")
+                // LiveBridge sends its normalised form (a number as text…): never one the service refuses, and it
+                // refuses what the service takes only where it says why.
+                let (normalized, issues) = PayloadNormalizer.normalize(.object(content), as: ActivitySmithSchema.contentState)
+                if issues.isEmpty, let sent = normalized?.objectValue {
+                    #expect(try await put(client, try FakePushService(), "walk", sent) == 200, "LiveBridge would send \(path) at \(what) as \(sent), refused")
+                } else if allowed {
+                    #expect(Self.stricter[path] != nil, "LiveBridge refuses \(path) at \(what), which the service takes: \(issues)")
+                }
+                walked += 1
+            }
+        }
+        #expect(walked >= 12, "walked \(walked) values")
+    }
+
+    /// The request's own shape: unknown fields refused in the body and in content_state.
+    @Test func unknownFieldsAreRefused() async throws {
+        let service = try FakePushService()
+        let client = HTTPClient()
+        #expect(try await put(client, service, "a", ["type": "progress", "title": "t", "percentage": 5, "colour": "red"]) == 400)
+        #expect(try await put(client, service, "a", ["type": "metrics", "title": "t", "metrics": [["label": "l", "value": "1", "icon": "x"]]]) == 400)
+        #expect(try await put(client, service, "a", ["type": "segmented_progress", "title": "t", "number_of_steps": 2, "current_step": 3]) == 400)
+        #expect(try await put(client, service, "a", ["type": "progress", "title": "t", "percentage": 5]) == 200)
+    }
+}
