@@ -197,6 +197,7 @@ extension FakePushService {
         if let progress = content["progress"], !(progress.doubleValue.map { (0...1).contains($0) } ?? false) {
             return "content.progress must be a number in [0, 1]"
         }
+        if content["live_progress"] == .bool(true), content["end_date"] == nil { return "live_progress requires end_date" }
         switch template {
         case "countdown" where content["end_date"]?.intValue == nil: return "countdown requires end_date"
         case "steps" where content["total_steps"]?.intValue == nil || content["current_step"]?.intValue == nil:

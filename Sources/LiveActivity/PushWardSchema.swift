@@ -56,7 +56,11 @@ public enum PushWardSchema {
         optional("tap_action", .object(tapAction)),
     ]
 
-    public static let generic = ObjectSchema(common + [optional("live_progress", .boolean), optional("end_date", epoch)])
+    /// `live_progress` animates the bar towards `end_date` on the phone: its document says it requires one.
+    public static let generic = ObjectSchema(common + [optional("live_progress", .boolean), optional("end_date", epoch)], checks: [{ object, path in
+        object["live_progress"] == .bool(true) && object["end_date"] == nil
+            ? [PayloadIssue(path: joinedPath(path, "live_progress"), "needs end_date (PushWard animates the bar towards it)")] : []
+    }])
     public static let countdown = ObjectSchema(common + [
         required("end_date", epoch), optional("start_date", epoch), optional("completion_message", .text(maxLength: 512)),
         optional("warning_threshold", .integer(0...86_400)), optional("alarm", .boolean),
@@ -128,7 +132,7 @@ public enum PushWardSchema {
     static let logLine = ObjectSchema([
         required("text", .text(maxLength: 512)), optional("at", epoch), optional("level", .choice(name: "level", ["info", "warn", "error"])),
     ], shorthand: "text")
-    /// The latest lines of a log, newest last; PushWard keeps the backlog itself.
+    /// The latest lines of a log, newest first (its document's order: write them so); PushWard keeps the backlog itself.
     public static let log = ObjectSchema(common + [required("lines", .list(.object(logLine), count: 1...20))])
 
     public static let playbackStates = ["playing", "paused", "stopped", "buffering"]

@@ -56,6 +56,16 @@ struct PushWardContractWalkTests {
         #expect(walked > 100, "walked \(walked) values")
     }
 
+    /// What the document says in words rather than limits: live_progress requires end_date.
+    @Test func liveProgressNeedsAnEndDate() async throws {
+        let without: JSONValue = ["template": "generic", "live_progress": true]
+        let with: JSONValue = ["template": "generic", "live_progress": true, "end_date": 1_795_352_400]
+        #expect(!PayloadNormalizer.normalize(without, as: PushWardSchema.content).1.isEmpty)
+        #expect(PayloadNormalizer.normalize(with, as: PushWardSchema.content).1.isEmpty)
+        #expect(FakePushService.pushWardContentProblem(without) == "live_progress requires end_date")
+        #expect(FakePushService.pushWardContentProblem(with) == nil)
+    }
+
     /// The top level of a create and an update: unknown fields refused, each bound where the document puts it.
     @Test func theRequestsThemselvesAreStrict() async throws {
         let service = try FakePushService(pushWardUpdateOnlyKeys: ["update-only"])
