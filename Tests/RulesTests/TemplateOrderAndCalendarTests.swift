@@ -105,6 +105,35 @@ struct TemplateOrderAndCalendarTests {
         #expect(try Template("{{ states | map(attribute='entity_id') | join(',') }}").evaluate(in: context).text == "light.z,sensor.a,sensor.b")
     }
 
+    /// Jinja's undefined: a lookup that finds nothing prints as nothing, is not defined, iterates as empty and takes
+    /// `default`; arithmetic, a number made of it, or a lookup in it fails (as in Home Assistant).
+    @Test func undefinedIsJinjas() throws {
+        let states = [EntityState(entityID: "sensor.a", state: "1", attributes: ["x": 1], lastChanged: Self.noon)]
+        #expect(try render("[{{ states.sensor.a.attributes.missing }}]", states: states) == "[]")
+        #expect(try render("{{ [1][5] is defined }} {{ {'a': 1}.b | default('d') }} {{ none is defined }} {{ ([] | first) is defined }}") == "False d True False")
+        #expect(try render("{{ states.sensor.a.attributes.missing | length }} {{ states.sensor.a.attributes.missing == none }}", states: states) == "0 False")
+        #expect(try render("{% for x in states.sensor.a.attributes.missing %}{{ x }}{% else %}none{% endfor %}", states: states) == "none")
+        #expect(try render("{{ 'abc' | first }}{{ [] | last }}") == "a")
+        let context = EvaluationContext(states: ["sensor.a": states[0]], now: Self.noon, timeZone: .utc)
+        for failing in ["{{ states.sensor.a.attributes.missing + 1 }}", "{{ states.sensor.a.attributes.missing | float(0) }}",
+                        "{{ states.sensor.a.attributes.missing.deeper }}", "{{ states.sensor.a.attributes.missing < 3 }}"] {
+            #expect(throws: EvaluationError.self, "\(failing)") { try Template(failing).evaluate(in: context) }
+        }
+    }
+
+    /// `states[name]` with a name computed when it runs: an entity id gives the entity (None when it is not there), a
+    /// domain its states, in which `.object_id` and `['object_id']` find one.
+    @Test func statesByANameComputedWhenItRuns() throws {
+        let states = ["sensor.b", "light.z", "sensor.a", "input_select.picker"].map { id in
+            EntityState(entityID: id, state: id == "input_select.picker" ? "light.z" : "on", lastChanged: Self.noon)
+        }
+        #expect(try render("{% set d = 'sensor' %}{{ states[d] | map(attribute='entity_id') | join(',') }}", states: states) == "sensor.b,sensor.a")
+        #expect(try render("{% set d = 'light' %}{{ states[d].z.state }} {{ states[d]['z'].entity_id }}", states: states) == "on light.z")
+        #expect(try render("{{ states[states['input_select.picker'].state].entity_id }}", states: states) == "light.z")
+        #expect(try render("{{ states['sensor.' ~ 'missing'] }} {{ states.light['nothing'] }}", states: states) == "None None")
+        #expect(try Template("{% set d = 'light' %}{{ states[d].z.state }}").readsEveryEntity, "a name computed when it runs can be any entity")
+    }
+
     @Test func datesAndTimes() throws {
         let at = Self.noon + 3723.25  // 13:02:03.25
         #expect(try render("{{ now().date() }} {{ now().time() }}", now: at) == "2026-11-22 13:02:03.250000")

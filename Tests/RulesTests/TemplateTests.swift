@@ -148,7 +148,8 @@ struct TemplateTests {
         ("{{ states('sensor.offline') | float }}", "float got string 'unavailable', which is not a number, and no default"),
         ("{{ 1 / 0 }}", "division by zero"),
         ("{{ 'a' - 1 }}", "unsupported operand types for -: string 'a' and integer 1"),
-        ("{{ state_attr('sensor.missing', 'a').b }}", "none None has no attribute \"b\""),
+        // None.b is Jinja's undefined (printed as nothing); a lookup in it fails.
+        ("{{ state_attr('sensor.missing', 'a').b.c }}", "none has no attribute \"b\": it has no attribute \"c\""),
         ("{{ as_timestamp('soon') }}", "as_timestamp got string 'soon', which is not a date or time"),
     ])
     func failuresAreEvaluationErrorsNotCrashes(source: String, message: String) {

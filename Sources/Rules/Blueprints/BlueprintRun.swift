@@ -231,7 +231,7 @@ extension TemplateValue {
     /// a datetime as its ISO text, a timedelta as its seconds (as a blueprint's variables carry them, rendered).
     public var jinjaLiteral: String {
         switch self {
-        case .none: return "None"
+        case .none, .undefined: return "None"
         case .bool(let value): return value ? "True" : "False"
         case .int(let value): return String(value)
         case .double(let value): return value.isFinite ? "\(value)" : "None"

@@ -4,6 +4,10 @@ import FoundationEssentials
 /// Python's operators over template values, including datetime and timedelta arithmetic.
 enum Arithmetic {
     static func apply(_ op: BinaryOperator, _ l: TemplateValue, _ r: TemplateValue) throws(EvaluationError) -> TemplateValue {
+        // Undefined compares unequal to everything but itself, prints as nothing and holds nothing; anything else
+        // done with it fails, as Jinja's Undefined does.
+        if case .undefined(let why) = l, ![.equal, .notEqual, .concat, .contains, .notContains].contains(op) { throw EvaluationError(why) }
+        if case .undefined(let why) = r, ![.equal, .notEqual, .concat, .contains, .notContains].contains(op) { throw EvaluationError(why) }
         switch op {
         case .concat: return .string(try joined(l.text, r.text, "~"))
         case .equal: return .bool(equal(l, r))
@@ -30,6 +34,7 @@ enum Arithmetic {
             case .mapping(let m):
                 guard case .string(let key) = l else { throw EvaluationError("'in <mapping>' needs a string key") }
                 found = m[key] != nil
+            case .undefined: found = false
             default: throw EvaluationError("cannot test membership in \(r.typeName)")
             }
             return .bool(op == .contains ? found : !found)
@@ -40,6 +45,7 @@ enum Arithmetic {
 
     static func equal(_ l: TemplateValue, _ r: TemplateValue) -> Bool {
         switch (l, r) {
+        case (.undefined, .undefined): return true
         case (.datetime(let a, let x), .datetime(let b, let y)):
             // Python: a naive datetime never equals an aware one.
             return a == b && (x == TemplateValue.naive) == (y == TemplateValue.naive)

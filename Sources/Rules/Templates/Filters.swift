@@ -21,6 +21,9 @@ enum Filters {
             try EvaluationLimits.checkPrintable(value, "the \(filter.rawValue) filter")
         default: break
         }
+        // Undefined takes the filters that read it as text or as a sequence (nothing); a number or a time made of it
+        // fails, as Home Assistant's filters do.
+        if case .undefined(let why) = value, Self.failOnUndefined.contains(filter) { throw EvaluationError(why) }
         switch filter {
         case .float, .int:
             return try Conversions.number(value, integer: filter == .int, fallback: fallback)
@@ -48,6 +51,7 @@ enum Filters {
             // Jinja's default replaces an undefined value (a failed lookup, caught by the evaluator), not None; with
             // boolean=true, anything falsy.
             let boolean = (args.count > 1 ? args[1] : keywords["boolean"])?.isTruthy ?? false
+            if case .undefined = value { return fallback ?? .string("") }
             if boolean && !value.isTruthy { return fallback ?? .string("") }
             return value
         case .upper: return .string(value.text.uppercased())
@@ -119,6 +123,7 @@ enum Filters {
             case .string(let s): return .int(s.count)
             case .list(let l): return .int(l.count)
             case .mapping(let m): return .int(m.count)
+            case .undefined: return .int(0)
             default: throw EvaluationError("\(filter.rawValue) of \(value.typeName)")
             }
         case .join:
@@ -129,10 +134,9 @@ enum Filters {
             }
             return .string(try EvaluationLimits.joining(items.map(\.text), separator: (args.first ?? keywords["d"])?.text ?? "", "join"))
         case .first, .last:
-            guard case .list(let items) = value, let item = filter == .first ? items.first : items.last else {
-                throw EvaluationError("\(filter.rawValue) needs a non-empty list")
-            }
-            return item
+            // Any sequence; nothing in it is undefined, as Jinja's.
+            let items = try TemplateRenderer.iterate(value)
+            return (filter == .first ? items.first : items.last) ?? .undefined("No \(filter.rawValue) item, sequence was empty.")
         case .relativeTime, .timeSince, .timeUntil:
             // Home Assistant's: anything but a datetime comes back as it is, and so does one on the wrong side of now.
             guard case .datetime(let epoch, let offset) = value else { return value }
@@ -453,6 +457,13 @@ enum Filters {
 
 /// Home Assistant's "2 hours", "1 day 3 hours" (dt_util._get_timestring): the largest units first, the last rounded.
 extension Filters {
+    /// Filters that fail on an undefined value: they make a number or a time of it.
+    static let failOnUndefined: Set<Filter> = [
+        .float, .int, .round, .abs, .sqrt, .log, .sin, .cos, .tan, .asin, .acos, .atan, .atan2, .timestampCustom, .timestampLocal,
+        .timestampUTC, .asTimestamp, .asDatetime, .asLocal, .asTimedelta, .multiply, .add, .bitwiseAnd, .bitwiseOr, .bitwiseXor, .ordinal,
+        .isNumber, .relativeTime, .timeSince, .timeUntil, .todayAt, .base64Decode, .ord,
+    ]
+
     /// Jinja's `indent(width=4, first=False, blank=False)`: lines after the first indented, blank ones left alone.
     static func indent(_ text: String, _ args: [TemplateValue], _ keywords: [String: TemplateValue]) throws(EvaluationError) -> String {
         let width = args.first ?? keywords["width"] ?? .int(4)

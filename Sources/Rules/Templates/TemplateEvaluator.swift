@@ -39,7 +39,7 @@ struct TemplateEvaluator {
             default: throw EvaluationError("cannot slice \(value.typeName) \(value.repr)")
             }
         case .variable(let name):
-            guard let value = scope?.lookup(name) else { throw EvaluationError("\(name) is undefined here") }
+            guard let value = scope?.lookup(name) else { return .undefined("'\(name)' is undefined") }
             return value
         case .list(let items):
             var values: [TemplateValue] = []
@@ -99,7 +99,9 @@ struct TemplateEvaluator {
             guard let state = context.states[id]?.state else { return .bool(false) }
             return .bool(state != "unknown" && state != "unavailable")
         case .number(let input, let integer, let fallback):
-            return try Conversions.number(try evaluate(input), integer: integer, fallback: fallback)
+            let value = try evaluate(input)
+            if case .undefined(let why) = value { throw EvaluationError(why) }
+            return try Conversions.number(value, integer: integer, fallback: fallback)
         case .filter(let filter, let input, let arguments, let keywords):
             let value: TemplateValue
             do {
@@ -119,15 +121,18 @@ struct TemplateEvaluator {
             return try Self.bounded(try Filters.apply(filter, value, values, named, context: context))
         case .attribute(let base, let name):
             let value = try evaluate(base)
+            if case .undefined(let why) = value { throw EvaluationError("\(why): it has no attribute \"\(name)\"") }
             if let field = try Self.timeField(value, name) { return field }
             // A groupby group: [grouper, list], as Jinja's named tuple answers .grouper and .list.
             if case .list(let pair) = value, pair.count == 2, case .list = pair[1], name == "grouper" || name == "list" {
                 return pair[name == "grouper" ? 0 : 1]
             }
-            guard case .mapping(let members) = value else {
-                throw EvaluationError("\(value.typeName) \(value.repr) has no attribute \"\(name)\"")
+            // A domain's states (`states[domain].washer`): the entity by its object id.
+            if let entity = Self.entity(named: name, among: value) { return entity }
+            // Jinja: an attribute not there is undefined (printed as nothing), not an error.
+            guard case .mapping(let members) = value, let member = members[name] else {
+                return .undefined("\(value.typeName) has no attribute \"\(name)\"")
             }
-            guard let member = members[name] else { throw EvaluationError("no attribute \"\(name)\"") }
             return member
         case .method(let base, let method, let arguments, let keywords):
             let value = try evaluate(base)
@@ -137,23 +142,27 @@ struct TemplateEvaluator {
             for (name, e) in keywords { named[name] = try evaluate(e) }
             return try Self.bounded(try Methods.call(method, on: value, args, named, context: context))
         case .item(let base, let key):
+            // states[name]: an entity by its id, or a domain's states, named when the template runs.
+            if case .allStates = base { return Self.states(named: try evaluate(key), in: context) }
             let container = try evaluate(base)
             let index = try evaluate(key)
+            if case .undefined(let why) = container { throw EvaluationError("\(why): it has no item \(index.repr)") }
+            if case .string(let name) = index, let entity = Self.entity(named: name, among: container) { return entity }
+            // Jinja: a key or index not there is undefined, not an error.
             switch (container, index) {
             case (.mapping(let m), .string(let k)):
-                guard let v = m[k] else { throw EvaluationError("no key \"\(k)\"") }
-                return v
+                return m[k] ?? .undefined("no key \(index.repr)")
             case (.list(let l), .int(let i)):
                 let position = i < 0 ? l.count + i : i
-                guard l.indices.contains(position) else { throw EvaluationError("index \(i) out of range") }
+                guard l.indices.contains(position) else { return .undefined("list index \(i) out of range") }
                 return l[position]
             case (.string(let s), .int(let i)):
                 let characters = Array(s)
                 let position = i < 0 ? characters.count + i : i
-                guard characters.indices.contains(position) else { throw EvaluationError("string index \(i) out of range") }
+                guard characters.indices.contains(position) else { return .undefined("string index \(i) out of range") }
                 return .string(String(characters[position]))
             default:
-                throw EvaluationError("cannot index \(container.typeName) with \(index.typeName)")
+                return .undefined("\(container.typeName) has no item \(index.repr)")
             }
         case .macroCall(let macro, let arguments, let keywords):
             // Its own scope: the arguments, then the defaults; the caller's names are not seen, as in Jinja.
@@ -175,7 +184,7 @@ struct TemplateEvaluator {
             switch test {
             case .defined, .undefined:
                 let defined: Bool
-                do { defined = try evaluate(operand) != .none } catch { defined = false }
+                do { if case .undefined = try evaluate(operand) { defined = false } else { defined = true } } catch { defined = false }
                 result = test == .defined ? defined : !defined
             case .none: result = (try? evaluate(operand)) == TemplateValue.none
             case .number, .string, .even, .odd:
@@ -253,6 +262,25 @@ struct TemplateEvaluator {
         default:
             return nil
         }
+    }
+
+    /// `states[name]`: the entity (None when it is not there) for an entity id, the domain's states for a domain.
+    static func states(named key: TemplateValue, in context: EvaluationContext) -> TemplateValue {
+        guard case .string(let name) = key else { return .undefined("states has no item \(key.repr)") }
+        if name.contains(".") { return context.states[name].map(entityObject) ?? .none }
+        let prefix = name + "."
+        return .list(context.inStateMachineOrder(context.states.keys.filter { $0.hasPrefix(prefix) }).map { entityObject(context.states[$0]!) })
+    }
+
+    /// In a domain's states (`states[domain]`, `states.light`), the entity whose object id is `name`; nil when
+    /// `container` is not a list of states, None when none has that id (as Home Assistant's domain states answer).
+    static func entity(named name: String, among container: TemplateValue) -> TemplateValue? {
+        guard case .list(let items) = container, case .mapping(let first)? = items.first, first["object_id"] != nil, first["entity_id"] != nil,
+              first["domain"] != nil else { return nil }
+        for item in items {
+            if case .mapping(let members) = item, members["object_id"] == .string(name) { return item }
+        }
+        return TemplateValue.none
     }
 
     static func entityObject(_ state: EntityState) -> TemplateValue {

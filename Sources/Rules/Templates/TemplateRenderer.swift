@@ -107,6 +107,7 @@ struct TemplateRenderer {
         case .list(let items): return items
         case .mapping(let members): return members.keys.map(TemplateValue.string)
         case .string(let s): return s.map { .string(String($0)) }
+        case .undefined: return []
         default: throw EvaluationError("\(value.typeName) \(value.repr) is not iterable")
         }
     }

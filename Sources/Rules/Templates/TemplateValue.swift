@@ -22,6 +22,10 @@ public enum TemplateValue: Sendable, Equatable {
     case time(Int)
     case list([TemplateValue])
     case mapping(TemplateMapping)
+    /// Jinja's undefined: what a lookup that found nothing gives (a missing attribute or key, an index past the end,
+    /// `first` of nothing). It prints as nothing, is false, iterates as empty, is not `defined` and `default`
+    /// replaces it; arithmetic on it, a number made of it, or a lookup in it fails with `why`.
+    case undefined(String)
 
     public init(_ json: JSONValue) {
         switch json {
@@ -46,6 +50,7 @@ public enum TemplateValue: Sendable, Equatable {
         case .datetime: return true
         case .timedelta(let s): return s != 0
         case .date, .time: return true
+        case .undefined: return false
         case .list(let l): return !l.isEmpty
         case .mapping(let m): return !m.isEmpty
         }
@@ -95,6 +100,7 @@ public enum TemplateValue: Sendable, Equatable {
         case .timedelta(let seconds): return TemplateValue.durationText(seconds)
         case .date(let days): return CalendarValues.text(date: days)
         case .time(let micros): return CalendarValues.text(time: micros)
+        case .undefined: return ""
         case .list, .mapping:
             var out = ""
             write(into: &out)
@@ -166,6 +172,7 @@ public enum TemplateValue: Sendable, Equatable {
         case .time: return "time"
         case .list: return "list"
         case .mapping: return "mapping"
+        case .undefined: return "undefined"
         }
     }
 
@@ -183,6 +190,7 @@ public enum TemplateValue: Sendable, Equatable {
         case .time: return "time"
         case .list: return "list"
         case .mapping: return "dict"
+        case .undefined: return "Undefined"
         }
     }
 
@@ -198,6 +206,7 @@ public enum TemplateValue: Sendable, Equatable {
         case .timedelta, .date, .time: return .string(text)
         case .list(let l): return .array(l.map(\.json))
         case .mapping(let m): return .object(m.dictionary.mapValues(\.json))
+        case .undefined: return .null
         }
     }
 
