@@ -76,12 +76,26 @@ enum Filters {
                 throw EvaluationError("abs got \(value.typeName) \(value.repr)")
             }
         case .min, .max:
-            guard case .list(let items) = value, var best = items.first else {
-                throw EvaluationError("\(filter.rawValue) needs a non-empty list")
+            // Jinja's min/max(case_sensitive=False, attribute=None): text compared without case, items by an
+            // attribute (dotted) when one is named; nothing in the sequence is undefined.
+            let items = try TemplateRenderer.iterate(value)
+            guard var best = items.first else { return .undefined("No aggregated item, sequence was empty.") }
+            let caseSensitive = keywords["case_sensitive"]?.isTruthy ?? false
+            let attribute = keywords["attribute"].map(\.text)
+            func key(_ item: TemplateValue) throws(EvaluationError) -> TemplateValue {
+                var key = item
+                if let attribute {
+                    guard let found = try Sequences.attribute(item, attribute) else { throw EvaluationError("\(item.typeName) has no attribute \"\(attribute)\"") }
+                    key = found
+                }
+                if !caseSensitive, case .string(let s) = key { return .string(s.lowercased()) }
+                return key
             }
+            var bestKey = try key(best)
             for item in items.dropFirst() {
-                let order = try Arithmetic.compare(item, best)
-                if (filter == .min && order < 0) || (filter == .max && order > 0) { best = item }
+                let itemKey = try key(item)
+                let order = try Arithmetic.compare(itemKey, bestKey)
+                if (filter == .min && order < 0) || (filter == .max && order > 0) { best = item; bestKey = itemKey }
             }
             return best
         case .timestampCustom:
@@ -301,20 +315,29 @@ enum Filters {
             guard let d = Conversions.float(value) else { return .bool(false) }
             return .bool(d.isFinite)
         case .sqrt, .log, .sin, .cos, .tan:
+            // Home Assistant's: the default (keyword, or log's third and the others' second) for anything that is
+            // not a number or has no answer (a math domain error).
+            let mathFallback = keywords["default"] ?? (filter == .log ? (args.count > 1 ? args[1] : nil) : args.first)
             guard let d = Conversions.float(value) else {
-                if let fallback = keywords["default"] ?? (filter == .log ? (args.count > 1 ? args[1] : nil) : args.first) { return fallback }
+                if let mathFallback { return mathFallback }
                 throw EvaluationError("\(filter.rawValue) got \(value.typeName) \(value.repr), which is not a number")
             }
             switch filter {
             case .sqrt:
-                guard d >= 0 || d.isNaN else { throw EvaluationError("sqrt of \(TemplateValue.pythonFloat(d)): math domain error") }
+                guard d >= 0 || d.isNaN else {
+                    if let mathFallback { return mathFallback }
+                    throw EvaluationError("sqrt of \(TemplateValue.pythonFloat(d)): math domain error")
+                }
                 return .double(d.squareRoot())
             case .log:
-                let base = try (args.first ?? keywords["base"]).map { b throws(EvaluationError) -> Double in
-                    guard let n = Conversions.float(b) else { throw EvaluationError("log's base must be a number, got \(b.typeName) \(b.repr)") }
-                    return n
-                } ?? M_E
-                guard d > 0, base > 0, base != 1 else { throw EvaluationError("log of \(TemplateValue.pythonFloat(d)): math domain error") }
+                guard let base = (args.first ?? keywords["base"]).map({ Conversions.float($0) }) ?? M_E else {
+                    if let mathFallback { return mathFallback }
+                    throw EvaluationError("log's base must be a number, got \((args.first ?? keywords["base"])!.repr)")
+                }
+                guard d > 0, base > 0, base != 1 else {
+                    if let mathFallback { return mathFallback }
+                    throw EvaluationError("log of \(TemplateValue.pythonFloat(d)): math domain error")
+                }
                 return .double(Glibc.log(d) / Glibc.log(base))
             case .sin: return .double(Glibc.sin(d))
             case .cos: return .double(Glibc.cos(d))
@@ -327,13 +350,13 @@ enum Filters {
             return total
         case .average:
             guard case .list(let items) = value, !items.isEmpty else {
-                if let fallback = args.first ?? keywords["default"] { return fallback }
+                if let fallback = keywords["default"] ?? args.first { return fallback }
                 throw EvaluationError("average needs a non-empty list of numbers")
             }
             var total = 0.0
             for item in items {
                 guard let n = item.number, !item.isText else {
-                    if let fallback = args.first ?? keywords["default"] { return fallback }
+                    if let fallback = keywords["default"] ?? args.first { return fallback }
                     throw EvaluationError("average got \(item.typeName) \(item.repr), which is not a number")
                 }
                 total += n

@@ -83,7 +83,7 @@ enum Functions {
             return try Filters.apply(filter, try argument(0), Array(args.dropFirst()), keywords, context: context)
         case .min, .max:
             let items = args.count == 1 ? (args[0].listItems ?? args) : args
-            return try Filters.apply(function == .min ? .min : .max, .list(items), [], [:], context: context)
+            return try Filters.apply(function == .min ? .min : .max, .list(items), [], keywords, context: context)
         case .todayAt:
             return try Filters.apply(.todayAt, args.first ?? .string(""), [], [:], context: context)
         case .iif, .isNumber, .sqrt, .log, .sin, .cos, .tan, .asLocal, .relativeTime, .timeSince, .timeUntil,
