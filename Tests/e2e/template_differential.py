@@ -14,15 +14,18 @@ compared as text. Home Assistant's answers are written to Tests/e2e/template-res
 "user", with all of Home Assistant's states in its order), which `make test` holds LiveBridge to offline.
 
 A state value (or a string attribute) of the form `@now+1h30m` or `@now-2d|%Y-%m-%d %H:%M:%S` is a time relative to
-the run's now(): ISO 8601 in UTC, or formatted in Home Assistant's time zone after `|`. Countdowns stay countdowns
+the run's now(): ISO 8601 in UTC, formatted in Home Assistant's time zone after `|`, or `|timestamp` its Unix time (an
+attribute's number; a state's text). Countdowns stay countdowns
 whenever the corpus runs.
 """
 import asyncio
+import concurrent.futures
 import datetime
 import json
 import os
 import re
 import subprocess
+import time
 import zoneinfo
 
 import yaml
@@ -62,6 +65,8 @@ def resolve(value, now, zone):
     for sign, amount, unit in re.findall(r"([+-])(\d+)([smhdw])", match.group(1)):
         delta = datetime.timedelta(**{UNITS[unit]: int(amount)})
         moment = moment + delta if sign == "+" else moment - delta
+    if match.group(2) == "timestamp":
+        return moment.timestamp()
     if match.group(2):
         return moment.astimezone(zoneinfo.ZoneInfo(zone)).strftime(match.group(2))
     return moment.astimezone(datetime.timezone.utc).replace(microsecond=0).isoformat()
@@ -104,7 +109,7 @@ async def run(session, ha, token, livebridge, work, ws_call, log):
         # itself once core has started, over the first write.
         for attempt in range(2):
             for entity_id, entry in wanted.items():
-                body = {"state": resolve(entry["state"], started, zone),
+                body = {"state": str(resolve(entry["state"], started, zone)),
                         "attributes": resolve(entry.get("attributes", {}), started, zone)}
                 async with session.post(f"{ha.base}/api/states/{entity_id}", json=body, headers=headers) as response:
                     assert response.status in (200, 201), f"setting {entity_id}: HTTP {response.status}"
@@ -132,6 +137,32 @@ async def run(session, ha, token, livebridge, work, ws_call, log):
         assert answer.returncode == 0, answer.stderr
         ours = {int(line["id"]): line for line in map(json.loads, answer.stdout.splitlines())}
         return now, home, [ours[i] for i in range(len(templates))]
+
+    async def render_each(templates, states_file):
+        """Like render_all, but each template rendered by LiveBridge at the moment Home Assistant rendered it (the
+        middle of its request; core runs on this machine's clock): a template reading now() against a state set a
+        few seconds ago (`relative_time(states.x.last_changed)`) is compared at the same second, not at the start of
+        the run. Home Assistant's answers, the moments, LiveBridge's answers."""
+        now = (await render("{{ now().isoformat() }}"))["result"]
+        home, at = {}, {}
+        for template in templates:
+            if template not in home:
+                before = time.time()
+                home[template] = await render(template)
+                middle = datetime.datetime.fromtimestamp((before + time.time()) / 2, zoneinfo.ZoneInfo(zone))
+                at[template] = middle.isoformat()
+
+        def one(template):
+            request = json.dumps({"id": 0, "template": template}) + "\n"
+            answer = subprocess.run([livebridge, "template", "--states", states_file, "--at", at[template], "--url", ha.base,
+                                     "--token-file", token_file], input=request,
+                                    capture_output=True, text=True, timeout=60, env={**os.environ, "TZ": zone})
+            assert answer.returncode == 0, answer.stderr
+            return json.loads(answer.stdout.splitlines()[0])
+
+        with concurrent.futures.ThreadPoolExecutor(4) as pool:
+            ours = list(pool.map(one, templates))
+        return now, home, at, ours
 
     # docs/template-examples.yaml, on its own states, strictly.
     before = {s["entity_id"] for s in await all_states()}
@@ -162,10 +193,10 @@ async def run(session, ha, token, livebridge, work, ws_call, log):
         async with session.delete(f"{ha.base}/api/states/{entity_id}", headers=headers) as response:
             assert response.status in (200, 404), f"removing {entity_id}: HTTP {response.status}"
     states, states_file = await set_states(user["states"])
-    now, home, ours = await render_all([e["template"] for e in user["templates"]], states_file)
+    now, home, at, ours = await render_each([e["template"] for e in user["templates"]], states_file)
     # All of Home Assistant's states, in its order: templates over all states (`states | count`) and its iteration
-    # order (`states.light`) offline as they were here.
-    recorded["user"] = {"now": now, "states": states, "results": home}
+    # order (`states.light`) offline as they were here. `at`: the moment Home Assistant rendered each template.
+    recorded["user"] = {"now": now, "states": states, "results": home, "at": at}
     with open(RESULTS, "w") as f:
         json.dump(recorded, f, indent=1, sort_keys=True)
         f.write("\n")
