@@ -23,6 +23,7 @@ import aiohttp
 import template_differential
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+CORE_TZ = "Europe/Berlin"
 LIVEBRIDGE = os.environ.get("LIVEBRIDGE_BIN", os.path.join(ROOT, ".build", "debug", "livebridge"))
 # Core in a chroot (run.sh), or the hass beside this Python when run inside core's own venv.
 CORE_ROOT = os.environ.get("LIVEBRIDGE_E2E_ROOT", "")
@@ -63,7 +64,9 @@ class HomeAssistant:
         command = [HASS, "-c", self.config_dir, "--skip-pip-packages", "turbojpeg"]
         if CORE_ROOT:
             # The same folder seen from inside the root; chroot and env exec, so the process is hass itself.
-            command = ["chroot", CORE_ROOT, "/usr/bin/env", "-i", "PATH=/usr/local/bin:/usr/bin:/bin", "HOME=/root", "LANG=C.UTF-8",
+            # TZ as Home Assistant OS's Supervisor sets it for core (the configured zone; the template corpora's):
+            # Python reads a naive time in it (as_timestamp('2018-12-12')).
+            command = ["chroot", CORE_ROOT, "/usr/bin/env", "-i", "PATH=/usr/local/bin:/usr/bin:/bin", "HOME=/root", "LANG=C.UTF-8", f"TZ={CORE_TZ}",
                        f"SSL_CERT_FILE={CA}", f"PIP_CERT={CA}", f"REQUESTS_CA_BUNDLE={CA}", HASS, "-c",
                        self.config_dir[len(CORE_ROOT):], "--skip-pip-packages", "turbojpeg"]
         self.process = subprocess.Popen(command, stdout=self.log_file, stderr=subprocess.STDOUT)

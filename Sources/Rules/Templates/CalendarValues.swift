@@ -93,6 +93,7 @@ enum CalendarValues {
             let second = try field(keywords, "second", micros / 1_000_000 % 60, 0...59)
             let micro = try field(keywords, "microsecond", micros % 1_000_000, 0...999_999)
             return .time(((hour * 60 + minute) * 60 + second) * 1_000_000 + micro)
+        case (.today, .date): return nil  // Methods: it needs now()
         case (_, .date), (_, .time):
             throw EvaluationError("\(value.pythonTypeName) has no method \(method.rawValue)()")
         default:

@@ -255,7 +255,7 @@ enum Filters {
             return try Functions.call(Function(rawValue: filter.rawValue)!, [value] + args, keywords, context: context)
         case .combine:
             return try Functions.call(.combine, [value] + args, keywords, context: context)
-        case .union, .intersect, .difference, .symmetricDifference, .md5, .sha1, .sha256, .sha512:
+        case .union, .intersect, .difference, .symmetricDifference, .md5, .sha1, .sha256, .sha512, .clamp, .wrap, .remap:
             return try Functions.call(Function(rawValue: filter.rawValue)!, [value] + args, keywords, context: context)
         case .tojson:
             // Jinja's tojson(indent=None): json.dumps with keys sorted and ASCII only, then <, >, & and ' escaped for HTML.
@@ -287,7 +287,8 @@ enum Filters {
         case .urlencode:
             // Jinja's urlencode: a mapping (or pairs) as a query, other text quoted with / kept.
             if case .mapping(let members) = value {
-                return .string(members.keys.map { PercentEncoding.quote($0, safe: "") + "=" + PercentEncoding.quote(members[$0]!.text, safe: "") }
+                // Jinja's url_quote(for_qs=True): nothing safe, a space as +.
+                return .string(members.keys.map { PercentEncoding.plus($0) + "=" + PercentEncoding.plus(members[$0]!.text) }
                     .joined(separator: "&"))
             }
             return .string(PercentEncoding.quote(value.text, safe: "/"))

@@ -137,6 +137,9 @@ enum Functions {
             return try SetOperations.set(try argument(0))
         case .union, .intersect, .difference, .symmetricDifference:
             return try SetOperations.apply(SetOperations.Operation(rawValue: function.rawValue)!, try argument(0), try argument(1))
+        case .clamp: return try RangeMath.clamp(args)
+        case .wrap: return try RangeMath.wrap(args)
+        case .remap: return try RangeMath.remap(args, keywords)
         case .md5, .sha1, .sha256, .sha512:
             return .string(Digests.hexDigest(Digests.Kind(rawValue: function.rawValue)!, of: try argument(0).text))
         case .tuple:
@@ -221,8 +224,9 @@ extension Functions {
             // Marked before its members are looked at, so a group that contains itself ends.
             seen.insert(id)
             let domain = id.prefix { $0 != "." }
-            if domain == "group" || (domain != "zone" && state.attribute("entity_id")?.arrayValue != nil) {
-                // A group (or a group platform's entity, such as a light group): its members.
+            // A group: its members. Home Assistant also expands the group integration's entities of other domains (a
+            // light group), which it tells by the entity's source; states alone do not say, so those stay as they are.
+            if domain == "group" {
                 if let members = state.attribute("entity_id")?.arrayValue { search += members.map(TemplateValue.init) }
             } else if domain == "zone" {
                 if let persons = state.attribute("persons")?.arrayValue { search += persons.map(TemplateValue.init) }

@@ -9,6 +9,16 @@ enum Methods {
         if let result = try CalendarValues.call(method, on: value, args, keywords) { return result }
         switch (method, value) {
         case (.date, .datetime(let t, let offset)): return CalendarValues.date(of: t, offset)
+        // datetime.today() (called on one, as `now().today()`): the local time now, without a zone; date.today() its day.
+        case (.today, .datetime):
+            return .datetime(context.now + Double(context.timeZone.secondsFromGMT(at: context.now)), offset: TemplateValue.naive)
+        case (.today, .date):
+            return CalendarValues.date(of: context.now + Double(context.timeZone.secondsFromGMT(at: context.now)), TemplateValue.naive)
+        // astimezone() without a zone: the same instant in the local zone (a naive one read as local first).
+        case (.astimezone, .datetime(let t, let offset)):
+            guard args.isEmpty, keywords.isEmpty else { throw EvaluationError("astimezone() takes no zone here: it converts to the local zone") }
+            let instant = TemplateValue.instant(t, offset, zone: context.timeZone)
+            return .datetime(instant, offset: context.timeZone.secondsFromGMT(at: instant))
         case (.time, .datetime(let t, let offset)): return CalendarValues.time(of: t, offset)
         case (.replace, .datetime(let t, let offset)):
             // datetime.replace(year=…, …, microsecond=…): the wall time's fields changed, the zone kept.

@@ -6,12 +6,8 @@
 /// separate words, so such text slugifies differently (documented in the README).
 enum Slug {
     static func make(_ value: TemplateValue, separator: String) throws(EvaluationError) -> String {
-        let text: String
-        switch value {
-        case .none: return ""
-        case .string(let s): text = s
-        default: throw EvaluationError("slugify needs text, got \(value.typeName) \(value.repr)")
-        }
+        // Home Assistant 2026 slugifies str(value): a number as its digits, None as "none".
+        let text = value.text
         guard !text.isEmpty else { return "" }
         var plain = ""
         for scalar in decodingReferences(text).unicodeScalars {

@@ -291,6 +291,8 @@ struct TemplateEvaluator {
         return .mapping([
             "entity_id": .string(state.entityID), "state": .string(state.state), "attributes": .mapping(attributes),
             "last_changed": .datetime(state.lastChanged), "last_updated": .datetime(state.lastUpdated),
+            // Not kept apart: Home Assistant's last_reported is last_updated until an unchanged report comes.
+            "last_reported": .datetime(state.lastUpdated),
             "name": .string(name), "domain": .string(String(state.entityID.split(separator: ".").first ?? "")),
             "object_id": .string(objectID),
         ])

@@ -404,6 +404,19 @@ struct TemplateParser {
         while accept("|") {
             try link(&links)
             guard case .name(let name) = current else { throw error("expected a filter name after \"|\"") }
+            // Home Assistant's entity functions are filters too (`'sensor.x' | states`): the call, the value first.
+            if Filter(rawValue: name) == nil, let function = Function(rawValue: name), function.readsEntity || function == .expand {
+                advance()
+                var arguments: [Expression] = []
+                var keywords: [(String, Expression)] = []
+                if accept("(") { (arguments, keywords) = try argumentList() }
+                if function == .expand { readsEveryEntity = true }
+                if function.readsEntity {
+                    if case .literal(.string(let id)) = value { entityIDs.insert(id) } else { readsEveryEntity = true }
+                }
+                value = try postfix(after: Self.fastForm(.call(function, [value] + arguments, keywords: keywords)))
+                continue
+            }
             guard let filter = Filter(rawValue: name) else {
                 if let remote = homeAssistantOnly(name, at: offset) { throw remote }
                 let suggestion = Suggestion.closest(to: name, in: Filter.allCases.map(\.rawValue)).map { "did you mean \($0)? " } ?? ""
@@ -414,6 +427,12 @@ struct TemplateParser {
             var arguments: [Expression] = []
             var keywords: [(String, Expression)] = []
             if accept("(") { (arguments, keywords) = try argumentList() }
+            // select('is_hidden_entity'), map('area_name'): a test or filter only Home Assistant has, by its name.
+            let namedPosition = [.selectattr, .rejectattr].contains(filter) ? 1 : 0
+            if [.map, .select, .reject, .selectattr, .rejectattr].contains(filter), arguments.count > namedPosition,
+               case .literal(.string(let named)) = arguments[namedPosition], let remote = homeAssistantOnly(named, at: offset) {
+                throw remote
+            }
             // map('states'), select('is_state', 'on'): entities named by the items, known only when it runs.
             if [.map, .select, .reject, .selectattr, .rejectattr].contains(filter),
                arguments.contains(where: { if case .literal(.string(let n)) = $0 { Function(rawValue: n)?.readsEntity == true } else { false } }) {

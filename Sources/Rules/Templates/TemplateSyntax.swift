@@ -98,7 +98,7 @@ enum Function: String, Sendable, CaseIterable {
     case relativeTime = "relative_time", timeSince = "time_since", timeUntil = "time_until", todayAt = "today_at"
     case slugify, strptime, urlencode, asin, acos, atan, atan2, typeof, flatten, expand, dict
     case tuple, zip, combine, set, union, intersect, difference, symmetricDifference = "symmetric_difference"
-    case md5, sha1, sha256, sha512
+    case md5, sha1, sha256, sha512, clamp, wrap, remap
     case bitwiseAnd = "bitwise_and", bitwiseOr = "bitwise_or", bitwiseXor = "bitwise_xor"
 
     var readsEntity: Bool {
@@ -124,7 +124,7 @@ enum Filter: String, Sendable, CaseIterable {
     case timestampLocal = "timestamp_local", timestampUTC = "timestamp_utc", asin, acos, atan, atan2
     case isDefined = "is_defined", typeof
     case tojson, slice, urlencode, union, intersect, difference, symmetricDifference = "symmetric_difference"
-    case md5, sha1, sha256, sha512
+    case md5, sha1, sha256, sha512, clamp, wrap, remap
     case bitwiseAnd = "bitwise_and", bitwiseOr = "bitwise_or", bitwiseXor = "bitwise_xor", combine
 }
 
@@ -133,5 +133,5 @@ enum Method: String, Sendable, CaseIterable {
     case totalSeconds = "total_seconds", timestamp, isoformat, strftime
     case lower, upper, strip, split, startswith, endswith, replace
     case items, keys, values, weekday, isoweekday, format, join, get, count, index, title, capitalize
-    case lstrip, rstrip, isdigit, zfill, date, time
+    case lstrip, rstrip, isdigit, zfill, date, time, today, astimezone
 }
