@@ -67,11 +67,16 @@ enum TemplateCommand {
 
     /// The text a template renders to, or why it cannot.
     static func render(_ source: String, in context: EvaluationContext) -> Result<String, RefusalError> {
+        // As Home Assistant renders it: a name nothing defines is undefined (nothing), said on standard error.
         let template: Template
-        do throws(Template.CompileError) { template = try Template(source) } catch {
+        do throws(Template.CompileError) {
+            let (compiled, undefined) = try Template.leniently(source)
+            template = compiled
+            for name in undefined { standardError("livebridge template: note: \(name) is not defined: it renders as nothing, as in Home Assistant") }
+        } catch {
             return .failure(RefusalError(description: "refused: \(error.message)"))
         }
-        do throws(EvaluationError) { return .success(try template.evaluate(in: context).text) } catch {
+        do throws(EvaluationError) { return .success(try template.evaluate(in: context, variables: [:]).text) } catch {
             return .failure(RefusalError(description: "failed: \(error.message)"))
         }
     }

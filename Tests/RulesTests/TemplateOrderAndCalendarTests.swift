@@ -134,6 +134,34 @@ struct TemplateOrderAndCalendarTests {
         #expect(try Template("{% set d = 'light' %}{{ states[d].z.state }}").readsEveryEntity, "a name computed when it runs can be any entity")
     }
 
+    /// What users' templates reach for, each as Home Assistant 2026.11 answers it.
+    @Test func homeAssistantsOwnFunctionsAndForms() throws {
+        let states = ["sensor.a", "person.x", "group.g"].map { id in
+            EntityState(entityID: id, state: "1", attributes: id == "group.g" ? ["entity_id": ["sensor.a", "person.x"]] : [:], lastChanged: Self.noon)
+        }
+        #expect(try render("{{ clamp(15, 0, 10) }} {{ -5 | clamp(0, 10) }} {{ wrap(15, 0, 10) }} {{ -5 | wrap(0, 10) }}") == "10.0 0.0 5.0 5.0")
+        #expect(try render("{{ remap(5, 0, 6, 0, 740, steps=10) }} {{ 50 | remap(0, 100, 0, 10, steps=8) }} {{ 7 | remap(0, 5, 0, 1, edges='mirror') }}") == "592.0 5.0 0.6")
+        #expect(try render("{{ 'sensor.a' | states }} {{ 'sensor.a' | is_state('1') }} {{ 'group.g' | expand | map(attribute='entity_id') | list }}", states: states)
+                == "1 True ['person.x', 'sensor.a']")
+        #expect(try render("{{ states.person | map(attribute='attributes.friendly_name') | join(', ') }}|", states: states) == "|")
+        #expect(try render("{{ [{'a': 1}, {'b': 2}] | selectattr('a', 'eq', none) | list }}") == "[]")
+        #expect(try render("{{ [{'a': 2, 'b': 1}, {'a': 1, 'b': 2}] | min(attribute='b') }} {{ ['B', 'a'] | max }}") == "{'a': 2, 'b': 1} B")
+        #expect(try render("{{ log(0, 10, 1) }} {{ sqrt(-1, default=1) }} {{ average([], 5, default=-1) }}") == "1 1 -1")
+        #expect(try render("{{ 123 | slugify }} {{ {'k': 'a b'} | urlencode }}") == "123 k=a+b")
+        #expect(try render("{{ timedelta(hours=25, minutes=3) | timedelta_string(2) }}") == "1 day 1 hour")
+        #expect(try render("{{ strptime('2016-10-19 15:22:05 UTC', '%Y-%m-%d %H:%M:%S %Z') }}") == "2016-10-19 15:22:05")
+        #expect(try render("{{ time_until(strptime('2000-01-01 11:00:00', '%Y-%m-%d %H:%M:%S')) }}") == "2000-01-01 11:00:00+00:00")
+        #expect(try render("{{ now().today() }} {{ now().astimezone() }}") == "2026-11-22 12:00:00 2026-11-22 12:00:00+00:00")
+        // A registry test named in select/reject: only Home Assistant can render it.
+        #expect(try Template("{{ states.sensor | reject('is_hidden_entity') | list }}").renderedByHomeAssistant != nil)
+        #expect(try Template("{{ states.sensor | selectattr('state', 'eq', 'area_name') | list }}").renderedByHomeAssistant == nil)
+        // One-off rendering takes a name nothing defines as undefined, as Home Assistant; rules refuse it.
+        let (lenient, undefined) = try Template.leniently("{{ not_there | default('d') }}")
+        #expect(undefined == ["not_there"])
+        #expect(try lenient.evaluate(in: EvaluationContext(states: [:], now: Self.noon, timeZone: .utc), variables: [:]).text == "d")
+        #expect(throws: Template.CompileError.self) { try Template("{{ not_there | default('d') }}") }
+    }
+
     @Test func datesAndTimes() throws {
         let at = Self.noon + 3723.25  // 13:02:03.25
         #expect(try render("{{ now().date() }} {{ now().time() }}", now: at) == "2026-11-22 13:02:03.250000")

@@ -141,7 +141,8 @@ enum Filters {
             default: throw EvaluationError("\(filter.rawValue) of \(value.typeName)")
             }
         case .join:
-            guard case .list(var items) = value else { throw EvaluationError("join needs a list") }
+            // Any sequence (a string's characters, a mapping's keys, undefined's nothing), as Jinja's.
+            var items = try TemplateRenderer.iterate(value)
             // join(d='', attribute=None), as Jinja's.
             if let attribute = keywords["attribute"]?.text {
                 items = try items.map { item throws(EvaluationError) in try Sequences.attribute(item, attribute) ?? .none }
@@ -155,10 +156,18 @@ enum Filters {
             // Home Assistant's: anything but a datetime comes back as it is, and so does one on the wrong side of now.
             guard case .datetime(let epoch, let offset) = value else { return value }
             let t = TemplateValue.instant(epoch, offset, zone: context.timeZone)
+            // A naive datetime is read as local time first, and comes back so when it is on the wrong side of now.
+            let shown: TemplateValue = offset == TemplateValue.naive ? .datetime(t, offset: context.timeZone.secondsFromGMT(at: t)) : value
             let precision = filter == .relativeTime ? 1 : ((args.first ?? keywords["precision"])?.integer ?? 1)
             let delta = filter == .timeUntil ? t - context.now : context.now - t
-            guard delta >= 0 else { return value }
+            guard delta >= 0 else { return shown }
             guard let seconds = Int(truncating: delta.rounded(.toNearestOrEven)), seconds >= 0 else { return value }
+            return .string(TimeText.since(seconds, precision: precision))
+        case .timedeltaString:
+            // Home Assistant's timedelta_string(precision=1): a timedelta in words, its sign dropped; anything else as it is.
+            guard case .timedelta(let delta) = value else { return value }
+            let precision = (args.first ?? keywords["precision"])?.integer ?? 1
+            guard let seconds = Int(truncating: Swift.abs(delta).rounded(.toNearestOrEven)) else { return value }
             return .string(TimeText.since(seconds, precision: precision))
         case .todayAt:
             // Local midnight today, at the time given (H:MM or H:MM:SS).
@@ -560,7 +569,10 @@ enum Sequences {
         switch filter {
         case .map:
             if let attribute = keywords["attribute"]?.text {
-                return try items.map { item throws(EvaluationError) in try Self.attribute(item, attribute) ?? keywords["default"] ?? .none }
+                // An item without it gives the default, else undefined (joined as nothing), as Jinja's.
+                return try items.map { item throws(EvaluationError) in
+                    try Self.attribute(item, attribute) ?? keywords["default"] ?? .undefined("\(item.typeName) has no attribute \"\(attribute)\"")
+                }
             }
             guard let name = args.first?.text else {
                 throw EvaluationError("map needs a filter name or attribute=…, got nothing")
@@ -584,13 +596,13 @@ enum Sequences {
             var kept: [TemplateValue] = []
             for item in items {
                 let found = try Self.attribute(item, attribute)
-                // A missing attribute is Jinja's undefined: not `defined`, and none to every other test.
+                // A missing attribute is Jinja's undefined: not `defined`, equal to nothing, and an error to compare.
                 let name = args.count > 1 ? args[1].text : nil
                 if found == nil, name == "defined" || name == "undefined" {
                     if (name == "undefined") == (filter == .selectattr) { kept.append(item) }
                     continue
                 }
-                let field = found ?? .none
+                let field = found ?? .undefined("\(item.typeName) has no attribute \"\(attribute)\"")
                 if try test(args.count > 1 ? args[1].text : nil, field, args.count > 2 ? args[2] : nil, Array(args.dropFirst(3)), context: context) == (filter == .selectattr) {
                     kept.append(item)
                 }

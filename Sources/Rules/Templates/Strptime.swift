@@ -70,6 +70,11 @@ enum Strptime {
                 // Python: minutes 00–59, and the offset strictly within a day.
                 guard let minutes = digits(2), minutes < 60, hours < 24 else { return nil }
                 offset = (sign == "-" ? -1 : 1) * (hours * 3600 + minutes * 60)
+            case "Z":
+                // Python's %Z takes UTC or GMT (or the machine's zone names) and leaves the time naive.
+                let name = input.prefix(3).uppercased()
+                guard name == "UTC" || name == "GMT" else { return nil }
+                input = input.dropFirst(3)
             case "%": guard input.first == "%" else { return nil }; input.removeFirst()
             default: return nil
             }

@@ -13,6 +13,8 @@ public struct Template: Sendable {
         public let message: String
         /// Set when the template uses what only Home Assistant computes: why.
         public var homeAssistantOnly: String? = nil
+        /// Set when the error is a name nothing defines.
+        public var unknownName: String? = nil
         public var description: String { message }
     }
 
@@ -53,7 +55,7 @@ public struct Template: Sendable {
             renderedByHomeAssistant = nil
         } catch {
             guard let reason = error.homeAssistantOnly else {
-                throw CompileError(offset: error.offset + leading, message: error.message)
+                throw CompileError(offset: error.offset + leading, message: error.message, unknownName: error.unknownName)
             }
             // Home Assistant renders it and pushes each new result; it reads what Home Assistant tracks for it.
             nodes = []
@@ -64,6 +66,21 @@ public struct Template: Sendable {
         domains = builder.reads.domains.sorted()
         readsEveryEntity = builder.reads.everything
         readsTime = builder.reads.time
+    }
+
+    /// As Home Assistant compiles it: a name nothing defines is not an error but undefined when it runs (printed as
+    /// nothing); those names are returned. For one-off rendering (`livebridge template`), not rules, where an unknown
+    /// name is a mistake `check` points at.
+    public static func leniently(_ source: String) throws(CompileError) -> (template: Template, undefined: [String]) {
+        var names: [String] = []
+        while true {
+            do throws(CompileError) {
+                return (try Template(source, variables: Set(names)), names)
+            } catch {
+                guard let name = error.unknownName, !names.contains(name), names.count < 64 else { throw error }
+                names.append(name)
+            }
+        }
     }
 
     /// The literal text outside expressions and statements, as written.

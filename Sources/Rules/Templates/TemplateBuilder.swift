@@ -315,7 +315,8 @@ struct TemplateBuilder {
             reads.formUnion(found)
             return expression
         } catch {
-            throw CompileError(offset: offset + error.offset, message: error.message, homeAssistantOnly: error.homeAssistantOnly)
+            throw CompileError(offset: offset + error.offset, message: error.message, homeAssistantOnly: error.homeAssistantOnly,
+                               unknownName: error.unknownName)
         }
     }
 

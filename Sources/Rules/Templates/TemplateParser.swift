@@ -11,6 +11,8 @@ struct TemplateParser {
         let message: String
         /// Set when the expression is Home Assistant's but not the local engine's (`area_name(…)`): why.
         var homeAssistantOnly: String? = nil
+        /// Set when the error is a name nothing defines (a typo, or a variable the caller did not declare).
+        var unknownName: String? = nil
     }
 
     /// The error for a name only Home Assistant can evaluate, or nil.
@@ -611,7 +613,7 @@ struct TemplateParser {
                 let suggestion = Suggestion.closest(to: name, in: known).map { "did you mean \($0)? " } ?? ""
                 throw SyntaxError(offset: start, message: "unknown name \"\(name)\"; \(suggestion)templates read entities with states('…'), "
                     + "state_attr('…', '…') or states.domain.object_id, and can call "
-                    + Function.allCases.map(\.rawValue).joined(separator: ", "))
+                    + Function.allCases.map(\.rawValue).joined(separator: ", "), unknownName: name)
             }
             guard accept("(") else { throw SyntaxError(offset: start, message: "\(name) is a function: call it as \(name)(…)") }
             let (arguments, keywords) = try argumentList()

@@ -123,6 +123,7 @@ enum Filter: String, Sendable, CaseIterable {
     case batch, groupby, dictsort, reverse, flatten, indent, multiply, add, contains, ordinal
     case timestampLocal = "timestamp_local", timestampUTC = "timestamp_utc", asin, acos, atan, atan2
     case isDefined = "is_defined", typeof
+    case timedeltaString = "timedelta_string"
     case tojson, slice, urlencode, union, intersect, difference, symmetricDifference = "symmetric_difference"
     case md5, sha1, sha256, sha512, clamp, wrap, remap
     case bitwiseAnd = "bitwise_and", bitwiseOr = "bitwise_or", bitwiseXor = "bitwise_xor", combine
