@@ -14,7 +14,7 @@ struct TemplateCorpusTests {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     /// How many of the user corpus's templates LiveBridge renders as Home Assistant did (both refusing counts), offline;
     /// raise it when the engine renders more the same, never lower it.
-    static let userFloor = 527
+    static let userFloor = 590
 
     struct Entry {
         let template: String
