@@ -18,8 +18,7 @@ public struct ActivityEngine: Sendable {
     public private(set) var states: [String: EntityState] = [:]
     /// Each entity's place in Home Assistant's order, as first seen (a snapshot reports new entities in the state
     /// machine's order, later ones come last): templates iterate `states` in it. A place outlives a reconnection.
-    private var order: [String: Int] = [:]
-    private var nextPlace = 0
+    private var order: [String] = []
     private var readers = ReaderIndex([])
     /// Each activity's position in `rules.activities`; the arrays below are by position.
     private var positions: [String: Int] = [:]
@@ -202,12 +201,9 @@ public struct ActivityEngine: Sendable {
         for change in changes {
             switch change {
             case .updated(let state):
-                if states.updateValue(state, forKey: state.entityID) == nil {
-                    order[state.entityID] = nextPlace
-                    nextPlace += 1
-                }
+                if states.updateValue(state, forKey: state.entityID) == nil { order.append(state.entityID) }
             case .removed(let id):
-                if states.removeValue(forKey: id) != nil { order[id] = nil }
+                if states.removeValue(forKey: id) != nil, let at = order.firstIndex(of: id) { order.remove(at: at) }
             }
             readers.forEachReader(of: change.entityID) { position in
                 if touchedIn[position] != stamp {

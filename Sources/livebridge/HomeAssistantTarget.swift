@@ -29,7 +29,7 @@ struct HomeAssistantTarget {
     /// Every entity's state now (`get_states`), then the connection closed. Fails with what went wrong: the token
     /// rejected, no answer within `timeout`.
     /// Each entity's place is Home Assistant's order, which templates iterate `states` in.
-    func states(timeout: Duration = .seconds(20), command: String) async throws -> (states: [String: EntityState], order: [String: Int]) {
+    func states(timeout: Duration = .seconds(20), command: String) async throws -> (states: [String: EntityState], order: [String]) {
         let snapshot = try await snapshot(timeout: timeout, command: command, registries: false)
         return (snapshot.states, snapshot.order)
     }
@@ -61,7 +61,7 @@ struct HomeAssistantTarget {
     /// The states and, when `registries`, where the registries put each entity (devices, areas). Registries Home
     /// Assistant refuses (they are for administrators) leave the directory empty, said on standard error.
     func snapshot(timeout: Duration = .seconds(20), command: String, registries: Bool) async throws
-        -> (states: [String: EntityState], order: [String: Int], directory: DeviceDirectory) {
+        -> (states: [String: EntityState], order: [String], directory: DeviceDirectory) {
         let connection = try commandConnection(timeout: timeout, command: command)
         let result: JSONValue
         do { result = try await connection.send(["type": "get_states"]) } catch {

@@ -10,8 +10,8 @@ struct TemplateOrderAndCalendarTests {
 
     func render(_ source: String, states: [EntityState] = [], now: Double = noon) throws -> String {
         var map: [String: EntityState] = [:]
-        var order: [String: Int] = [:]
-        for state in states { map[state.entityID] = state; order[state.entityID] = order.count }
+        var order: [String] = []
+        for state in states { map[state.entityID] = state; order.append(state.entityID) }
         let context = EvaluationContext(states: map, order: order, now: now, timeZone: .utc)
         return try Template(source).evaluate(in: context).text
     }

@@ -15,7 +15,7 @@ public enum StatesFile {
 
     /// The states and each entity's place in the file, which is Home Assistant's order when the file is what
     /// `GET /api/states` gave: templates iterate `states` in it.
-    public static func loadInOrder(path: String) throws -> (states: [String: EntityState], order: [String: Int]) {
+    public static func loadInOrder(path: String) throws -> (states: [String: EntityState], order: [String]) {
         guard let data = FileManager.default.contents(atPath: path) else { throw FormatError(description: "cannot read \(path)") }
         let json: JSONValue
         do { json = try JSONParser.parse(Array(data)) } catch { throw FormatError(description: "\(path): \(error)") }
@@ -27,10 +27,10 @@ public enum StatesFile {
     }
 
     /// The states, and each entity's place: where it first appears, as a Python dict keeps a key's first place.
-    public static func parseInOrder(_ json: JSONValue, source: String = "states") throws -> (states: [String: EntityState], order: [String: Int]) {
+    public static func parseInOrder(_ json: JSONValue, source: String = "states") throws -> (states: [String: EntityState], order: [String]) {
         guard case .array(let items) = json else { throw FormatError(description: "\(source): expected a list of states, as GET /api/states returns") }
         var states: [String: EntityState] = [:]
-        var order: [String: Int] = [:]
+        var order: [String] = []
         for (index, item) in items.enumerated() {
             guard let id = item["entity_id"]?.stringValue, EntityID.isValid(id) else {
                 throw FormatError(description: "\(source): item \(index) has no valid entity_id")
@@ -44,9 +44,9 @@ public enum StatesFile {
                 return epoch
             }
             let changed = try time("last_changed") ?? 0
+            if states[id] == nil { order.append(id) }
             states[id] = EntityState(entityID: id, state: state, attributes: EntityAttributes(item["attributes"]?.objectValue ?? [:]),
                                      lastChanged: changed, lastUpdated: try time("last_updated") ?? changed)
-            if order[id] == nil { order[id] = order.count }
         }
         return (states, order)
     }

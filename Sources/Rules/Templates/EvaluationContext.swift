@@ -5,10 +5,10 @@ import HomeAssistant
 /// What a template sees: the entity states and the time, from an injectable clock.
 public struct EvaluationContext: Sendable {
     public var states: [String: EntityState]
-    /// Each entity's place in Home Assistant's state machine (the order `get_states` and a subscription's snapshot
-    /// give, new entities last): `states` and `states.domain` iterate in it, as Home Assistant's templates do.
-    /// Entities without a place come after, by id.
-    public var order: [String: Int] = [:]
+    /// The entity ids in Home Assistant's state machine's order (the order `get_states` and a subscription's
+    /// snapshot give, new entities last): `states` and `states.domain` iterate in it, as Home Assistant's templates
+    /// do. Ids here without a state are skipped; states without a place come after, by id.
+    public var order: [String] = []
     /// Seconds since 1970: `now()`.
     public var now: Double
     /// For `timestamp_custom(…, local=true)` (the default, as in Home Assistant).
@@ -16,7 +16,7 @@ public struct EvaluationContext: Sendable {
     /// The latest result Home Assistant rendered for each template only it can render, by the template's text.
     public var renderedByHomeAssistant: [String: Result<TemplateValue, EvaluationError>]
 
-    public init(states: [String: EntityState], order: [String: Int] = [:], now: Double, timeZone: LocalTimeZone = .system,
+    public init(states: [String: EntityState], order: [String] = [], now: Double, timeZone: LocalTimeZone = .system,
                 renderedByHomeAssistant: [String: Result<TemplateValue, EvaluationError>] = [:]) {
         self.states = states
         self.order = order
@@ -26,20 +26,23 @@ public struct EvaluationContext: Sendable {
     }
 
     /// The states and order a states file gave.
-    public init(loading loaded: (states: [String: EntityState], order: [String: Int]), now: Double) {
+    public init(loading loaded: (states: [String: EntityState], order: [String]), now: Double) {
         self.init(states: loaded.states, order: loaded.order, now: now)
     }
 
-    /// These entity ids in Home Assistant's order.
-    func inStateMachineOrder(_ ids: some Sequence<String>) -> [String] {
-        ids.sorted { a, b in
-            switch (order[a], order[b]) {
-            case let (x?, y?): return x < y
-            case (.some, nil): return true
-            case (nil, .some): return false
-            case (nil, nil): return a < b
-            }
+    /// The ids of the states (those starting with `prefix`, when given) in Home Assistant's order: one walk of
+    /// `order`, no sorting; states it does not name follow by id.
+    func inStateMachineOrder(prefix: String? = nil) -> [String] {
+        var out: [String] = []
+        var placed = 0
+        for id in order where states[id] != nil {
+            placed += 1
+            if prefix.map({ id.hasPrefix($0) }) ?? true { out.append(id) }
         }
+        guard placed < states.count else { return out }
+        let known = Set(order)
+        out += states.keys.filter { !known.contains($0) && (prefix.map($0.hasPrefix) ?? true) }.sorted()
+        return out
     }
 }
 

@@ -51,9 +51,9 @@ struct TemplateEvaluator {
         case .domainStates(let domain):
             // In the state machine's order, as Home Assistant 2026's templates iterate (no longer sorted by id).
             let prefix = domain + "."
-            return .list(context.inStateMachineOrder(context.states.keys.filter { $0.hasPrefix(prefix) }).map { Self.entityObject(context.states[$0]!) })
+            return .list(context.inStateMachineOrder(prefix: prefix).map { Self.entityObject(context.states[$0]!) })
         case .allStates:
-            return .list(context.inStateMachineOrder(context.states.keys).map { Self.entityObject(context.states[$0]!) })
+            return .list(context.inStateMachineOrder().map { Self.entityObject(context.states[$0]!) })
         case .unary(let op, let operand):
             let value = try evaluate(operand)
             switch op {
@@ -268,8 +268,7 @@ struct TemplateEvaluator {
     static func states(named key: TemplateValue, in context: EvaluationContext) -> TemplateValue {
         guard case .string(let name) = key else { return .undefined("states has no item \(key.repr)") }
         if name.contains(".") { return context.states[name].map(entityObject) ?? .none }
-        let prefix = name + "."
-        return .list(context.inStateMachineOrder(context.states.keys.filter { $0.hasPrefix(prefix) }).map { entityObject(context.states[$0]!) })
+        return .list(context.inStateMachineOrder(prefix: name + ".").map { entityObject(context.states[$0]!) })
     }
 
     /// In a domain's states (`states[domain]`, `states.light`), the entity whose object id is `name`; nil when

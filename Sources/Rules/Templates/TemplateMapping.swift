@@ -1,11 +1,15 @@
 /// A template's dict: Python's, which keeps its keys in the order they were first set. Printing, iterating, `items()`,
 /// `to_json` and `urlencode` all walk that order (`{'b': 1, 'a': 2}` prints as written); equality ignores it.
+///
+/// Kept as pairs in order, searched directly while small (an entity object, `loop`, a payload's dict: a handful of
+/// keys, built on every render) and through an index once larger.
 public struct TemplateMapping: Sendable, Equatable, Sequence, ExpressibleByDictionaryLiteral {
     public typealias Element = (key: String, value: TemplateValue)
 
-    /// The keys in the order they were first set.
-    public private(set) var keys: [String] = []
-    private var values: [String: TemplateValue] = [:]
+    private var pairs: [Element] = []
+    /// Position of each key, once there are more than `directLimit`.
+    private var index: [String: Int]?
+    private static let directLimit = 16
 
     public init() {}
 
@@ -16,46 +20,69 @@ public struct TemplateMapping: Sendable, Equatable, Sequence, ExpressibleByDicti
 
     /// Keys in sorted order: for values that come without an order of their own (a dictionary).
     public init(sorting dictionary: [String: TemplateValue]) {
-        keys = dictionary.keys.sorted()
-        values = dictionary
+        pairs.reserveCapacity(dictionary.count)
+        for key in dictionary.keys.sorted() { pairs.append((key, dictionary[key]!)) }
+        if pairs.count > Self.directLimit { reindex() }
     }
 
     public init(dictionaryLiteral elements: (String, TemplateValue)...) {
-        self.init(elements)
+        pairs.reserveCapacity(elements.count)
+        for (key, value) in elements { self[key] = value }
     }
 
-    public var count: Int { keys.count }
-    public var isEmpty: Bool { keys.isEmpty }
+    public var count: Int { pairs.count }
+    public var isEmpty: Bool { pairs.isEmpty }
+    /// The keys in the order they were first set.
+    public var keys: [String] { pairs.map(\.key) }
+    /// The values, in key order.
+    public var orderedValues: [TemplateValue] { pairs.map(\.value) }
+
+    private func position(of key: String) -> Int? {
+        if let index { return index[key] }
+        return pairs.firstIndex { $0.key == key }
+    }
+
+    private mutating func reindex() {
+        var built: [String: Int] = [:]
+        built.reserveCapacity(pairs.count)
+        for (i, pair) in pairs.enumerated() { built[pair.key] = i }
+        index = built
+    }
 
     /// A key's value; setting a new key puts it last, setting nil removes it.
     public subscript(key: String) -> TemplateValue? {
-        get { values[key] }
+        get { position(of: key).map { pairs[$0].value } }
         set {
             if let newValue {
-                if values.updateValue(newValue, forKey: key) == nil { keys.append(key) }
-            } else if values.removeValue(forKey: key) != nil {
-                keys.removeAll { $0 == key }
+                if let at = position(of: key) {
+                    pairs[at].value = newValue
+                } else {
+                    pairs.append((key, newValue))
+                    if index != nil { index![key] = pairs.count - 1 } else if pairs.count > Self.directLimit { reindex() }
+                }
+            } else if let at = position(of: key) {
+                pairs.remove(at: at)
+                if index != nil { reindex() }
             }
         }
     }
 
-    /// The values, in key order.
-    public var orderedValues: [TemplateValue] { keys.map { values[$0]! } }
-
     public func mapValues(_ transform: (TemplateValue) throws -> TemplateValue) rethrows -> TemplateMapping {
-        var out = TemplateMapping()
-        out.keys = keys
-        out.values = try values.mapValues(transform)
+        var out = self
+        for i in out.pairs.indices { out.pairs[i].value = try transform(out.pairs[i].value) }
         return out
     }
 
     /// The members as an unordered dictionary.
-    public var dictionary: [String: TemplateValue] { values }
-
-    public func makeIterator() -> some IteratorProtocol<Element> {
-        keys.lazy.map { (key: $0, value: values[$0]!) }.makeIterator()
+    public var dictionary: [String: TemplateValue] {
+        Dictionary(pairs.map { ($0.key, $0.value) }, uniquingKeysWith: { _, last in last })
     }
 
+    public func makeIterator() -> IndexingIterator<[Element]> { pairs.makeIterator() }
+
     /// Python's dict equality: the same keys with equal values, whatever their order.
-    public static func == (a: TemplateMapping, b: TemplateMapping) -> Bool { a.values == b.values }
+    public static func == (a: TemplateMapping, b: TemplateMapping) -> Bool {
+        guard a.count == b.count else { return false }
+        return a.pairs.allSatisfy { b[$0.key] == $0.value }
+    }
 }
