@@ -80,6 +80,14 @@ enum Filters {
             // attribute (dotted) when one is named; nothing in the sequence is undefined.
             let items = try TemplateRenderer.iterate(value)
             guard var best = items.first else { return .undefined("No aggregated item, sequence was empty.") }
+            if keywords.isEmpty, !items.contains(where: \.isText) {
+                // Numbers (the usual `[1, x] | min`): compared as they are.
+                for item in items.dropFirst() {
+                    let order = try Arithmetic.compare(item, best)
+                    if (filter == .min && order < 0) || (filter == .max && order > 0) { best = item }
+                }
+                return best
+            }
             let caseSensitive = keywords["case_sensitive"]?.isTruthy ?? false
             let attribute = keywords["attribute"].map(\.text)
             func key(_ item: TemplateValue) throws(EvaluationError) -> TemplateValue {

@@ -7,31 +7,46 @@ import Glibc
 ///
 /// The budget of the render running on this thread is found through a thread-specific slot, so the arithmetic,
 /// filters and tests deep in an evaluation charge it without each being handed it. A render inside a render (a
-/// macro, a `default`) shares the outer one's.
+/// macro, a `default`) shares the outer one's. Each thread keeps one budget for good and resets it per render: a
+/// render costs no allocation, and no clock reading until it has done real work (the clock starts at the first
+/// check, 4,096 steps in, which a normal template never reaches).
 final class RenderBudget {
     static let steps = 1_000_000
     /// The time backstop, for work steps do not see (a slow allocator, a loaded machine).
     static let seconds = 2.0
 
     private var stepsLeft = RenderBudget.steps
-    private let deadline: UInt64
+    /// Set at the first clock check of a render.
+    private var deadline: UInt64 = 0
     private var sinceClock = 0
+    private var active = false
 
-    private init() { deadline = Self.monotonicNanoseconds() + UInt64(Self.seconds * 1e9) }
+    private init() {}
 
     /// Runs `body` with a fresh budget unless a render on this thread already has one.
     static func render<T>(_ body: () throws(EvaluationError) -> T) throws(EvaluationError) -> T {
-        if pthread_getspecific(slot) != nil { return try body() }
-        let budget = RenderBudget()
-        pthread_setspecific(slot, Unmanaged.passUnretained(budget).toOpaque())
-        defer { pthread_setspecific(slot, nil) }
-        return try withExtendedLifetime(budget) { () throws(EvaluationError) -> T in try body() }
+        let budget: RenderBudget
+        if let raw = pthread_getspecific(slot) {
+            budget = Unmanaged<RenderBudget>.fromOpaque(raw).takeUnretainedValue()
+            if budget.active { return try body() }
+        } else {
+            // This thread's, kept until it ends (the slot's destructor releases it).
+            budget = RenderBudget()
+            pthread_setspecific(slot, Unmanaged.passRetained(budget).toOpaque())
+        }
+        budget.active = true
+        budget.stepsLeft = Self.steps
+        budget.sinceClock = 0
+        budget.deadline = 0
+        defer { budget.active = false }
+        return try body()
     }
 
     /// Charges `steps` to the running render (nothing when none runs: a caller outside `render` is not bounded).
     static func spend(_ steps: Int, _ what: @autoclosure () -> String) throws(EvaluationError) {
         guard let raw = pthread_getspecific(slot) else { return }
         let budget = Unmanaged<RenderBudget>.fromOpaque(raw).takeUnretainedValue()
+        guard budget.active else { return }
         budget.stepsLeft -= max(steps, 0)
         guard budget.stepsLeft >= 0 else {
             budget.stepsLeft = 0
@@ -40,7 +55,10 @@ final class RenderBudget {
         budget.sinceClock += max(steps, 1)
         if budget.sinceClock >= 4_096 {
             budget.sinceClock = 0
-            if monotonicNanoseconds() > budget.deadline {
+            let now = monotonicNanoseconds()
+            if budget.deadline == 0 {
+                budget.deadline = now + UInt64(Self.seconds * 1e9)
+            } else if now > budget.deadline {
                 budget.stepsLeft = 0
                 throw EvaluationError("the template ran for over \(Self.seconds) seconds (at \(what()))")
             }
@@ -54,7 +72,7 @@ final class RenderBudget {
 
     private static let slot: pthread_key_t = {
         var key = pthread_key_t()
-        pthread_key_create(&key, nil)
+        pthread_key_create(&key) { raw in if let raw { Unmanaged<RenderBudget>.fromOpaque(raw).release() } }
         return key
     }()
 

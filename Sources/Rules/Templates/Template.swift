@@ -110,17 +110,21 @@ public struct Template: Sendable {
     }
 
     private func render(in context: EvaluationContext, variables: [String: TemplateValue]) throws(EvaluationError) -> TemplateValue {
-        let scope = TemplateScope(parent: nil)
-        for (name, value) in variables { scope.set(name, value) }
+        func scope() -> TemplateScope {
+            let scope = TemplateScope(parent: nil)
+            for (name, value) in variables { scope.set(name, value) }
+            return scope
+        }
         if nodes.count == 1, case .expression(let expression) = nodes[0] {
-            let value = try TemplateEvaluator(context: context, scope: variables.isEmpty ? nil : scope).evaluate(expression)
+            // One expression: no scope made unless there are variables to hold.
+            let value = try TemplateEvaluator(context: context, scope: variables.isEmpty ? nil : scope()).evaluate(expression)
             if case .string(let text) = value, text.first?.isWhitespace == true || text.last?.isWhitespace == true {
                 return .string(text.trimmingWhitespace())
             }
             return value
         }
         var out = ""
-        try TemplateRenderer(context: context).render(nodes, into: &out, scope: scope)
+        try TemplateRenderer(context: context).render(nodes, into: &out, scope: scope())
         return .string(out.trimmingWhitespace())
     }
 }
