@@ -5,11 +5,13 @@ import Rules
 /// For `render --url --token-file`: asks a live Home Assistant to render the templates only it can (one
 /// `render_template` each, the first result taken), so the printed request shows what the phone would.
 enum HomeAssistantRendering {
-    static func fetch(_ templates: [String], from target: HomeAssistantTarget) async throws -> [String: Result<TemplateValue, EvaluationError>] {
+    static func fetch(_ templates: [String], from target: HomeAssistantTarget, command: String = "render") async throws
+        -> [String: Result<TemplateValue, EvaluationError>] {
         guard !templates.isEmpty else { return [:] }
         let url = target.url
+        try target.checkReachable()
         let connection = try HomeAssistantConnection(configuration: try ConnectionConfiguration(url: url, token: target.token)) {
-            standardError("livebridge render: \($0)")
+            standardError("livebridge \(command): \($0)")
         }
         connection.start(entityIDs: nil)
         var results: [String: Result<TemplateValue, EvaluationError>] = [:]

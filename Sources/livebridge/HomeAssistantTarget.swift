@@ -3,6 +3,7 @@ import HomeAssistant
 import JSON
 import Platform
 import Rules
+import WebSocketTransport
 
 /// Where a one-shot command (`render`, `suggest`) reaches a live Home Assistant: `--url` with `--token-file` (or
 /// `$LIVEBRIDGE_HA_TOKEN`), or, inside the add-on with neither given, Core through the Supervisor with the add-on's token.
@@ -34,8 +35,18 @@ struct HomeAssistantTarget {
         return (snapshot.states, snapshot.order)
     }
 
+    /// Fails at once, saying which address and why, when Home Assistant cannot be reached at all (the name does not
+    /// resolve, nothing listens, no answer in 3 s), rather than after a command's timeout.
+    func checkReachable() throws {
+        let endpoint = try ServerURL.endpoint(from: url)
+        if let problem = Reachability.problem(host: endpoint.host, port: endpoint.port) {
+            throw NoStatesError(description: "Home Assistant at \(url) cannot be reached: \(problem)")
+        }
+    }
+
     /// A connection for commands only (no entities followed), its errors said on standard error as `command`'s.
     private func commandConnection(timeout: Duration, command: String) throws -> HomeAssistantConnection {
+        try checkReachable()
         var configuration = try ConnectionConfiguration(url: url, token: token)
         configuration.requestTimeout = timeout
         let connection = try HomeAssistantConnection(configuration: configuration) { event in

@@ -30,7 +30,7 @@ enum TemplateCommand {
         if args["url"] != nil, let target = try HomeAssistantTarget.from(args) {
             let sources = args.positional + lines.compactMap { (try? JSONParser.parse($0))?["template"]?.stringValue }
             let remote = sources.filter { (try? Template($0))?.renderedByHomeAssistant != nil }
-            context.renderedByHomeAssistant = try await HomeAssistantRendering.fetch(Array(Set(remote)).sorted(), from: target)
+            context.renderedByHomeAssistant = try await HomeAssistantRendering.fetch(Array(Set(remote)).sorted(), from: target, command: "template")
         }
         if let source = args.positional.first {
             switch render(source, in: context) {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WebSocketTransport
 
 /// The command line itself: help for every command without starting it, the version, exit statuses 0 / 1 / 2.
 @Suite(.timeLimit(.minutes(1)))
@@ -96,5 +97,29 @@ struct CommandLineTests {
             "Home Assistant: ws://supervisor/core/websocket, through the Supervisor with the add-on's token ($SUPERVISOR_TOKEN)",
         ])
         #expect(!(addOn.stdout.lines + addOn.stderr.lines).joined().contains("sv-secret-4711"))
+    }
+}
+
+/// A Home Assistant that cannot be reached is said at once, with the address and why, not after a 15–20 s timeout.
+struct UnreachableHomeAssistantTests {
+    @Test(arguments: [["suggest"], ["template", "{{ area_name('sensor.x') }}", "--states", "STATES"], ["render", "RULES", "--states", "STATES"]])
+    func aClosedPortIsRefusedAtOnce(command: [String]) async throws {
+        let port = LoopbackPort.free()  // nothing listens there
+        let token = try temporaryFile("token")
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: token)
+        let states = try temporaryFile("[]", suffix: ".json")
+        let rules = try temporaryFile("""
+            homeassistant: { url: "ws://127.0.0.1:\(port)", token: t }
+            backends: { aivi: { type: aivi, token: t } }
+            activities:
+              a: { active_when: "{{ true }}", template: generic, progress: 0.5, state: "{{ area_name('sensor.x') }}" }
+            """, suffix: ".yaml")
+        let arguments = command.map { $0 == "STATES" ? states : $0 == "RULES" ? rules : $0 } + ["--url", "http://127.0.0.1:\(port)", "--token-file", token]
+        let started = ContinuousClock.now
+        let run = try Subprocess(arguments)
+        #expect(await run.exitStatus() != 0)
+        #expect(ContinuousClock.now - started < .seconds(10), "said at once, not after a timeout")
+        let said = run.stderr.lines.joined(separator: "\n") + run.stdout.lines.joined(separator: "\n")
+        #expect(said.contains("127.0.0.1:\(port): connection refused: nothing listens there"), "\(said)")
     }
 }
