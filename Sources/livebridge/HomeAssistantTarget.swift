@@ -97,3 +97,12 @@ struct HomeAssistantTarget {
         return (states, order, directory)
     }
 }
+
+extension HomeAssistantTarget {
+    /// The Home Assistant a rules file names; nil when its token is a placeholder (a secret not set).
+    init?(_ settings: RulesFile.HomeAssistantSettings) {
+        let secret = settings.token.secret
+        guard !secret.isEmpty, !(secret.hasPrefix("<!") && secret.hasSuffix(">")) else { return nil }
+        self.init(url: settings.url, token: settings.token, throughSupervisor: settings.throughSupervisor)
+    }
+}

@@ -1,3 +1,4 @@
+import Platform
 import Dispatcher
 import HTTPClient
 import LiveBridge
@@ -12,22 +13,22 @@ import Rules
 /// [--phase start|update|end]`: the exact request each backend would receive.
 enum RenderCommand {
     static let help = """
-        usage: livebridge render CONFIG (--states STATES.json | --url URL (--token-file FILE | env LIVEBRIDGE_HA_TOKEN))
+        usage: livebridge render CONFIG [--states STATES.json | --url URL (--token-file FILE | env LIVEBRIDGE_HA_TOKEN)]
                                         [--activity ID] [--at ISO_TIME] [--phase start|update|end]
 
         Evaluates the rules and prints, per activity, the request its backend would receive. --at sets now()
         (default: the current time).
         --states: states shaped like Home Assistant's GET /api/states. --url and --token-file: Home Assistant's
         live states, and it renders the fields only it can (area_name, device_attr, state_translated…); with
-        both, the states come from the file and Home Assistant renders only those fields. In the add-on, with
-        neither, Home Assistant is reached through the Supervisor.
+        both, the states come from the file and Home Assistant renders only those fields. With neither, the
+        Home Assistant the rules file names (its url and token), or in the add-on the Supervisor's; an entity the
+        rules read that it lacks is warned about. Needs no push tokens: missing secrets stand as placeholders.
         """
 
     static func run(_ arguments: [String]) async throws -> Int32 {
         let args = try ArgumentList(arguments, valued: ["states", "activity", "at", "phase", "url", "token-file"])
         guard args.positional.count == 1 else { throw UsageError("name one rules file\n\n\(help)") }
-        let target = try HomeAssistantTarget.from(args)
-        guard args["states"] != nil || target != nil else { throw UsageError("give --states STATES.json, or --url and --token-file for the live states") }
+        var target = try HomeAssistantTarget.from(args)
         let now = try CommandSupport.time(args)
         var phase: PushKind?
         if let text = args["phase"] {
@@ -35,7 +36,21 @@ enum RenderCommand {
             phase = p
         }
         guard let rules = CommandSupport.rules(args.positional[0], secretsOptional: true) else { return 1 }
+        if args["states"] == nil, target == nil {
+            // Neither flag: the Home Assistant the rules file names, with its token.
+            guard let settings = rules.homeAssistant, let own = HomeAssistantTarget(settings) else {
+                throw UsageError("give --states STATES.json, or --url and --token-file for the live states (the rules file's homeassistant: "
+                                 + "has no token this command can read: its secret is not set)")
+            }
+            target = own
+        }
         let (states, order) = if let path = args["states"] { try StatesFile.loadInOrder(path: path) } else { try await target!.states(command: "render") }
+        if args["states"] == nil {
+            // Live states: an entity the rules read that Home Assistant lacks is a typo or a removed integration.
+            for id in rules.entityIDs.sorted() where states[id] == nil {
+                standardError("livebridge render: warning: " + MissingEntity(entityID: id, suggestion: Suggestion.closest(to: id, in: Array(states.keys))).description)
+            }
+        }
         var context = EvaluationContext(states: states, order: order, now: now)
         let remote = rules.templatesRenderedByHomeAssistant
         if let target {

@@ -89,6 +89,30 @@ struct SuggestCommandTests {
         #expect(suggest.stderr.lines.last == "livebridge suggest: Home Assistant at \(simulator.url) rejected the access token")
     }
 
+    /// `render` with neither --states nor --url reads the Home Assistant its rules file names, with its token, and
+    /// warns about an entity Home Assistant lacks, as `run` does.
+    @Test func renderReadsTheRulesFilesOwnHomeAssistant() async throws {
+        let simulator = try await household()
+        defer { simulator.stop() }
+        await simulator.setState("sensor.washer_status", "running")
+        await simulator.setState("sensor.washer_progress", "40", attributes: ["unit_of_measurement": "%"])
+        let rules = try temporaryFile("""
+            homeassistant: { url: \(simulator.url), token: \(Self.token) }
+            backends: { aivi: { type: aivi, token: t } }
+            activities:
+              washer:
+                active_when: "{{ is_state('sensor.washer_status', 'running') }}"
+                template: progress
+                header_left: "{{ states('sensor.washr_typo') }}"
+                progress: { style: simple, value: "{{ states('sensor.washer_progress') | float(0) / 100 }}" }
+            """, suffix: ".yaml")
+        let render = try Subprocess(["render", rules, "--phase", "update"])
+        #expect(await render.exitStatus() == 0, "\(render.stderr.lines)")
+        let body = try JSONParser.parse(render.stdout.lines.first { $0.hasPrefix("{") } ?? "null")
+        #expect(body["content"]?["progress"]?["value"] == 0.4)
+        #expect(render.stderr.lines.contains { $0.contains("sensor.washr_typo is not an entity in Home Assistant") }, "\(render.stderr.lines)")
+    }
+
     /// `render --url --token-file` without --states: the live states decide what is active and what it shows.
     @Test func renderUsesTheLiveStates() async throws {
         let simulator = try await household()
