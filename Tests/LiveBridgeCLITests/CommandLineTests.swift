@@ -43,7 +43,8 @@ struct CommandLineTests {
         (["check"], 2, "livebridge check: name one rules file"),
         (["check", "--strict", "x.yaml"], 2, "livebridge check: unknown option --strict"),
         (["check", "-v", "x.yaml"], 2, "livebridge check: unknown option -v"),
-        (["render", "x.yaml"], 2, "livebridge render: give --states STATES.json, or --url and --token-file for the live states"),
+        // With neither --states nor --url, render reads the rules file first (its Home Assistant is where the states come from).
+        (["render", "x.yaml"], 1, "x.yaml:1:1: cannot read x.yaml: No such file or directory"),
         (["help", "nothing"], 2, "livebridge: unknown command \"nothing\""),
         ([], 2, "usage: livebridge <command> [options]"),
         (["check", "/nonexistent/livebridge.yaml"], 1, "/nonexistent/livebridge.yaml:1:1: cannot read /nonexistent/livebridge.yaml: No such file or directory"),
