@@ -48,6 +48,20 @@ public struct ActivityLane: Sendable {
         case wait(until: Instant?)
     }
 
+    /// Why a queued update is held back (a debounce's short wait is not a hold: every change has one).
+    public enum Hold: String, Sendable, CaseIterable {
+        /// Home Assistant's activity token is not there yet after a start.
+        case startSettle = "start_settle"
+        /// The last push was less than `min_interval` ago.
+        case minInterval = "min_interval"
+        /// `max_per_hour` updates went out in the last hour.
+        case hourlyBudget = "max_per_hour"
+        /// The phone's Home Assistant relay keeps its last pushes of the day for ends.
+        case relayBudget = "relay_budget"
+        /// A small move under `min_change` (or while the budget is tight) waits for a quiet.
+        case notWorthAPush = "min_change"
+    }
+
     public struct Counters: Sendable, Equatable {
         /// Updates replaced by a newer one before they went out.
         public var debounced = 0
@@ -59,6 +73,8 @@ public struct ActivityLane: Sendable {
         public var held = 0
         /// Activities ended and started again before iOS's eight hours.
         public var renewals = 0
+        /// Times an update began to be held, by why (each change of reason once).
+        public var holds: [Hold: Int] = [:]
 
         /// Another lane's counts added to these (the dispatcher's totals).
         mutating func add(_ other: Counters) {
@@ -68,6 +84,7 @@ public struct ActivityLane: Sendable {
             dropped += other.dropped
             held += other.held
             renewals += other.renewals
+            holds.merge(other.holds, uniquingKeysWith: +)
         }
     }
 
@@ -99,6 +116,8 @@ public struct ActivityLane: Sendable {
     private var timingPassed = false
     /// The queued update was counted as held.
     private var heldCounted = false
+    /// Why the queued update waits now, if the budget holds it.
+    public private(set) var hold: Hold?
     /// When the activity now on the phone was started (for settle and renewal).
     public private(set) var startedAt: Instant?
     /// Updates delivered in the last hour, oldest first (kept only with a `maxPerHour`).
@@ -312,26 +331,28 @@ public struct ActivityLane: Sendable {
         }
         let renewAt = budget.renewAfter.flatMap { after in startedAt.map { $0.advanced(by: after) } }
         guard queuedUpdate != nil || pendingRender, phase == .running, let first = firstUnsentChange, let last = lastChange else {
-            return .wait(until: phase == .running ? renewAt : nil)
+            return holding(nil, .wait(until: phase == .running ? renewAt : nil))
         }
         let urgent = queuedUpdate?.isUrgent ?? pendingUrgent
         // Home Assistant needs the activity's own token before an update, or it opens a second activity.
         if let settle = budget.settle, settle > .zero, let startedAt, now < startedAt.advanced(by: settle) {
-            return .wait(until: earliest(startedAt.advanced(by: settle), renewAt))
+            return holding(.startSettle, .wait(until: earliest(startedAt.advanced(by: settle), renewAt)))
         }
         if !urgent && !timingPassed {
             let due = budget.due(firstChange: first, lastChange: last, lastPush: lastPush)
-            guard due <= now else { return .wait(until: earliest(due, renewAt)) }
+            // A debounce's wait is every change's; min_interval's is a hold.
+            let spacing = lastPush.map { $0.advanced(by: budget.minInterval) }
+            guard due <= now else { return holding(spacing == due ? .minInterval : nil, .wait(until: earliest(due, renewAt))) }
         }
         // What is left of the hour's budget and the relay's.
         let hour = Duration.seconds(3600)
         while let oldest = sentUpdates.first, oldest.advanced(by: hour) <= now { sentUpdates.removeFirst() }
-        if !urgent, case .reserved(let until) = relay { return .wait(until: earliest(until, renewAt)) }
+        if !urgent, case .reserved(let until) = relay { return holding(.relayBudget, .wait(until: earliest(until, renewAt))) }
         if !urgent, let cap = budget.maxPerHour, sentUpdates.count >= cap {
-            return .wait(until: earliest(sentUpdates[0].advanced(by: hour), renewAt))
+            return holding(.hourlyBudget, .wait(until: earliest(sentUpdates[0].advanced(by: hour), renewAt)))
         }
-        if pendingRender { return .render(.update) }
-        guard let update = queuedUpdate else { return .wait(until: renewAt) }
+        if pendingRender { return holding(nil, .render(.update)) }
+        guard let update = queuedUpdate else { return holding(nil, .wait(until: renewAt)) }
         if DeliveryState.digest(update.body) == delivered {
             queuedUpdate = nil
             firstUnsentChange = nil
@@ -349,7 +370,7 @@ public struct ActivityLane: Sendable {
             if now < quietEnd {
                 if !heldCounted { counters.held += 1 }
                 heldCounted = true
-                return .wait(until: earliest(quietEnd, renewAt))
+                return holding(.notWorthAPush, .wait(until: earliest(quietEnd, renewAt)))
             }
         }
         queuedUpdate = nil
@@ -358,7 +379,16 @@ public struct ActivityLane: Sendable {
         timingPassed = false
         heldCounted = false
         inFlight = update
-        return .send(update)
+        return holding(nil, .send(update))
+    }
+
+    /// Notes why the queued update waits (counting each change to a new reason once) and passes the decision on.
+    private mutating func holding(_ reason: Hold?, _ decision: Decision) -> Decision {
+        if reason != hold {
+            hold = reason
+            if let reason { counters.holds[reason, default: 0] += 1 }
+        }
+        return decision
     }
 
     private func earliest(_ a: Instant?, _ b: Instant?) -> Instant? {
@@ -376,6 +406,7 @@ public struct ActivityLane: Sendable {
         self[keyPath: slot] = nil
         inFlight = push
         phase = next
+        hold = nil
         return .send(push)
     }
 

@@ -378,17 +378,28 @@ public actor Dispatcher {
         var now = slots[i].lane.counters, before = slots[i].reported
         if !afterPush { now.debounced = before.debounced }
         guard now.debounced != before.debounced || now.deduplicated != before.deduplicated || now.held != before.held
-            || now.renewals != before.renewals else { return }
+            || now.renewals != before.renewals || now.holds != before.holds else { return }
         slots[i].reported.debounced = now.debounced
         slots[i].reported.deduplicated = now.deduplicated
         slots[i].reported.held = now.held
         slots[i].reported.renewals = now.renewals
+        slots[i].reported.holds = now.holds
         func updates(_ n: Int) -> String { n == 1 ? "1 update" : "\(n) updates" }
         var said: [String] = []
         if now.debounced > before.debounced { said.append("debounced \(updates(now.debounced - before.debounced))") }
         if now.deduplicated > before.deduplicated { said.append("deduplicated \(updates(now.deduplicated - before.deduplicated)) (the phone shows it)") }
         if now.held > before.held { said.append("held \(updates(now.held - before.held)) (not worth a push)") }
         if now.renewals > before.renewals { said.append("renewed (ended and started again before eight hours)") }
+        // Each time the budget starts to hold the next update, and why: the phone lags Home Assistant on purpose.
+        for reason in ActivityLane.Hold.allCases where now.holds[reason, default: 0] > before.holds[reason, default: 0] {
+            switch reason {
+            case .startSettle: said.append("holding the next update: start_settle (Home Assistant's activity token is not there yet)")
+            case .minInterval: said.append("holding the next update: min_interval since the last push")
+            case .hourlyBudget: said.append("holding the next update: max_per_hour spent (\(slots[i].lane.budget.maxPerHour ?? 0) in the last hour)")
+            case .relayBudget: said.append("holding the next update: the relay's daily budget is kept for ends")
+            case .notWorthAPush: said.append("holding the next update: under min_change (a small move waits for a quiet)")
+            }
+        }
         for what in said { onDecision(Decision(activity: slots[i].activity, target: slots[i].target, what: what)) }
     }
 

@@ -108,7 +108,12 @@ public actor LiveBridgeService: Service {
         }, log: { logger.warning($0) }, info: { logger.info($0) }, decision: { [onBudgetDecision = options.onBudgetDecision] decision in
             pushLog.append(.init(at: Date().timeIntervalSince1970, activity: decision.activity, backend: decision.target, kind: "budget",
                                  outcome: decision.what, status: "-"))
-            logger.debug("budget", ["activity": decision.activity, "target": decision.target, "decision": decision.what])
+            // A hold is said where people look (the phone lags on purpose); the routine debounce stays at debug.
+            if decision.what.hasPrefix("holding") {
+                logger.info("budget", ["activity": decision.activity, "target": decision.target, "decision": decision.what])
+            } else {
+                logger.debug("budget", ["activity": decision.activity, "target": decision.target, "decision": decision.what])
+            }
             onBudgetDecision?(decision)
         })
         engine = ActivityEngine(rules: rules)
@@ -169,7 +174,8 @@ public actor LiveBridgeService: Service {
                 let relays = await dispatcher.relayRemaining
                 return metrics.text(debounced: counters.debounced, deduplicated: counters.deduplicated, retries: counters.retries,
                                     stateChanges: connection.receivedChangeCount, held: counters.held, renewals: counters.renewals,
-                                    relayRemaining: relays)
+                                    relayRemaining: relays,
+                                    holds: Dictionary(uniqueKeysWithValues: counters.holds.map { ($0.key.rawValue, $0.value) }))
             },
             lanes: { await dispatcher.lanes },
             pushLog: { pushLog.recent }))

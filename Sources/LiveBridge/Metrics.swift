@@ -54,8 +54,9 @@ public final class Metrics: Sendable {
     /// The exposition text; `lane` counters come from the dispatcher.
     /// `held` and `renewals` come from the dispatcher too, and `relayRemaining` (pushes left through each device's Home
     /// Assistant relay, by notify service).
+    /// `holds`: times an update began to be held, by the budget's reason (max_per_hour, min_interval, …).
     public func text(debounced: Int, deduplicated: Int, retries: Int, stateChanges received: Int? = nil, held: Int = 0, renewals: Int = 0,
-                     relayRemaining: [String: Int] = [:]) -> String {
+                     relayRemaining: [String: Int] = [:], holds: [String: Int] = [:]) -> String {
         state.withLock { s in
             var out = ""
             func counter(_ name: String, _ help: String, _ value: Int) {
@@ -67,6 +68,10 @@ public final class Metrics: Sendable {
             counter("livebridge_deduplicated_total", "Updates not sent because the phone already shows them.", deduplicated)
             counter("livebridge_retries_total", "Pushes tried again.", retries)
             counter("livebridge_held_total", "Updates held back as not worth a push (below min_change, or small while the budget is tight).", held)
+            out += "# HELP livebridge_holds_total Times the budget began to hold an activity's next update, by reason.\n# TYPE livebridge_holds_total counter\n"
+            for reason in ["max_per_hour", "min_change", "min_interval", "relay_budget", "start_settle"] {
+                out += "livebridge_holds_total{reason=\"\(reason)\"} \(holds[reason] ?? 0)\n"
+            }
             counter("livebridge_renewals_total", "Activities ended and started again before iOS's eight hours.", renewals)
             counter("livebridge_reconnects_total", "Reconnections to Home Assistant.", s.reconnects)
             counter("livebridge_backend_connections_opened_total", "Connections opened to push backends (kept-alive ones are reused).", s.connectionsOpened)

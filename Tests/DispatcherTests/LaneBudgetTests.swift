@@ -120,6 +120,20 @@ struct LaneBudgetTests {
         #expect(last.last == "780s update Washing 0.03", "the last state goes after ten quiet minutes")
     }
 
+    /// Why the next update waits is known and counted once per change of reason: the hourly budget spent, a small
+    /// move under the tight budget; nothing once it went.
+    @Test func holdsAreCountedByReason() {
+        var lane = ActivityLane(budget: budget { $0.maxPerHour = 2; $0.minChange = MinChange(progress: 0, eta: .zero) })
+        _ = replay([
+            (0, .start(Shown())), (60, .mark(Shown(state: "a", progress: 0.2))), (120, .mark(Shown(state: "b", progress: 0.4))),
+            (180, .mark(Shown(state: "c", progress: 0.6))), (190, .mark(Shown(state: "d", progress: 0.7))),
+        ], lane: &lane, until: 400)
+        #expect(lane.counters.holds[.hourlyBudget] == 1, "\(lane.counters.holds)")
+        #expect(lane.hold == .hourlyBudget, "still held at 400 s: the hour's two updates went at 60 and 120 s")
+        _ = replay([], lane: &lane, until: 4000)
+        #expect(lane.hold == nil)
+    }
+
     @Test func minChangeHoldsSmallMovesOfTheBarAndOfTheFinishTime() {
         var lane = ActivityLane(budget: budget { $0.minChange = MinChange(progress: 0.05, eta: .seconds(180)) })
         let sent = replay([

@@ -16,6 +16,9 @@ struct MetricsTests {
         #expect(text.contains("# TYPE livebridge_relay_pushes_remaining gauge\n"
                               + "livebridge_relay_pushes_remaining{device=\"notify.mobile_app_me\"} 498\n"
                               + "livebridge_relay_pushes_remaining{device=\"notify.mobile_app_partner\"} 499\n"))
-        #expect(!Metrics().text(debounced: 0, deduplicated: 0, retries: 0).contains("relay"), "no relayed device, no gauge")
+        #expect(!Metrics().text(debounced: 0, deduplicated: 0, retries: 0).contains("livebridge_relay_pushes_remaining"), "no relayed device, no gauge")
+        // Holds by the budget's reason, every reason shown (0 when none).
+        let holds = Metrics().text(debounced: 0, deduplicated: 0, retries: 0, holds: ["max_per_hour": 3])
+        #expect(holds.contains("livebridge_holds_total{reason=\"max_per_hour\"} 3\n") && holds.contains("livebridge_holds_total{reason=\"min_interval\"} 0\n"))
     }
 }
