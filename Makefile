@@ -4,7 +4,7 @@ PACKAGES := libwebsockets-dev libcurl4-openssl-dev libyaml-dev pkg-config
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEMO_PORT ?= 8099
 
-.PHONY: all deps build release static-c++ hot-code dist images test resilience sanitize fuzz e2e demo bench bench-rules screenshots clean
+.PHONY: install all deps build release static-c++ hot-code dist images test resilience sanitize fuzz e2e demo bench bench-rules screenshots clean
 
 all: build
 
@@ -51,6 +51,13 @@ release: deps static-c++
 ## dist: the release tarball, .build/dist/livebridge-VERSION-linux-ARCH.tar.gz (the binary, the systemd unit, the
 ## example rules, secrets and states, the README's install sections), then checked in a clean Debian bookworm root with
 ## only libwebsockets17 libcurl4 libyaml-0-2 installed (debootstrap, chroot: --version, check, render). Needs root.
+## install: the release binary to $(PREFIX)/bin/livebridge (PREFIX=/usr/local; PREFIX=~/.local needs no root)
+PREFIX ?= /usr/local
+install: release
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 755 .build/release/livebridge $(DESTDIR)$(PREFIX)/bin/livebridge
+	@echo "installed $(DESTDIR)$(PREFIX)/bin/livebridge"
+
 dist: release
 	@version=$$(.build/release/livebridge --version | cut -d' ' -f2) && name=livebridge-$$version-linux-$$(uname -m) \
 	&& rm -rf .build/dist/$$name && mkdir -p .build/dist/$$name \

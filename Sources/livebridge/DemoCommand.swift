@@ -36,7 +36,8 @@ enum DemoCommand {
                           "decision": .string(decision.what)])
         }
         let service = try LiveBridgeService(options: options, logger: logger)
-        standardOutput("LiveBridge demo: open \(preview.baseURL) (Ctrl-C stops)\n")
+        standardOutput("LiveBridge demo: open \(preview.baseURL) (Ctrl-C stops)\n"
+                       + "The binary is \(CommandLine.arguments[0]); `make install` puts it on your PATH as livebridge.\n")
         let household = Task { await HouseholdScript(simulator: simulator, cycle: cycle).runForever() }
         let status: Int32
         do {
@@ -65,7 +66,9 @@ enum DemoRules {
           pulse: { type: islandpulse, token: demo, base_url: \(preview) }
           ward: { type: pushward, token: demo, base_url: \(preview) }
           smith: { type: activitysmith, token: demo, base_url: \(preview) }
-        defaults: { backend: aivi, debounce: 1s, max_wait: 5s, min_interval: 2s }
+        # The demo's household runs a cycle a minute, about sixty times a real one: Apple's 15 updates an hour become
+        # 900, so the whole loop shows live; a hold (min_interval, a small move) is said on the page's log.
+        defaults: { backend: aivi, debounce: 1s, max_wait: 5s, min_interval: 2s, max_updates_per_hour: 900 }
         activities:
           washer:
             backend: [aivi, smith]
