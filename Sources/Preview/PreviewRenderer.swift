@@ -57,7 +57,6 @@ public enum PreviewRenderer {
         let w = 380.0
         canvas.rect(x: 0, y: 0, width: w, height: 180, radius: 24, fill: PreviewPalette.card)
         glyph(&canvas, p.icon, x: 16, y: 14, size: 26, color: p.accent)
-        if let icon = p.icon { canvas.text(icon, x: 50, y: 32, size: 10, color: PreviewPalette.secondary, maxCharacters: 30) }
         switch p.body {
         case .progress(let headerLeft, let headerRight, let bar, let footerLeft, let footerRight):
             let header = split(headerLeft?.text, headerRight?.text, width: w - 32, size: 20, weight: 600)
@@ -157,7 +156,8 @@ public enum PreviewRenderer {
     // MARK: Pieces
 
     /// The activity's symbol on its accent disc: our own outline of the SF Symbols the examples use
-    /// (`SymbolGlyphs`); for any other, a neutral disc with the symbol's initial (its name is shown beside it).
+    /// (`SymbolGlyphs`); for any other, the disc with the symbol's initial. The symbol's name is never printed: the
+    /// phone does not print it.
     static func glyph(_ canvas: inout SVGCanvas, _ name: String?, x: Double, y: Double, size: Double, color: String) {
         canvas.circle(cx: x + size / 2, cy: y + size / 2, r: size / 2, fill: color)
         if let name, let drawing = SymbolGlyphs.shapes(for: name) {

@@ -54,7 +54,8 @@ struct PreviewRendererTests {
 
     @Test func theFiguresThePhoneShowsAreInTheDrawing() throws {
         let svg = PreviewRenderer.svg(try JSONParser.parse(Self.examples[0].1), at: Self.at)
-        for text in [">In progress<", ">1h 32m<", ">Progress<", ">65%<", ">washer<"] { #expect(svg.contains(text), "\(text)") }
+        for text in [">In progress<", ">1h 32m<", ">Progress<", ">65%<"] { #expect(svg.contains(text), "\(text)") }
+        #expect(!svg.contains(">washer<"), "the symbol is drawn, its name is not printed: the phone does not print it")
         #expect(svg.contains("fill=\"#30d158\" font-weight=\"600\">In progress</text>"))
         let sports = PreviewRenderer.svg(try JSONParser.parse(Self.examples[9].1), at: Self.at)
         for text in [">3<", ">1<", ">FINAL<", ">Home<", ">Away<", ">3–1<"] { #expect(sports.contains(text), "\(text)") }
