@@ -51,6 +51,23 @@ enum CommandSupport {
         return out.joined(separator: "\n")
     }
 
+    /// The live states of the Home Assistant a rules file names (its url and token), for a command given no
+    /// `--states`: each entity the rules read that Home Assistant lacks is warned about, as `run` does.
+    static func liveStates(of rules: RulesFile, command: String) async throws -> (states: [String: EntityState], order: [String]) {
+        guard let settings = rules.homeAssistant, let target = HomeAssistantTarget(settings) else {
+            throw UsageError("give --states STATES.json (the rules file's homeassistant: has no token this command can read: its secret is not set)")
+        }
+        let live = try await target.states(command: command)
+        warnAboutMissing(rules, in: live.states, command: command)
+        return live
+    }
+
+    static func warnAboutMissing(_ rules: RulesFile, in states: [String: EntityState], command: String) {
+        for id in rules.entityIDs.sorted() where states[id] == nil {
+            standardError("livebridge \(command): warning: " + MissingEntity(entityID: id, suggestion: Suggestion.closest(to: id, in: Array(states.keys))).description)
+        }
+    }
+
     static func activity(_ id: String, in rules: RulesFile) throws -> ActivityRule {
         guard let rule = rules.activities.first(where: { $0.id == id }) else {
             throw UsageError("no activity \"\(id)\"; the file has: " + rules.activities.map(\.id).joined(separator: ", "))

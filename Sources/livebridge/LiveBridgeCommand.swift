@@ -48,7 +48,7 @@ enum LiveBridgeCommand {
         "render": Subcommand(help: RenderCommand.help) { try await RenderCommand.run($0) },
         "template": Subcommand(help: TemplateCommand.help) { try await TemplateCommand.run($0) },
         "send": Subcommand(help: SendCommand.help) { try await SendCommand.run($0) },
-        "preview": Subcommand(help: PreviewCommand.help) { try PreviewCommand.run($0) },
+        "preview": Subcommand(help: PreviewCommand.help) { try await PreviewCommand.run($0) },
         "blueprint": Subcommand(help: BlueprintCommand.help) { try await BlueprintCommand.run($0) },
         "healthcheck": Subcommand(help: HealthCheckCommand.help) { try await HealthCheckCommand.run($0) },
         "simulator": Subcommand(help: SimulatorCommand.help) { try await SimulatorCommand.run($0) },

@@ -12,26 +12,29 @@ import Rules
 enum PreviewCommand {
     static let help = """
         usage: livebridge preview PAYLOAD.json [--at ISO_TIME] --out FILE.svg|FILE.html
-               livebridge preview --config FILE --states STATES.json --activity ID [--at ISO_TIME] --out FILE.svg|FILE.html
+               livebridge preview --config FILE [--states STATES.json] --activity ID [--at ISO_TIME] --out FILE.svg|FILE.html
 
         Draws the Lock Screen card and the Dynamic Island (compact, minimal, expanded) for an Aivi or Island Pulse
-        payload. Timers (time_since / time_until) show their value at --at (default: now).
+        payload. Timers (time_since / time_until) show their value at --at (default: now). With --config and no
+        --states, the activity is rendered from the live states of the Home Assistant the rules file names.
         """
 
-    static func run(_ arguments: [String]) throws -> Int32 {
+    static func run(_ arguments: [String]) async throws -> Int32 {
         let args = try ArgumentList(arguments, valued: ["config", "states", "activity", "at", "out"])
         guard let out = args["out"], out.hasSuffix(".svg") || out.hasSuffix(".html") else { throw UsageError("--out FILE.svg or FILE.html is required") }
         let now = try CommandSupport.time(args)
         let payload: JSONValue
         let title: String
         if let config = args["config"] {
-            guard let statesPath = args["states"], let id = args["activity"] else { throw UsageError("--config needs --states and --activity") }
+            guard let id = args["activity"] else { throw UsageError("--config needs --activity") }
             guard let rules = CommandSupport.rules(config, secretsOptional: true) else { return 1 }
             let rule = try CommandSupport.activity(id, in: rules)
             guard let target = rule.targets.first(where: { $0.kind != .homeassistant }) else {
                 throw UsageError("\(id) is a Home Assistant live update, drawn by the companion app; preview draws Aivi and Island Pulse payloads")
             }
-            let context = EvaluationContext(loading: try StatesFile.loadInOrder(path: statesPath), now: now)
+            // --states, or the live states of the Home Assistant the rules file names.
+            let loaded = if let statesPath = args["states"] { try StatesFile.loadInOrder(path: statesPath) } else { try await CommandSupport.liveStates(of: rules, command: "preview") }
+            let context = EvaluationContext(loading: loaded, now: now)
             let active = (try? ActivityRenderer.isActive(rule, in: context).get()) ?? false
             var notes: [PayloadIssue] = []
             switch ActivityRenderer.render(rule, for: target, phase: active ? .update : .end, in: context, notes: &notes) {

@@ -45,12 +45,8 @@ enum RenderCommand {
             target = own
         }
         let (states, order) = if let path = args["states"] { try StatesFile.loadInOrder(path: path) } else { try await target!.states(command: "render") }
-        if args["states"] == nil {
-            // Live states: an entity the rules read that Home Assistant lacks is a typo or a removed integration.
-            for id in rules.entityIDs.sorted() where states[id] == nil {
-                standardError("livebridge render: warning: " + MissingEntity(entityID: id, suggestion: Suggestion.closest(to: id, in: Array(states.keys))).description)
-            }
-        }
+        // Live states: an entity the rules read that Home Assistant lacks is a typo or a removed integration.
+        if args["states"] == nil { CommandSupport.warnAboutMissing(rules, in: states, command: "render") }
         var context = EvaluationContext(states: states, order: order, now: now)
         let remote = rules.templatesRenderedByHomeAssistant
         if let target {

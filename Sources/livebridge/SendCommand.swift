@@ -13,10 +13,11 @@ import Rules
 /// one real push, to try a template on a phone. `--dry-run` shows the request, token masked, instead.
 enum SendCommand {
     static let help = """
-        usage: livebridge send CONFIG --activity ID --states STATES.json [--target NAME] [--action start|update|end] [--dry-run]
+        usage: livebridge send CONFIG --activity ID [--states STATES.json] [--target NAME] [--action start|update|end] [--dry-run]
                                       [--at ISO_TIME]
 
-        Renders the activity against the states and sends that one push now (no debounce). --dry-run prints the
+        Renders the activity against the states (--states, or the live states of the Home Assistant the rules file
+        names) and sends that one push now (no debounce). --dry-run prints the
         method, URL, headers (token masked) and body instead of sending. --target picks one of an activity's targets
         (a backend, or backend/notify.… for one of its phones); required when it has several.
         """
@@ -25,7 +26,6 @@ enum SendCommand {
         let args = try ArgumentList(arguments, valued: ["activity", "states", "action", "at", "target"], flags: ["dry-run"])
         guard args.positional.count == 1 else { throw UsageError("name one rules file\n\n\(help)") }
         guard let id = args["activity"] else { throw UsageError("--activity ID is required") }
-        guard let statesPath = args["states"] else { throw UsageError("--states STATES.json is required") }
         let phase = try PushKind(rawValue: args["action"] ?? "update") ?? { throw UsageError("--action must be start, update or end") }()
         let now = try CommandSupport.time(args)
         guard let rules = CommandSupport.rules(args.positional[0], secretsOptional: args.has("dry-run")) else { return 1 }
@@ -42,7 +42,9 @@ enum SendCommand {
             }
             target = rule.targets[0]
         }
-        let context = EvaluationContext(loading: try StatesFile.loadInOrder(path: statesPath), now: now)
+        // --states, or the live states of the Home Assistant the rules file names.
+        let loaded = if let statesPath = args["states"] { try StatesFile.loadInOrder(path: statesPath) } else { try await CommandSupport.liveStates(of: rules, command: "send") }
+        let context = EvaluationContext(loading: loaded, now: now)
         var notes: [PayloadIssue] = []
         let request: BackendRequest
         switch ActivityRenderer.render(rule, for: target, phase: phase, in: context, notes: &notes) {
