@@ -2,22 +2,20 @@ import Foundation
 import Rules
 import Testing
 
-/// The README's configuration reference names every key the loader accepts.
+/// The configuration reference (docs/configuration.md) names every key the loader accepts.
 struct ConfigReferenceTests {
-    static let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("README.md")
+    static let reference = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("docs/configuration.md")
 
     func referenceSection() throws -> String {
-        let text = try String(contentsOf: Self.readme, encoding: .utf8)
-        guard let start = text.range(of: "## Configuration reference") else { return "" }
-        let rest = text[start.upperBound...]
-        let end = rest.range(of: "\n## ")?.lowerBound ?? rest.endIndex
-        return String(rest[..<end])
+        let text = try String(contentsOf: Self.reference, encoding: .utf8)
+        guard let start = text.range(of: "# Configuration reference") else { return "" }
+        return String(text[start.upperBound...])
     }
 
     @Test func everyConfigKeyIsDocumented() throws {
         let section = try referenceSection()
-        #expect(!section.isEmpty, "README.md has no '## Configuration reference' section")
+        #expect(!section.isEmpty, "docs/configuration.md has no '# Configuration reference'")
         let missing = ConfigReference.allKeys.filter { !section.contains("`\($0)`") }.sorted()
         #expect(missing.isEmpty, "undocumented keys: \(missing)")
     }

@@ -28,9 +28,10 @@ struct ExampleRenderTests {
         return states
     }
 
-    /// The README's rules snippets (the taste and the worked mappings), as one file's activities.
+    /// The rules snippets of the README and docs/rules.md (the taste and the worked mappings), as one file's activities.
     static func readmeActivities() throws -> String {
-        let readme = try String(contentsOf: repository.appendingPathComponent("README.md"), encoding: .utf8)
+        let readme = try String(contentsOf: repository.appendingPathComponent("README.md"), encoding: .utf8) + "\n"
+            + String(contentsOf: repository.appendingPathComponent("docs/rules.md"), encoding: .utf8)
         var blocks: [String] = []
         var current: [String]?
         for line in readme.split(separator: "\n", omittingEmptySubsequences: false) {

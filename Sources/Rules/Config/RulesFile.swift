@@ -80,12 +80,25 @@ public struct RulesFile: Sendable {
     /// Warnings and coercions found at load, for `check`.
     public var notes = RuleNotes()
 
+    /// Whether a URL names this machine (127.0.0.0/8, ::1 or localhost).
+    static func isLoopback(_ url: String) -> Bool {
+        let parts = url.split(separator: "://", maxSplits: 1, omittingEmptySubsequences: false)
+        guard parts.count == 2 else { return false }
+        let rest = parts[1]
+        let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        let host: Substring
+        if authority.hasPrefix("[") { host = authority.dropFirst().prefix { $0 != "]" } } else { host = authority.prefix { $0 != ":" } }
+        return host == "localhost" || host == "::1" || host.hasPrefix("127.")
+    }
+
     /// What keeps `run` from running this file, though `render` and `preview` can use it: `check` reports the same,
     /// so it says OK only for a file `run` will run.
     /// A backend token still holding suggest's placeholder is one too: it would go to the real service.
     public var problemsForRun: [ConfigError] {
         var problems = backends.values.sorted { $0.name < $1.name }.compactMap { backend -> ConfigError? in
             guard let token = backend.token?.secret, Proposal.isPlaceholder(token) else { return nil }
+            // A backend pointed at this machine (the preview server) sends the placeholder nowhere real.
+            if let base = backend.baseURL, Self.isLoopback(base) { return nil }
             return ConfigError(backend.location, path: "backends.\(backend.name).token",
                                "still holds livebridge suggest's placeholder (replace-with-your-…): put the real token in secrets.yaml")
         }
