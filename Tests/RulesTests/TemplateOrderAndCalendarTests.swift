@@ -141,8 +141,9 @@ struct TemplateOrderAndCalendarTests {
         }
         #expect(try render("{{ clamp(15, 0, 10) }} {{ -5 | clamp(0, 10) }} {{ wrap(15, 0, 10) }} {{ -5 | wrap(0, 10) }}") == "10.0 0.0 5.0 5.0")
         #expect(try render("{{ remap(5, 0, 6, 0, 740, steps=10) }} {{ 50 | remap(0, 100, 0, 10, steps=8) }} {{ 7 | remap(0, 5, 0, 1, edges='mirror') }}") == "592.0 5.0 0.6")
-        #expect(try render("{{ 'sensor.a' | states }} {{ 'sensor.a' | is_state('1') }} {{ 'group.g' | expand | map(attribute='entity_id') | list }}", states: states)
+        #expect(try render("{{ 'sensor.a' | states }} {{ 'sensor.a' | has_value }} {{ 'group.g' | expand | map(attribute='entity_id') | list }}", states: states)
                 == "1 True ['person.x', 'sensor.a']")
+        #expect(throws: Template.CompileError.self, "is_state is a test, not a filter, in Home Assistant 2026") { try Template("{{ 'sensor.a' | is_state('1') }}") }
         #expect(try render("{{ states.person | map(attribute='attributes.friendly_name') | join(', ') }}|", states: states) == "|")
         #expect(try render("{{ [{'a': 1}, {'b': 2}] | selectattr('a', 'eq', none) | list }}") == "[]")
         #expect(try render("{{ [{'a': 2, 'b': 1}, {'a': 1, 'b': 2}] | min(attribute='b') }} {{ ['B', 'a'] | max }}") == "{'a': 2, 'b': 1} B")
@@ -160,6 +161,25 @@ struct TemplateOrderAndCalendarTests {
         #expect(undefined == ["not_there"])
         #expect(try lenient.evaluate(in: EvaluationContext(states: [:], now: Self.noon, timeZone: .utc), variables: [:]).text == "d")
         #expect(throws: Template.CompileError.self) { try Template("{{ not_there | default('d') }}") }
+    }
+
+    /// What an independent attacker of issue 31 found: values nested or shared past any sense end the render with a
+    /// reason (they crashed the process, or ran for minutes); and answers that differed from Home Assistant 2026.11.
+    @Test func theAttackersFindings() throws {
+        let context = EvaluationContext(states: [:], now: Self.noon, timeZone: .utc)
+        for hostile in [
+            "{% set ns = namespace(d=[]) %}{% for i in range(50000) %}{% set ns.d = [ns.d] %}{% endfor %}x",
+            "{% set ns = namespace(d={}) %}{% for i in range(30) %}{% set ns.d = {'a': ns.d, 'b': ns.d} %}{% endfor %}{{ ns.d == ns.d }}",
+            "{% set ns = namespace(d=[]) %}{% for i in range(30) %}{% set ns.d = [ns.d, ns.d] %}{% endfor %}{{ ns.d | flatten | count }}",
+        ] {
+            #expect(throws: EvaluationError.self, "\(hostile)") { try Template(hostile).evaluate(in: context) }
+        }
+        #expect(try render("{% set ns = namespace(d=[]) %}{% for i in range(100) %}{% set ns.d = [ns.d] %}{% endfor %}{{ ns.d | to_json | length }}") == "202")
+        // Python's round of the exact binary value: 2.675 is 2.67499…
+        #expect(try render("{{ 21.455 | round(2) }} {{ 2.675 | round(2) }} {{ 1.15 | round(1) }} {{ 0.125 | round(2) }}") == "21.45 2.67 1.1 0.12")
+        #expect(try render("{{ timedelta(hours=23, minutes=59, seconds=55) | timedelta_string }} {{ timedelta_string(timedelta(days=-1)) }}") == "1 day 1 day")
+        #expect(try render("{{ 'nan' | float > 25 }} {{ 'nan' | float <= 25 }} {{ {'a': 1} == {'a': 1.0} }} {{ [1] == [True] }}") == "False False True True")
+        #expect(try render("{{ 'inf' | float | sin(0) }} {{ 'inf' | float | cos(default=2) }}") == "0 2")
     }
 
     @Test func datesAndTimes() throws {

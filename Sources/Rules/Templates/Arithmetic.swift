@@ -13,6 +13,8 @@ enum Arithmetic {
         case .equal: return .bool(equal(l, r))
         case .notEqual: return .bool(!equal(l, r))
         case .less, .lessOrEqual, .greater, .greaterOrEqual:
+            // NaN is neither below nor above anything (Python's float).
+            if let a = l.number, let b = r.number, !l.isText, !r.isText, a.isNaN || b.isNaN { return .bool(false) }
             let order = try compare(l, r)
             switch op {
             case .less: return .bool(order < 0)
@@ -43,9 +45,17 @@ enum Arithmetic {
         }
     }
 
+    /// Python's ==: numbers across int, float and bool; lists and dicts item by item with the same rule (`{'a': 1} ==
+    /// {'a': 1.0}`), each step charged to the render, so values that share parts cannot make it walk forever.
     static func equal(_ l: TemplateValue, _ r: TemplateValue) -> Bool {
         switch (l, r) {
         case (.undefined, .undefined): return true
+        case (.list(let a), .list(let b)):
+            guard a.count == b.count, RenderBudget.charge(a.count + 1) else { return false }
+            return zip(a, b).allSatisfy { equal($0, $1) }
+        case (.mapping(let a), .mapping(let b)):
+            guard a.count == b.count, RenderBudget.charge(a.count + 1) else { return false }
+            return a.allSatisfy { pair in b[pair.key].map { equal(pair.value, $0) } ?? false }
         case (.datetime(let a, let x), .datetime(let b, let y)):
             // Python: a naive datetime never equals an aware one.
             return a == b && (x == TemplateValue.naive) == (y == TemplateValue.naive)

@@ -91,6 +91,31 @@ enum EvaluationLimits {
         return texts.joined(separator: separator)
     }
 
+    /// How deep lists and dicts may nest: every walk over a value (printing, JSON, equality, freeing it) recurses
+    /// once per level, and a template that wraps a list in a list in a loop would otherwise reach the stack's end.
+    /// Python stops near 1,000 (a RecursionError); a payload needs a handful.
+    static let maximumNesting = 128
+
+    /// Refuses a container made from `items` when it would nest deeper than `maximumNesting`: only containers are
+    /// followed, each charged to the render, and the walk stops at the bound (values that share parts are not
+    /// walked once per path past the budget).
+    static func checkNesting(_ items: some Sequence<TemplateValue>, _ what: @autoclosure () -> String) throws(EvaluationError) {
+        var stack: [(value: TemplateValue, depth: Int)] = items.compactMap { item in
+            switch item { case .list, .mapping: (item, 2); default: nil }
+        }
+        while let (value, depth) = stack.popLast() {
+            guard depth <= maximumNesting else {
+                throw EvaluationError("\(what()) would nest lists and dicts more than \(maximumNesting) deep")
+            }
+            try RenderBudget.spend(1, what())
+            switch value {
+            case .list(let inner): for item in inner { if case .list = item { stack.append((item, depth + 1)) } else if case .mapping = item { stack.append((item, depth + 1)) } }
+            case .mapping(let inner): for (_, item) in inner { if case .list = item { stack.append((item, depth + 1)) } else if case .mapping = item { stack.append((item, depth + 1)) } }
+            default: break
+            }
+        }
+    }
+
     /// Refuses a value whose printed form (or JSON) would pass `maximumTextLength`, without building it: a walk that
     /// stops at the bound, so a list nested into itself forty times is refused at once.
     static func checkPrintable(_ value: TemplateValue, _ what: @autoclosure () -> String) throws(EvaluationError) {

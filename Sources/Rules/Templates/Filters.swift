@@ -357,8 +357,13 @@ enum Filters {
                     throw EvaluationError("log of \(TemplateValue.pythonFloat(d)): math domain error")
                 }
                 return .double(Glibc.log(d) / Glibc.log(base))
-            case .sin: return .double(Glibc.sin(d))
-            case .cos: return .double(Glibc.cos(d))
+            case .sin, .cos, .tan:
+                // Python: the sine of an infinity is a math domain error (the default, if given).
+                guard !d.isInfinite else {
+                    if let mathFallback { return mathFallback }
+                    throw EvaluationError("\(filter.rawValue) of \(TemplateValue.pythonFloat(d)): math domain error")
+                }
+                return .double(filter == .sin ? Glibc.sin(d) : filter == .cos ? Glibc.cos(d) : Glibc.tan(d))
             default: return .double(Glibc.tan(d))
             }
         case .sum:
@@ -552,19 +557,35 @@ enum TimeText {
     static let units: [(name: String, seconds: Int)] = [("year", 365 * 86_400), ("month", 30 * 86_400), ("day", 86_400),
                                                         ("hour", 3600), ("minute", 60), ("second", 1)]
 
+    /// Home Assistant 2026's `_get_timestring`: rounded at the last unit shown first, so a round-up carries into the
+    /// larger units (23:59:55 is "1 day", not "24 hours"); twelve rounded months end the year.
     static func since(_ total: Int, precision: Int) -> String {
         guard total != 0 else { return "0 seconds" }
         func counted(_ n: Int, _ unit: String) -> String { n == 1 ? "1 \(unit) " : "\(n) \(unit)s " }
-        var rest = total, used = 0, out = ""
-        for unit in units where rest >= unit.seconds {
+        let year = units[0].seconds, month = units[1].seconds
+        var timediff = total, remainder = total, used = 0
+        for unit in units where remainder >= unit.seconds {
             used += 1
             if used == precision {
-                let rounded = (Double(rest) / Double(unit.seconds)).rounded(.toNearestOrEven)
-                return (out + counted(Int(rounded), unit.name)).trimmingWhitespace()
+                let months = (timediff % year) / month
+                let (step, overflow) = Int((Double(remainder) / Double(unit.seconds)).rounded(.toNearestOrEven)).multipliedReportingOverflow(by: unit.seconds)
+                if !overflow { timediff = timediff &+ step - remainder }
+                let roundedMonths = (timediff % year) / month
+                if roundedMonths >= 12, months < 12 || unit.seconds == month { timediff = timediff &+ year - timediff % year }
+                break
             }
-            let whole = rest / unit.seconds
+            remainder %= unit.seconds
+        }
+        var out = ""
+        used = 0
+        for unit in units where timediff >= unit.seconds {
+            used += 1
+            if used == precision {
+                return (out + counted(Int((Double(timediff) / Double(unit.seconds)).rounded(.toNearestOrEven)), unit.name)).trimmingWhitespace()
+            }
+            let whole = timediff / unit.seconds
             out += counted(whole, unit.name)
-            rest -= whole * unit.seconds
+            timediff -= whole * unit.seconds
         }
         return out.trimmingWhitespace()
     }
@@ -718,6 +739,13 @@ enum Rounding {
         // Beyond these a Double has no digits left to round (Python returns x), or every digit is rounded away (0).
         if precision > 330 { return d }
         if precision < -330 { return 0 * d }
+        // Python's round: the exact binary value rounded to that many decimals, ties to even (2.675 → 2.67, as
+        // 2.675 is 2.67499…); printf rounds the same exact value the same way.
+        if method == "common", precision >= 0 {
+            var buffer = [CChar](repeating: 0, count: 1_100)
+            let written = withVaList([Int32(precision), d]) { vsnprintf(&buffer, buffer.count, "%.*f", $0) }
+            if written > 0, written < buffer.count, let exact = Double(String(cString: buffer)) { return exact }
+        }
         let scale = Glibc.pow(10.0, Double(precision))
         let scaled = d * scale
         guard scaled.isFinite else { return d }

@@ -137,6 +137,8 @@ enum Functions {
             return try SetOperations.set(try argument(0))
         case .union, .intersect, .difference, .symmetricDifference:
             return try SetOperations.apply(SetOperations.Operation(rawValue: function.rawValue)!, try argument(0), try argument(1))
+        case .timedeltaString:
+            return try Filters.apply(.timedeltaString, try argument(0), Array(args.dropFirst()), keywords, context: context)
         case .clamp: return try RangeMath.clamp(args)
         case .wrap: return try RangeMath.wrap(args)
         case .remap: return try RangeMath.remap(args, keywords)

@@ -90,13 +90,14 @@ enum Grouping {
             let item = top.items[top.index]
             top.index += 1
             stack.append(top)
+            // Every item walked, a list too: lists that share parts are walked once per path, within the budget.
+            try RenderBudget.spend(1, "flatten")
             if case .list(let inner) = item, top.levels.map({ $0 > 0 }) ?? true {
                 guard stack.count < 1_000 else { throw EvaluationError("flatten: lists nested more than 1000 deep") }
                 stack.append((inner, 0, top.levels.map { $0 - 1 }))
             } else {
                 out.append(item)
                 try EvaluationLimits.checkLength(out.count, "flatten's items")
-                try RenderBudget.spend(1, "flatten")
             }
         }
         return .list(out)

@@ -39,7 +39,21 @@ final class RenderBudget {
         budget.sinceClock = 0
         budget.deadline = 0
         defer { budget.active = false }
-        return try body()
+        let result = try body()
+        // Spent by work that could not throw (equality): the render fails all the same.
+        if budget.stepsLeft <= 0 { throw EvaluationError("the template did too much work (over \(Self.steps) steps); a normal template needs a few hundred") }
+        return result
+    }
+
+    /// Charges work that cannot throw (an equality deep in a value); false once the budget is spent, and the render
+    /// fails when it ends.
+    static func charge(_ steps: Int) -> Bool {
+        guard let raw = pthread_getspecific(slot) else { return true }
+        let budget = Unmanaged<RenderBudget>.fromOpaque(raw).takeUnretainedValue()
+        guard budget.active else { return true }
+        budget.stepsLeft -= max(steps, 0)
+        if budget.stepsLeft < 0 { budget.stepsLeft = 0 }
+        return budget.stepsLeft > 0
     }
 
     /// Charges `steps` to the running render (nothing when none runs: a caller outside `render` is not bounded).

@@ -22,6 +22,7 @@ struct TemplateEvaluator {
                 }
                 members[name] = try evaluate(valueExpression)
             }
+            try EvaluationLimits.checkNesting(members.orderedValues, "a dict")
             return .mapping(members)
         case .slice(let base, let start, let stop, let step):
             let value = try evaluate(base)
@@ -44,6 +45,7 @@ struct TemplateEvaluator {
         case .list(let items):
             var values: [TemplateValue] = []
             for item in items { values.append(try evaluate(item)) }
+            try EvaluationLimits.checkNesting(values, "a list")
             return .list(values)
         case .entity(let id):
             guard let state = context.states[id] else { return .none }

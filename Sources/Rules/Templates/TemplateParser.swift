@@ -406,8 +406,9 @@ struct TemplateParser {
         while accept("|") {
             try link(&links)
             guard case .name(let name) = current else { throw error("expected a filter name after \"|\"") }
-            // Home Assistant's entity functions are filters too (`'sensor.x' | states`): the call, the value first.
-            if Filter(rawValue: name) == nil, let function = Function(rawValue: name), function.readsEntity || function == .expand {
+            // Home Assistant's states, state_attr, has_value and expand are filters too (`'sensor.x' | states`): the
+            // call, the value first. is_state and is_state_attr are tests only, in 2026.
+            if Filter(rawValue: name) == nil, let function = Function(rawValue: name), [.states, .stateAttr, .hasValue, .expand].contains(function) {
                 advance()
                 var arguments: [Expression] = []
                 var keywords: [(String, Expression)] = []

@@ -98,7 +98,7 @@ enum Function: String, Sendable, CaseIterable {
     case relativeTime = "relative_time", timeSince = "time_since", timeUntil = "time_until", todayAt = "today_at"
     case slugify, strptime, urlencode, asin, acos, atan, atan2, typeof, flatten, expand, dict
     case tuple, zip, combine, set, union, intersect, difference, symmetricDifference = "symmetric_difference"
-    case md5, sha1, sha256, sha512, clamp, wrap, remap
+    case md5, sha1, sha256, sha512, clamp, wrap, remap, timedeltaString = "timedelta_string"
     case bitwiseAnd = "bitwise_and", bitwiseOr = "bitwise_or", bitwiseXor = "bitwise_xor"
 
     var readsEntity: Bool {
