@@ -58,11 +58,11 @@ enum RangeMath {
             }
         default: break
         }
-        let steps = Swift.max(keywords["steps"]?.integer ?? 0, 0)
+        let steps = Swift.max(keywords["steps"].flatMap { Conversions.float($0) } ?? 0, 0)
         if steps == 0, inMin == outMin, inMax == outMax { return .double(value) }
         guard inMax != inMin else { throw EvaluationError("float division by zero") }
         var normalized = (value - inMin) / (inMax - inMin)
-        if steps > 0 { normalized = (normalized * Double(steps)).rounded(.toNearestOrEven) / Double(steps) }
+        if steps > 0 { normalized = (normalized * steps).rounded(.toNearestOrEven) / steps }
         let result = outMin + normalized * (outMax - outMin)
         if edges == "clamp" { return .double(Swift.max(Swift.min(outMin, outMax), Swift.min(Swift.max(outMin, outMax), result))) }
         return .double(result)

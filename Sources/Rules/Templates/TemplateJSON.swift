@@ -80,7 +80,15 @@ enum TemplateJSON {
     }
 
     private static func scalar(_ value: TemplateValue, _ style: Style) -> String {
-        let text = value.json.jsonText
+        var text = value.json.jsonText
+        // orjson writes an exponent bare (1e20, 1.5e-7); json.dumps as Python's repr (1e+20, 1.5e-07).
+        if !style.spaced, case .double = value, let e = text.firstIndex(where: { $0 == "e" || $0 == "E" }) {
+            var exponent = text[text.index(after: e)...]
+            let negative = exponent.first == "-"
+            if exponent.first == "+" || exponent.first == "-" { exponent = exponent.dropFirst() }
+            let digits = exponent.drop { $0 == "0" }
+            text = String(text[...e]) + (negative ? "-" : "") + (digits.isEmpty ? "0" : String(digits))
+        }
         guard style.asciiOnly, text.utf8.contains(where: { $0 >= 0x80 }) else { return text }
         var out = ""
         for unit in text.utf16 {

@@ -133,6 +133,7 @@ public enum TemplateValue: Sendable, Equatable {
             }
             out += "}"
         case .string: out += repr
+        case .undefined: out += "Undefined"  // Jinja's repr, inside a list or dict
         default: out += text
         }
     }
