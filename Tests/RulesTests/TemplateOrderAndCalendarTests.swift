@@ -180,6 +180,10 @@ struct TemplateOrderAndCalendarTests {
         #expect(try render("{{ timedelta(hours=23, minutes=59, seconds=55) | timedelta_string }} {{ timedelta_string(timedelta(days=-1)) }}") == "1 day 1 day")
         #expect(try render("{{ 'nan' | float > 25 }} {{ 'nan' | float <= 25 }} {{ {'a': 1} == {'a': 1.0} }} {{ [1] == [True] }}") == "False False True True")
         #expect(try render("{{ 'inf' | float | sin(0) }} {{ 'inf' | float | cos(default=2) }}") == "0 2")
+        // Home Assistant looks an id up as written, then lower-cased; the entity read is the lower-case one.
+        let sensor = [EntityState(entityID: "sensor.a", state: "1", lastChanged: Self.noon)]
+        #expect(try render("{{ states('SENSOR.A') }} {{ states['Sensor.A'].state }} {{ is_state('SENSOR.a', '1') }}", states: sensor) == "1 1 True")
+        #expect(try Template("{{ states('SENSOR.A') }}").sortedEntityIDs == ["sensor.a"])
     }
 
     @Test func datesAndTimes() throws {

@@ -25,6 +25,12 @@ public struct EvaluationContext: Sendable {
         self.renderedByHomeAssistant = renderedByHomeAssistant
     }
 
+    /// An entity's state by its id as a template writes it: Home Assistant's ids are lower case, and it looks a
+    /// written one up as it is, then lower-cased (`states('SENSOR.X')` reads sensor.x).
+    func state(_ id: String) -> EntityState? {
+        states[id] ?? states[id.lowercased()]
+    }
+
     /// The states and order a states file gave.
     public init(loading loaded: (states: [String: EntityState], order: [String]), now: Double) {
         self.init(states: loaded.states, order: loaded.order, now: now)

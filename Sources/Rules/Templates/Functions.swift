@@ -11,7 +11,7 @@ enum Functions {
         }
         func entity() throws(EvaluationError) -> (String, EntityState?) {
             guard case .string(let id) = try argument(0) else { throw EvaluationError("\(function.rawValue)() needs an entity id") }
-            return (id, context.states[id])
+            return (id, context.state(id))
         }
         switch function {
         case .states:

@@ -48,7 +48,7 @@ struct TemplateEvaluator {
             try EvaluationLimits.checkNesting(values, "a list")
             return .list(values)
         case .entity(let id):
-            guard let state = context.states[id] else { return .none }
+            guard let state = context.state(id) else { return .none }
             return Self.entityObject(state)
         case .domainStates(let domain):
             // In the state machine's order, as Home Assistant 2026's templates iterate (no longer sorted by id).
@@ -92,13 +92,13 @@ struct TemplateEvaluator {
             if !keywords.isEmpty { for (name, e) in keywords { named[name] = try evaluate(e) } }
             return try Self.bounded(try Functions.call(function, values, named, context: context))
         case .stateOf(let id):
-            return .string(context.states[id]?.state ?? "unknown")
+            return .string(context.state(id)?.state ?? "unknown")
         case .attributeOf(let id, let name):
-            return context.states[id]?.attribute(name).map(TemplateValue.init) ?? .none
+            return context.state(id)?.attribute(name).map(TemplateValue.init) ?? .none
         case .isState(let id, let value):
-            return .bool(context.states[id]?.state == value)
+            return .bool(context.state(id)?.state == value)
         case .hasValue(let id):
-            guard let state = context.states[id]?.state else { return .bool(false) }
+            guard let state = context.state(id)?.state else { return .bool(false) }
             return .bool(state != "unknown" && state != "unavailable")
         case .number(let input, let integer, let fallback):
             let value = try evaluate(input)
@@ -269,7 +269,7 @@ struct TemplateEvaluator {
     /// `states[name]`: the entity (None when it is not there) for an entity id, the domain's states for a domain.
     static func states(named key: TemplateValue, in context: EvaluationContext) -> TemplateValue {
         guard case .string(let name) = key else { return .undefined("states has no item \(key.repr)") }
-        if name.contains(".") { return context.states[name].map(entityObject) ?? .none }
+        if name.contains(".") { return context.state(name).map(entityObject) ?? .none }
         return .list(context.inStateMachineOrder(prefix: name + ".").map { entityObject(context.states[$0]!) })
     }
 

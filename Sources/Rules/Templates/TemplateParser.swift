@@ -311,7 +311,7 @@ struct TemplateParser {
                         throw error("the test \(name) needs the entity id as a quoted literal before is, e.g. 'sensor.washer' is \(name)(…)")
                     }
                     advance()
-                    entityIDs.insert(id)
+                    entityIDs.insert(id.lowercased())
                     let (arguments, keywords) = accept("(") ? try argumentList() : ([], [])
                     let call = Self.fastForm(.call(Function(rawValue: name)!, [left] + arguments, keywords: keywords))
                     left = negated ? .unary(.not, call) : call
@@ -415,7 +415,7 @@ struct TemplateParser {
                 if accept("(") { (arguments, keywords) = try argumentList() }
                 if function == .expand { readsEveryEntity = true }
                 if function.readsEntity {
-                    if case .literal(.string(let id)) = value { entityIDs.insert(id) } else { readsEveryEntity = true }
+                    if case .literal(.string(let id)) = value { entityIDs.insert(id.lowercased()) } else { readsEveryEntity = true }
                 }
                 value = try postfix(after: Self.fastForm(.call(function, [value] + arguments, keywords: keywords)))
                 continue
@@ -586,7 +586,7 @@ struct TemplateParser {
                     advance(); advance(); advance()
                     let parts = key.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
                     if parts.count == 2 {
-                        entityIDs.insert(key)
+                        entityIDs.insert(key.lowercased())
                         return .entity(key)
                     }
                     domains.insert(key)
@@ -634,7 +634,7 @@ struct TemplateParser {
                 }
                 // A literal id is subscribed by itself; one computed when the template runs (`states(light.entity_id)`
                 // in a loop) could be any entity, so every entity is kept.
-                if case .literal(.string(let id)) = first { entityIDs.insert(id) } else { readsEveryEntity = true }
+                if case .literal(.string(let id)) = first { entityIDs.insert(id.lowercased()) } else { readsEveryEntity = true }
             }
             return Self.fastForm(.call(function, arguments, keywords: keywords))
         default:
@@ -675,7 +675,7 @@ struct TemplateParser {
         guard case .name(let object) = current else { throw error("expected an object id after \"states.\(domain).\"") }
         advance()
         let id = domain + "." + object
-        entityIDs.insert(id)
+        entityIDs.insert(id.lowercased())
         return .entity(id)
     }
 }
