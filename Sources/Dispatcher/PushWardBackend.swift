@@ -60,34 +60,54 @@ public struct PushWardBackend: PushBackend, HTTPExchanges {
             return DeliveryReport(.rejected(code: "quota.exceeded"), code: "quota.exceeded")
         }
         if kind == .start, let creation = request.creation {
-            let created = await create(creation, kind: kind)
-            // Creating needs a key with the activity:manage scope; an activity:update key gets 403 on every start.
-            if created.status == 403 {
-                return DeliveryReport(.rejected(code: "403: the key needs the activity:manage scope to create activities"), status: 403, code: created.code)
-            }
+            let (created, answer) = await createReading(creation, kind: kind)
+            if let stopped = quotaStop(created, answer, now: now) { return stopped }
+            if created.status == 403 { return Self.forbidden(created) }
             guard created.outcome == .delivered else { return created }
         }
         let slug = String(request.target.dropFirst("/activities/".count))
         let http = patched(request, slug: slug, fresh: kind == .start)
         let (report, answer) = await sendReading(http, kind: kind)
-        if report.status == 429, report.code == "quota.exceeded" {
-            // The free plan's updates for the month are spent: retrying only burns requests until it resets, when
-            // the answer says (`reset_at`, within a month and a day), else at the next month's start.
-            let said = answer.flatMap { (try? JSONParser.parse($0))?["reset_at"]?.stringValue }
-                .flatMap { Timestamp.epoch(fromISO8601: OutsideText.bounded($0, limit: 64)) }
-                .flatMap { $0 > now && $0 < now + 32 * 86_400 ? $0 : nil }
-            quotaSpentUntil.withLock { $0 = said ?? Self.nextMonth(after: now) }
-            return DeliveryReport(.rejected(code: "quota.exceeded"), status: 429, code: "quota.exceeded")
-        }
+        if let stopped = quotaStop(report, answer, now: now) { return stopped }
         if report.outcome == .delivered {
             shown.withLock { $0[slug] = kind == .end ? nil : request.body["content"] }
         }
-        // An update or end for an activity PushWard does not have (a crash between a start's two requests, or its
-        // time to live ran out): create it (an upsert) and send the content once more, rather than lose the push.
-        guard kind != .start, report.status == 404, report.code == "activity.not_found", let creation = request.creation else { return report }
-        let created = await create(creation, kind: kind)
+        // An end for an activity PushWard no longer has: it ended it itself (its end_date, stale_ttl) and let it go.
+        // Nothing is left on the phone to end; creating it again would show it as ongoing just to end it.
+        if kind == .end, report.status == 404, report.code == "activity.not_found" {
+            shown.withLock { $0[slug] = nil }
+            return DeliveryReport(.delivered, status: 404, code: "activity.not_found")
+        }
+        // An update for an activity PushWard does not have (a crash between a start's two requests, or its time to
+        // live ran out): create it (an upsert) and send the content once more, rather than lose the push.
+        guard kind == .update, report.status == 404, report.code == "activity.not_found", let creation = request.creation else { return report }
+        let (created, createdAnswer) = await createReading(creation, kind: kind)
+        if let stopped = quotaStop(created, createdAnswer, now: now) { return stopped }
+        if created.status == 403 { return Self.forbidden(created) }
         guard created.outcome == .delivered else { return created }
         return await send(patched(request, slug: slug, fresh: true), kind: kind)
+    }
+
+    /// The free plan's updates for the month are spent (429 quota.exceeded, on a create as on an update): retrying
+    /// only burns requests until it resets, when the answer says (`reset_at`, within a month and a day), else at the
+    /// next month's start. Nil for any other answer.
+    private func quotaStop(_ report: DeliveryReport, _ answer: [UInt8]?, now: Double) -> DeliveryReport? {
+        guard report.status == 429, report.code == "quota.exceeded" else { return nil }
+        let said = answer.flatMap { (try? JSONParser.parse($0))?["reset_at"]?.stringValue }
+            .flatMap { Timestamp.epoch(fromISO8601: OutsideText.bounded($0, limit: 64)) }
+            .flatMap { $0 > now && $0 < now + 32 * 86_400 ? $0 : nil }
+        quotaSpentUntil.withLock { $0 = said ?? Self.nextMonth(after: now) }
+        return DeliveryReport(.rejected(code: "quota.exceeded"), status: 429, code: "quota.exceeded")
+    }
+
+    /// A create refused with 403, with its fix: the key lacks the activity:manage scope (its document's plain 403),
+    /// or is restricted to other slugs (`integration_key.slug_invalid`).
+    static func forbidden(_ created: DeliveryReport) -> DeliveryReport {
+        if created.code == "integration_key.slug_invalid" {
+            return DeliveryReport(.rejected(code: "403 integration_key.slug_invalid: the key is restricted to other activity slugs; allow this one in PushWard or use another key"),
+                                  status: 403, code: created.code)
+        }
+        return DeliveryReport(.rejected(code: "403: the key needs the activity:manage scope to create activities"), status: 403, code: created.code)
     }
 
     /// The PATCH with the content as a merge patch over what was shown: fields the frame dropped sent as `null`.
@@ -105,8 +125,8 @@ public struct PushWardBackend: PushBackend, HTTPExchanges {
         return Double(Timestamp.daysSinceEpoch(year: Int64(year), month: Int64(month), day: 1)) * 86_400
     }
 
-    private func create(_ creation: JSONValue, kind: PushKind) async -> DeliveryReport {
-        await send(HTTPRequest(method: "POST", url: baseURL + "/activities", headers: headers("POST"), body: creation.jsonBytes), kind: kind)
+    private func createReading(_ creation: JSONValue, kind: PushKind) async -> (report: DeliveryReport, body: [UInt8]?) {
+        await sendReading(HTTPRequest(method: "POST", url: baseURL + "/activities", headers: headers("POST"), body: creation.jsonBytes), kind: kind)
     }
 
     private func send(_ http: HTTPRequest, kind: PushKind) async -> DeliveryReport {

@@ -43,8 +43,9 @@ struct ContractField: Sendable {
         }
         guard typed else { return "expected \(types.joined(separator: " or "))" }
         if let text = value.stringValue {
-            if let max = maxLength, text.count > max { return "expected length <= \(max)" }
-            if let min = minLength, text.count < min { return "expected length >= \(min)" }
+            // JSON Schema's lengths count code points.
+            if let max = maxLength, text.unicodeScalars.count > max { return "expected length <= \(max)" }
+            if let min = minLength, text.unicodeScalars.count < min { return "expected length >= \(min)" }
             if let choices, !choices.contains(text) { return "expected one of \(choices.joined(separator: ", "))" }
         }
         if case .string = value {} else if let number = value.doubleValue {

@@ -68,6 +68,8 @@ extension FakePushService {
             if let invalid = PushWardSchema.slugProblem(slug) { return validation("body.slug: \(invalid)") }
             let priority = fields["priority"]?.intValue ?? 0
             return state.withLock { s -> HTTPServerResponse in
+                // Its document lists 429 quota.exceeded for a create too: a spent plan refuses it (spending nothing).
+                if let spent = Self.quotaProblem(&s, now: now, spending: false) { return spent }
                 var activities = s.pushWard[key] ?? [:]
                 defer { s.pushWard[key] = activities }
                 if activities[slug] == nil, activities.count >= Self.pushWardActivityLimit {
@@ -119,17 +121,10 @@ extension FakePushService {
                 created = true
             }
             guard var activity = activities[slug] else { return problem(404, "activity.not_found", "activity not found") }
-            if let quota = s.pushWardMonthlyQuota {
-                guard s.pushWardUpdates < quota else {
-                    return HTTPServerResponse(status: 429, contentType: "application/problem+json", body: Array(JSONValue.object([
-                        "code": "quota.exceeded", "detail": "quota exceeded for live_activity_updates", "kind": "live_activity_updates",
-                        "limit": .int(quota), "used": .int(s.pushWardUpdates), "reset_at": .string(Self.nextMonthStart(after: now)), "status": 429,
-                    ]).jsonText.utf8))
-                }
-                s.pushWardUpdates += 1
-            }
             let merged = fields["content"].map { MergePatch.apply($0, to: activity.content) } ?? activity.content
             if let invalid = Self.pushWardContentProblem(merged) { return problem(422, "activity.content_invalid", invalid) }
+            // A refused PATCH spends nothing; a taken one is one of the month's updates.
+            if let spent = Self.quotaProblem(&s, now: now, spending: true) { return spent }
             activity.content = merged
             if let priority = fields["priority"]?.intValue { activity.priority = priority }
             let target = next ?? (activity.state == "created" ? "ongoing" : activity.state)
@@ -153,6 +148,20 @@ extension FakePushService {
             if let evicted { note(["at": .double(0), "activity": .string("pushward/" + evicted), "decision": "evicted (five ongoing)"]) }
         }
         return response
+    }
+
+    /// 429 quota.exceeded with its `reset_at` once the free plan's monthly updates are spent; else nil, counting one
+    /// update when `spending`.
+    static func quotaProblem(_ s: inout State, now: Double, spending: Bool) -> HTTPServerResponse? {
+        guard let quota = s.pushWardMonthlyQuota else { return nil }
+        guard s.pushWardUpdates < quota else {
+            return HTTPServerResponse(status: 429, contentType: "application/problem+json", body: Array(JSONValue.object([
+                "code": "quota.exceeded", "detail": "quota exceeded for live_activity_updates", "kind": "live_activity_updates",
+                "limit": .int(quota), "used": .int(s.pushWardUpdates), "reset_at": .string(nextMonthStart(after: now)), "status": 429,
+            ]).jsonText.utf8))
+        }
+        if spending { s.pushWardUpdates += 1 }
+        return nil
     }
 
     /// The document's 422 for a body that breaks its schema.

@@ -10,11 +10,11 @@ public enum ActivitySmithSchema {
     public static let types = ["progress", "segmented_progress", "metrics", "stats", "alert", "timer"]
     public static let colours = ["lime", "green", "cyan", "blue", "purple", "magenta", "red", "orange", "yellow", "gray"]
 
-    /// A stream key: letters, digits, `_` and `-` (1–128).
+    /// A stream key: letters, digits, `_` and `-` (1–255, its document's `maxLength`).
     public static func streamKeyProblem(_ key: String) -> String? {
-        guard (1...128).contains(key.count), key.unicodeScalars.allSatisfy({ c in
+        guard (1...255).contains(key.count), key.unicodeScalars.allSatisfy({ c in
             ("a"..."z").contains(c) || ("A"..."Z").contains(c) || ("0"..."9").contains(c) || c == "_" || c == "-"
-        }) else { return "\(OutsideText.quoted(key)) is not an ActivitySmith stream key: letters, digits, _ and -, at most 128" }
+        }) else { return "\(OutsideText.quoted(key)) is not an ActivitySmith stream key: letters, digits, _ and -, at most 255" }
         return nil
     }
 

@@ -45,8 +45,8 @@ public enum IslandPulseSchema {
             issues.append(PayloadIssue(path: joinedPath(path, "message"), "is required to start or update"))
         }
         for (field, limit) in (limits[layout] ?? [:]).sorted(by: { $0.key < $1.key }) {
-            if let text = object[field]?.stringValue, text.count > limit {
-                issues.append(PayloadIssue(path: joinedPath(path, field), "\"\(text)\" is \(text.count) characters; the \(layout) layout shows at most \(limit)"))
+            if let text = object[field]?.stringValue, text.unicodeScalars.count > limit {
+                issues.append(PayloadIssue(path: joinedPath(path, field), "\"\(text)\" is \(text.unicodeScalars.count) characters; the \(layout) layout shows at most \(limit)"))
             }
         }
         return issues

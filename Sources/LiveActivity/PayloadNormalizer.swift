@@ -18,8 +18,11 @@ public enum PayloadNormalizer {
                 issues.append(PayloadIssue(path: path, "expected text, got \(describe(value))"))
                 return nil
             }
-            if let maxLength, text.count > maxLength {
-                issues.append(PayloadIssue(path: path, "\"\(text)\" is \(text.count) characters; at most \(maxLength) fit"))
+            // Counted as the services' JSON schemas count (maxLength: code points), not as letters on screen: a flag
+            // emoji is two, a decomposed é two.
+            let length = text.unicodeScalars.count
+            if let maxLength, length > maxLength {
+                issues.append(PayloadIssue(path: path, "\"\(text)\" is \(length) characters (Unicode code points); at most \(maxLength) fit"))
                 return nil
             }
             return .string(text)

@@ -20,7 +20,9 @@ public final class Metrics: Sendable {
 
     /// Why a refusal stops a backend for a while rather than for good; nil for other codes.
     static func limit(_ code: String) -> String? {
-        code == "quota.exceeded" ? "the plan's monthly updates are used up (quota.exceeded): pushes resume when the quota resets next month" : nil
+        if code == "quota.exceeded" { return "the plan's monthly updates are used up (quota.exceeded): pushes resume when the quota resets next month" }
+        if code.hasPrefix("DEVICE_NOT_REGISTERED") { return "the Island Pulse app has not registered this ID yet (DEVICE_NOT_REGISTERED): open it on the phone once" }
+        return nil
     }
 
     static let bounds: [Double] = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
@@ -84,7 +86,8 @@ public final class Metrics: Sendable {
                 out += "# HELP livebridge_backend_limited A backend stopped by its service's limit until it resets (1), by reason.\n"
                 out += "# TYPE livebridge_backend_limited gauge\n"
                 for backend in s.limitedBackends.keys.sorted() {
-                    out += "livebridge_backend_limited{backend=\"\(backend)\",reason=\"quota.exceeded\"} 1\n"
+                    let reason = s.limitedBackends[backend]!.contains("DEVICE_NOT_REGISTERED") ? "DEVICE_NOT_REGISTERED" : "quota.exceeded"
+                    out += "livebridge_backend_limited{backend=\"\(backend)\",reason=\"\(reason)\"} 1\n"
                 }
             }
             if !relayRemaining.isEmpty {

@@ -43,7 +43,7 @@ enum CommandSupport {
             if i > 0, let later = request.dismissal?.after, wire.body == request.dismissalRequest?.bodyBytes {
                 out.append("# \(Int(later.components.seconds)) s later:")
             }
-            out.append("\(wire.method) \(wire.url)")
+            out.append("\(wire.method) \(Self.withoutCredentials(wire.url))")
             out.append(contentsOf: wire.redactedHeaders)
             out.append("")
             out.append(String(decoding: wire.body, as: UTF8.self))
@@ -66,6 +66,15 @@ enum CommandSupport {
         for id in rules.entityIDs.sorted() where states[id] == nil {
             standardError("livebridge \(command): warning: " + MissingEntity(entityID: id, suggestion: Suggestion.closest(to: id, in: Array(states.keys))).description)
         }
+    }
+
+    /// A URL with any `user:password@` masked, for printing.
+    static func withoutCredentials(_ url: String) -> String {
+        let parts = url.split(separator: "://", maxSplits: 1, omittingEmptySubsequences: false)
+        guard parts.count == 2 else { return url }
+        let authority = parts[1].prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        guard let at = authority.lastIndex(of: "@") else { return url }
+        return parts[0] + "://****@" + parts[1][parts[1].index(after: at)...]
     }
 
     static func activity(_ id: String, in rules: RulesFile) throws -> ActivityRule {

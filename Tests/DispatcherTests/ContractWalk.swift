@@ -10,6 +10,11 @@ enum ContractWalk {
         if text, let max = field.maxLength {
             out.append((.string(String(repeating: "x", count: max)), true, "\(max) characters"))
             out.append((.string(String(repeating: "x", count: max + 1)), false, "\(max + 1) characters"))
+            // Lengths are code points: a decomposed é is two, one letter on screen.
+            if max >= 2 {
+                out.append((.string(String(repeating: "e\u{301}", count: max / 2)), true, "\(max / 2) decomposed é (\(max / 2 * 2) code points)"))
+                out.append((.string(String(repeating: "e\u{301}", count: max / 2 + 1)), false, "\(max / 2 + 1) decomposed é (\((max / 2 + 1) * 2) code points)"))
+            }
         }
         if text, let min = field.minLength, min > 0 {
             out.append((.string(String(repeating: "x", count: min)), true, "\(min) characters"))

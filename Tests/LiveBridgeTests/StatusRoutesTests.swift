@@ -45,6 +45,11 @@ struct StatusRoutesTests {
         #expect(text.contains("livebridge_backend_limited{backend=\"pushward\",reason=\"quota.exceeded\"} 1"))
         metrics.push(backend: "pushward", target: "pushward", outcome: "delivered", seconds: 0.1, permanentFailure: nil)
         #expect(try JSONParser.parse(await routes.respond(toPath: "/healthz").body) == ["status": "ok"])
+        // An Island Pulse ID the app has not registered: degraded too, with the fix.
+        metrics.push(backend: "pulse", target: "pulse", outcome: "rejected", seconds: 0.1, permanentFailure: nil,
+                     limitCode: "DEVICE_NOT_REGISTERED: the app has not registered this ID yet")
+        let unregistered = String(decoding: await routes.respond(toPath: "/healthz").body, as: UTF8.self)
+        #expect(unregistered.contains("degraded") && unregistered.contains("open it on the phone once"))
     }
 
     @Test func failingSaysWhy() async throws {

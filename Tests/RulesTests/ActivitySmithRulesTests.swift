@@ -85,7 +85,7 @@ struct ActivitySmithRulesTests {
 
             """) else { Issue.record("a bad stream loaded"); return }
         let messages = failure.errors.map { "\($0.path): \($0.message)" }
-        #expect(messages.contains("activities.bad.stream_key: \"no spaces\" is not an ActivitySmith stream key: letters, digits, _ and -, at most 128"))
+        #expect(messages.contains("activities.bad.stream_key: \"no spaces\" is not an ActivitySmith stream key: letters, digits, _ and -, at most 255"))
         #expect(messages.contains("activities.bad.message: is required"))
         #expect(messages.contains { $0.hasPrefix("activities.bad.color: unknown colour \"pink\"") }, "\(messages)")
     }
