@@ -10,7 +10,7 @@ enum TemplateJSON {
         /// Two spaces per level, one item a line (`pretty_print`, `indent=2`).
         var indented = false
         var sortKeys = false
-        /// Everything beyond ASCII written as `\uXXXX` (json.dumps' default, `ensure_ascii`).
+        /// Everything beyond ASCII written as a `\u` escape of four hex digits (json.dumps' default, `ensure_ascii`).
         var asciiOnly = false
     }
 
