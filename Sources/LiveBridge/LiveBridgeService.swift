@@ -75,8 +75,10 @@ public actor LiveBridgeService: Service {
         for warning in SecretFilePermissions.warnings(configPath: options.configPath) { logger.warning(warning) }
         let configuration = try Self.connectionConfiguration(settings)
         let metrics = self.metrics, pushLog = self.pushLog
+        let diagnosis = ConnectFailureDiagnosis(endpoint: configuration.endpoint, url: settings.url) { logger.warning($0) }
         let connection = try HomeAssistantConnection(configuration: configuration) { event in
             if case .reconnecting = event { metrics.reconnect() }
+            if case .disconnected(let reason) = event { diagnosis.failed(reason) }
             if event.isError { logger.warning(event.description) } else { logger.info(event.description) }
         }
         self.connection = connection

@@ -50,6 +50,27 @@ struct RunCommandTests {
         try Subprocess(["run", "--config", setup.config, "--data-dir", setup.folder + "/data", "--log-level", logLevel])
     }
 
+    /// A Home Assistant nothing listens for: run says why beside the connection's own failure (issue 33), not only
+    /// "could not start connecting".
+    @Test func runSaysWhyHomeAssistantCannotBeReached() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("livebridge-run-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder + "/data", withIntermediateDirectories: true)
+        let port = LoopbackPort.free()
+        try """
+            homeassistant: { url: "ws://127.0.0.1:\(port)", token: t }
+            backends: { aivi: { type: aivi, token: t, base_url: "http://127.0.0.1:9" } }
+            activities:
+              a: { active_when: "{{ true }}", template: generic, progress: 0.5, state: x }
+            """.write(toFile: folder + "/livebridge.yaml", atomically: true, encoding: .utf8)
+        let livebridge = try Subprocess(["run", "--config", folder + "/livebridge.yaml", "--data-dir", folder + "/data", "--status-listen", "127.0.0.1:\(LoopbackPort.free())"])
+        let said = await livebridge.stderr.wait(timeout: .seconds(30)) { lines in
+            lines.contains { $0.contains("cannot be reached: 127.0.0.1:\(port): connection refused") }
+        }
+        livebridge.signal(SIGTERM)
+        _ = await livebridge.exitStatus()
+        #expect(said, "\(livebridge.stdout.lines.suffix(5)) \(livebridge.stderr.lines.suffix(5))")
+    }
+
     func labels(_ service: FakePushService) -> [String] {
         service.requests.map { request in
             let state = request.body?["state"]?.stringValue ?? "?"
