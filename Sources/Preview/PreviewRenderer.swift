@@ -153,6 +153,9 @@ public enum PreviewRenderer {
         }
     }
 
+    /// Whether the preview has its own drawing of the SF Symbol `name` (else it shows the symbol's initial).
+    public static func drawsSymbol(_ name: String) -> Bool { SymbolGlyphs.canDraw(name) }
+
     // MARK: Pieces
 
     /// The activity's symbol on its accent disc: our own outline of the SF Symbols the examples use

@@ -46,6 +46,9 @@ enum SymbolGlyphs {
         "drop": [.path("M12 3 C15 8 18 11 18 15 A6 6 0 0 1 6 15 C6 11 9 8 12 3 Z")],
     ]
 
+    /// Whether the preview has its own drawing of the SF Symbol `name` (else it shows the symbol's initial).
+    static func canDraw(_ name: String) -> Bool { shapes(for: name) != nil }
+
     /// The drawing for `name`: the symbol itself, or without a trailing `.fill` variant it lacks.
     static func shapes(for name: String) -> [Shape]? {
         if let exact = shapes[name] { return exact }

@@ -1,6 +1,7 @@
 import Dispatch
 import FoundationEssentials
 import Glibc
+import Preview
 import Rules
 
 /// `livebridge check [--verbose] CONFIG`: every error with file:line:column, exit 1; or a one-line summary and the
@@ -41,6 +42,7 @@ enum CheckCommand {
             if args.has("verbose") {
                 for coercion in rules.notes.coercions.sortedByPosition() { print("\(coercion.location): \(coercion.path): \(coercion.message)") }
             }
+            for note in Self.iconsWithoutDrawing(path: args.positional[0]) { print(note) }
             // The fields LiveBridge cannot evaluate itself: Home Assistant renders them while running.
             for rule in rules.activities {
                 for field in rule.fieldsRenderedByHomeAssistant {
@@ -52,5 +54,23 @@ enum CheckCommand {
             }
             return 0
         }
+    }
+
+    /// The icons written as SF Symbol names (or mdi: icons drawn as one) that the preview page has no drawing for:
+    /// it shows their initial there, while the phone draws the symbol. Said so a user does not take the disc for a bug.
+    static func iconsWithoutDrawing(path: String) -> [String] {
+        var loader = YAMLLoader(environment: [:], secretsOptional: true)
+        guard case .mapping(let top)? = loader.load(file: path).0?.kind,
+              case .mapping(let activities)? = top.first(where: { $0.key.scalar == "activities" })?.value.kind else { return [] }
+        var notes: [String] = []
+        for (id, activity) in activities {
+            guard case .mapping(let fields) = activity.kind, let icon = fields.first(where: { $0.key.scalar == "icon" })?.value,
+                  let written = icon.scalar, written != "auto", !written.contains("{{") else { continue }
+            let symbol = written.hasPrefix("mdi:") ? IconCatalog.symbol(forMDI: written) : written
+            guard let symbol, !PreviewRenderer.drawsSymbol(symbol) else { continue }
+            notes.append("\(icon.location): activities.\(id.scalar ?? "?").icon: note: the preview has no drawing of \"\(symbol)\" "
+                         + "and shows its initial; the phone draws the SF Symbol")
+        }
+        return notes
     }
 }

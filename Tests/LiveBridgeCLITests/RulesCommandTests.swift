@@ -85,6 +85,22 @@ struct RulesCommandTests {
         #expect(check.stderr.lines.joined().contains("!secret ha_token: no secrets file"))
     }
 
+    /// check says which icons the preview has no drawing for (it shows their initial; the phone draws the symbol).
+    @Test func checkNamesIconsThePreviewCannotDraw() async throws {
+        let folder = try exampleFolder()
+        try """
+            homeassistant: { url: "ws://127.0.0.1:9", token: t }
+            backends: { aivi: { type: aivi, token: t } }
+            activities:
+              drawn: { active_when: "{{ true }}", template: generic, progress: 0.5, state: x, icon: washer }
+              undrawn: { active_when: "{{ true }}", template: generic, progress: 0.5, state: x, icon: figure.run }
+            """.write(toFile: folder + "/icons.yaml", atomically: true, encoding: .utf8)
+        let check = try Subprocess(["check", folder + "/icons.yaml"])
+        #expect(await check.exitStatus() == 0)
+        let notes = check.stdout.lines.filter { $0.contains("the preview has no drawing") }
+        #expect(notes.count == 1 && notes[0].contains("activities.undrawn.icon") && notes[0].contains(":5:"), "\(check.stdout.lines)")
+    }
+
     /// Local times follow TZ through the tz database (glibc), summer time included: no ICU in the binary.
     @Test(arguments: [("Europe/Berlin", "2026-11-22T12:00:00Z", "13:00 +0100"), ("Europe/Berlin", "2026-07-01T12:00:00Z", "14:00 +0200"),
                       ("America/New_York", "2026-11-22T12:00:00Z", "07:00 -0500"), ("UTC", "2026-07-01T12:00:00Z", "12:00 +0000")])
