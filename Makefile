@@ -65,7 +65,7 @@ dist: release
 	&& install -m 644 config/livebridge.service config/livebridge.example.yaml config/secrets.example.yaml \
 		config/states.example.json .build/dist/$$name/ \
 	&& { printf '# LiveBridge %s\n\nHome Assistant entities to iOS Live Activities. From the README:\n\n' $$version; \
-		awk '/^## Running it/ { exit } /^## Before you start/ { on = 1 } on' README.md; \
+		awk '/^## Where to go next/ { exit } /^## Before you start/ { on = 1 } on' README.md; \
 		awk '/^## Creating the access token/ { on = 1; print "#" $$0; next } on && /^#/ { exit } on' docs/running.md; \
 		} > .build/dist/$$name/README.md \
 	&& tar -C .build/dist --owner=0 --group=0 -czf .build/dist/$$name.tar.gz $$name \
