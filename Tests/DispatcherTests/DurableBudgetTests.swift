@@ -55,8 +55,11 @@ struct DurableBudgetTests {
     @Test func aRelayNearlySpentKeepsItsLastPushesForStartsAndEnds() async throws {
         let folder = directory()
         defer { try? FileManager.default.removeItem(atPath: folder) }
+        // Within today's UTC day (the relay's budget is per UTC day): an hour before now crossed midnight when run
+        // just after it, and the pushes counted for yesterday.
         let now = Date().timeIntervalSince1970
-        let spent = (0..<480).map { JSONValue.double(now - 3600 + Double($0)) }
+        let dayStart = (now / 86_400).rounded(.down) * 86_400
+        let spent = (0..<480).map { JSONValue.double(dayStart + (now - dayStart) * Double($0) / 480) }
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         try JSONValue.object(["version": 1, "activities": [:], "relays": ["notify.mobile_app_phone": .array(spent)]]).jsonText
             .write(toFile: folder + "/state.json", atomically: true, encoding: .utf8)
