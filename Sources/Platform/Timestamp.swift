@@ -56,8 +56,7 @@ public enum Timestamp {
         guard let year = number(4), expect(45), let month = number(2), expect(45), let day = number(2),
               (1...12).contains(month), (1...31).contains(day) else { return nil }
         // A day the month has (Python refuses 2026-02-30).
-        let leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0
-        guard day <= [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][Int(month) - 1] else { return nil }
+        guard day <= daysIn(month: Int(month), year: Int(year)) else { return nil }
         // A date alone is its midnight, without a zone (Python's fromisoformat, as Home Assistant parses it).
         if index == bytes.count {
             return (Double(daysSinceEpoch(year: year, month: month, day: day)) * 86_400, nil)
@@ -143,6 +142,12 @@ public enum Timestamp {
         let day = doy - (153 * mp + 2) / 5 + 1
         let month = mp < 10 ? mp + 3 : mp - 9
         return (yoe + era * 400 + (month <= 2 ? 1 : 0), month, day)
+    }
+
+    /// The days of `month` (1–12) in `year`, leap years counted (the Gregorian calendar, as Python's).
+    public static func daysIn(month: Int, year: Int) -> Int {
+        let leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0
+        return [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1]
     }
 
     public static func daysSinceEpoch(year y0: Int64, month: Int64, day: Int64) -> Int64 {

@@ -130,8 +130,14 @@ struct LaneBudgetTests {
         ], lane: &lane, until: 400)
         #expect(lane.counters.holds[.hourlyBudget] == 1, "\(lane.counters.holds)")
         #expect(lane.hold == .hourlyBudget, "still held at 400 s: the hour's two updates went at 60 and 120 s")
-        _ = replay([], lane: &lane, until: 4000)
-        #expect(lane.hold == nil)
+        // Once the hour has passed the held update goes, and nothing is held any more.
+        var later = ActivityLane(budget: budget { $0.maxPerHour = 2; $0.minChange = MinChange(progress: 0, eta: .zero) })
+        let sent = replay([
+            (0, .start(Shown())), (60, .mark(Shown(state: "a", progress: 0.2))), (120, .mark(Shown(state: "b", progress: 0.4))),
+            (180, .mark(Shown(state: "c", progress: 0.6))),
+        ], lane: &later, until: 4000)
+        #expect(sent.last == "3660s update c 0.6", "\(sent)")
+        #expect(later.hold == nil && later.counters.holds[.hourlyBudget] == 1)
     }
 
     @Test func minChangeHoldsSmallMovesOfTheBarAndOfTheFinishTime() {

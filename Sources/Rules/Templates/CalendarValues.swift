@@ -84,7 +84,7 @@ enum CalendarValues {
             let c = Timestamp.components(Double(days) * 86_400)
             let year = try field(keywords, "year", c.year, 1...9999), month = try field(keywords, "month", c.month, 1...12)
             let day = try field(keywords, "day", c.day, 1...31)
-            guard day <= daysIn(month, of: year) else { throw EvaluationError("day is out of range for month") }
+            guard day <= Timestamp.daysIn(month: month, year: year) else { throw EvaluationError("day is out of range for month") }
             return .date(Int(Timestamp.daysSinceEpoch(year: Int64(year), month: Int64(month), day: Int64(day))))
         case (.replace, .time(let micros)):
             guard args.isEmpty else { throw EvaluationError("time.replace() takes keyword arguments: hour, minute, second, microsecond") }
@@ -99,11 +99,6 @@ enum CalendarValues {
         default:
             return nil
         }
-    }
-
-    static func daysIn(_ month: Int, of year: Int) -> Int {
-        let leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0
-        return [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1]
     }
 
     private static func field(_ keywords: [String: TemplateValue], _ name: String, _ current: Int, _ range: ClosedRange<Int>)

@@ -105,7 +105,9 @@ enum EvaluationLimits {
     /// Refuses a container made from `items` when it would nest deeper than `maximumNesting`: only containers are
     /// followed, each charged to the render, and the walk stops at the bound (values that share parts are not
     /// walked once per path past the budget).
-    static func checkNesting(_ items: some Sequence<TemplateValue>, _ what: @autoclosure () -> String) throws(EvaluationError) {
+    static func checkNesting(_ items: some Collection<TemplateValue>, _ what: @autoclosure () -> String) throws(EvaluationError) {
+        // The usual literal holds no list or dict: nothing to walk, nothing allocated.
+        guard items.contains(where: { if case .list = $0 { true } else if case .mapping = $0 { true } else { false } }) else { return }
         var stack: [(value: TemplateValue, depth: Int)] = items.compactMap { item in
             switch item { case .list, .mapping: (item, 2); default: nil }
         }

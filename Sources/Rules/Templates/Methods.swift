@@ -33,8 +33,7 @@ enum Methods {
             let day = try field("day", c.day, 1...31), hour = try field("hour", c.hour, 0...23)
             let minute = try field("minute", c.minute, 0...59), second = try field("second", c.second, 0...59)
             let micro = try field("microsecond", c.microsecond, 0...999_999)
-            let leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0
-            guard day <= [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1] else { throw EvaluationError("day is out of range for month") }
+            guard day <= Timestamp.daysIn(month: month, year: year) else { throw EvaluationError("day is out of range for month") }
             let wall = Double(Timestamp.daysSinceEpoch(year: Int64(year), month: Int64(month), day: Int64(day))) * 86_400
                 + Double(hour * 3600 + minute * 60 + second) + Double(micro) / 1_000_000
             return .datetime(offset == TemplateValue.naive ? wall : wall - Double(offset), offset: offset)

@@ -1,5 +1,3 @@
-import Glibc
-
 /// Home Assistant's `clamp`, `wrap` and `remap` (its math extension, 2025): a value kept in, wrapped into, or mapped
 /// from one range onto another, as floats.
 enum RangeMath {
@@ -14,12 +12,6 @@ enum RangeMath {
         return out
     }
 
-    /// Python's float `%`: the result takes the divisor's sign.
-    static func pythonModulo(_ a: Double, _ b: Double) -> Double {
-        let r = fmod(a, b)
-        return r != 0 && (r < 0) != (b < 0) ? r + b : r
-    }
-
     static func clamp(_ args: [TemplateValue]) throws(EvaluationError) -> TemplateValue {
         guard args.count == 3 else { throw EvaluationError("clamp takes a value, a minimum and a maximum") }
         let n = try numbers(args)
@@ -31,7 +23,7 @@ enum RangeMath {
         let n = try numbers(args)
         let size = n[2] - n[1]
         guard size != 0 else { return .double(n[1]) }
-        let result = pythonModulo(n[0] - n[1], size) + n[1]
+        let result = Arithmetic.floatModulo(n[0] - n[1], size) + n[1]
         return .double(size > 0 && result >= n[2] ? n[1] : result)
     }
 
@@ -48,12 +40,12 @@ enum RangeMath {
             guard inMin != inMax else { throw EvaluationError("in_min=\(TemplateValue.pythonFloat(inMin)) must not equal in_max=\(TemplateValue.pythonFloat(inMax))") }
             let size = inMax - inMin
             if edges == "wrap" {
-                value = pythonModulo(value - inMin, size) + inMin
+                value = Arithmetic.floatModulo(value - inMin, size) + inMin
             } else {
                 let offset = value - inMin
                 let period = (offset / size).rounded(.down)
                 var position = offset - period * size
-                if pythonModulo(period, 2) != 0 { position = size - position }
+                if Arithmetic.floatModulo(period, 2) != 0 { position = size - position }
                 value = inMin + position
             }
         default: break
