@@ -10,7 +10,9 @@ struct DemoCommandTests {
         let port = try RunCommandTests().freePort()
         let demo = try Subprocess(["demo", "--port", String(port), "--cycle", "10"])
         // Generous: the demo starts a simulator, three fakes and the daemon, which takes long on a loaded machine.
-        #expect(await demo.stdout.wait(timeout: .seconds(30)) { $0.contains("LiveBridge demo: open http://127.0.0.1:\(port) (Ctrl-C stops)") })
+        let opened = await demo.stdout.wait(timeout: .seconds(30)) { $0.contains("LiveBridge demo: open http://127.0.0.1:\(port) (Ctrl-C stops)") }
+        // The demo's own words when it did not start (under a sanitizer, its report).
+        #expect(opened, "\(demo.stderr.lines.suffix(80).joined(separator: "\n"))")
         #expect(await demo.stderr.wait { lines in lines.filter { $0.contains("msg=push") && $0.contains("outcome=delivered") }.count >= 4 })
         #expect(await demo.stderr.wait { lines in
             ["target=ward", "target=smith"].allSatisfy { target in lines.contains { $0.contains("msg=push") && $0.contains(target) && $0.contains("outcome=delivered") } }

@@ -19,6 +19,9 @@ struct TemplateCorpusTests {
     struct Entry {
         let template: String
         let known: Bool
+        var source = ""
+        /// One of Home Assistant core's own template tests.
+        var isCoreTest: Bool { source.contains("home-assistant/core/") && source.contains("/tests/") }
     }
 
     func corpus(_ path: String) throws -> [Entry] {
@@ -30,7 +33,8 @@ struct TemplateCorpusTests {
         }
         return items.compactMap { item in
             guard case .mapping(let fields) = item.kind, let template = fields.first(where: { $0.key.scalar == "template" })?.value.scalar else { return nil }
-            return Entry(template: template, known: fields.contains { $0.key.scalar == "refused" || $0.key.scalar == "differs" })
+            return Entry(template: template, known: fields.contains { $0.key.scalar == "refused" || $0.key.scalar == "differs" },
+                         source: fields.first(where: { $0.key.scalar == "source" })?.value.scalar ?? "")
         }
     }
 
@@ -122,16 +126,19 @@ struct TemplateCorpusTests {
                   !Self.renderedByHomeAssistant(ours[index]) else { continue }
             ours[index] = try render([entry.template], states: states, now: at, zone: zone)[0]
         }
-        var same = 0, bothRefuse = 0, renderedByHomeAssistant = 0, different = 0
+        var same = 0, bothRefuse = 0, renderedByHomeAssistant = 0, different = 0, coreTests = 0, coreTestsSame = 0
         for (entry, mine) in zip(entries, ours) {
             let theirs = try #require(user["results"]?[entry.template], "no recorded answer for \(entry.template): run make e2e")
+            if entry.isCoreTest { coreTests += 1 }
             if Self.renderedByHomeAssistant(mine) {
                 renderedByHomeAssistant += 1
             } else if theirs["result"] != nil && theirs["result"] == mine?["result"] {
                 same += 1
+                if entry.isCoreTest { coreTestsSame += 1 }
             } else if theirs["error"] != nil && mine?["error"] != nil {
                 same += 1
                 bothRefuse += 1
+                if entry.isCoreTest { coreTestsSame += 1 }
             } else {
                 different += 1
             }
@@ -139,7 +146,7 @@ struct TemplateCorpusTests {
         let percent = 100 * same / max(entries.count, 1)
         print("user templates: \(same) of \(entries.count) the same as Home Assistant (\(percent)%), \(bothRefuse) of them refused by both, "
             + "\(renderedByHomeAssistant) rendered by Home Assistant (no text offline), \(different) different "
-            + "(Tests/e2e/user-templates-differences.txt lists them)")
+            + "(Tests/e2e/user-templates-differences.txt lists them); of core's own template tests \(coreTestsSame) of \(coreTests)")
         #expect(entries.count >= 600, "the user corpus holds at least 600 templates")
         #expect(same >= Self.userFloor, "the number the same may only go up: \(same) of \(entries.count), the floor is \(Self.userFloor)")
     }

@@ -76,6 +76,11 @@ struct TemplateTests {
         ("{% for i in range(6) if i is even %}{{ i }}/{{ loop.length }} {% endfor %}", .string("0/3 2/3 4/3")),
         ("{{ {'a': {'b': 1}}['a'] }}", .mapping(["b": .int(1)])),
         ("{{ 'x\\1y' | length }} {{ 'a\\x41' }}", .string("3 aA")),
+        // A digit with a combining mark is one Character but two scalars; Python reads '\2' then the mark (a fuzz
+        // finding: the octal escape trapped on it), and re.sub's '\\2' is group 2 then the mark.
+        ("{{ '\\2\u{20D7}x' | list | map('ord') | list }}", .list([.int(2), .int(8407), .int(120)])),
+        ("{{ '\\12\u{20D7}' | list | map('ord') | list }}", .list([.int(10), .int(8407)])),
+        ("{{ 'ab' | regex_replace('(a)(b)', '\\\\2\u{20D7}') }}", .string("b\u{20D7}")),
     ])
     func evaluates(source: String, expected: TemplateValue) throws {
         #expect(try value(source) == expected)

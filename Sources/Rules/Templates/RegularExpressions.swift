@@ -124,23 +124,25 @@ private struct ReplacementTemplate {
 
     init(_ source: String) throws(EvaluationError) {
         var pieces: [Piece] = []
-        var text = ""
-        var chars = Array(source)[...]
-        func flush() { if !text.isEmpty { pieces.append(.text(text)); text = "" } }
+        var text = String.UnicodeScalarView()
+        // Scalars, as Python reads it: "\\2\u{20D7}" is group 2 and a combining mark, not one Character.
+        var chars = Array(source.unicodeScalars)[...]
+        func flush() { if !text.isEmpty { pieces.append(.text(String(text))); text = String.UnicodeScalarView() } }
+        func isDigit(_ c: Unicode.Scalar) -> Bool { (48...57).contains(c.value) }
         while let c = chars.popFirst() {
             guard c == "\\" else { text.append(c); continue }
             guard let next = chars.popFirst() else { throw EvaluationError("bad escape (end of pattern) in replacement \"\(source)\"") }
             switch next {
-            case "0"..."9":
-                var digits = String(next)
-                if let more = chars.first, more.isASCII, more.isNumber { digits.append(more); chars.removeFirst() }
+            case _ where isDigit(next):
+                var group = Int(next.value - 48)
+                if let more = chars.first, isDigit(more) { group = group * 10 + Int(more.value - 48); chars.removeFirst() }
                 flush()
-                pieces.append(.group(Int(digits)!))
+                pieces.append(.group(group))
             case "g":
                 guard chars.popFirst() == "<", let close = chars.firstIndex(of: ">") else {
                     throw EvaluationError("missing group name after \\g in replacement \"\(source)\"")
                 }
-                let name = String(chars[..<close])
+                let name = String(String.UnicodeScalarView(chars[..<close]))
                 chars = chars[(close + 1)...]
                 flush()
                 pieces.append(Int(name).map(Piece.group) ?? .named(name))
@@ -149,7 +151,7 @@ private struct ReplacementTemplate {
             case "r": text.append("\r")
             case "\\": text.append("\\")
             default:
-                if next.isASCII, next.isLetter { throw EvaluationError("bad escape \\\(next) in replacement \"\(source)\"") }
+                if next.isASCII, next.properties.isAlphabetic { throw EvaluationError("bad escape \\\(next) in replacement \"\(source)\"") }
                 text.append("\\")
                 text.append(next)
             }

@@ -96,6 +96,9 @@ struct TemplateParser {
     static let symbols: [(text: String, chars: [Character])] = ["**", "//", "==", "!=", "<=", ">=", "+", "-", "*", "/", "%", "~",
         "<", ">", "(", ")", "[", "]", "{", "}", ",", "|", ".", "=", ":"].map { ($0, Array($0)) }
 
+    /// The value of an octal digit scalar (0–7), else nil.
+    static func octalDigit(_ c: Unicode.Scalar?) -> UInt32? { c.flatMap { (48...55).contains($0.value) ? $0.value - 48 : nil } }
+
     static func tokenize(_ text: String) throws(SyntaxError) -> [(Token, Int)] {
         let chars = Array(text)
         var tokens: [(Token, Int)] = []
@@ -149,12 +152,21 @@ struct TemplateParser {
                         case "t": value.append("\t")
                         case "r": value.append("\r")
                         case "\\", "'", "\"": value.append(e)
-                        case "0"..."7":
+                        case _ where Self.octalDigit(e.unicodeScalars.first) != nil:
                             // Octal, up to three digits: '\1' is U+0001, as in Python (so re.sub's \1 is written '\\1').
-                            var digits = ""
+                            // Python reads scalars: a digit with a combining mark ("2\u{20D7}", one Character) is the
+                            // digit's octal, then the mark.
+                            var code: UInt32 = 0, count = 0, tail = ""
                             var j = i + 1
-                            while j < chars.count, digits.count < 3, let d = chars[j].wholeNumberValue, d < 8 { digits.append(chars[j]); j += 1 }
-                            value.unicodeScalars.append(Unicode.Scalar(UInt32(digits, radix: 8)!)!)
+                            while j < chars.count, count < 3, let digit = Self.octalDigit(chars[j].unicodeScalars.first) {
+                                code = code * 8 + digit
+                                count += 1
+                                tail = String(String.UnicodeScalarView(chars[j].unicodeScalars.dropFirst()))
+                                j += 1
+                                if !tail.isEmpty { break }
+                            }
+                            value.unicodeScalars.append(Unicode.Scalar(code)!)
+                            value.append(tail)
                             i = j
                             continue
                         case "x", "u":
