@@ -29,6 +29,11 @@ public final class HomeAssistantConnection: @unchecked Sendable {
     /// fed: a reader that sees a snapshot's batch sees the count that includes it.
     public var snapshotCount: Int { receivedSnapshots.load(ordering: .acquiring) }
 
+    /// Home Assistant's configuration (`get_config`) as last answered on a socket: its location and unit system are
+    /// what `distance()` and `closest()` use. Set before that socket's snapshot is fed.
+    public var coreConfiguration: JSONValue? { sharedCoreConfiguration.withLock { $0 } }
+    private let sharedCoreConfiguration = Locked<JSONValue?>(nil)
+
     /// Entities asked for that Home Assistant did not have at the last snapshot (less those that appeared since).
     public var missingEntities: [MissingEntity] { sharedMissing.withLock { $0 } }
     private let sharedMissing = Locked<[MissingEntity]>([])
@@ -419,6 +424,13 @@ public final class HomeAssistantConnection: @unchecked Sendable {
     private func checkCoreState(on session: ConnectionSession) {
         send(["type": "get_config"], on: session) { [self] result in
             guard self.session === session, phase == .waitingForStartup else { return }
+            if case .object(let answer)? = try? result.get() {
+                // Only what templates use is kept: the location and the length unit (never tokens or URLs).
+                var kept: [String: JSONValue] = [:]
+                for key in ["latitude", "longitude"] { if case .double? = answer[key] { kept[key] = answer[key] } else if case .int? = answer[key] { kept[key] = answer[key] } }
+                if case .string(let length)? = answer["unit_system"]?["length"], length.utf8.count <= 8 { kept["unit_system"] = .object(["length": .string(length)]) }
+                sharedCoreConfiguration.withLock { $0 = .object(kept) }
+            }
             let state = (try? result.get())?["state"]?.stringValue ?? "RUNNING"
             if state == "RUNNING" {
                 followEntities(on: session)

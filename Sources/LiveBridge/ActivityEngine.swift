@@ -16,6 +16,8 @@ public struct ActivityEngine: Sendable {
 
     public private(set) var rules: RulesFile
     public private(set) var states: [String: EntityState] = [:]
+    /// Home's location and length unit from Home Assistant's configuration, for `distance()` and `closest()`.
+    public var home: HomeLocation?
     /// Each entity's place in Home Assistant's order, as first seen (a snapshot reports new entities in the state
     /// machine's order, later ones come last): templates iterate `states` in it. A place outlives a reconnection.
     private var order: [String] = []
@@ -143,7 +145,7 @@ public struct ActivityEngine: Sendable {
             let names = Set(targets.map(\.name))
             more.removeAll { $0.activity == rule.id && names.contains($0.target) }
             var issues: [PayloadIssue] = []
-            let context = EvaluationContext(states: states, order: order, now: now, renderedByHomeAssistant: rendered)
+            let context = EvaluationContext(states: states, order: order, now: now, renderedByHomeAssistant: rendered, home: home)
             for target in targets {
                 switch ActivityRenderer.render(rule, for: target, phase: .start, in: context, notes: &issues) {
                 case .failure(let failure): issues += failure.issues
@@ -218,7 +220,7 @@ public struct ActivityEngine: Sendable {
     private mutating func evaluate(positions: [Int], now: Double) -> (commands: [Command], problems: [String]) {
         var commands: [Command] = []
         var found: [String] = []
-        let context = EvaluationContext(states: states, order: order, now: now, renderedByHomeAssistant: rendered)
+        let context = EvaluationContext(states: states, order: order, now: now, renderedByHomeAssistant: rendered, home: home)
         for position in positions {
             let rule = rules.activities[position]
             let id = rule.id
@@ -289,7 +291,7 @@ public struct ActivityEngine: Sendable {
         guard let target = rule.target(named: name) else { return (nil, []) }
         if awaitingPull[position] > 0 { awaitingPull[position] -= 1 }
         var issues: [PayloadIssue] = []
-        let context = EvaluationContext(states: states, order: order, now: now, renderedByHomeAssistant: rendered)
+        let context = EvaluationContext(states: states, order: order, now: now, renderedByHomeAssistant: rendered, home: home)
         let result = ActivityRenderer.render(rule, for: target, phase: kind == .start ? .start : .update, in: context, notes: &issues)
         var request: BackendRequest?
         switch result {
@@ -309,7 +311,7 @@ public struct ActivityEngine: Sendable {
         let rule = rules.activities[position]
         guard let target = rule.target(named: name) else { return (nil, []) }
         var issues: [PayloadIssue] = []
-        let context = EvaluationContext(states: states, order: order, now: now, renderedByHomeAssistant: rendered)
+        let context = EvaluationContext(states: states, order: order, now: now, renderedByHomeAssistant: rendered, home: home)
         switch ActivityRenderer.renewal(rule, for: target, in: context, notes: &issues) {
         case .success(let pair):
             lastRequest[Self.key(id, target)] = pair.start
@@ -330,7 +332,7 @@ public struct ActivityEngine: Sendable {
 
     /// The end push: the rendered end, or when its fields cannot be rendered a minimal one (`ActivityRenderer.end`).
     private func endRequest(_ rule: ActivityRule, _ target: ActivityTarget, now: Double, notes: inout [PayloadIssue]) -> BackendRequest {
-        ActivityRenderer.end(rule, for: target, in: EvaluationContext(states: states, order: order, now: now, renderedByHomeAssistant: rendered),
+        ActivityRenderer.end(rule, for: target, in: EvaluationContext(states: states, order: order, now: now, renderedByHomeAssistant: rendered, home: home),
                              last: lastRequest[Self.key(rule.id, target)], notes: &notes)
     }
 }

@@ -253,6 +253,7 @@ public actor LiveBridgeService: Service {
                 if snapshotsSeen == 0 { Task { await self.checkPreconditions() } }
                 snapshotsSeen = snapshots
                 holdEnds(now: now)
+                engine.home = connection.coreConfiguration.flatMap(HomeLocation.init(configuration:))
             }
             if evaluatedAll {
                 await dispatch(engine.evaluate(changes: batch, now: now))

@@ -143,7 +143,7 @@ enum Digests {
         0x431d67c49c100d4c, 0x4cc5d4becb3e42b6, 0x597f299cfc657e2a, 0x5fcb6fab3ad6faec, 0x6c44198c4a475817,
     ]
 
-    private static func sha512(_ message: [UInt8]) -> [UInt8] {
+    static func sha512(_ message: [UInt8]) -> [UInt8] {
         var h: [UInt64] = [0x6a09e667f3bcc908, 0xbb67ae8584caa73b, 0x3c6ef372fe94f82b, 0xa54ff53a5f1d36f1,
                            0x510e527fade682d1, 0x9b05688c2b3e6c1f, 0x1f83d9abfb41bd6b, 0x5be0cd19137e2179]
         let data = padded(message, block: 128, lengthBytes: 16, bigEndian: true)

@@ -15,9 +15,13 @@ public struct EvaluationContext: Sendable {
     public var timeZone: LocalTimeZone
     /// The latest result Home Assistant rendered for each template only it can render, by the template's text.
     public var renderedByHomeAssistant: [String: Result<TemplateValue, EvaluationError>]
+    /// Home's location and length unit for `distance()`/`closest()`, from Home Assistant's configuration; without it,
+    /// `zone.home`'s attributes in kilometres.
+    public var home: HomeLocation?
 
     public init(states: [String: EntityState], order: [String] = [], now: Double, timeZone: LocalTimeZone = .system,
-                renderedByHomeAssistant: [String: Result<TemplateValue, EvaluationError>] = [:]) {
+                renderedByHomeAssistant: [String: Result<TemplateValue, EvaluationError>] = [:], home: HomeLocation? = nil) {
+        self.home = home
         self.states = states
         self.order = order
         self.now = now

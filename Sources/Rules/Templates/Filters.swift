@@ -272,6 +272,10 @@ enum Filters {
             return try Functions.call(Function(rawValue: filter.rawValue)!, [value] + args, keywords, context: context)
         case .combine:
             return try Functions.call(.combine, [value] + args, keywords, context: context)
+        case .closest:
+            return try Locations.closestFilter(value, args, context: context)
+        case .shuffle:
+            return try Functions.call(.shuffle, [value] + args, keywords, context: context)
         case .union, .intersect, .difference, .symmetricDifference, .md5, .sha1, .sha256, .sha512, .clamp, .wrap, .remap:
             return try Functions.call(Function(rawValue: filter.rawValue)!, [value] + args, keywords, context: context)
         case .tojson:

@@ -158,6 +158,9 @@ enum Functions {
             return try Filters.apply(filter, .list(args), [], keywords, context: context)
         case .expand:
             return .list(Self.expand(args, states: context.states))
+        case .distance: return try Locations.distance(args, context: context)
+        case .closest: return try Locations.closest(args, context: context)
+        case .shuffle: return try Shuffle.shuffle(args, seed: keywords["seed"])
         case .dict:
             // dict(a=1) or dict(mapping, a=1): a mapping, the keywords added.
             var members = TemplateMapping()

@@ -18,7 +18,6 @@ enum HomeAssistantOnly {
         "state_translated": "Home Assistant's translations",
         "state_attr_translated": "Home Assistant's translations",
         "issues": "Home Assistant's repairs", "issue": "Home Assistant's repairs",
-        "closest": "Home Assistant's zones and location", "distance": "Home Assistant's zones and location",
         "pack": "Home Assistant's library", "unpack": "Home Assistant's library",
         "version": "Home Assistant's library",
     ]

@@ -178,6 +178,14 @@ struct TemplateEvaluator {
             var out = ""
             try TemplateRenderer(context: context).render(macro.body, into: &out, scope: inner)
             return .string(out)
+        case .each(let items, let body):
+            var out: [TemplateValue] = []
+            for item in try TemplateRenderer.iterate(try evaluate(items)) {
+                let inner = TemplateScope(parent: scope)
+                inner.set(Expression.eachItem, item)
+                out.append(try TemplateEvaluator(context: context, scope: inner).evaluate(body))
+            }
+            return .list(out)
         case .namedTest(let operand, let name, let argument, let negated):
             let result = try Sequences.test(name, try evaluate(operand), try argument.map { e throws(EvaluationError) in try evaluate(e) })
             return .bool(negated ? !result : result)

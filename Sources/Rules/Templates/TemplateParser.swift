@@ -1,3 +1,4 @@
+import HomeAssistant
 import Platform
 
 /// Parses the Jinja expression subset Home Assistant users write into an `Expression`.
@@ -432,15 +433,29 @@ struct TemplateParser {
                 value = try postfix(after: Self.fastForm(.call(function, [value] + arguments, keywords: keywords)))
                 continue
             }
+            if name == "apply" {
+                // value | apply(fn, …): apply(value, fn, …).
+                advance()
+                try expect("(")
+                value = try postfix(after: try applied(try callableReference(), to: value))
+                continue
+            }
             guard let filter = Filter(rawValue: name) else {
                 if let remote = homeAssistantOnly(name, at: offset) { throw remote }
                 let suggestion = Suggestion.closest(to: name, in: Filter.allCases.map(\.rawValue)).map { "did you mean \($0)? " } ?? ""
                 throw error("unknown filter \"\(name)\"; \(suggestion)supported: " + Filter.allCases.map(\.rawValue).joined(separator: ", "))
             }
             if [.relativeTime, .timeSince, .timeUntil, .todayAt].contains(filter) { readsTime = true }
+            if filter == .closest { noteLocationReads(.closest, []) }
             advance()
             var arguments: [Expression] = []
             var keywords: [(String, Expression)] = []
+            if filter == .map, current == .symbol("("), tokens[index + 1].token == .string("apply"), tokens[index + 2].token == .symbol(",") {
+                // map('apply', fn, …): fn(item, …) for each item.
+                advance(); advance(); advance()
+                value = try postfix(after: .each(value, body: try applied(try callableReference(), to: .variable(Expression.eachItem))))
+                continue
+            }
             if accept("(") { (arguments, keywords) = try argumentList() }
             // select('is_hidden_entity'), map('area_name'): a test or filter only Home Assistant has, by its name.
             let namedPosition = [.selectattr, .rejectattr].contains(filter) ? 1 : 0
@@ -503,6 +518,60 @@ struct TemplateParser {
             } else {
                 return value
             }
+        }
+    }
+
+    /// What `distance` and `closest` read: home (zone.home when Home Assistant's configuration is not at hand), the
+    /// entities named by literal ids; `closest` expands groups, whose members change, and any computed id could be
+    /// any entity: every entity is kept then.
+    private mutating func noteLocationReads(_ function: Function, _ arguments: [Expression]) {
+        entityIDs.insert("zone.home")
+        if function == .closest { readsEveryEntity = true; return }
+        for argument in arguments {
+            switch argument {
+            case .literal(.string(let id)): if EntityID.isValid(id.lowercased()) { entityIDs.insert(id.lowercased()) }
+            case .literal, .entity: break
+            default: readsEveryEntity = true
+            }
+        }
+    }
+
+    /// A macro or function named as a value (`apply(x, add_foo)`, `map('apply', int)`).
+    private mutating func callableReference() throws(SyntaxError) -> CallableReference {
+        guard case .name(let name) = current, !variables.contains(name) else {
+            throw error("expected the name of a macro or function to apply, found \(describe(current))")
+        }
+        if let macro = macros[name] {
+            advance()
+            return .macro(macro)
+        }
+        guard let function = Function(rawValue: name) else {
+            if let remote = homeAssistantOnly(name, at: offset) { throw remote }
+            throw error("\(name) is not a macro of this template or a function LiveBridge can apply")
+        }
+        advance()
+        return .function(function)
+    }
+
+    /// The call `apply` makes, after the callable: `fn(value, rest of the arguments…)` up to the closing ")".
+    private mutating func applied(_ callable: CallableReference, to value: Expression) throws(SyntaxError) -> Expression {
+        let start = offset
+        var (arguments, keywords): ([Expression], [(String, Expression)]) = ([], [])
+        if !accept(")") {
+            try expect(",")
+            (arguments, keywords) = try argumentList()
+        }
+        switch callable {
+        case .macro(let macro):
+            guard arguments.count + 1 <= macro.parameters.count else {
+                throw SyntaxError(offset: start, message: "macro takes \(macro.parameters.count) arguments, got \(arguments.count + 1)")
+            }
+            return .macroCall(macro, [value] + arguments, keywords: keywords)
+        case .function(let function):
+            // The entity or clock it reads is known only when it runs.
+            if function.readsEntity || [.expand, .distance, .closest].contains(function) { readsEveryEntity = true }
+            if [.now, .utcnow, .relativeTime, .timeSince, .timeUntil, .todayAt].contains(function) { readsTime = true }
+            return Self.fastForm(.call(function, [value] + arguments, keywords: keywords))
         }
     }
 
@@ -612,6 +681,12 @@ struct TemplateParser {
             default: break
             }
             if variables.contains(name) { return .variable(name) }
+            if name == "apply", macros[name] == nil, accept("(") {
+                // apply(value, fn, *args, **kwargs): fn(value, *args, **kwargs), fn a macro or a function.
+                let value = try conditional()
+                try expect(",")
+                return try applied(try callableReference(), to: value)
+            }
             if let macro = macros[name], accept("(") {
                 let (arguments, keywords) = try argumentList()
                 guard arguments.count <= macro.parameters.count else {
@@ -639,6 +714,7 @@ struct TemplateParser {
             }
             // expand() reads groups' members, which can change: every entity is kept.
             if function == .expand { readsEveryEntity = true }
+            if function == .distance || function == .closest { noteLocationReads(function, arguments) }
             if [.now, .utcnow, .relativeTime, .timeSince, .timeUntil, .todayAt].contains(function) { readsTime = true }
             if function.readsEntity {
                 guard let first = arguments.first else {

@@ -41,9 +41,21 @@ indirect enum Expression: Sendable {
     case namedTest(Expression, String, argument: Expression?, negated: Bool)
     /// A call of a macro the template defined earlier.
     case macroCall(Macro, [Expression], keywords: [(String, Expression)])
+    /// `items | map('apply', fn, …)`: `body` evaluated once per item of the first, the item bound to
+    /// `Expression.eachItem`.
+    case each(Expression, body: Expression)
+}
+
+/// What `apply` and `map('apply', …)` call: a macro the template defined, or one of the functions.
+enum CallableReference: Sendable {
+    case macro(Macro)
+    case function(Function)
 }
 
 extension Expression {
+    /// The name `each` binds its item to: no template can write it.
+    static let eachItem = "\u{0}item"
+
     /// The sub-expressions evaluated to evaluate this one.
     var children: [Expression] {
         switch self {
@@ -56,6 +68,7 @@ extension Expression {
         case .binary(_, let l, let r), .and(let l, let r), .or(let l, let r), .item(let l, let r): return [l, r]
         case .conditional(let c, let t, let o): return [c, t] + (o.map { [$0] } ?? [])
         case .call(_, let args, let keywords), .macroCall(_, let args, let keywords): return args + keywords.map(\.1)
+        case .each(let items, let body): return [items, body]
         case .filter(_, let input, let args, let keywords): return [input] + args + keywords.map(\.1)
         case .method(let base, _, let args, let keywords): return [base] + args + keywords.map(\.1)
         }
@@ -100,6 +113,7 @@ enum Function: String, Sendable, CaseIterable {
     case tuple, zip, combine, set, union, intersect, difference, symmetricDifference = "symmetric_difference"
     case md5, sha1, sha256, sha512, clamp, wrap, remap, timedeltaString = "timedelta_string"
     case bitwiseAnd = "bitwise_and", bitwiseOr = "bitwise_or", bitwiseXor = "bitwise_xor"
+    case distance, closest, shuffle
 
     var readsEntity: Bool {
         switch self {
@@ -127,6 +141,7 @@ enum Filter: String, Sendable, CaseIterable {
     case tojson, slice, urlencode, union, intersect, difference, symmetricDifference = "symmetric_difference"
     case md5, sha1, sha256, sha512, clamp, wrap, remap
     case bitwiseAnd = "bitwise_and", bitwiseOr = "bitwise_or", bitwiseXor = "bitwise_xor", combine
+    case closest, shuffle
 }
 
 /// Methods of values that Home Assistant templates commonly call.
