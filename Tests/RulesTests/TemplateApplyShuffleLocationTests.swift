@@ -55,10 +55,35 @@ struct TemplateApplyShuffleLocationTests {
         ("1099511627783", "[1, 6, 3, 4, 7, 2, 9, 5, 8, 10]"), ("-5", "[3, 4, 2, 1, 9, 8, 7, 6, 5, 10]"),
         ("'abc'", "[5, 4, 1, 10, 2, 3, 7, 6, 8, 9]"), ("''", "[5, 1, 9, 3, 2, 6, 10, 7, 4, 8]"),
         ("'Wäsche'", "[10, 6, 3, 2, 5, 9, 7, 4, 8, 1]"),
+        // A float seeds with hash(x) as an unsigned 64-bit number (the reviewer's findings: negative and huge floats).
+        ("-1.0", "[10, 8, 9, 4, 1, 6, 7, 2, 5, 3]"),
     ])
     func aSeededShuffleIsPythons(seed: String, expected: String) throws {
         #expect(try render("{{ shuffle(range(1, 11) | list, seed=\(seed)) }}") == expected)
         #expect(try render("{{ range(1, 11) | list | shuffle(\(seed)) }}") == expected)
+    }
+
+    @Test func floatSeedsAreHashedAsPythonHashesThem() throws {
+        // random.Random(x).shuffle(list(range(5))) in CPython 3.11.
+        for (seed, expected) in [("3.5", "[1, 3, 0, 4, 2]"), ("1e20", "[0, 2, 4, 1, 3]"), ("-2.5e-7", "[0, 4, 1, 2, 3]"), ("2.0", "[2, 1, 3, 4, 0]")] {
+            #expect(try render("{{ range(5) | list | shuffle(\(seed)) }}") == expected, "seed \(seed)")
+        }
+        #expect(try render("{{ range(10) | list | shuffle(4e18) }}") == "[1, 5, 7, 4, 8, 3, 2, 9, 6, 0]")
+    }
+
+    @Test func macroArgumentsAsJinja() throws {
+        #expect(try render("{% macro f(x, y) %}[{{ x }}{{ y }}|{{ y is defined }}]{% endmacro %}{{ apply(1, f) }}{{ f(2) }}") == "[1|False][2|False]")
+        #expect(try render("{% macro f(x, y=3) %}[{{ x }}{{ y }}]{% endmacro %}{{ f(1, y=2) }}{{ f(x=5) }}") == "[12][53]")
+        #expect(throws: Template.CompileError.self) { try Template("{% macro f(x) %}[{{ x }}]{% endmacro %}{{ apply(1, f, x=2) }}") }
+        #expect(throws: Template.CompileError.self) { try Template("{% macro f(x) %}[{{ x }}]{% endmacro %}{{ f(1, y=2) }}") }
+    }
+
+    /// Jinja reads a literal as ASCII with backslashreplace, then Python's unicode-escape.
+    @Test func escapesAsJinjaReadsThem() throws {
+        #expect(try render("{{ 'a\\\u{301}' }}|{{ 'a\\\u{301}' | length }}") == "a\\u0301|7")
+        #expect(try render("{{ '\\é' }} {{ '\\U0001F600' }} {{ '\\a\\b\\f\\v' | list | map('ord') | list }}") == "\\xe9 😀 [7, 8, 12, 11]")
+        #expect(throws: Template.CompileError.self) { try Template("{{ '\\N{LATIN SMALL LETTER A}' }}") }
+        #expect(throws: Template.CompileError.self) { try Template("{{ '\\ud83d' }}") }
     }
 
     @Test func anUnseededShuffleKeepsTheItems() throws {

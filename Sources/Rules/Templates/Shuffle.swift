@@ -1,3 +1,5 @@
+import Glibc
+
 /// Home Assistant's `shuffle(items, seed=…)`: with a seed, Python's `random.Random(seed).shuffle` — the Mersenne
 /// Twister seeded as CPython seeds it (an int's 32-bit words; text as int.from_bytes(text + sha512(text))), then
 /// Fisher–Yates drawing with `_randbelow` — so a seeded shuffle gives Home Assistant's order; without one, any order.
@@ -32,7 +34,9 @@ enum Shuffle {
         switch seed {
         case .int(let n): return words(of: n.magnitude)
         case .bool(let b): return [b ? 1 : 0]
-        case .double(let d) where d.isFinite && d == d.rounded() && Swift.abs(d) < 9.2e18: return words(of: Int(d).magnitude)
+        case .double(let d) where !d.isNaN:
+            // CPython seeds a float with hash(x), taken as an unsigned 64-bit number.
+            return words(of: UInt(bitPattern: Int(pythonHash(d))))
         case .string(let text):
             let bytes = Array(text.utf8) + Digests.sha512(Array(text.utf8))
             // int.from_bytes(…, "big"): the last byte is the least significant.
@@ -49,6 +53,31 @@ enum Shuffle {
         default:
             throw EvaluationError("shuffle's seed must be a whole number or text, got \(seed.typeName) \(seed.repr)")
         }
+    }
+
+    /// Python's hash of a float (Objects/object.c `_Py_HashDouble`): its value modulo the Mersenne prime 2^61 − 1,
+    /// with its sign; ±inf hash to ±314159 and -1 becomes -2.
+    static func pythonHash(_ v: Double) -> Int64 {
+        let p: UInt64 = (1 << 61) - 1
+        if v.isInfinite { return v > 0 ? 314_159 : -314_159 }
+        // Swift's frexp gives the magnitude's mantissa: the sign is taken apart here.
+        let sign: Int64 = v < 0 ? -1 : 1
+        var (m, e) = Glibc.frexp(Swift.abs(v))
+        var x: UInt64 = 0
+        while m != 0 {
+            x = ((x << 28) & p) | x >> (61 - 28)
+            m *= 268_435_456.0
+            e -= 28
+            let y = UInt64(m)
+            m -= Double(y)
+            x += y
+            if x >= p { x -= p }
+        }
+        e = e >= 0 ? e % 61 : 61 - 1 - ((-1 - e) % 61)
+        x = ((x << UInt64(e)) & p) | x >> UInt64(61 - e)
+        var h = Int64(x) * sign
+        if h == -1 { h = -2 }
+        return h
     }
 
     static func words(of n: UInt) -> [UInt32] {

@@ -173,7 +173,8 @@ struct TemplateEvaluator {
                 if i < arguments.count { inner.set(parameter, try evaluate(arguments[i])); continue }
                 if let keyword = keywords.first(where: { $0.0 == parameter }) { inner.set(parameter, try evaluate(keyword.1)); continue }
                 if let fallback = macro.defaults[i] { inner.set(parameter, try TemplateEvaluator(context: context, scope: inner).evaluate(fallback)); continue }
-                inner.set(parameter, .none)
+                // Jinja: a parameter with no argument and no default is undefined inside the macro.
+                inner.set(parameter, .undefined("no argument for the macro's parameter \(parameter)"))
             }
             var out = ""
             try TemplateRenderer(context: context).render(macro.body, into: &out, scope: inner)

@@ -97,6 +97,17 @@ struct TemplateParser {
     static let symbols: [(text: String, chars: [Character])] = ["**", "//", "==", "!=", "<=", ">=", "+", "-", "*", "/", "%", "~",
         "<", ">", "(", ")", "[", "]", "{", "}", ",", "|", ".", "=", ":"].map { ($0, Array($0)) }
 
+    /// A non-ASCII character after a backslash as Jinja leaves it: the first scalar spelled as Python's escape
+    /// (`xe9`, `u0301`, `U0001f600`: the backslash is the caller's), the rest as they are.
+    static func backslashReplaced(_ scalars: [Unicode.Scalar]) -> String {
+        guard let first = scalars.first?.value else { return "" }
+        let hex = String(first, radix: 16)
+        let width = first < 0x100 ? 2 : first < 0x10000 ? 4 : 8
+        var out = (width == 2 ? "x" : width == 4 ? "u" : "U") + String(repeating: "0", count: width - hex.count) + hex
+        out.unicodeScalars.append(contentsOf: scalars.dropFirst())
+        return out
+    }
+
     /// The value of an octal digit scalar (0–7), else nil.
     static func octalDigit(_ c: Unicode.Scalar?) -> UInt32? { c.flatMap { (48...55).contains($0.value) ? $0.value - 48 : nil } }
 
@@ -170,18 +181,38 @@ struct TemplateParser {
                             value.append(tail)
                             i = j
                             continue
-                        case "x", "u":
-                            let width = e == "x" ? 2 : 4
+                        case "x", "u", "U":
+                            let width = e == "x" ? 2 : e == "u" ? 4 : 8
                             let digits = String(chars[min(i + 2, chars.count)..<min(i + 2 + width, chars.count)])
-                            guard digits.count == width, let code = UInt32(digits, radix: 16), let scalar = Unicode.Scalar(code) else {
+                            guard digits.count == width, digits.utf8.count == width, let code = UInt32(digits, radix: 16) else {
                                 throw SyntaxError(offset: i, message: "truncated \\\(e) escape: it needs \(width) hex digits")
+                            }
+                            guard let scalar = Unicode.Scalar(code) else {
+                                throw SyntaxError(offset: i, message: "\\\(e)\(digits) is not a character (a surrogate or past U+10FFFF)")
                             }
                             value.unicodeScalars.append(scalar)
                             i += 2 + width
                             continue
+                        case "a": value.append("\u{07}")
+                        case "b": value.append("\u{08}")
+                        case "f": value.append("\u{0C}")
+                        case "v": value.append("\u{0B}")
+                        case "\n": break  // a backslash at the end of a line joins the next, as in Python
+                        case "N":
+                            throw SyntaxError(offset: i, message: "\\N{…} (a character by its name) is not supported: write the character itself")
+                        case _ where !(e.unicodeScalars.first?.isASCII ?? true):
+                            // Jinja reads a literal as ASCII with backslashreplace, then unicode-escape: a backslash before
+                            // a non-ASCII character stays, and the character is spelled as its escape ('\é' is "\\xe9").
+                            value += "\\" + Self.backslashReplaced(Array(e.unicodeScalars))
                         default: value.append("\\"); value.append(e)
                         }
                         i += 2
+                        continue
+                    }
+                    if d.unicodeScalars.count > 1, d.unicodeScalars.first == "\\" {
+                        // A backslash with a combining mark is one Character: the mark is the escaped character.
+                        value += "\\" + Self.backslashReplaced(Array(d.unicodeScalars.dropFirst()))
+                        i += 1
                         continue
                     }
                     value.append(d)
@@ -536,6 +567,14 @@ struct TemplateParser {
         }
     }
 
+    /// Jinja's macro call: a keyword must name a parameter the positional arguments left (no `**kwargs` here).
+    static func checkKeywords(_ keywords: [(String, Expression)], of macro: Macro, named name: String, after positional: Int,
+                              at offset: Int) throws(SyntaxError) {
+        for (keyword, _) in keywords where !macro.parameters.dropFirst(positional).contains(keyword) {
+            throw SyntaxError(offset: offset, message: "macro \(name.isEmpty ? "" : "'\(name)' ")takes no keyword argument '\(keyword)'")
+        }
+    }
+
     /// A macro or function named as a value (`apply(x, add_foo)`, `map('apply', int)`).
     private mutating func callableReference() throws(SyntaxError) -> CallableReference {
         guard case .name(let name) = current, !variables.contains(name) else {
@@ -566,6 +605,7 @@ struct TemplateParser {
             guard arguments.count + 1 <= macro.parameters.count else {
                 throw SyntaxError(offset: start, message: "macro takes \(macro.parameters.count) arguments, got \(arguments.count + 1)")
             }
+            try Self.checkKeywords(keywords, of: macro, named: "", after: arguments.count + 1, at: start)
             return .macroCall(macro, [value] + arguments, keywords: keywords)
         case .function(let function):
             // The entity or clock it reads is known only when it runs.
@@ -692,6 +732,7 @@ struct TemplateParser {
                 guard arguments.count <= macro.parameters.count else {
                     throw SyntaxError(offset: start, message: "macro \(name) takes \(macro.parameters.count) arguments, got \(arguments.count)")
                 }
+                try Self.checkKeywords(keywords, of: macro, named: name, after: arguments.count, at: start)
                 return .macroCall(macro, arguments, keywords: keywords)
             }
             guard let function = Function(rawValue: name) else {
