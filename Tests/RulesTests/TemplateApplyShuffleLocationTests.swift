@@ -86,6 +86,16 @@ struct TemplateApplyShuffleLocationTests {
         #expect(throws: Template.CompileError.self) { try Template("{{ '\\ud83d' }}") }
     }
 
+    /// Python counts, indexes, slices, iterates, searches and splits code points; Swift's Characters join "\r\n", a
+    /// letter and its combining mark, a flag (the reviewer's findings, from an entity's state).
+    @Test func textIsCodePointsAsInPython() throws {
+        #expect(try render("{{ 'a\\r\\nb'.split('\\n') }} {{ 'a\\r\\n'.endswith('\\n') }} {{ 'a\\r\\nb'[:2] | length }} {{ '\\r\\n' | length }}")
+                == "['a\\r', 'b'] True 2 2")
+        #expect(try render("{{ 'e\\u0301' | length }} {{ ('e\\u0301')[0] }} {{ '\\u0301' in 'e\\u0301' }} {{ 'e\\u0301'.startswith('e') }} {{ '🇳🇱' | length }}")
+                == "2 e True True 2")
+        #expect(try render("{% for c in 'e\\u0301x' %}[{{ c | length }}]{% endfor %} {{ 'a,b,,c'.split(',') }}") == "[1][1][1] ['a', 'b', '', 'c']")
+    }
+
     @Test func anUnseededShuffleKeepsTheItems() throws {
         #expect(try render("{{ shuffle([1, 2, 3, 4, 5]) | sort }} {{ shuffle(1, 2, 3) | length }}") == "[1, 2, 3, 4, 5] 3")
         #expect(throws: EvaluationError.self) { try render("{{ shuffle('abc') }}") }

@@ -28,7 +28,7 @@ enum Arithmetic {
             case .string(let s):
                 guard case .string(let needle) = l else { throw EvaluationError("'in <string>' needs a string on the left") }
                 try EvaluationLimits.chargeSearch(needle, in: s, "in")
-                found = s.contains(needle)
+                found = PythonText.contains(s, needle)
             case .list(let items):
                 // A scan of the list: charged, so select('in', a long list) over a long list is bounded.
                 try RenderBudget.spend(items.count / 16 + 1, "in")

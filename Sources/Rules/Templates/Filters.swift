@@ -142,7 +142,7 @@ enum Filters {
         case .string: return .string(value.text)
         case .length, .count:
             switch value {
-            case .string(let s): return .int(s.count)
+            case .string(let s): return .int(PythonText.length(s))
             case .list(let l): return .int(l.count)
             case .mapping(let m): return .int(m.count)
             case .undefined: return .int(0)
@@ -404,7 +404,7 @@ enum Filters {
         case .list:
             switch value {
             case .list: return value
-            case .string(let s): return .list(s.map { .string(String($0)) })
+            case .string(let s): return .list(PythonText.characters(s).map(TemplateValue.string))
             case .mapping(let m): return .list(m.keys.map(TemplateValue.string))
             default: throw EvaluationError("\(value.typeName) \(value.repr) is not iterable")
             }

@@ -51,15 +51,18 @@ enum Methods {
         case (.upper, .string(let s)): return .string(s.uppercased())
         case (.strip, .string(let s)): return .string(s.trimmingWhitespace())
         case (.split, .string(let s)):
-            if let separator = args.first?.text { try EvaluationLimits.chargeSearch(separator, in: s, "split") }
+            if let separator = args.first?.text {
+                guard !separator.isEmpty else { throw EvaluationError("split: empty separator") }
+                try EvaluationLimits.chargeSearch(separator, in: s, "split")
+            }
             let parts: [String] = if let separator = args.first?.text {
-                s.components(separatedBy: separator)
+                PythonText.split(s, separator: separator)
             } else {
                 s.split(whereSeparator: \.isWhitespace).map(String.init)
             }
             return .list(parts.map(TemplateValue.string))
-        case (.startswith, .string(let s)): return .bool(s.hasPrefix(args.first?.text ?? ""))
-        case (.endswith, .string(let s)): return .bool(s.hasSuffix(args.first?.text ?? ""))
+        case (.startswith, .string(let s)): return .bool(PythonText.hasPrefix(s, args.first?.text ?? ""))
+        case (.endswith, .string(let s)): return .bool(PythonText.hasSuffix(s, args.first?.text ?? ""))
         case (.replace, .string(let s)):
             guard args.count >= 2 else { throw EvaluationError("replace() needs two arguments") }
             return .string(try EvaluationLimits.replacing(args[0].text, with: args[1].text, in: s))

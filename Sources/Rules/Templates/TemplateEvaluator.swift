@@ -36,7 +36,7 @@ struct TemplateEvaluator {
             let (from, to, by) = (try bound(start), try bound(stop), try bound(step) ?? 1)
             switch value {
             case .list(let items): return .list(try Self.slice(items, from, to, by))
-            case .string(let s): return .string(String(try Self.slice(Array(s), from, to, by)))
+            case .string(let s): return .string(PythonText.string(try Self.slice(PythonText.scalars(s), from, to, by)))
             default: throw EvaluationError("cannot slice \(value.typeName) \(value.repr)")
             }
         case .variable(let name):
@@ -159,7 +159,7 @@ struct TemplateEvaluator {
                 guard l.indices.contains(position) else { return .undefined("list index \(i) out of range") }
                 return l[position]
             case (.string(let s), .int(let i)):
-                let characters = Array(s)
+                let characters = PythonText.scalars(s)
                 let position = i < 0 ? characters.count + i : i
                 guard characters.indices.contains(position) else { return .undefined("string index \(i) out of range") }
                 return .string(String(characters[position]))

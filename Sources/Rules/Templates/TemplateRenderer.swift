@@ -106,7 +106,7 @@ struct TemplateRenderer {
         switch value {
         case .list(let items): return items
         case .mapping(let members): return members.keys.map(TemplateValue.string)
-        case .string(let s): return s.map { .string(String($0)) }
+        case .string(let s): return PythonText.characters(s).map(TemplateValue.string)
         case .undefined: return []
         default: throw EvaluationError("\(value.typeName) \(value.repr) is not iterable")
         }

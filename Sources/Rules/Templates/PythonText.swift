@@ -1,0 +1,53 @@
+/// Text as Python sees it: a sequence of code points. Swift's String compares, counts and splits by grapheme
+/// clusters ("\r\n", "e\u{301}", a flag are one Character each); Home Assistant's templates count, index, slice,
+/// iterate, search and split code points, so these do too.
+enum PythonText {
+    static func length(_ s: String) -> Int { s.unicodeScalars.count }
+
+    /// Each code point as a one-character string (`'ab' | list`, `for c in text`).
+    static func characters(_ s: String) -> [String] { s.unicodeScalars.map { String($0) } }
+
+    static func scalars(_ s: String) -> [Unicode.Scalar] { Array(s.unicodeScalars) }
+
+    static func hasPrefix(_ s: String, _ prefix: String) -> Bool { s.unicodeScalars.starts(with: prefix.unicodeScalars) }
+
+    static func hasSuffix(_ s: String, _ suffix: String) -> Bool {
+        s.unicodeScalars.reversed().starts(with: suffix.unicodeScalars.reversed())
+    }
+
+    /// The first place `needle` starts in `haystack`, by code points.
+    static func firstIndex(of needle: [Unicode.Scalar], in haystack: [Unicode.Scalar], from start: Int = 0) -> Int? {
+        guard !needle.isEmpty else { return start <= haystack.count ? start : nil }
+        guard needle.count <= haystack.count else { return nil }
+        var i = start
+        while i + needle.count <= haystack.count {
+            if haystack[i] == needle[0], haystack[i..<(i + needle.count)].elementsEqual(needle) { return i }
+            i += 1
+        }
+        return nil
+    }
+
+    static func contains(_ haystack: String, _ needle: String) -> Bool {
+        firstIndex(of: scalars(needle), in: scalars(haystack)) != nil
+    }
+
+    /// `str.split(sep)`: the pieces between each occurrence of `separator` (not empty), left to right.
+    static func split(_ s: String, separator: String) -> [String] {
+        let text = scalars(s), sep = scalars(separator)
+        guard !sep.isEmpty else { return [s] }
+        var parts: [String] = []
+        var start = 0
+        while let found = firstIndex(of: sep, in: text, from: start) {
+            parts.append(string(text[start..<found]))
+            start = found + sep.count
+        }
+        parts.append(string(text[start...]))
+        return parts
+    }
+
+    static func string<C: Collection>(_ scalars: C) -> String where C.Element == Unicode.Scalar {
+        var out = String.UnicodeScalarView()
+        out.append(contentsOf: scalars)
+        return String(out)
+    }
+}
