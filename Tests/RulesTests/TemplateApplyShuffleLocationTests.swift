@@ -93,6 +93,8 @@ struct TemplateApplyShuffleLocationTests {
                 == "['a\\r', 'b'] True 2 2")
         #expect(try render("{{ 'e\\u0301' | length }} {{ ('e\\u0301')[0] }} {{ '\\u0301' in 'e\\u0301' }} {{ 'e\\u0301'.startswith('e') }} {{ '🇳🇱' | length }}")
                 == "2 e True True 2")
+        #expect(try render("{{ 'e\\u0301' == '\\u00e9' }} {{ 'e\\u0301' < 'f' }} {{ '\\u00e9' > 'e\\u0302' }}") == "False True True",
+                "compared code point by code point, not by canonical equivalence")
         #expect(try render("{% for c in 'e\\u0301x' %}[{{ c | length }}]{% endfor %} {{ 'a,b,,c'.split(',') }}") == "[1][1][1] ['a', 'b', '', 'c']")
     }
 

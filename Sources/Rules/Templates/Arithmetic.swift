@@ -50,6 +50,8 @@ enum Arithmetic {
     static func equal(_ l: TemplateValue, _ r: TemplateValue) -> Bool {
         switch (l, r) {
         case (.undefined, .undefined): return true
+        // Code point by code point, as Python: Swift's == holds "e\u{301}" and "é" equal.
+        case (.string(let a), .string(let b)): return a.unicodeScalars.elementsEqual(b.unicodeScalars)
         case (.list(let a), .list(let b)):
             guard a.count == b.count, RenderBudget.charge(a.count + 1) else { return false }
             return zip(a, b).allSatisfy { equal($0, $1) }
@@ -74,7 +76,7 @@ enum Arithmetic {
 
     static func compare(_ l: TemplateValue, _ r: TemplateValue) throws(EvaluationError) -> Int {
         switch (l, r) {
-        case (.string(let a), .string(let b)): return a < b ? -1 : (a == b ? 0 : 1)
+        case (.string(let a), .string(let b)): return PythonText.compare(a, b)
         case (.datetime(let a, let x), .datetime(let b, let y)):
             try checkZones(x, y, "compare")
             return a < b ? -1 : (a == b ? 0 : 1)

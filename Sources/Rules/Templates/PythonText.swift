@@ -45,6 +45,19 @@ enum PythonText {
         return parts
     }
 
+    /// Python's ordering of text: code point by code point (Swift's < orders by canonical equivalence).
+    static func compare(_ a: String, _ b: String) -> Int {
+        var x = a.unicodeScalars.makeIterator(), y = b.unicodeScalars.makeIterator()
+        while true {
+            switch (x.next(), y.next()) {
+            case (nil, nil): return 0
+            case (nil, _): return -1
+            case (_, nil): return 1
+            case (let p?, let q?): if p != q { return p.value < q.value ? -1 : 1 }
+            }
+        }
+    }
+
     static func string<C: Collection>(_ scalars: C) -> String where C.Element == Unicode.Scalar {
         var out = String.UnicodeScalarView()
         out.append(contentsOf: scalars)
