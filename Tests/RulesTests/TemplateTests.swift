@@ -81,6 +81,8 @@ struct TemplateTests {
         ("{{ '\\2\u{20D7}x' | list | map('ord') | list }}", .list([.int(2), .int(8407), .int(120)])),
         ("{{ '\\12\u{20D7}' | list | map('ord') | list }}", .list([.int(10), .int(8407)])),
         ("{{ 'ab' | regex_replace('(a)(b)', '\\\\2\u{20D7}') }}", .string("b\u{20D7}")),
+        // Python's float(): underscores between digits, spaces, inf/nan; never Swift's hexadecimal floats.
+        ("{{ '1_000' | float }} {{ ' 5 ' | float }} {{ '0x10' | float(0) }} {{ '1__0' | float(7) }} {{ 'Infinity' | float }}", .string("1000.0 5.0 0 7 inf")),
     ])
     func evaluates(source: String, expected: TemplateValue) throws {
         #expect(try value(source) == expected)

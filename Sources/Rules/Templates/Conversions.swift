@@ -17,16 +17,46 @@ enum Conversions {
         throw EvaluationError("\(integer ? "int" : "float") got \(value.typeName) \(value.repr), which is not a number, and no default")
     }
 
+    /// Python's `float(text)`: surrounding whitespace, a sign, digits with single underscores between them, a
+    /// fraction, an exponent, or inf/infinity/nan in any case; nothing else (Swift's Double also reads hexadecimal
+    /// "0x1p3", which Python refuses).
+    static func pythonFloat(_ raw: String) -> Double? {
+        // The common case at once: what Double reads, bar its hexadecimal forms, Python reads the same.
+        if let d = Double(raw), !raw.utf8.contains(where: { $0 == UInt8(ascii: "x") || $0 == UInt8(ascii: "X") }) { return d }
+        var text = Substring(raw)
+        if text.first?.isWhitespace == true || text.last?.isWhitespace == true {
+            text = Substring(raw.trimmingSpaces())
+        }
+        guard !text.isEmpty, text.utf8.count <= 4_096 else { return nil }
+        var bytes = Array(text.utf8)
+        var index = 0
+        if bytes[0] == UInt8(ascii: "+") || bytes[0] == UInt8(ascii: "-") { index = 1 }
+        let word = String(decoding: bytes[index...], as: UTF8.self).lowercased()
+        if ["inf", "infinity", "nan"].contains(word) { return Double(String(decoding: bytes, as: UTF8.self).lowercased().replacingAll("infinity", with: "inf")) }
+        // Digits, '.', 'e', signs after 'e', and underscores only between two digits.
+        var cleaned: [UInt8] = []
+        cleaned.reserveCapacity(bytes.count)
+        func isDigit(_ b: UInt8) -> Bool { b >= 48 && b <= 57 }
+        while index < bytes.count {
+            let b = bytes[index]
+            if b == UInt8(ascii: "_") {
+                guard index > 0, index + 1 < bytes.count, isDigit(bytes[index - 1]), isDigit(bytes[index + 1]) else { return nil }
+            } else if isDigit(b) || b == UInt8(ascii: ".") || b == UInt8(ascii: "e") || b == UInt8(ascii: "E") || b == UInt8(ascii: "+") || b == UInt8(ascii: "-") {
+                cleaned.append(b)
+            } else {
+                return nil
+            }
+            index += 1
+        }
+        bytes = Array(bytes.prefix(bytes[0] == UInt8(ascii: "-") || bytes[0] == UInt8(ascii: "+") ? 1 : 0)) + cleaned
+        guard cleaned.contains(where: isDigit) else { return nil }
+        return Double(String(decoding: bytes, as: UTF8.self))
+    }
+
     static func float(_ value: TemplateValue) -> Double? {
         switch value {
         case .int, .double, .bool: return value.number
-        case .string(let s):
-            if let d = Double(s) { return d }
-            // Only text with surrounding spaces gets a second try: trimming is costly and most misses are words.
-            guard s.first?.isWhitespace == true || s.last?.isWhitespace == true else { return nil }
-            let t = s.trimmingSpaces()
-            guard !t.isEmpty, let d = Double(t) else { return nil }
-            return d
+        case .string(let s): return pythonFloat(s)
         default: return nil
         }
     }
