@@ -44,7 +44,7 @@ public struct BlueprintInstance: Sendable {
         var declared: [String] = []
         if let inputNode = value(header, "input"), case .mapping(let inputs, _, _) = inputNode {
             for (key, spec) in inputs {
-                guard case .scalar(let name, _, _, _) = key else { continue }
+                guard case .scalar(let name, _, _, _, _) = key else { continue }
                 declared.append(name)
                 if case .mapping(let fields, _, _) = spec, let fallback = value(fields, "default") { values[name] = json(fallback, inputs: [:]) }
             }
@@ -73,7 +73,7 @@ public struct BlueprintInstance: Sendable {
         for key in ["trigger_variables", "variables"] {
             guard let node = value(top, key), case .mapping(let pairs, _, _) = node else { continue }
             for (name, item) in pairs {
-                guard case .scalar(let text, _, _, _) = name else { continue }
+                guard case .scalar(let text, _, _, _, _) = name else { continue }
                 variables.append((text, json(item, inputs: values)))
             }
         }
@@ -89,14 +89,14 @@ public struct BlueprintInstance: Sendable {
     }
 
     private static func value(_ pairs: [(YAMLParser.Raw, YAMLParser.Raw)], _ key: String) -> YAMLParser.Raw? {
-        pairs.first { if case .scalar(let text, _, _, _) = $0.0 { text == key } else { false } }?.1
+        pairs.first { if case .scalar(let text, _, _, _, _) = $0.0 { text == key } else { false } }?.1
     }
 
     /// YAML as Home Assistant's loader reads it (YAML 1.1 scalars: `on`/`off`/`yes`/`no` are booleans, numbers are
     /// numbers, quoted text is text), with each `!input` replaced by its value.
     static func json(_ raw: YAMLParser.Raw, inputs: [String: JSONValue]) -> JSONValue {
         switch raw {
-        case .scalar(let text, let tag, let plain, _):
+        case .scalar(let text, let tag, let plain, _, _):
             if tag == "!input" { return inputs[text] ?? .null }
             guard plain, tag == nil else { return .string(text) }
             return scalarValue(text)
@@ -105,7 +105,7 @@ public struct BlueprintInstance: Sendable {
         case .mapping(let pairs, _, _):
             var object: [String: JSONValue] = [:]
             for (key, item) in pairs {
-                guard case .scalar(let name, _, _, _) = key else { continue }
+                guard case .scalar(let name, _, _, _, _) = key else { continue }
                 object[name] = json(item, inputs: inputs)
             }
             return .object(object)

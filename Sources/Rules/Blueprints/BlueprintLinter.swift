@@ -153,12 +153,14 @@ public enum BlueprintLinter {
     /// The blueprint as nodes; `!input NAME` becomes a run-time value and is remembered with where it was written.
     private static func node(_ raw: YAMLParser.Raw, inputs: inout [(name: String, location: SourceLocation)]) -> YAMLNode {
         switch raw {
-        case .scalar(let text, let tag, let plain, let location):
+        case .scalar(let text, let tag, let plain, let location, let layout):
             if tag == "!input" {
                 inputs.append((text, location))
                 return YAMLNode(.scalar("{{ !input }}"), at: location)
             }
-            return YAMLNode(.scalar(text), at: location, isPlain: plain && tag == nil)
+            var node = YAMLNode(.scalar(text), at: location, isPlain: plain && tag == nil)
+            node.layout = layout
+            return node
         case .sequence(let items, _, let location):
             return YAMLNode(.sequence(items.map { node($0, inputs: &inputs) }), at: location)
         case .mapping(let pairs, _, let location):

@@ -137,10 +137,21 @@ struct FieldCompiler {
         }
     }
 
-    /// Where in the file a character of a template is: exact on one-line scalars (quoted ones start one column later).
+    /// Where in the file a character of a template is: exact on one-line scalars (quoted ones start one column later)
+    /// and in literal blocks; a folded or multi-line flow scalar gives its start.
     static func location(of offset: Int, in node: YAMLNode) -> SourceLocation {
-        guard let text = node.scalar, !text.contains("\n") else { return node.location }
-        return SourceLocation(file: node.location.file, line: node.location.line, column: node.location.column + offset + (node.isPlain ? 0 : 1))
+        guard let text = node.scalar else { return node.location }
+        switch node.layout {
+        case .inline where !text.contains("\n"):
+            return SourceLocation(file: node.location.file, line: node.location.line, column: node.location.column + offset + (node.isPlain ? 0 : 1))
+        case .literal(let firstLine, let indentation):
+            let before = text.prefix(max(0, offset))
+            let line = before.reduce(0) { $1 == "\n" ? $0 + 1 : $0 }
+            let column = before.reversed().prefix { $0 != "\n" }.count
+            return SourceLocation(file: node.location.file, line: firstLine + line, column: indentation + column + 1)
+        default:
+            return node.location
+        }
     }
 
     /// Stands for a value only known at run time.

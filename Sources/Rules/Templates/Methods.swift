@@ -49,7 +49,8 @@ enum Methods {
         case (.isoweekday, .datetime(let t, let offset)): return .int(Timestamp.components(TemplateValue.wallTime(t, offset)).weekday + 1)
         case (.lower, .string(let s)): return .string(s.lowercased())
         case (.upper, .string(let s)): return .string(s.uppercased())
-        case (.strip, .string(let s)): return .string(s.trimmingWhitespace())
+        case (.strip, .string(let s)), (.lstrip, .string(let s)), (.rstrip, .string(let s)):
+            return .string(PythonText.strip(s, args.first.flatMap { $0 == .none ? nil : $0.text }, leading: method != .rstrip, trailing: method != .lstrip))
         case (.split, .string(let s)):
             if let separator = args.first?.text {
                 guard !separator.isEmpty else { throw EvaluationError("split: empty separator") }
@@ -77,7 +78,14 @@ enum Methods {
         case (.count, .string(let s)):
             try EvaluationLimits.chargeSearch(args.first?.text ?? "", in: s, "count")
             let needle = args.first?.text ?? ""
-            return .int(needle.isEmpty ? s.count + 1 : s.components(separatedBy: needle).count - 1)
+            return .int(needle.isEmpty ? PythonText.length(s) + 1 : PythonText.split(s, separator: needle).count - 1)
+        case (.index, .string(let s)), (.find, .string(let s)):
+            // str.index / str.find: the first code point where the text starts; index raises, find gives -1.
+            guard case .string(let needle)? = args.first else { throw EvaluationError("\(method.rawValue)() needs text to look for") }
+            try EvaluationLimits.chargeSearch(needle, in: s, method.rawValue)
+            if let at = PythonText.firstIndex(of: PythonText.scalars(needle), in: PythonText.scalars(s)) { return .int(at) }
+            if method == .find { return .int(-1) }
+            throw EvaluationError("substring not found")
         case (.count, .list(let items)): return .int(items.filter { Arithmetic.equal($0, args.first ?? .none) }.count)
         case (.index, .list(let items)):
             guard let i = items.firstIndex(where: { Arithmetic.equal($0, args.first ?? .none) }) else {
@@ -86,8 +94,7 @@ enum Methods {
             return .int(i)
         case (.title, .string(let s)): return .string(s.titleCased)
         case (.capitalize, .string(let s)): return .string(s.prefix(1).uppercased() + s.dropFirst().lowercased())
-        case (.lstrip, .string(let s)): return .string(String(s.drop { $0.isWhitespace }))
-        case (.rstrip, .string(let s)): return .string(String(s.reversed().drop { $0.isWhitespace }.reversed()))
+
         case (.isdigit, .string(let s)): return .bool(!s.isEmpty && s.allSatisfy { $0.isASCII && $0.isNumber })
         case (.zfill, .string(let s)):
             guard let width = args.first?.integer else { throw EvaluationError("zfill() needs a width") }

@@ -45,6 +45,16 @@ enum PythonText {
         return parts
     }
 
+    /// `str.strip(chars)`, `lstrip`, `rstrip`: the code points in `chars` (whitespace when nil) taken off the ends.
+    static func strip(_ s: String, _ chars: String?, leading: Bool, trailing: Bool) -> String {
+        let set = chars.map { Set($0.unicodeScalars) }
+        func strips(_ c: Unicode.Scalar) -> Bool { set.map { $0.contains(c) } ?? c.properties.isWhitespace }
+        var text = scalars(s)[...]
+        if leading { while let c = text.first, strips(c) { text.removeFirst() } }
+        if trailing { while let c = text.last, strips(c) { text.removeLast() } }
+        return string(text)
+    }
+
     /// Python's ordering of text: code point by code point (Swift's < orders by canonical equivalence).
     static func compare(_ a: String, _ b: String) -> Int {
         var x = a.unicodeScalars.makeIterator(), y = b.unicodeScalars.makeIterator()

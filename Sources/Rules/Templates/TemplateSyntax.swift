@@ -149,5 +149,5 @@ enum Method: String, Sendable, CaseIterable {
     case totalSeconds = "total_seconds", timestamp, isoformat, strftime
     case lower, upper, strip, split, startswith, endswith, replace
     case items, keys, values, weekday, isoweekday, format, join, get, count, index, title, capitalize
-    case lstrip, rstrip, isdigit, zfill, date, time, today, astimezone
+    case lstrip, rstrip, isdigit, zfill, date, time, today, astimezone, find
 }

@@ -116,10 +116,12 @@ public struct YAMLLoader {
 
     private mutating func resolve(_ raw: YAMLParser.Raw, directory: String) -> YAMLNode? {
         switch raw {
-        case .scalar(let text, let tag, let plain, let location):
+        case .scalar(let text, let tag, let plain, let location, let layout):
             switch tag {
             case nil, "tag:yaml.org,2002:str":
-                return YAMLNode(.scalar(text), at: location, isPlain: plain && tag == nil)
+                var node = YAMLNode(.scalar(text), at: location, isPlain: plain && tag == nil)
+                node.layout = layout
+                return node
             case "!secret":
                 return secret(text, at: location, directory: directory)
             case "!env_var":

@@ -10,6 +10,8 @@ public struct YAMLNode: Sendable {
     public var location: SourceLocation
     /// True for a plain (unquoted) scalar: only those may mean null, true or a number.
     public var isPlain: Bool
+    /// Where a scalar's characters are in the file, so an error inside a multi-line template points at its line.
+    public var layout: ScalarLayout = .inline
     /// Where a secret value came from, as written (`!secret ha_token`, `!env_var AIVI_TOKEN`): errors show this,
     /// never the value.
     public var secretSource: String?
@@ -48,4 +50,14 @@ public struct YAMLNode: Sendable {
         guard let text = scalar else { return kindName }
         return "\"" + (text.count > 40 ? String(text.prefix(37)) + "…" : text) + "\""
     }
+}
+
+/// Where a scalar's text sits in its file.
+public enum ScalarLayout: Sendable, Equatable {
+    /// On the line it starts on (a quoted one's text one column after its start).
+    case inline
+    /// A literal block (`|`): the text's line k is the file's line `firstLine + k`, indented `indentation` columns.
+    case literal(firstLine: Int, indentation: Int)
+    /// Folded (`>`) or a flow scalar over several lines: its lines are joined, so only its start is known.
+    case folded
 }

@@ -11,13 +11,13 @@ struct YAMLParser {
 
     /// A node still being built: a tag waiting on the loader, or the finished tree.
     indirect enum Raw {
-        case scalar(String, tag: String?, plain: Bool, SourceLocation)
+        case scalar(String, tag: String?, plain: Bool, SourceLocation, layout: ScalarLayout = .inline)
         case sequence([Raw], tag: String?, SourceLocation)
         case mapping([(Raw, Raw)], tag: String?, SourceLocation)
 
         var location: SourceLocation {
             switch self {
-            case .scalar(_, _, _, let l), .sequence(_, _, let l), .mapping(_, _, let l): return l
+            case .scalar(_, _, _, let l, _), .sequence(_, _, let l), .mapping(_, _, let l): return l
             }
         }
     }
@@ -32,7 +32,7 @@ struct YAMLParser {
         let bytes = Array(text.utf8)
         return try bytes.withUnsafeBufferPointer { buffer throws(ConfigError) -> (root: Raw, aliasNodes: Int)? in
             yaml_parser_set_input_string(&parser, buffer.baseAddress, buffer.count)
-            var builder = Builder(file: file)
+            var builder = Builder(file: file, source: bytes)
             while true {
                 var event = yaml_event_t()
                 guard yaml_parser_parse(&parser, &event) == 1 else {
@@ -60,7 +60,31 @@ struct YAMLParser {
         /// Nodes brought in by aliases so far, each alias counting its anchor's expanded size.
         var aliasNodes = 0
 
-        init(file: String) { self.file = file }
+        /// The file's bytes: a literal block's indentation is read from them.
+        let source: [UInt8]
+
+        init(file: String, source: [UInt8]) {
+            self.file = file
+            self.source = source
+        }
+
+        /// Where a scalar's lines are: a literal block's first line and indentation, or whether it spans lines.
+        func layout(_ event: yaml_event_t) -> ScalarLayout {
+            let start = event.start_mark, end = event.end_mark
+            guard event.data.scalar.style == YAML_LITERAL_SCALAR_STYLE else { return start.line == end.line ? .inline : .folded }
+            // The content starts on the line after the indicator; its indentation is the first non-blank line's.
+            var index = Int(start.index)
+            while index < source.count, source[index] != 10 { index += 1 }
+            var lineStart = index + 1
+            while lineStart < source.count {
+                var i = lineStart
+                while i < source.count, source[i] == 32 { i += 1 }
+                if i < source.count, source[i] != 10, source[i] != 13 { return .literal(firstLine: Int(start.line) + 2, indentation: i - lineStart) }
+                while i < source.count, source[i] != 10 { i += 1 }
+                lineStart = i + 1
+            }
+            return .folded
+        }
 
         func location(_ mark: yaml_mark_t) -> SourceLocation {
             SourceLocation(file: file, line: Int(mark.line) + 1, column: Int(mark.column) + 1)
@@ -77,7 +101,7 @@ struct YAMLParser {
             case YAML_SCALAR_EVENT:
                 let scalar = event.data.scalar
                 let text = String(decoding: UnsafeBufferPointer(start: scalar.value, count: scalar.length), as: UTF8.self)
-                let node = Raw.scalar(text, tag: Self.string(scalar.tag), plain: scalar.style == YAML_PLAIN_SCALAR_STYLE, here)
+                let node = Raw.scalar(text, tag: Self.string(scalar.tag), plain: scalar.style == YAML_PLAIN_SCALAR_STYLE, here, layout: layout(event))
                 if let anchor = Self.string(scalar.anchor) { anchors[anchor] = (node, 1) }
                 return try add(node, nodes: 1, at: here)
             case YAML_ALIAS_EVENT:
