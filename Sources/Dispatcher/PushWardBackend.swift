@@ -85,7 +85,11 @@ public struct PushWardBackend: PushBackend, HTTPExchanges {
         if let stopped = quotaStop(created, createdAnswer, now: now) { return stopped }
         if created.status == 403 { return Self.forbidden(created) }
         guard created.outcome == .delivered else { return created }
-        return await send(patched(request, slug: slug, fresh: true), kind: kind)
+        // Created anew it is inactive until told otherwise: this update starts it.
+        var restart = request.body.objectValue ?? [:]
+        restart["state"] = "ongoing"
+        return await send(HTTPRequest(method: request.method, url: baseURL + request.target, headers: headers(request.method),
+                                      body: JSONValue.object(restart).jsonBytes), kind: kind)
     }
 
     /// The free plan's updates for the month are spent (429 quota.exceeded, on a create as on an update): retrying

@@ -46,6 +46,8 @@ public final class FakePushService: Sendable {
         var pushWardUpdates = 0
         /// When each PushWard request of the last minute came (all from 127.0.0.1: one client address).
         var pushWardRequests: [Double] = []
+        /// Seconds PushWard's clock is ahead of the real one (tests move time for its server-side ends).
+        var pushWardClockAhead: Double = 0
         /// ActivitySmith's streams per API key, by stream key.
         var activitySmith: [String: [String: ActivitySmithStream]] = [:]
         var activitySmithRequests: [String: [Double]] = [:]

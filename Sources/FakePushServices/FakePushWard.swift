@@ -12,6 +12,17 @@ struct PushWardActivity {
     var since: Int
     /// The content as the phone shows it: every PATCH merged in (RFC 7396).
     var content: JSONValue = .null
+    /// `stale_ttl`: seconds without a PATCH after which the server ends an ongoing activity itself.
+    var staleTTL: Int?
+    /// When it was last patched (the fake's clock), for `stale_ttl`.
+    var lastPatched: Double = 0
+
+    /// PushWard's own ends: a countdown at its `end_date`, any activity `stale_ttl` seconds after its last PATCH.
+    mutating func endIfDue(now: Double) {
+        guard state == "ongoing" else { return }
+        if content["template"]?.stringValue == "countdown", let end = content["end_date"]?.doubleValue, end <= now { state = "ended" }
+        if let staleTTL, now - lastPatched >= Double(staleTTL) { state = "ended" }
+    }
 }
 
 /// PushWard's activity API as its published OpenAPI document says (`PushWardContract`, generated from it, and
@@ -24,12 +35,17 @@ struct PushWardActivity {
 /// key is 401 `token.invalid`; a body that is not JSON 400 `request.body_invalid`. 200 requests a minute from one
 /// address, then 429 `rate_limit.exceeded` with Retry-After: 60. The free plan's monthly updates
 /// (`limitPushWardUpdates`, off unless set) once spent answer 429 `quota.exceeded` with `reset_at`. At most five
-/// activities are ongoing per key: a sixth evicts the lowest priority (the oldest of equals), which is ended.
+/// activities are ongoing per key: a sixth evicts the lowest priority (the oldest of equals), which becomes
+/// `preempted`. The server ends activities itself: a countdown at its `end_date`, any activity `stale_ttl` seconds
+/// after its last PATCH; a PATCH without `state` keeps the stored one (an ended activity stays ended, a new one
+/// inactive), and on a preempted activity must say ongoing or ended.
 ///
 /// Where the document is silent, this fake chooses, and says so here: which statuses count against the monthly
 /// quota (taken: every PATCH that changes content or state, as "Live Activity updates"); whether a PATCH sent as
 /// `application/json` rather than `application/merge-patch+json` is taken (taken); how a 422 for a body field
-/// that breaks its schema is coded (taken: `validation failed`, no code, as the document's create example).
+/// that breaks its schema is coded (taken: `validation failed`, no code, as the document's create example); what a
+/// PATCH without `state` on a preempted activity answers (taken: 422 `activity.state_invalid`); the moment of a
+/// server end (taken: seen at the next request for that key, as a client would see it).
 extension FakePushService {
     static let pushWardTemplates = ["generic", "countdown", "steps", "alert", "gauge", "timeline", "board", "log", "media"]
     static let pushWardActivityLimit = 50
@@ -41,7 +57,12 @@ extension FakePushService {
         guard acceptsAnyToken || pushWardKeys.contains(key) || pushWardUpdateOnlyKeys.contains(key) else {
             return problem(401, "token.invalid", "invalid token")
         }
-        let now = Date().timeIntervalSince1970
+        let now = Date().timeIntervalSince1970 + state.withLock { $0.pushWardClockAhead }
+        state.withLock { s in
+            guard var activities = s.pushWard[key] else { return }
+            for slug in activities.keys { activities[slug]?.endIfDue(now: now) }
+            s.pushWard[key] = activities
+        }
         let limited = state.withLock { s -> Bool in
             s.pushWardRequests.removeAll { $0 <= now - 60 }
             guard s.pushWardRequests.count < Self.pushWardRequestsPerMinute else { return true }
@@ -77,6 +98,7 @@ extension FakePushService {
                 }
                 let created = activities[slug] == nil
                 activities[slug, default: PushWardActivity(priority: priority, state: "created", since: 0)].priority = priority
+                if let ttl = fields["stale_ttl"]?.intValue { activities[slug]?.staleTTL = ttl }
                 return HTTPServerResponse(status: 201, json: JSONValue.object(["slug": .string(slug)]).jsonText,
                                           headers: ["X-Resource-Action": created ? "created" : "updated"])
             }
@@ -125,16 +147,22 @@ extension FakePushService {
             if let invalid = Self.pushWardContentProblem(merged) { return problem(422, "activity.content_invalid", invalid) }
             // A refused PATCH spends nothing; a taken one is one of the month's updates.
             if let spent = Self.quotaProblem(&s, now: now, spending: true) { return spent }
+            if next == nil, activity.state == "preempted" {
+                return problem(422, "activity.state_invalid", "activity is preempted: set state to ongoing or ended")
+            }
             activity.content = merged
+            activity.lastPatched = now
             if let priority = fields["priority"]?.intValue { activity.priority = priority }
-            let target = next ?? (activity.state == "created" ? "ongoing" : activity.state)
+            if fields["stale_ttl"] == .null { activity.staleTTL = nil } else if let ttl = fields["stale_ttl"]?.intValue { activity.staleTTL = ttl }
+            // No state: the stored one is kept (a new activity stays inactive until told ongoing).
+            let target = next ?? activity.state
             shownState = target
             if target == "ongoing", activity.state != "ongoing" {
                 activity.since = (activities.values.map(\.since).max() ?? 0) + 1
                 let ongoing = activities.filter { $0.key != slug && $0.value.state == "ongoing" }
                 if ongoing.count >= Self.pushWardOngoingLimit,
                    let lowest = ongoing.min(by: { ($0.value.priority, $0.value.since) < ($1.value.priority, $1.value.since) }) {
-                    activities[lowest.key]?.state = "ended"
+                    activities[lowest.key]?.state = "preempted"
                     evicted = lowest.key
                 }
             }
@@ -235,6 +263,16 @@ extension FakePushService {
     /// PushWard forgets an activity (its time to live ran out): the next PATCH for it answers 404.
     public func forgetPushWardActivity(_ slug: String, key: String = "pushward-test-key") {
         state.withLock { _ = $0.pushWard[key]?.removeValue(forKey: slug) }
+    }
+
+    /// Moves PushWard's clock on, for its own ends (`stale_ttl`, a countdown's `end_date`) without waiting.
+    public func advancePushWardClock(by seconds: Double) {
+        state.withLock { $0.pushWardClockAhead += seconds }
+    }
+
+    /// An activity's state as PushWard holds it (created, ongoing, ended, preempted), for tests.
+    public func pushWardState(_ slug: String, key: String = "pushward-test-key") -> String? {
+        state.withLock { $0.pushWard[key]?[slug]?.state }
     }
 
     /// PushWard's ongoing activities for a key, by slug (what the phone shows now).

@@ -54,14 +54,17 @@ public struct BackendRequest: Sendable, Equatable, CustomStringConvertible {
                               body: .object(body))
     }
 
-    /// PushWard: `PATCH /activities/{slug}` with `{state, content, priority?, sound?}`. A start also creates the
-    /// activity (`creation`, upserted). An end with `dismissAfter` above zero is PushWard's two-phase end: the final
-    /// content as a last ongoing frame, then `ended` that long after; otherwise it is `ended` at once. `dismissalTTL`:
-    /// how many seconds the ended activity stays on the Lock Screen (sent with `ended`).
+    /// PushWard: `PATCH /activities/{slug}` with `{state?, content, priority?, sound?}`. A start also creates the
+    /// activity (`creation`, upserted) and says `ongoing`; an update says no state, so PushWard keeps the one it has:
+    /// an activity it ended itself (a countdown's end, `stale_ttl`) or evicted stays so, never started again by an
+    /// update. An end with `dismissAfter` above zero is PushWard's two-phase end: the final content (no state), then
+    /// `ended` that long after; otherwise it is `ended` at once. `dismissalTTL`: how many seconds the ended activity
+    /// stays on the Lock Screen (sent with `ended`).
     public static func pushWard(backend: String, slug: String, kind: PushKind, content: JSONValue, priority: Int?, sound: String?,
                                 creation: JSONValue, dismissAfter: Duration, dismissalTTL: Int? = nil) -> BackendRequest {
-        func body(_ state: String) -> JSONValue {
-            var object: [String: JSONValue] = ["state": .string(state), "content": content]
+        func body(_ state: String?) -> JSONValue {
+            var object: [String: JSONValue] = ["content": content]
+            if let state { object["state"] = .string(state) }
             if state == "ended", let dismissalTTL { object["dismissal_ttl"] = .int(dismissalTTL) }
             if let priority { object["priority"] = .int(priority) }
             if let sound, kind != .update { object["sound"] = .string(sound) }
@@ -69,7 +72,7 @@ public struct BackendRequest: Sendable, Equatable, CustomStringConvertible {
         }
         let twoPhase = kind == .end && dismissAfter > .zero
         var request = BackendRequest(backend: backend, kind: .pushward, method: "PATCH", target: "/activities/\(slug)",
-                                     body: body(kind == .end && !twoPhase ? "ended" : "ongoing"))
+                                     body: body(kind == .start ? "ongoing" : kind == .end && !twoPhase ? "ended" : nil))
         request.creation = creation
         if twoPhase { request.dismissal = Dismissal(target: "/activities/\(slug)", body: body("ended"), after: dismissAfter) }
         return request

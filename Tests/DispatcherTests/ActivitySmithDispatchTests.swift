@@ -81,7 +81,7 @@ struct ActivitySmithDispatchTests {
         await dispatcher.waitUntilQuiet()
         let times = service.requests.map(\.at).sorted()
         #expect(times.count == 6 && service.activitySmithStreams() == ["s1", "s2", "s3", "s4"], "none refused or retried")
-        #expect(times[3] - times[0] >= 0.29 && times[5] - times[2] >= 0.29, "no more than three in any 300 ms")
+        #expect(times[3] - times[0] >= 0.2 && times[5] - times[2] >= 0.2, "no more than three in any 300 ms (arrival times: the margin allows a late arrival)")
     }
 
     /// Its 60 a minute are per account: two backends with one API key are paced together.
@@ -98,7 +98,9 @@ struct ActivitySmithDispatchTests {
         }
         await dispatcher.waitUntilQuiet()
         let times = service.requests.map(\.at).sorted()
-        #expect(times.count == 4 && times[3] - times[0] >= 0.29, "no more than three in any 300 ms across both backends")
+        // Times are when the fake took each request: the first may arrive late on a loaded machine, so the margin is
+        // wide; unpaced, all four arrive within milliseconds.
+        #expect(times.count == 4 && times[3] - times[0] >= 0.2, "no more than three in any 300 ms across both backends")
     }
 
     @Test func aPausedStreamIsDeliveredAndReportedAsPaused() async throws {

@@ -100,7 +100,7 @@ struct FiveBackendsDaemonTests {
         await simulator.setState("sensor.washer_status", "idle")
         #expect(await service.wait { $0.last { $0.path == "/activities/washer" }?.body?["state"] == "ended" })
         let ward = service.requests.filter { $0.path.hasPrefix("/activities") }.map { "\($0.method) \($0.body?["state"]?.stringValue ?? "") \($0.body?["content"]?["state"]?.stringValue ?? "")" }
-        #expect(ward == ["POST  ", "PATCH ongoing Washing", "PATCH ongoing Done", "PATCH ended Done"])
+        #expect(ward == ["POST  ", "PATCH ongoing Washing", "PATCH  Done", "PATCH ended Done"], "the completion frame keeps the state PushWard holds")
         #expect(service.requests.contains { $0.path == "/activity/washer" && $0.body?["state"] == "IDLE" })
         #expect(service.requests.contains { $0.path == "/notify" && $0.body?["action"] == "end" })
         #expect(await service.wait { $0.contains { $0.method == "DELETE" && $0.path == "/live-activity/stream/washer" } })
