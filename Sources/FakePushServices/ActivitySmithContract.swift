@@ -18,11 +18,22 @@ enum ActivitySmithContract {
         "type": .init(types: ["string"], minLength: nil, maxLength: nil, minimum: nil, exclusiveMinimum: nil, maximum: nil, minItems: nil, maxItems: nil, choices: ["segmented_progress", "progress", "metrics", "stats", "alert", "timer"]),
         "color": .init(types: ["string"], minLength: nil, maxLength: nil, minimum: nil, exclusiveMinimum: nil, maximum: nil, minItems: nil, maxItems: nil, choices: ["lime", "green", "cyan", "blue", "purple", "magenta", "red", "orange", "yellow", "gray"]),
         "step_color": .init(types: ["string"], minLength: nil, maxLength: nil, minimum: nil, exclusiveMinimum: nil, maximum: nil, minItems: nil, maxItems: nil, choices: ["lime", "green", "cyan", "blue", "purple", "magenta", "red", "orange", "yellow", "gray"]),
-        "step_colors": .init(types: ["array"], minLength: nil, maxLength: nil, minimum: nil, exclusiveMinimum: nil, maximum: nil, minItems: nil, maxItems: nil, choices: nil),
-        "metrics": .init(types: ["array"], minLength: nil, maxLength: nil, minimum: nil, exclusiveMinimum: nil, maximum: nil, minItems: 1, maxItems: 8, choices: nil),
+        "step_colors": .init(types: ["array"], minLength: nil, maxLength: nil, minimum: nil, exclusiveMinimum: nil, maximum: nil, minItems: nil, maxItems: nil, choices: nil, items: .init(types: ["string"], minLength: nil, maxLength: nil, minimum: nil, exclusiveMinimum: nil, maximum: nil, minItems: nil, maxItems: nil, choices: ["lime", "green", "cyan", "blue", "purple", "magenta", "red", "orange", "yellow", "gray"])),
+        "metrics": .init(types: ["array"], minLength: nil, maxLength: nil, minimum: nil, exclusiveMinimum: nil, maximum: nil, minItems: 1, maxItems: 8, choices: nil, items: .init(types: ["object"], minLength: nil, maxLength: nil, minimum: nil, exclusiveMinimum: nil, maximum: nil, minItems: nil, maxItems: nil, choices: nil, properties: [
+                    "label": .init(types: ["string"], minLength: 1, maxLength: nil, minimum: nil, exclusiveMinimum: nil, maximum: nil, minItems: nil, maxItems: nil, choices: nil),
+                    "value": .init(types: ["number", "string"], minLength: 1, maxLength: 64, minimum: 0, exclusiveMinimum: nil, maximum: nil, minItems: nil, maxItems: nil, choices: nil),
+                    "unit": .init(types: ["string"], minLength: nil, maxLength: nil, minimum: nil, exclusiveMinimum: nil, maximum: nil, minItems: nil, maxItems: nil, choices: nil),
+                    "color": .init(types: ["string"], minLength: nil, maxLength: nil, minimum: nil, exclusiveMinimum: nil, maximum: nil, minItems: nil, maxItems: nil, choices: ["lime", "green", "cyan", "blue", "purple", "magenta", "red", "orange", "yellow", "gray"]),
+                ], required: ["label", "value"], strict: true)),
         "message": .init(types: ["string"], minLength: 1, maxLength: nil, minimum: nil, exclusiveMinimum: nil, maximum: nil, minItems: nil, maxItems: nil, choices: nil),
-        "icon": .init(types: ["object"], minLength: nil, maxLength: nil, minimum: nil, exclusiveMinimum: nil, maximum: nil, minItems: nil, maxItems: nil, choices: nil),
-        "badge": .init(types: ["object"], minLength: nil, maxLength: nil, minimum: nil, exclusiveMinimum: nil, maximum: nil, minItems: nil, maxItems: nil, choices: nil),
+        "icon": .init(types: ["object"], minLength: nil, maxLength: nil, minimum: nil, exclusiveMinimum: nil, maximum: nil, minItems: nil, maxItems: nil, choices: nil, properties: [
+                "symbol": .init(types: ["string"], minLength: 1, maxLength: nil, minimum: nil, exclusiveMinimum: nil, maximum: nil, minItems: nil, maxItems: nil, choices: nil),
+                "color": .init(types: ["string"], minLength: nil, maxLength: nil, minimum: nil, exclusiveMinimum: nil, maximum: nil, minItems: nil, maxItems: nil, choices: ["lime", "green", "cyan", "blue", "purple", "magenta", "red", "orange", "yellow", "gray"]),
+            ], required: ["symbol"], strict: true),
+        "badge": .init(types: ["object"], minLength: nil, maxLength: nil, minimum: nil, exclusiveMinimum: nil, maximum: nil, minItems: nil, maxItems: nil, choices: nil, properties: [
+                "title": .init(types: ["string"], minLength: 1, maxLength: nil, minimum: nil, exclusiveMinimum: nil, maximum: nil, minItems: nil, maxItems: nil, choices: nil),
+                "color": .init(types: ["string"], minLength: nil, maxLength: nil, minimum: nil, exclusiveMinimum: nil, maximum: nil, minItems: nil, maxItems: nil, choices: ["lime", "green", "cyan", "blue", "purple", "magenta", "red", "orange", "yellow", "gray"]),
+            ], required: ["title"], strict: true),
         "auto_dismiss_seconds": .init(types: ["integer"], minLength: nil, maxLength: nil, minimum: 0, exclusiveMinimum: nil, maximum: nil, minItems: nil, maxItems: nil, choices: nil),
         "auto_dismiss_minutes": .init(types: ["integer"], minLength: nil, maxLength: nil, minimum: 0, exclusiveMinimum: nil, maximum: nil, minItems: nil, maxItems: nil, choices: nil),
     ]
@@ -39,4 +50,124 @@ enum ActivitySmithContract {
     static let metricRequired: [String] = ["label", "value"]
     static let metricAllowsOthers = false
 
+    /// LiveActivityStreamRequest (PUT and DELETE /live-activity/stream/{stream_key}), nested objects included: additionalProperties false; required ['content_state'].
+    static let streamRequest: [String: ContractField] = [
+        "content_state": .init(types: ["object"], minLength: nil, maxLength: nil, minimum: nil, exclusiveMinimum: nil, maximum: nil, minItems: nil, maxItems: nil, choices: nil, properties: [
+                "title": .init(types: ["string"], minLength: nil, maxLength: nil, minimum: nil, exclusiveMinimum: nil, maximum: nil, minItems: nil, maxItems: nil, choices: nil),
+                "subtitle": .init(types: ["string"], minLength: nil, maxLength: nil, minimum: nil, exclusiveMinimum: nil, maximum: nil, minItems: nil, maxItems: nil, choices: nil),
+                "number_of_steps": .init(types: ["integer"], minLength: nil, maxLength: nil, minimum: 1, exclusiveMinimum: nil, maximum: nil, minItems: nil, maxItems: nil, choices: nil),
+                "current_step": .init(types: ["integer"], minLength: nil, maxLength: nil, minimum: 0, exclusiveMinimum: nil, maximum: nil, minItems: nil, maxItems: nil, choices: nil),
+                "percentage": .init(types: ["number"], minLength: nil, maxLength: nil, minimum: 0, exclusiveMinimum: nil, maximum: 100, minItems: nil, maxItems: nil, choices: nil),
+                "value": .init(types: ["number"], minLength: nil, maxLength: nil, minimum: nil, exclusiveMinimum: nil, maximum: nil, minItems: nil, maxItems: nil, choices: nil),
+                "upper_limit": .init(types: ["number"], minLength: nil, maxLength: nil, minimum: nil, exclusiveMinimum: 0, maximum: nil, minItems: nil, maxItems: nil, choices: nil),
+                "duration_seconds": .init(types: ["number"], minLength: nil, maxLength: nil, minimum: nil, exclusiveMinimum: 0, maximum: nil, minItems: nil, maxItems: nil, choices: nil),
+                "counts_down": .init(types: ["boolean"], minLength: nil, maxLength: nil, minimum: nil, exclusiveMinimum: nil, maximum: nil, minItems: nil, maxItems: nil, choices: nil),
+                "is_running": .init(types: ["boolean"], minLength: nil, maxLength: nil, minimum: nil, exclusiveMinimum: nil, maximum: nil, minItems: nil, maxItems: nil, choices: nil),
+                "type": .init(types: ["string"], minLength: nil, maxLength: nil, minimum: nil, exclusiveMinimum: nil, maximum: nil, minItems: nil, maxItems: nil, choices: ["segmented_progress", "progress", "metrics", "stats", "alert", "timer"]),
+                "color": .init(types: ["string"], minLength: nil, maxLength: nil, minimum: nil, exclusiveMinimum: nil, maximum: nil, minItems: nil, maxItems: nil, choices: ["lime", "green", "cyan", "blue", "purple", "magenta", "red", "orange", "yellow", "gray"]),
+                "step_color": .init(types: ["string"], minLength: nil, maxLength: nil, minimum: nil, exclusiveMinimum: nil, maximum: nil, minItems: nil, maxItems: nil, choices: ["lime", "green", "cyan", "blue", "purple", "magenta", "red", "orange", "yellow", "gray"]),
+                "step_colors": .init(types: ["array"], minLength: nil, maxLength: nil, minimum: nil, exclusiveMinimum: nil, maximum: nil, minItems: nil, maxItems: nil, choices: nil, items: .init(types: ["string"], minLength: nil, maxLength: nil, minimum: nil, exclusiveMinimum: nil, maximum: nil, minItems: nil, maxItems: nil, choices: ["lime", "green", "cyan", "blue", "purple", "magenta", "red", "orange", "yellow", "gray"])),
+                "metrics": .init(types: ["array"], minLength: nil, maxLength: nil, minimum: nil, exclusiveMinimum: nil, maximum: nil, minItems: 1, maxItems: 8, choices: nil, items: .init(types: ["object"], minLength: nil, maxLength: nil, minimum: nil, exclusiveMinimum: nil, maximum: nil, minItems: nil, maxItems: nil, choices: nil, properties: [
+                            "label": .init(types: ["string"], minLength: 1, maxLength: nil, minimum: nil, exclusiveMinimum: nil, maximum: nil, minItems: nil, maxItems: nil, choices: nil),
+                            "value": .init(types: ["number", "string"], minLength: 1, maxLength: 64, minimum: 0, exclusiveMinimum: nil, maximum: nil, minItems: nil, maxItems: nil, choices: nil),
+                            "unit": .init(types: ["string"], minLength: nil, maxLength: nil, minimum: nil, exclusiveMinimum: nil, maximum: nil, minItems: nil, maxItems: nil, choices: nil),
+                            "color": .init(types: ["string"], minLength: nil, maxLength: nil, minimum: nil, exclusiveMinimum: nil, maximum: nil, minItems: nil, maxItems: nil, choices: ["lime", "green", "cyan", "blue", "purple", "magenta", "red", "orange", "yellow", "gray"]),
+                        ], required: ["label", "value"], strict: true)),
+                "message": .init(types: ["string"], minLength: 1, maxLength: nil, minimum: nil, exclusiveMinimum: nil, maximum: nil, minItems: nil, maxItems: nil, choices: nil),
+                "icon": .init(types: ["object"], minLength: nil, maxLength: nil, minimum: nil, exclusiveMinimum: nil, maximum: nil, minItems: nil, maxItems: nil, choices: nil, properties: [
+                        "symbol": .init(types: ["string"], minLength: 1, maxLength: nil, minimum: nil, exclusiveMinimum: nil, maximum: nil, minItems: nil, maxItems: nil, choices: nil),
+                        "color": .init(types: ["string"], minLength: nil, maxLength: nil, minimum: nil, exclusiveMinimum: nil, maximum: nil, minItems: nil, maxItems: nil, choices: ["lime", "green", "cyan", "blue", "purple", "magenta", "red", "orange", "yellow", "gray"]),
+                    ], required: ["symbol"], strict: true),
+                "badge": .init(types: ["object"], minLength: nil, maxLength: nil, minimum: nil, exclusiveMinimum: nil, maximum: nil, minItems: nil, maxItems: nil, choices: nil, properties: [
+                        "title": .init(types: ["string"], minLength: 1, maxLength: nil, minimum: nil, exclusiveMinimum: nil, maximum: nil, minItems: nil, maxItems: nil, choices: nil),
+                        "color": .init(types: ["string"], minLength: nil, maxLength: nil, minimum: nil, exclusiveMinimum: nil, maximum: nil, minItems: nil, maxItems: nil, choices: ["lime", "green", "cyan", "blue", "purple", "magenta", "red", "orange", "yellow", "gray"]),
+                    ], required: ["title"], strict: true),
+                "auto_dismiss_seconds": .init(types: ["integer"], minLength: nil, maxLength: nil, minimum: 0, exclusiveMinimum: nil, maximum: nil, minItems: nil, maxItems: nil, choices: nil),
+                "auto_dismiss_minutes": .init(types: ["integer"], minLength: nil, maxLength: nil, minimum: 0, exclusiveMinimum: nil, maximum: nil, minItems: nil, maxItems: nil, choices: nil),
+            ], required: ["title"], strict: true),
+        "action": .init(types: ["object"], minLength: nil, maxLength: nil, minimum: nil, exclusiveMinimum: nil, maximum: nil, minItems: nil, maxItems: nil, choices: nil, properties: [
+                "title": .init(types: ["string"], minLength: nil, maxLength: nil, minimum: nil, exclusiveMinimum: nil, maximum: nil, minItems: nil, maxItems: nil, choices: nil),
+                "type": .init(types: ["string"], minLength: nil, maxLength: nil, minimum: nil, exclusiveMinimum: nil, maximum: nil, minItems: nil, maxItems: nil, choices: ["open_url", "webhook"]),
+                "url": .init(types: ["string"], minLength: nil, maxLength: nil, minimum: nil, exclusiveMinimum: nil, maximum: nil, minItems: nil, maxItems: nil, choices: nil),
+                "method": .init(types: ["string"], minLength: nil, maxLength: nil, minimum: nil, exclusiveMinimum: nil, maximum: nil, minItems: nil, maxItems: nil, choices: ["GET", "POST"]),
+                "body": .init(types: ["object"], minLength: nil, maxLength: nil, minimum: nil, exclusiveMinimum: nil, maximum: nil, minItems: nil, maxItems: nil, choices: nil),
+            ], required: ["title", "type", "url"], strict: true),
+        "secondary_action": .init(types: ["object"], minLength: nil, maxLength: nil, minimum: nil, exclusiveMinimum: nil, maximum: nil, minItems: nil, maxItems: nil, choices: nil, properties: [
+                "title": .init(types: ["string"], minLength: nil, maxLength: nil, minimum: nil, exclusiveMinimum: nil, maximum: nil, minItems: nil, maxItems: nil, choices: nil),
+                "type": .init(types: ["string"], minLength: nil, maxLength: nil, minimum: nil, exclusiveMinimum: nil, maximum: nil, minItems: nil, maxItems: nil, choices: ["open_url", "webhook"]),
+                "url": .init(types: ["string"], minLength: nil, maxLength: nil, minimum: nil, exclusiveMinimum: nil, maximum: nil, minItems: nil, maxItems: nil, choices: nil),
+                "method": .init(types: ["string"], minLength: nil, maxLength: nil, minimum: nil, exclusiveMinimum: nil, maximum: nil, minItems: nil, maxItems: nil, choices: ["GET", "POST"]),
+                "body": .init(types: ["object"], minLength: nil, maxLength: nil, minimum: nil, exclusiveMinimum: nil, maximum: nil, minItems: nil, maxItems: nil, choices: nil),
+            ], required: ["title", "type", "url"], strict: true),
+        "alert": .init(types: ["object"], minLength: nil, maxLength: nil, minimum: nil, exclusiveMinimum: nil, maximum: nil, minItems: nil, maxItems: nil, choices: nil, properties: [
+                "title": .init(types: ["string"], minLength: nil, maxLength: nil, minimum: nil, exclusiveMinimum: nil, maximum: nil, minItems: nil, maxItems: nil, choices: nil),
+                "body": .init(types: ["string"], minLength: nil, maxLength: nil, minimum: nil, exclusiveMinimum: nil, maximum: nil, minItems: nil, maxItems: nil, choices: nil),
+            ], required: [], strict: true),
+        "channels": .init(types: ["array"], minLength: nil, maxLength: nil, minimum: nil, exclusiveMinimum: nil, maximum: nil, minItems: 1, maxItems: nil, choices: nil, items: .init(types: ["string"], minLength: nil, maxLength: nil, minimum: nil, exclusiveMinimum: nil, maximum: nil, minItems: nil, maxItems: nil, choices: nil)),
+        "target": .init(types: ["object"], minLength: nil, maxLength: nil, minimum: nil, exclusiveMinimum: nil, maximum: nil, minItems: nil, maxItems: nil, choices: nil, properties: [
+                "channels": .init(types: ["array"], minLength: nil, maxLength: nil, minimum: nil, exclusiveMinimum: nil, maximum: nil, minItems: 1, maxItems: nil, choices: nil, items: .init(types: ["string"], minLength: nil, maxLength: nil, minimum: nil, exclusiveMinimum: nil, maximum: nil, minItems: nil, maxItems: nil, choices: nil)),
+            ], required: ["channels"], strict: true),
+    ]
+    static let streamRequestRequired: [String] = ["content_state"]
+    static let streamRequestAllowsOthers = false
+
+    /// LiveActivityStreamDeleteRequest (PUT and DELETE /live-activity/stream/{stream_key}), nested objects included: additionalProperties false; required [].
+    static let streamDeleteRequest: [String: ContractField] = [
+        "content_state": .init(types: ["object"], minLength: nil, maxLength: nil, minimum: nil, exclusiveMinimum: nil, maximum: nil, minItems: nil, maxItems: nil, choices: nil, properties: [
+                "title": .init(types: ["string"], minLength: nil, maxLength: nil, minimum: nil, exclusiveMinimum: nil, maximum: nil, minItems: nil, maxItems: nil, choices: nil),
+                "subtitle": .init(types: ["string"], minLength: nil, maxLength: nil, minimum: nil, exclusiveMinimum: nil, maximum: nil, minItems: nil, maxItems: nil, choices: nil),
+                "number_of_steps": .init(types: ["integer"], minLength: nil, maxLength: nil, minimum: 1, exclusiveMinimum: nil, maximum: nil, minItems: nil, maxItems: nil, choices: nil),
+                "current_step": .init(types: ["integer"], minLength: nil, maxLength: nil, minimum: 0, exclusiveMinimum: nil, maximum: nil, minItems: nil, maxItems: nil, choices: nil),
+                "percentage": .init(types: ["number"], minLength: nil, maxLength: nil, minimum: 0, exclusiveMinimum: nil, maximum: 100, minItems: nil, maxItems: nil, choices: nil),
+                "value": .init(types: ["number"], minLength: nil, maxLength: nil, minimum: nil, exclusiveMinimum: nil, maximum: nil, minItems: nil, maxItems: nil, choices: nil),
+                "upper_limit": .init(types: ["number"], minLength: nil, maxLength: nil, minimum: nil, exclusiveMinimum: 0, maximum: nil, minItems: nil, maxItems: nil, choices: nil),
+                "duration_seconds": .init(types: ["number"], minLength: nil, maxLength: nil, minimum: nil, exclusiveMinimum: 0, maximum: nil, minItems: nil, maxItems: nil, choices: nil),
+                "counts_down": .init(types: ["boolean"], minLength: nil, maxLength: nil, minimum: nil, exclusiveMinimum: nil, maximum: nil, minItems: nil, maxItems: nil, choices: nil),
+                "is_running": .init(types: ["boolean"], minLength: nil, maxLength: nil, minimum: nil, exclusiveMinimum: nil, maximum: nil, minItems: nil, maxItems: nil, choices: nil),
+                "type": .init(types: ["string"], minLength: nil, maxLength: nil, minimum: nil, exclusiveMinimum: nil, maximum: nil, minItems: nil, maxItems: nil, choices: ["segmented_progress", "progress", "metrics", "stats", "alert", "timer"]),
+                "color": .init(types: ["string"], minLength: nil, maxLength: nil, minimum: nil, exclusiveMinimum: nil, maximum: nil, minItems: nil, maxItems: nil, choices: ["lime", "green", "cyan", "blue", "purple", "magenta", "red", "orange", "yellow", "gray"]),
+                "step_color": .init(types: ["string"], minLength: nil, maxLength: nil, minimum: nil, exclusiveMinimum: nil, maximum: nil, minItems: nil, maxItems: nil, choices: ["lime", "green", "cyan", "blue", "purple", "magenta", "red", "orange", "yellow", "gray"]),
+                "step_colors": .init(types: ["array"], minLength: nil, maxLength: nil, minimum: nil, exclusiveMinimum: nil, maximum: nil, minItems: nil, maxItems: nil, choices: nil, items: .init(types: ["string"], minLength: nil, maxLength: nil, minimum: nil, exclusiveMinimum: nil, maximum: nil, minItems: nil, maxItems: nil, choices: ["lime", "green", "cyan", "blue", "purple", "magenta", "red", "orange", "yellow", "gray"])),
+                "metrics": .init(types: ["array"], minLength: nil, maxLength: nil, minimum: nil, exclusiveMinimum: nil, maximum: nil, minItems: 1, maxItems: 8, choices: nil, items: .init(types: ["object"], minLength: nil, maxLength: nil, minimum: nil, exclusiveMinimum: nil, maximum: nil, minItems: nil, maxItems: nil, choices: nil, properties: [
+                            "label": .init(types: ["string"], minLength: 1, maxLength: nil, minimum: nil, exclusiveMinimum: nil, maximum: nil, minItems: nil, maxItems: nil, choices: nil),
+                            "value": .init(types: ["number", "string"], minLength: 1, maxLength: 64, minimum: 0, exclusiveMinimum: nil, maximum: nil, minItems: nil, maxItems: nil, choices: nil),
+                            "unit": .init(types: ["string"], minLength: nil, maxLength: nil, minimum: nil, exclusiveMinimum: nil, maximum: nil, minItems: nil, maxItems: nil, choices: nil),
+                            "color": .init(types: ["string"], minLength: nil, maxLength: nil, minimum: nil, exclusiveMinimum: nil, maximum: nil, minItems: nil, maxItems: nil, choices: ["lime", "green", "cyan", "blue", "purple", "magenta", "red", "orange", "yellow", "gray"]),
+                        ], required: ["label", "value"], strict: true)),
+                "message": .init(types: ["string"], minLength: 1, maxLength: nil, minimum: nil, exclusiveMinimum: nil, maximum: nil, minItems: nil, maxItems: nil, choices: nil),
+                "icon": .init(types: ["object"], minLength: nil, maxLength: nil, minimum: nil, exclusiveMinimum: nil, maximum: nil, minItems: nil, maxItems: nil, choices: nil, properties: [
+                        "symbol": .init(types: ["string"], minLength: 1, maxLength: nil, minimum: nil, exclusiveMinimum: nil, maximum: nil, minItems: nil, maxItems: nil, choices: nil),
+                        "color": .init(types: ["string"], minLength: nil, maxLength: nil, minimum: nil, exclusiveMinimum: nil, maximum: nil, minItems: nil, maxItems: nil, choices: ["lime", "green", "cyan", "blue", "purple", "magenta", "red", "orange", "yellow", "gray"]),
+                    ], required: ["symbol"], strict: true),
+                "badge": .init(types: ["object"], minLength: nil, maxLength: nil, minimum: nil, exclusiveMinimum: nil, maximum: nil, minItems: nil, maxItems: nil, choices: nil, properties: [
+                        "title": .init(types: ["string"], minLength: 1, maxLength: nil, minimum: nil, exclusiveMinimum: nil, maximum: nil, minItems: nil, maxItems: nil, choices: nil),
+                        "color": .init(types: ["string"], minLength: nil, maxLength: nil, minimum: nil, exclusiveMinimum: nil, maximum: nil, minItems: nil, maxItems: nil, choices: ["lime", "green", "cyan", "blue", "purple", "magenta", "red", "orange", "yellow", "gray"]),
+                    ], required: ["title"], strict: true),
+                "auto_dismiss_seconds": .init(types: ["integer"], minLength: nil, maxLength: nil, minimum: 0, exclusiveMinimum: nil, maximum: nil, minItems: nil, maxItems: nil, choices: nil),
+                "auto_dismiss_minutes": .init(types: ["integer"], minLength: nil, maxLength: nil, minimum: 0, exclusiveMinimum: nil, maximum: nil, minItems: nil, maxItems: nil, choices: nil),
+            ], required: ["title"], strict: true),
+        "action": .init(types: ["object"], minLength: nil, maxLength: nil, minimum: nil, exclusiveMinimum: nil, maximum: nil, minItems: nil, maxItems: nil, choices: nil, properties: [
+                "title": .init(types: ["string"], minLength: nil, maxLength: nil, minimum: nil, exclusiveMinimum: nil, maximum: nil, minItems: nil, maxItems: nil, choices: nil),
+                "type": .init(types: ["string"], minLength: nil, maxLength: nil, minimum: nil, exclusiveMinimum: nil, maximum: nil, minItems: nil, maxItems: nil, choices: ["open_url", "webhook"]),
+                "url": .init(types: ["string"], minLength: nil, maxLength: nil, minimum: nil, exclusiveMinimum: nil, maximum: nil, minItems: nil, maxItems: nil, choices: nil),
+                "method": .init(types: ["string"], minLength: nil, maxLength: nil, minimum: nil, exclusiveMinimum: nil, maximum: nil, minItems: nil, maxItems: nil, choices: ["GET", "POST"]),
+                "body": .init(types: ["object"], minLength: nil, maxLength: nil, minimum: nil, exclusiveMinimum: nil, maximum: nil, minItems: nil, maxItems: nil, choices: nil),
+            ], required: ["title", "type", "url"], strict: true),
+        "secondary_action": .init(types: ["object"], minLength: nil, maxLength: nil, minimum: nil, exclusiveMinimum: nil, maximum: nil, minItems: nil, maxItems: nil, choices: nil, properties: [
+                "title": .init(types: ["string"], minLength: nil, maxLength: nil, minimum: nil, exclusiveMinimum: nil, maximum: nil, minItems: nil, maxItems: nil, choices: nil),
+                "type": .init(types: ["string"], minLength: nil, maxLength: nil, minimum: nil, exclusiveMinimum: nil, maximum: nil, minItems: nil, maxItems: nil, choices: ["open_url", "webhook"]),
+                "url": .init(types: ["string"], minLength: nil, maxLength: nil, minimum: nil, exclusiveMinimum: nil, maximum: nil, minItems: nil, maxItems: nil, choices: nil),
+                "method": .init(types: ["string"], minLength: nil, maxLength: nil, minimum: nil, exclusiveMinimum: nil, maximum: nil, minItems: nil, maxItems: nil, choices: ["GET", "POST"]),
+                "body": .init(types: ["object"], minLength: nil, maxLength: nil, minimum: nil, exclusiveMinimum: nil, maximum: nil, minItems: nil, maxItems: nil, choices: nil),
+            ], required: ["title", "type", "url"], strict: true),
+        "alert": .init(types: ["object"], minLength: nil, maxLength: nil, minimum: nil, exclusiveMinimum: nil, maximum: nil, minItems: nil, maxItems: nil, choices: nil, properties: [
+                "title": .init(types: ["string"], minLength: nil, maxLength: nil, minimum: nil, exclusiveMinimum: nil, maximum: nil, minItems: nil, maxItems: nil, choices: nil),
+                "body": .init(types: ["string"], minLength: nil, maxLength: nil, minimum: nil, exclusiveMinimum: nil, maximum: nil, minItems: nil, maxItems: nil, choices: nil),
+            ], required: [], strict: true),
+    ]
+    static let streamDeleteRequestRequired: [String] = []
+    static let streamDeleteRequestAllowsOthers = false
+
+    /// The path's stream_key.
+    static let streamKey: [String: ContractField] = ["stream_key": .init(types: ["string"], minLength: nil, maxLength: 255, minimum: nil, exclusiveMinimum: nil, maximum: nil, minItems: nil, maxItems: nil, choices: nil, pattern: "^[A-Za-z0-9_-]+$")]
 }

@@ -49,6 +49,26 @@ extension FakePushService {
         if let unknown = body?.objectValue?.keys.filter({ !allowed.contains($0) }).sorted().first {
             return error(400, "Bad Request", "unknown field \(unknown)")
         }
+        if let problem = ContractField.problem(["stream_key": .string(streamKey)], ActivitySmithContract.streamKey, required: [], strict: true, at: "path") {
+            return error(400, "Bad Request", problem)
+        }
+        // The whole body by its document, nested objects included (action URLs, alert icon and badge, channels…).
+        if let fields = body?.objectValue {
+            let (schema, required, others) = request.method == "DELETE"
+                ? (ActivitySmithContract.streamDeleteRequest, ActivitySmithContract.streamDeleteRequestRequired, ActivitySmithContract.streamDeleteRequestAllowsOthers)
+                : (ActivitySmithContract.streamRequest, ActivitySmithContract.streamRequestRequired, ActivitySmithContract.streamRequestAllowsOthers)
+            if let problem = ContractField.problem(fields, schema, required: required, strict: !others, at: "body") {
+                return error(400, "Bad Request", problem)
+            }
+            // LiveActivityAction's allOf if/then (not generated): open_url takes https:// or shortcuts://, a webhook https://.
+            for name in ["action", "secondary_action"] {
+                guard let action = fields[name], let url = action["url"]?.stringValue else { continue }
+                let schemes = action["type"]?.stringValue == "webhook" ? ["https://"] : ["https://", "shortcuts://"]
+                if action["type"]?.stringValue == "open_url" || action["type"]?.stringValue == "webhook", !schemes.contains(where: url.hasPrefix) {
+                    return error(400, "Bad Request", "body.\(name).url: expected to match ^\(schemes.count == 1 ? "https" : "(https|shortcuts)")://")
+                }
+            }
+        }
         if let problem = Self.activitySmithContentProblem(state) { return error(400, "Bad Request", problem) }
         let response: HTTPServerResponse = self.state.withLock { s in
             var streams = s.activitySmith[key] ?? [:]

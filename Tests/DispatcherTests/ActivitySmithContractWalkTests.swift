@@ -75,6 +75,37 @@ struct ActivitySmithContractWalkTests {
         #expect(walked >= 12, "walked \(walked) values")
     }
 
+    /// Nested objects by the document: channels (at least one), the action (title, type, url; open_url https:// or
+    /// shortcuts://, a webhook https://), the alert (title, body only), an icon needs its symbol, a badge its title,
+    /// and the stream key's pattern.
+    @Test func nestedObjectsAsTheDocumentSays() async throws {
+        let service = try FakePushService()
+        let client = HTTPClient()
+        let content: JSONValue = ["type": "progress", "title": "t", "percentage": 5]
+        func send(_ body: [String: JSONValue], key: String = "a", method: String = "PUT") async throws -> Int {
+            try await client.send(HTTPRequest(method: method, url: service.baseURL + "/live-activity/stream/\(key)",
+                                              headers: [("Authorization", "Bearer activitysmith-test-key"), ("Content-Type", "application/json")],
+                                              body: JSONValue.object(body).jsonBytes)).status
+        }
+        let open: JSONValue = ["title": "Open", "type": "open_url", "url": "https://example.com/x"]
+        #expect(try await send(["content_state": content, "channels": ["home"], "action": open]) == 200)
+        #expect(try await send(["content_state": content, "channels": []]) == 400, "channels: at least one")
+        #expect(try await send(["content_state": content, "channels": [1]]) == 400, "channels are text")
+        #expect(try await send(["content_state": content, "action": ["title": "Open", "type": "open_url"]]) == 400, "an action needs its url")
+        #expect(try await send(["content_state": content, "action": ["title": "Open", "type": "open_url", "url": "http://x"]]) == 400)
+        #expect(try await send(["content_state": content, "action": ["title": "Run", "type": "open_url", "url": "shortcuts://run-shortcut?name=x"]]) == 200)
+        #expect(try await send(["content_state": content, "secondary_action": ["title": "Hook", "type": "webhook", "url": "shortcuts://x"]]) == 400)
+        #expect(try await send(["content_state": content, "action": ["title": "Open", "type": "open_url", "url": "https://x", "colour": "red"]]) == 400)
+        #expect(try await send(["content_state": content, "alert": ["title": "t", "subtitle": "s"]]) == 400, "the alert takes title and body only")
+        var iconless = content.objectValue!
+        iconless["icon"] = ["color": "red"]
+        #expect(try await send(["content_state": .object(iconless)]) == 400, "an icon needs its symbol")
+        iconless["icon"] = ["symbol": "bolt.fill", "color": "red"]
+        #expect(try await send(["content_state": .object(iconless)]) == 200)
+        #expect(try await send(["content_state": content], key: "a.b") == 400, "the stream key: letters, digits, _ and -")
+        #expect(try await send(["content_state": content, "action": open], method: "DELETE") == 200, "the end takes an action too")
+    }
+
     /// The request's own shape: unknown fields refused in the body and in content_state.
     @Test func unknownFieldsAreRefused() async throws {
         let service = try FakePushService()

@@ -30,5 +30,20 @@ for name, var in (("StreamContentState", "contentState"), ("ActivityMetric", "me
     lines.append("    static let %sRequired: [String] = [%s]" % (var, ", ".join('"%s"' % r for r in s.get("required", []))))
     lines.append("    static let %sAllowsOthers = %s" % (var, "true" if s.get("additionalProperties", True) not in (False,) else "false"))
     lines.append("")
+for name, var in (("LiveActivityStreamRequest", "streamRequest"), ("LiveActivityStreamDeleteRequest", "streamDeleteRequest")):
+    s = schemas[name]
+    lines.append("    /// %s (PUT and DELETE /live-activity/stream/{stream_key}), nested objects included: additionalProperties %s;"
+                 " required %s." % (name, str(s.get("additionalProperties")).lower(), s.get("required", [])))
+    lines.append("    static let %s: [String: ContractField] = [" % var)
+    for field, prop in s["properties"].items():
+        lines.append(swift_field(field, prop, schemas))
+    lines.append("    ]")
+    lines.append("    static let %sRequired: [String] = [%s]" % (var, ", ".join('"%s"' % r for r in s.get("required", []))))
+    lines.append("    static let %sAllowsOthers = %s" % (var, "true" if s.get("additionalProperties", True) not in (False,) else "false"))
+    lines.append("")
+paths = json.load(open(document))["paths"]
+key = next(q for q in paths["/live-activity/stream/{stream_key}"]["put"]["parameters"] if q["name"] == "stream_key")
+lines.append("    /// The path's stream_key.")
+lines.append(swift_field("stream_key", key["schema"], schemas, indent="    static let streamKey: [String: ContractField] = [").rstrip(",") + "]")
 lines.append("}")
 print("\n".join(lines))
