@@ -28,7 +28,29 @@ struct ActivitySmithContractWalkTests {
         "number_of_steps": "at most 64 segments: more do not draw on a Lock Screen",
         "duration_seconds": "a whole number of seconds up to a week: a timer of 0.5 s is not one",
         "metric.value": "a number is sent as text (at most 64 characters), as the phone shows it",
+        // The document gives these no length; LiveBridge bounds them so a runaway template cannot fill a push.
+        "title": "at most 256 characters: a Lock Screen line, and the document sets no bound",
+        "subtitle": "at most 256 characters, as the title",
+        "metric.label": "at most 64 characters: a metric's caption",
+        "metric.unit": "at most 16 characters: a unit beside its value",
     ]
+
+    /// Where the document sets no length, LiveBridge's bound is listed with its reason: the fake takes one past it,
+    /// LiveBridge refuses it before sending.
+    @Test func boundsTheDocumentLeavesOpenAreListed() async throws {
+        let client = HTTPClient()
+        let long: [(String, [String: JSONValue])] = [
+            ("title", ["type": "progress", "title": .string(String(repeating: "t", count: 257)), "percentage": 5]),
+            ("subtitle", ["type": "progress", "title": "t", "subtitle": .string(String(repeating: "s", count: 257)), "percentage": 5]),
+            ("metric.label", ["type": "metrics", "title": "t", "metrics": [["label": .string(String(repeating: "l", count: 65)), "value": "1"]]]),
+            ("metric.unit", ["type": "metrics", "title": "t", "metrics": [["label": "l", "value": "1", "unit": .string(String(repeating: "u", count: 17))]]]),
+        ]
+        for (path, content) in long {
+            #expect(try await put(client, try FakePushService(), "walk", content) == 200, "the document leaves \(path) open")
+            let (_, issues) = PayloadNormalizer.normalize(.object(content), as: ActivitySmithSchema.contentState)
+            #expect(!issues.isEmpty && Self.stricter[path] != nil, "\(path): LiveBridge's bound, with its reason")
+        }
+    }
 
     func put(_ client: HTTPClient, _ service: FakePushService, _ key: String, _ content: [String: JSONValue]) async throws -> Int {
         try await client.send(HTTPRequest(method: "PUT", url: service.baseURL + "/live-activity/stream/\(key)",
