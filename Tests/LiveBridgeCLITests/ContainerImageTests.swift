@@ -85,6 +85,68 @@ struct ContainerImageTests {
         #expect(try container.stop() == 0)
     }
 
+    /// The README's container quick start, step by step, as written: one network (the host's), as the user's own uid,
+    /// the token read into a file, `suggest` writing the proposal into the mounted folder, the user's edits (the mark
+    /// line deleted, the Aivi token put in; here also `base_url`, so it pushes to the fake), `check`, `render --url`,
+    /// then the daemon detached with the folder read-only and its data beside it. The address is the host's IP as the
+    /// README says (here 127.0.0.1, where the simulator listens).
+    @Test func theReadmeQuickStartRunsStepByStep() async throws {
+        let image = try ContainerImage.container
+        let token = "ha-token-quickstart"
+        let simulator = try HomeAssistantSimulator(token: token)
+        defer { simulator.stop() }
+        let household = HouseholdScript(simulator: simulator, cycle: 0.05)
+        await household.placeInRegistries()
+        await household.runCycle()
+        let service = try FakePushService()
+        let home = try ContainerImage.folder() + "/livebridge"
+        defer { try? FileManager.default.removeItem(atPath: (home as NSString).deletingLastPathComponent) }
+        try FileManager.default.createDirectory(atPath: home + "/data", withIntermediateDirectories: true)
+        try token.write(toFile: home + "/token", atomically: true, encoding: .utf8)
+        chmod(home + "/token", 0o600)
+        let user = "\(getuid()):\(getgid())"
+        // alias lb='docker run --rm --network host --user "$(id -u):$(id -g)" -v ~/livebridge:/config livebridge'
+        func lb(_ arguments: [String]) throws -> (status: Int32, output: String) {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: ContainerImage.dockerPath)
+            process.arguments = ["run", "--rm", "--network", "host", "--user", user, "-v", "\(home):/config", image] + arguments
+            let out = Pipe()
+            process.standardOutput = out
+            process.standardError = out
+            try process.run()
+            let data = out.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        }
+        let url = "http://127.0.0.1:\(simulator.port)"
+        let suggest = try lb(["suggest", "--url", url, "--token-file", "/config/token", "--output", "/config/livebridge.yaml"])
+        #expect(suggest.status == 0, "\(suggest.output)")
+        #expect(!suggest.output.contains(token), "the token is never shown")
+        // The user's edits: the mark line deleted, the Aivi token in secrets.yaml (and, for the test, the fake's address).
+        let proposal = try String(contentsOfFile: home + "/livebridge.yaml", encoding: .utf8)
+        try proposal.split(separator: "\n", omittingEmptySubsequences: false).dropFirst().joined(separator: "\n")
+            .replacingOccurrences(of: "token: !secret aivi_token", with: "token: !secret aivi_token\n    base_url: \(service.baseURL)")
+            .write(toFile: home + "/livebridge.yaml", atomically: true, encoding: .utf8)
+        let secrets = try String(contentsOfFile: home + "/secrets.yaml", encoding: .utf8)
+        try secrets.replacingOccurrences(of: "replace-with-your-aivi-token", with: "aivi-test-token")
+            .write(toFile: home + "/secrets.yaml", atomically: true, encoding: .utf8)
+        let check = try lb(["check", "/config/livebridge.yaml"])
+        #expect(check.status == 0 && check.output.contains("OK"), "\(check.output)")
+        let render = try lb(["render", "/config/livebridge.yaml", "--url", url, "--token-file", "/config/token"])
+        #expect(render.status == 0 && render.output.contains("washer"), "\(render.output)")
+        let port = LoopbackPort.free()
+        let container = try ContainerImage.run(image, options: [
+            "--user", user, "-e", "TZ=Europe/Berlin", "-v", "\(home):/config:ro", "-v", "\(home)/data:/data",
+        ], arguments: ["run", "--config", "/config/livebridge.yaml", "--data-dir", "/data", "--status-listen", "127.0.0.1:\(port)"])
+        defer { container.remove() }
+        #expect(await container.output.stderr.wait(timeout: .seconds(60)) { $0.contains { $0.contains("msg=\"ready:") } })
+        await simulator.setState("sensor.washer_status", "running")
+        #expect(await service.wait(timeout: .seconds(30)) { $0.contains { $0.path == "/activity/washer" } }, "the washer reaches the fake")
+        #expect(try await HTTPClient().send(HTTPRequest(method: "GET", url: "http://127.0.0.1:\(port)/healthz")).status == 200)
+        #expect(!container.output.stderr.lines.joined().contains(token))
+        #expect(try container.stop() == 0)
+    }
+
     /// What the runtime images hold: the binary, its three C libraries resolved, no toolchain or -dev package.
     @Test(arguments: [ContainerImage.addonName, ContainerImage.containerName])
     func theRuntimeImageHoldsTheBinaryAndItsThreeLibraries(variable: String) throws {
