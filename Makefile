@@ -27,6 +27,8 @@ build: deps
 ##   10 MiB of text costs resident memory far beyond its size;
 ## - segments aligned to 64 KiB, that window, so where code falls in the windows is the same at every start whatever
 ##   address ASLR picks;
+## - a run path of $ORIGIN/lib (DT_RPATH: it also serves the libraries' own dependencies), where `make dist` bundles
+##   the C libraries, so the tarball runs on any glibc Linux; with no lib folder beside it the system's are used;
 ## - the C++ runtime Swift's runtime needs linked in too, when libstdc++.a is installed (libstdc++-dev, which Swift's
 ##   toolchain requires): loaded as libstdc++.so it resolves thousands of its own symbols at every start, 1 MiB
 ##   resident, for the few functions the runtime calls. A folder holding only the archive, searched first, makes the
@@ -34,6 +36,7 @@ build: deps
 STATIC_CXX := $(shell clang -print-file-name=libstdc++.a 2>/dev/null)
 STATIC_CXX_DIR := $(CURDIR)/.build/static-c++
 RELEASE_WITHOUT_ORDER := -c release --static-swift-stdlib -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs \
+	-Xlinker --disable-new-dtags -Xlinker -rpath -Xlinker '$$ORIGIN/lib' \
 	-Xlinker -z -Xlinker max-page-size=65536 \
 	-Xswiftc -Xfrontend -Xswiftc -function-sections $(if $(filter /%,$(STATIC_CXX)),-Xswiftc -L$(STATIC_CXX_DIR))
 RELEASE := $(RELEASE_WITHOUT_ORDER) -Xlinker --symbol-ordering-file=$(CURDIR)/bench/livebridge.order -Xlinker --no-warn-symbol-ordering
@@ -48,9 +51,10 @@ release: deps static-c++
 	$(RELINK_IF_REORDERED)
 	$(SWIFT) build $(RELEASE) --product livebridge
 
-## dist: the release tarball, .build/dist/livebridge-VERSION-linux-ARCH.tar.gz (the binary, the systemd unit, the
-## example rules, secrets and states, the README's install sections), then checked in a clean Debian bookworm root with
-## only libwebsockets17 libcurl4 libyaml-0-2 installed (debootstrap, chroot: --version, check, render). Needs root.
+## dist: the release tarball, .build/dist/livebridge-VERSION-linux-ARCH.tar.gz (the binary, the C libraries it needs in
+## lib/, the systemd unit, the example rules, secrets and states, the README's install sections), then installed as the
+## README says in clean Debian bookworm, trixie and testing roots with nothing else (debootstrap, cached in
+## ~/.cache/livebridge-roots; chroot: --version, check, render, run against the simulator to the fake). Needs root.
 ## install: the release binary to $(PREFIX)/bin/livebridge (PREFIX=/usr/local; PREFIX=~/.local needs no root)
 PREFIX ?= /usr/local
 install: release
@@ -62,6 +66,7 @@ dist: release
 	@version=$$(.build/release/livebridge --version | cut -d' ' -f2) && name=livebridge-$$version-linux-$$(uname -m) \
 	&& rm -rf .build/dist/$$name && mkdir -p .build/dist/$$name \
 	&& install -m 755 .build/release/livebridge .build/dist/$$name/ \
+	&& Tests/packaging/bundle-libraries.sh .build/dist/$$name \
 	&& install -m 644 config/livebridge.service config/livebridge.example.yaml config/secrets.example.yaml \
 		config/states.example.json .build/dist/$$name/ \
 	&& { printf '# LiveBridge %s\n\nHome Assistant entities to iOS Live Activities. From the README:\n\n' $$version; \

@@ -96,6 +96,28 @@ struct AddonRepositoryTests {
         let packages = install.split(separator: " ").filter { !$0.hasPrefix("-") && $0 != "\\" }.drop(while: { $0 != "install" }).dropFirst()
         #expect(Set(packages.map(String.init)) == ["libwebsockets17", "libcurl4", "libyaml-0-2", "ca-certificates", "tzdata"])
         #expect(runtime.contains("COPY run.sh /run.sh") && runtime.contains(#"CMD ["/run.sh"]"#))
+        #expect(stages.count == 1, "one stage: the binary comes built, in the context")
+    }
+
+    /// Prebuilt images: config.yaml names one per architecture, the workflow builds the binary and the image for each
+    /// architecture config.yaml lists and publishes them to that name on a version tag; nothing in the add-on's folder
+    /// fetches or compiles source (no placeholder URL), the Dockerfile takes the binary from its context.
+    @Test func theAddonIsPrebuiltPerArchitectureAndNamesItsImage() throws {
+        let config = try #require(SupervisorAddonRules.mapping(try yaml(addonFile("config.yaml"))))
+        let image = try #require(config["image"]?.scalar)
+        #expect(image == "ghcr.io/livebridge/{arch}-addon-livebridge")
+        let workflow = try String(contentsOfFile: Self.repository.appendingPathComponent(".github/workflows/addon-images.yaml").path, encoding: .utf8)
+        for arch in config["arch"].flatMap(SupervisorAddonRules.sequence)?.compactMap(\.scalar) ?? [] {
+            #expect(workflow.contains("{ arch: \(arch),"), "the workflow builds \(arch)")
+        }
+        #expect(workflow.contains("tags: [\"v*\"]") && workflow.contains("registry: ghcr.io") && workflow.contains("home-assistant/builder@"))
+        #expect(workflow.contains("--target /data/config/homeassistant-addon") && workflow.contains("path: config/homeassistant-addon"))
+        let dockerfile = try String(contentsOfFile: addonFile("Dockerfile"), encoding: .utf8)
+        #expect(dockerfile.contains("COPY livebridge /usr/local/bin/livebridge"))
+        for file in ["Dockerfile", "build.yaml", "config.yaml", "run.sh", "DOCS.md"] {
+            let text = try String(contentsOfFile: addonFile(file), encoding: .utf8)
+            #expect(!text.contains("archive/refs") && !text.contains("make release") && !text.contains("swift:"), "\(file) fetches or builds no source")
+        }
     }
 
     /// The checks catch what Supervisor would refuse: each broken manifest gives the problem named.

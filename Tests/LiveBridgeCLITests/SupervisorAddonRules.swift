@@ -44,6 +44,7 @@ enum SupervisorAddonRules {
             } else { note(node, "arch", "must be a list") }
         }
         if let node = top["url"], !(node.scalar ?? "").hasPrefix("http") { note(node, "url", "must be a URL") }
+        if let node = top["image"], node.scalar?.wholeMatch(of: dockerImage) == nil { note(node, "image", "\(node.quoted) is not an image name") }
         for (key, allowed) in [("startup", startups), ("boot", boots), ("stage", stages), ("hassio_role", roles)] {
             if let node = top[key], !allowed.contains(node.scalar ?? "") { note(node, key, "\(node.quoted) is not one of \(allowed.sorted())") }
         }

@@ -1,31 +1,70 @@
 #!/usr/bin/env bash
-# make dist's check: the tarball unpacked in a fresh Debian bookworm root (debootstrap minbase) with only the three
-# runtime libraries installed (libwebsockets17 libcurl4 libyaml-0-2); in a chroot the binary must start
-# (`--version`: every shared library resolved), `check` the example rules and `render` them against the example
-# states. Needs root (or sudo).
+# make dist's check: the tarball unpacked, as the README installs it, in fresh debootstrapped roots of Debian 12
+# (bookworm), 13 (trixie) and testing with nothing else installed: in a chroot the binary must start (`--version`:
+# every shared library resolved from its own lib/ or the system's glibc), `check` the example rules, `render` them
+# against the example states, and `run` against the demo household's simulator pushing to the preview server (both
+# started on the host's 127.0.0.1, which the chroot shares). The roots are cached outside the work tree
+# (debian-root.sh). Needs root (or sudo). DIST_SUITES overrides the suites.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 TARBALL=$(realpath "$1")
 NAME=$(basename "$TARBALL" .tar.gz)
 SUDO=$([ "$(id -u)" = 0 ] || echo sudo)
-BASE=$(Tests/packaging/debian-root.sh)
-ROOT=$PWD/.build/dist/clean-root
-LOG=$PWD/.build/dist/clean-root.log
-cleanup() { $SUDO umount "$ROOT/proc" 2>/dev/null || true; $SUDO rm -rf "$ROOT"; }
+SUITES=${DIST_SUITES:-bookworm trixie testing}
+WORK=$PWD/.build/dist
+BIN=$PWD/.build/release/livebridge
+ROOT=
+HOST_PIDS=
+cleanup() {
+    for pid in $HOST_PIDS; do kill "$pid" 2>/dev/null || true; done
+    [ -z "$ROOT" ] || { $SUDO umount "$ROOT/proc" 2>/dev/null || true; $SUDO rm -rf "$ROOT"; }
+}
 trap cleanup EXIT
-cleanup
-$SUDO cp -a "$BASE" "$ROOT"
-$SUDO cp /etc/resolv.conf "$ROOT/etc/resolv.conf"
-$SUDO mount -t proc proc "$ROOT/proc"
-$SUDO chroot "$ROOT" sh -c 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends libwebsockets17 libcurl4 libyaml-0-2' \
-    > "$LOG" 2>&1 || { tail -n 20 "$LOG"; echo "dist: FAILED installing the runtime libraries in the clean root"; exit 1; }
-$SUDO tar -C "$ROOT/opt" -xzf "$TARBALL"
-$SUDO chroot "$ROOT" sh -ec "
-    cd /opt/$NAME
-    ./livebridge --version
-    sed 's/replace-with-your-aivi-token/aivi-token-of-the-user/' secrets.example.yaml > secrets.yaml
-    ./livebridge check livebridge.example.yaml
-    ./livebridge render livebridge.example.yaml --states states.example.json --at 2026-11-22T12:00:00Z > render.out
-    grep -q '^washer: active, start' render.out
-" || { echo "dist: FAILED in the clean root"; exit 1; }
-echo "dist: PASSED $NAME.tar.gz ($(du -h "$TARBALL" | cut -f1)): --version, check and render in a clean Debian bookworm root with only libwebsockets17 libcurl4 libyaml-0-2"
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+for SUITE in $SUITES; do
+    BASE=$(Tests/packaging/debian-root.sh "$SUITE")
+    ROOT=$WORK/clean-root-$SUITE
+    LOG=$WORK/clean-root-$SUITE.log
+    $SUDO rm -rf "$ROOT"
+    $SUDO cp -a "$BASE" "$ROOT"
+    $SUDO mount -t proc proc "$ROOT/proc"
+    # As the README installs it: the folder under /opt, the command a link to it.
+    $SUDO mkdir -p "$ROOT/opt/livebridge"
+    $SUDO tar -C "$ROOT/opt/livebridge" --strip-components=1 -xzf "$TARBALL"
+    $SUDO ln -sf /opt/livebridge/livebridge "$ROOT/usr/local/bin/livebridge"
+    # The household and the fake push services on the host's loopback.
+    HA_PORT=$(free_port); PUSH_PORT=$(free_port)
+    LIVEBRIDGE_HA_TOKEN=dist-token "$BIN" simulator --port "$HA_PORT" --cycle 6 > "$WORK/simulator-$SUITE.log" 2>&1 &
+    HOST_PIDS="$HOST_PIDS $!"
+    "$BIN" preview-server --port "$PUSH_PORT" > "$WORK/preview-$SUITE.log" 2>&1 &
+    HOST_PIDS="$HOST_PIDS $!"
+    $SUDO tee "$ROOT/opt/livebridge/run.yaml" > /dev/null <<RULES
+homeassistant: { url: "ws://127.0.0.1:$HA_PORT/api/websocket", token: dist-token }
+backends: { aivi: { type: aivi, token: t, base_url: "http://127.0.0.1:$PUSH_PORT" } }
+defaults: { backend: aivi, debounce: 100ms, max_wait: 1s, min_interval: 200ms, max_updates_per_hour: 900 }
+activities:
+  washer:
+    active_when: "{{ is_state('sensor.washer_status', 'running') }}"
+    template: progress
+    header_left: Washing
+    progress: { style: simple, value: "{{ states('sensor.washer_progress') | float(0) / 100 }}" }
+RULES
+    $SUDO chroot "$ROOT" sh -ec "
+        cd /opt/livebridge
+        livebridge --version
+        sed 's/replace-with-your-aivi-token/aivi-token-of-the-user/' secrets.example.yaml > secrets.yaml
+        livebridge check livebridge.example.yaml
+        livebridge render livebridge.example.yaml --states states.example.json --at 2026-11-22T12:00:00Z > render.out
+        grep -q '^washer: active, start' render.out
+        mkdir -p /tmp/lb-data
+        timeout 20 livebridge run --config run.yaml --data-dir /tmp/lb-data > run.log 2>&1 || true
+        grep -q 'msg=push.*outcome=delivered' run.log || { tail -n 20 run.log; exit 1; }
+    " > "$LOG" 2>&1 || { tail -n 30 "$LOG"; echo "dist: FAILED in the clean Debian $SUITE root"; exit 1; }
+    for pid in $HOST_PIDS; do kill "$pid" 2>/dev/null || true; done
+    HOST_PIDS=
+    $SUDO umount "$ROOT/proc"
+    $SUDO rm -rf "$ROOT"
+    ROOT=
+    echo "dist: PASSED in a clean Debian $SUITE root ($(head -c 64 "$LOG" | head -n 1)): --version, check, render, run pushing to the fake"
+done
+echo "dist: $NAME.tar.gz ($(du -h "$TARBALL" | cut -f1)) runs in clean roots of Debian $SUITES with nothing installed"

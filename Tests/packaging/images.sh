@@ -2,7 +2,8 @@
 # make images: the add-on's image (config/homeassistant-addon/Dockerfile) and the container's
 # (config/Dockerfile) built and run here. No registry is reachable, so the base is a debootstrapped Debian bookworm
 # imported into Docker and passed as BUILD_FROM / RUNTIME_IMAGE, and the binary is the host's release build
-# (BINARY_FROM=prebuilt: the from-source stage needs the Swift image). ContainerImageTests then runs each image against
+# (the add-on's Dockerfile always takes it from its context, as the GitHub workflow gives it; the container's with
+# BINARY_FROM=prebuilt, since its from-source stage needs the Swift image). ContainerImageTests then runs each image against
 # the simulator and a fake Aivi. Needs root (or sudo) and docker.io (installed when missing); starts dockerd with the
 # vfs storage driver when none is running, and stops it again.
 set -euo pipefail
