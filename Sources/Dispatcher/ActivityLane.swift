@@ -471,7 +471,15 @@ public struct ActivityLane: Sendable {
             retryAt = nil
             switch push.kind {
             case .start: phase = .idle; queuedEnd = nil; queuedUpdate = nil
-            case .end: phase = .idle; delivered = nil
+            case .end:
+                phase = .idle
+                delivered = nil
+                // A two-phase end whose final frame was refused (its content, a preempted activity) still ends: the
+                // end is always delivered, so its second phase goes at once.
+                if let clear = push.request?.dismissalRequest {
+                    phase = .dismissing
+                    dismissal = (Push(.end, body: clear.bodyBytes, isUrgent: true, request: clear), now)
+                }
             case .update: break
             }
         }

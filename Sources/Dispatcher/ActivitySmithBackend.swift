@@ -21,7 +21,9 @@ public struct ActivitySmithBackend: PushBackend, HTTPExchanges {
     public init(name: String, baseURL: String, token: String, client: HTTPClient,
                 window: RequestWindow = RequestWindow(limit: ActivitySmithBackend.requestsPerMinute, seconds: 60), pacers: PacerRegistry? = nil) {
         http = HTTPPushBackend(name: name, baseURL: baseURL, scheme: "Bearer", token: token, client: client)
-        pacer = pacers?.pacer("activitysmith \(baseURL) \(token)", window) ?? RequestPacer(window)
+        // One account, however its address is written (a trailing slash, letter case).
+        let account = (baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL).lowercased()
+        pacer = pacers?.pacer("activitysmith \(account) \(token)", window) ?? RequestPacer(window)
     }
 
     public func deliver(_ request: BackendRequest, kind: PushKind) async -> DeliveryReport {

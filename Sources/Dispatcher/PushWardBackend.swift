@@ -16,7 +16,9 @@ public struct PushWardBackend: PushBackend, HTTPExchanges {
         if kind == .start, let creation = request.creation {
             exchanges.append(HTTPRequest(method: "POST", url: baseURL + "/activities", headers: headers("POST"), body: creation.jsonBytes))
         }
-        exchanges.append(httpRequest(for: request))
+        // A start as it goes: the fields of an earlier run nulled (what a later frame sends depends on what was shown).
+        exchanges.append(kind == .start ? patched(request, slug: String(request.target.dropFirst("/activities/".count)), fresh: true)
+                                        : httpRequest(for: request))
         if let ended = request.dismissalRequest { exchanges.append(httpRequest(for: ended)) }
         return exchanges
     }
@@ -32,7 +34,8 @@ public struct PushWardBackend: PushBackend, HTTPExchanges {
     /// The content last delivered per slug: the next frame nulls what it no longer has (PATCH is a merge patch).
     private let shown = Locked<[String: JSONValue]>([:])
     /// Until when (epoch seconds: the next month, UTC) the free plan's monthly quota is spent: nothing is sent.
-    private let quotaSpentUntil = Locked<Double?>(nil)
+    /// Shared with the other backends using the same key (`pacers`): the quota is the account's.
+    private let quotaSpentUntil: Locked<Double?>
 
     /// `pacers`: shared with the other backends on the same host (its 200 a minute are per address).
     public init(name: String, baseURL: String, token: String, client: HTTPClient,
@@ -42,6 +45,7 @@ public struct PushWardBackend: PushBackend, HTTPExchanges {
         self.token = token
         self.client = client
         self.pacer = pacers?.pacer("pushward \(self.baseURL)", window) ?? RequestPacer(window)
+        self.quotaSpentUntil = pacers?.spentUntil("pushward \(self.baseURL.lowercased()) \(token)") ?? Locked(nil)
     }
 
     /// A PATCH is a JSON merge patch, and says so (its OpenAPI document's media type).
@@ -66,7 +70,14 @@ public struct PushWardBackend: PushBackend, HTTPExchanges {
             guard created.outcome == .delivered else { return created }
         }
         let slug = String(request.target.dropFirst("/activities/".count))
-        let http = patched(request, slug: slug, fresh: kind == .start)
+        let wasShown = shown.withLock { $0[slug] != nil }
+        var http = patched(request, slug: slug, fresh: kind == .start)
+        if kind == .update, !wasShown, case .object(var body) = request.body {
+            // The first update this process sends for it (after a restart): said ongoing, so an activity created but
+            // never started (a restart between a start's two requests) shows.
+            body["state"] = "ongoing"
+            http = HTTPRequest(method: request.method, url: baseURL + request.target, headers: headers(request.method), body: JSONValue.object(body).jsonBytes)
+        }
         let (report, answer) = await sendReading(http, kind: kind)
         if let stopped = quotaStop(report, answer, now: now) { return stopped }
         if report.outcome == .delivered {
@@ -78,18 +89,25 @@ public struct PushWardBackend: PushBackend, HTTPExchanges {
             shown.withLock { $0[slug] = nil }
             return DeliveryReport(.delivered, status: 404, code: "activity.not_found")
         }
-        // An update for an activity PushWard does not have (a crash between a start's two requests, or its time to
-        // live ran out): create it (an upsert) and send the content once more, rather than lose the push.
         guard kind == .update, report.status == 404, report.code == "activity.not_found", let creation = request.creation else { return report }
+        // An update for an activity PushWard no longer has. Shown by this process, it was ended by PushWard itself (a
+        // countdown's end, stale_ttl) and deleted after ended_ttl: starting it again would put back on the phone what
+        // the service took off, so it is refused (not retried) and the next start creates it anew. Unknown to this
+        // process (a restart, perhaps between a start's two requests), it is created and started, rather than lose it.
+        if wasShown {
+            return DeliveryReport(.rejected(code: "activity.not_found: PushWard ended and removed it; it starts again at the next start"),
+                                  status: 404, code: "activity.not_found")
+        }
         let (created, createdAnswer) = await createReading(creation, kind: kind)
         if let stopped = quotaStop(created, createdAnswer, now: now) { return stopped }
         if created.status == 403 { return Self.forbidden(created) }
         guard created.outcome == .delivered else { return created }
-        // Created anew it is inactive until told otherwise: this update starts it.
         var restart = request.body.objectValue ?? [:]
         restart["state"] = "ongoing"
-        return await send(HTTPRequest(method: request.method, url: baseURL + request.target, headers: headers(request.method),
-                                      body: JSONValue.object(restart).jsonBytes), kind: kind)
+        let restarted = await send(HTTPRequest(method: request.method, url: baseURL + request.target, headers: headers(request.method),
+                                               body: JSONValue.object(restart).jsonBytes), kind: kind)
+        if restarted.outcome == .delivered { shown.withLock { $0[slug] = request.body["content"] } }
+        return restarted
     }
 
     /// The free plan's updates for the month are spent (429 quota.exceeded, on a create as on an update): retrying
@@ -114,11 +132,18 @@ public struct PushWardBackend: PushBackend, HTTPExchanges {
         return DeliveryReport(.rejected(code: "403: the key needs the activity:manage scope to create activities"), status: 403, code: created.code)
     }
 
-    /// The PATCH with the content as a merge patch over what was shown: fields the frame dropped sent as `null`.
+    /// The PATCH with the content as a merge patch over what was shown: fields the frame dropped sent as `null`. With
+    /// nothing shown by this process (a start: PushWard keeps an ended activity's content and the create is an upsert;
+    /// the first update after a restart), every field LiveBridge may send and this frame lacks is nulled, so nothing of
+    /// an earlier run stays on the phone.
     private func patched(_ request: BackendRequest, slug: String, fresh: Bool) -> HTTPRequest {
-        guard !fresh, let content = request.body["content"], let previous = shown.withLock({ $0[slug] }),
-              case .object(var body) = request.body else { return httpRequest(for: request) }
-        body["content"] = MergePatch.replacing(previous, with: content)
+        guard case .object(var body) = request.body, case .object(var content)? = request.body["content"] else { return httpRequest(for: request) }
+        if !fresh, let previous = shown.withLock({ $0[slug] }) {
+            body["content"] = MergePatch.replacing(previous, with: .object(content))
+        } else {
+            for name in PushWardSchema.contentFieldNames where content[name] == nil { content[name] = .null }
+            body["content"] = .object(content)
+        }
         return HTTPRequest(method: request.method, url: baseURL + request.target, headers: headers(request.method), body: JSONValue.object(body).jsonBytes)
     }
 

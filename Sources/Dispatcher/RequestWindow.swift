@@ -47,6 +47,17 @@ final class RequestPacer: Sendable {
 /// backends with one key (or on one host) are paced together, as the service counts them.
 public final class PacerRegistry: Sendable {
     private let pacers = Locked<[String: RequestPacer]>([:])
+    private let stops = Locked<[String: Locked<Double?>]>([:])
+
+    /// Until when an account's allowance is spent (a monthly quota), shared by the backends that use it.
+    func spentUntil(_ key: String) -> Locked<Double?> {
+        stops.withLock { stops in
+            if let existing = stops[key] { return existing }
+            let made = Locked<Double?>(nil)
+            stops[key] = made
+            return made
+        }
+    }
 
     public init() {}
 

@@ -39,6 +39,8 @@ enum ActivitySmithContract {
     ]
     static let contentStateRequired: [String] = ["title"]
     static let contentStateAllowsOthers = false
+    /// dependentRequired: a field given needs these too.
+    static let contentStateDependentRequired: [String: [String]] = ["value": ["upper_limit"], "upper_limit": ["value"]]
 
     /// ActivityMetric: additionalProperties false; required ['label', 'value'].
     static let metric: [String: ContractField] = [

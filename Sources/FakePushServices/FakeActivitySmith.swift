@@ -43,6 +43,13 @@ extension FakePushService {
             return limited
         }
         let streamKey = String(request.path.dropFirst("/live-activity/stream/".count))
+        // A body that is not JSON, or not sent as JSON, is not read (its document is silent on the answer: 400).
+        if !request.body.isEmpty {
+            guard body != nil else { return error(400, "Bad Request", "the body is not JSON") }
+            guard request.headers["content-type"]?.lowercased().hasPrefix("application/json") == true else {
+                return error(400, "Bad Request", "the body must be sent as application/json")
+            }
+        }
         let state = body?["content_state"]
         let allowed: Set<String> = request.method == "DELETE" ? ["content_state", "action", "secondary_action", "alert"]
                                                                : ["content_state", "channels", "target", "action", "secondary_action", "alert"]
@@ -59,6 +66,10 @@ extension FakePushService {
                 : (ActivitySmithContract.streamRequest, ActivitySmithContract.streamRequestRequired, ActivitySmithContract.streamRequestAllowsOthers)
             if let problem = ContractField.problem(fields, schema, required: required, strict: !others, at: "body") {
                 return error(400, "Bad Request", problem)
+            }
+            // "channels ... target.channels is also accepted. If both are provided, they must match."
+            if let channels = fields["channels"], let target = fields["target"]?["channels"], channels != target {
+                return error(400, "Bad Request", "body.channels and body.target.channels must match")
             }
             // LiveActivityAction's allOf if/then (not generated): open_url takes https:// or shortcuts://, a webhook https://.
             for name in ["action", "secondary_action"] {
@@ -84,13 +95,19 @@ extension FakePushService {
             guard let type, ["progress", "segmented_progress", "metrics", "stats", "alert", "timer"].contains(type) else {
                 return error(400, "bad_request", "content_state.type is required on the first PUT")
             }
-            guard state?["title"]?.stringValue?.isEmpty == false else { return error(400, "bad_request", "content_state.title is required") }
+            // Required, with no minimum length in its document.
+            guard state?["title"]?.stringValue != nil else { return error(400, "bad_request", "content_state.title is required") }
+            // "message: Required for type=alert" (its description).
+            if type == "alert", state?["message"] == nil, streams[streamKey]?.state["message"] == nil {
+                return error(400, "bad_request", "content_state.message is required for type=alert")
+            }
             let operation: String
             var stream = streams[streamKey] ?? ActivitySmithStream(type: type, state: .null, generation: 0)
             if streams[streamKey] == nil {
                 guard streams.count < Self.activitySmithLimit else {
                     return HTTPServerResponse(status: 429, json: JSONValue.object([
-                        "error": "Live Activity limit reached", "limit": .int(Self.activitySmithLimit), "active": .int(streams.count),
+                        "error": "Live Activity limit reached", "message": .string("At most \(Self.activitySmithLimit) Live Activities can be active at once"),
+                        "limit": .int(Self.activitySmithLimit), "active": .int(streams.count),
                     ]).jsonText)
                 }
                 operation = "started"
@@ -133,6 +150,9 @@ extension FakePushService {
                                                    strict: !ActivitySmithContract.metricAllowsOthers, at: "content_state.metrics[\(index)]") {
                 return problem
             }
+        }
+        for (field, needs) in ActivitySmithContract.contentStateDependentRequired.sorted(by: { $0.key < $1.key }) where object[field] != nil {
+            for other in needs where object[other] == nil { return "content_state.\(other): required with \(field)" }
         }
         if let steps = object["number_of_steps"]?.intValue, let step = object["current_step"]?.intValue, step > steps {
             return "content_state.current_step must be at most number_of_steps"

@@ -1,3 +1,4 @@
+import Dispatch
 import Platform
 import FoundationEssentials
 import JSON
@@ -102,7 +103,16 @@ public final class FakePushService: Sendable {
         loop.start()
     }
 
-    deinit { loop.shutdown() }
+    /// The last reference can go inside a request's handler, on the loop's own thread (a test ending while an answer
+    /// is written): the loop is then stopped from another thread, as it cannot wait for itself.
+    deinit {
+        if loop.isInEventLoop {
+            let loop = self.loop
+            DispatchQueue.global().async { loop.shutdown() }
+        } else {
+            loop.shutdown()
+        }
+    }
 
     public func stop() { loop.shutdown() }
 

@@ -130,6 +130,7 @@ extension FakePushService {
         }
         var evicted: String?
         var shownState = next ?? "ongoing"
+        var shownContent: JSONValue = .null
         let response = state.withLock { s -> HTTPServerResponse in
             var activities = s.pushWard[key] ?? [:]
             defer { s.pushWard[key] = activities }
@@ -144,13 +145,15 @@ extension FakePushService {
             }
             guard var activity = activities[slug] else { return problem(404, "activity.not_found", "activity not found") }
             let merged = fields["content"].map { MergePatch.apply($0, to: activity.content) } ?? activity.content
-            if let invalid = Self.pushWardContentProblem(merged) { return problem(422, "activity.content_invalid", invalid) }
+            // A PATCH of its state alone on an activity with no content yet is taken (content is optional).
+            if merged != .null, let invalid = Self.pushWardContentProblem(merged) { return problem(422, "activity.content_invalid", invalid) }
             // A refused PATCH spends nothing; a taken one is one of the month's updates.
             if let spent = Self.quotaProblem(&s, now: now, spending: true) { return spent }
             if next == nil, activity.state == "preempted" {
                 return problem(422, "activity.state_invalid", "activity is preempted: set state to ongoing or ended")
             }
             activity.content = merged
+            shownContent = merged
             activity.lastPatched = now
             if let priority = fields["priority"]?.intValue { activity.priority = priority }
             if fields["stale_ttl"] == .null { activity.staleTTL = nil } else if let ttl = fields["stale_ttl"]?.intValue { activity.staleTTL = ttl }
@@ -172,7 +175,10 @@ extension FakePushService {
                                       headers: ["X-Resource-Action": created ? "created" : "updated"])
         }
         if response.status == 200 || response.status == 201 {
-            show("pushward/" + slug, body, ended: shownState == "ended")
+            // The preview draws what the phone shows: every PATCH merged in.
+            var drawn = fields
+            drawn["content"] = shownContent
+            show("pushward/" + slug, .object(drawn), ended: shownState == "ended")
             if let evicted { note(["at": .double(0), "activity": .string("pushward/" + evicted), "decision": "evicted (five ongoing)"]) }
         }
         return response
@@ -235,6 +241,17 @@ extension FakePushService {
             return "content.progress must be a number in [0, 1]"
         }
         if content["live_progress"] == .bool(true), content["end_date"] == nil { return "live_progress requires end_date" }
+        if let start = content["start_date"]?.doubleValue, let end = content["end_date"]?.doubleValue, start >= end {
+            return "start_date must be before end_date"
+        }
+        // tap_action.url: "any scheme except javascript/data/file/vbscript"; http(s) URLs require a host.
+        if let url = content["tap_action"]?["url"]?.stringValue {
+            let scheme = url.prefix { $0 != ":" }.lowercased()
+            if ["javascript", "data", "file", "vbscript"].contains(scheme) { return "tap_action.url: the \(scheme) scheme is not allowed" }
+            if ["http", "https"].contains(scheme), !url.dropFirst(scheme.count).hasPrefix("://") || url.dropFirst(scheme.count + 3).prefix(while: { $0 != "/" }).isEmpty {
+                return "tap_action.url: http(s) URLs require a host"
+            }
+        }
         switch template {
         case "countdown" where content["end_date"]?.intValue == nil: return "countdown requires end_date"
         case "steps" where content["total_steps"]?.intValue == nil || content["current_step"]?.intValue == nil:

@@ -23,7 +23,10 @@ enum PreviewContent {
         switch service {
         case .aivi: return PayloadNormalizer.normalize(body["content"] ?? .null, as: AiviSchema.content, path: "content").1
         case .islandpulse: return PayloadNormalizer.normalize(body, as: .object(IslandPulseSchema.body)).1
-        case .pushward: return PayloadNormalizer.normalize(body["content"] ?? .null, as: PushWardSchema.content, path: "content").1
+        case .pushward:
+            // A merge patch: a null clears a field, it is not one of the content's values.
+            let content = body["content"]?.objectValue.map { JSONValue.object($0.filter { $0.value != .null }) } ?? body["content"] ?? .null
+            return PayloadNormalizer.normalize(content, as: PushWardSchema.content, path: "content").1
         case .activitysmith:
             // The end's dismissal time is added by the request, after the schema's content.
             var state = body["content_state"]?.objectValue ?? [:]

@@ -38,11 +38,18 @@ public enum ActivitySmithSchema {
     public static let progress = ObjectSchema(common + [
         optional("percentage", .number(0...100)), optional("value", .number(-1e12...1e12)), optional("upper_limit", .number(-1e12...1e12)),
     ], checks: [{ object, path in
-        guard object["percentage"] == nil else { return [] }
-        guard let value = object["value"]?.doubleValue, let limit = object["upper_limit"]?.doubleValue else {
-            return [PayloadIssue(path: joinedPath(path, "percentage"), "is required (or value and upper_limit)")]
+        // Its document: value and upper_limit come together (dependentRequired), upper_limit above 0; with neither, a
+        // percentage.
+        let value = object["value"]?.doubleValue, limit = object["upper_limit"]?.doubleValue
+        switch (value, limit) {
+        case (nil, nil):
+            return object["percentage"] == nil ? [PayloadIssue(path: joinedPath(path, "percentage"), "is required (or value and upper_limit)")] : []
+        case (_?, nil): return [PayloadIssue(path: joinedPath(path, "upper_limit"), "is required with value")]
+        case (nil, _?): return [PayloadIssue(path: joinedPath(path, "value"), "is required with upper_limit")]
+        case let (value?, limit?):
+            if limit <= 0 { return [PayloadIssue(path: joinedPath(path, "upper_limit"), "must be above 0")] }
+            return value <= limit ? [] : [PayloadIssue(path: joinedPath(path, "value"), "\(PayloadNormalizer.format(value)) is past upper_limit \(PayloadNormalizer.format(limit))")]
         }
-        return limit > 0 && value <= limit ? [] : [PayloadIssue(path: joinedPath(path, "value"), "\(value) is past upper_limit \(limit)")]
     }])
     public static let segmentedProgress = ObjectSchema(common + [
         required("number_of_steps", .integer(1...64)), required("current_step", .integer(0...64)), optional("step_color", colour),

@@ -232,6 +232,10 @@ enum URLCheck {
         }
         let rest = text[text.index(after: colon)...]
         guard !rest.isEmpty else { return "\"\(text)\" is not a URL: nothing after the scheme" }
+        // http(s) URLs need a host (PushWard's document says so; a browser could not open one without).
+        if ["http", "https"].contains(scheme.lowercased()), !rest.hasPrefix("//") || rest.dropFirst(2).prefix(while: { $0 != "/" && $0 != "?" && $0 != "#" }).isEmpty {
+            return "\"\(text)\" is not a URL: http(s) URLs need a host (https://host/…)"
+        }
         guard !text.contains(where: { $0 == " " || $0 == "\n" || $0 == "\t" }) else {
             return "\"\(text)\" is not a URL: spaces must be written %20"
         }

@@ -131,7 +131,10 @@ public enum PushWardSchema {
 
     static let logLine = ObjectSchema([
         required("text", .text(maxLength: 512)), optional("at", epoch), optional("level", .choice(name: "level", ["info", "warn", "error"])),
-    ], shorthand: "text")
+    ], shorthand: "text", checks: [{ object, path in
+        // Its document: a line's text is at least one character.
+        object["text"]?.stringValue?.isEmpty == true ? [PayloadIssue(path: joinedPath(path, "text"), "is empty; PushWard refuses an empty log line")] : []
+    }])
     /// The latest lines of a log, newest first (its document's order: write them so); PushWard keeps the backlog itself.
     public static let log = ObjectSchema(common + [required("lines", .list(.object(logLine), count: 1...20))])
 
@@ -151,4 +154,8 @@ public enum PushWardSchema {
     public static let content = FieldSchema.tagged(key: "template", byName)
 
     public static func schema(_ template: String) -> ObjectSchema? { byName[template] }
+
+    /// Every content field LiveBridge may send, in any template (not `template` itself): what a frame that starts over
+    /// clears with null when it does not set it (PATCH is a merge patch and PushWard keeps an ended activity's content).
+    public static let contentFieldNames: [String] = Set(byName.values.flatMap(\.names)).subtracting(["template"]).sorted()
 }

@@ -126,6 +126,20 @@ struct ActivitySmithContractWalkTests {
         #expect(try await send(["content_state": .object(iconless)]) == 200)
         #expect(try await send(["content_state": content], key: "a.b") == 400, "the stream key: letters, digits, _ and -")
         #expect(try await send(["content_state": content, "action": open], method: "DELETE") == 200, "the end takes an action too")
+        // The reviewer's findings: what the document says in words and dependentRequired.
+        #expect(try await send(["content_state": ["type": "alert", "title": "t"]], key: "b") == 400, "an alert needs its message")
+        #expect(try await send(["content_state": ["type": "progress", "title": "t", "value": 5]], key: "b") == 400, "value needs upper_limit")
+        #expect(try await send(["content_state": ["type": "progress", "title": "t", "percentage": 5, "value": 5]], key: "b") == 400)
+        #expect(try await send(["content_state": content, "channels": ["a"], "target": ["channels": ["b"]]], key: "b") == 400, "channels must match")
+        #expect(try await send(["content_state": ["type": "progress", "title": "", "percentage": 5]], key: "b") == 200, "no minimum length on title")
+        for bad: JSONValue in [["type": "progress", "title": "t", "percentage": 50, "value": 5],
+                               ["type": "progress", "title": "t", "percentage": 50, "value": 5, "upper_limit": -3]] {
+            #expect(!PayloadNormalizer.normalize(bad, as: ActivitySmithSchema.contentState).1.isEmpty, "LiveBridge refuses \(bad) too")
+        }
+        let notJSON = try await client.send(HTTPRequest(method: "DELETE", url: service.baseURL + "/live-activity/stream/a",
+                                                        headers: [("Authorization", "Bearer activitysmith-test-key"), ("Content-Type", "application/json")],
+                                                        body: Array("not json".utf8))).status
+        #expect(notJSON == 400)
     }
 
     /// The request's own shape: unknown fields refused in the body and in content_state.

@@ -93,6 +93,19 @@ struct PushWardContractWalkTests {
         #expect(try await send("PATCH", "/activities/x?upsert=true", #"{"state":"ongoing","content":{"template":"generic"}}"#).0 == 201)
         #expect(try await send("PATCH", "/activities/y?upsert=true", #"{"state":"ongoing"}"#, key: "update-only").1?["code"] == "activity.upsert_forbidden")
         #expect(try await send("PATCH", "/activities/w", #"{"state":"ongoing"}"#, key: "wrong").1?["code"] == "token.invalid")
+        // What its descriptions say in words (the reviewer's findings): tap URLs by scheme and host, start before end,
+        // a line's text not empty; a PATCH of the state alone on an activity without content is taken.
+        #expect(try await send("POST", "/activities", #"{"slug":"z","name":"z"}"#).0 == 201)
+        #expect(try await send("PATCH", "/activities/z", #"{"state":"ended"}"#).0 == 200, "content is optional")
+        for url in ["javascript:alert(1)", "data:text/html,hi", "https:nohost"] {
+            #expect(try await send("PATCH", "/activities/w", #"{"content":{"template":"generic","tap_action":{"url":"\#(url)"}}}"#).0 == 422, "\(url)")
+            #expect(!PayloadNormalizer.normalize(["template": "generic", "tap_action": ["url": .string(url)]], as: PushWardSchema.content).1.isEmpty,
+                    "LiveBridge refuses \(url) too")
+        }
+        #expect(try await send("PATCH", "/activities/w", #"{"content":{"template":"countdown","start_date":1900000000,"end_date":1800000000}}"#).0 == 422)
+        #expect(try await send("PATCH", "/activities/w", #"{"content":{"template":"log","lines":[{"text":""}]}}"#).0 == 422)
+        #expect(!PayloadNormalizer.normalize(["template": "log", "lines": [["text": ""]]], as: PushWardSchema.content).1.isEmpty,
+                "LiveBridge refuses an empty log line too")
     }
 
     /// 200 requests a minute from one address, then 429 with Retry-After: 60; and at most 50 activities.

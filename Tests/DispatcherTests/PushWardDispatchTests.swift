@@ -109,18 +109,74 @@ struct PushWardDispatchTests {
         #expect(refused.status == 422 && refused.outcome == .rejected(code: "activity.state_invalid"))
     }
 
-    @Test func anUpdateForAnActivityPushWardNoLongerHasCreatesItAgain() async throws {
-        // Its time to live ran out, or a crash came between a start's two requests: the update recreates it (an upsert).
+    /// An update for an activity PushWard no longer has. Shown by this process, PushWard ended and removed it itself
+    /// (ended_ttl after its own end): refused, not started again. Unknown to the process (after a restart, perhaps
+    /// between a start's two requests): created and started, rather than lost.
+    @Test func anUpdateForAnActivityPushWardNoLongerHasIsNotRevivedUnlessUnknown() async throws {
         let service = try FakePushService()
-        let dispatcher = Dispatcher(backends: [ward(service)], retry: fastRetry)
+        let records = Locked<[Dispatcher.PushRecord]>([])
+        let dispatcher = Dispatcher(backends: [ward(service)], retry: fastRetry, onPush: { record in records.withLock { $0.append(record) } })
         await dispatcher.submit(activity: "washer", backend: "ward", budget: budget, .start(Self.request("washer", .start, "Washing")))
         await dispatcher.waitUntilQuiet()
         service.forgetPushWardActivity("washer")
         await dispatcher.submit(activity: "washer", backend: "ward", budget: budget, .change(Self.request("washer", .update, "Rinsing"), urgent: false))
         await dispatcher.waitUntilQuiet()
-        #expect(calls(service) == ["POST /activities ", "PATCH /activities/washer ongoing",
-                                   "PATCH /activities/washer ", "POST /activities ", "PATCH /activities/washer ongoing"])
+        #expect(calls(service) == ["POST /activities ", "PATCH /activities/washer ongoing", "PATCH /activities/washer "])
+        #expect(service.pushWardOngoing().isEmpty)
+        #expect(records.withLock { $0.last?.report.status } == 404)
+        // A restarted LiveBridge (a new backend: nothing shown yet) goes on with updates: the activity is made again.
+        let report = await ward(service).deliver(Self.request("washer", .update, "Spinning"), kind: .update)
+        #expect(report.outcome == .delivered)
+        #expect(Array(calls(service).suffix(3)) == ["PATCH /activities/washer ongoing", "POST /activities ", "PATCH /activities/washer ongoing"])
         #expect(service.pushWardOngoing() == ["washer"])
+    }
+
+    /// PATCH is a merge patch and PushWard keeps an ended activity's content: a new start nulls every field LiveBridge
+    /// may send that it does not set, so nothing of the earlier run stays on the phone.
+    @Test func aNewStartLeavesNothingOfTheLastRun() async throws {
+        let service = try FakePushService()
+        let dispatcher = Dispatcher(backends: [ward(service)], retry: fastRetry)
+        func request(_ kind: PushKind, _ content: JSONValue) -> BackendRequest {
+            .pushWard(backend: "ward", slug: "oven", kind: kind, content: content, priority: 1, sound: nil,
+                      creation: ["slug": "oven", "name": "oven", "priority": 1], dismissAfter: .zero)
+        }
+        await dispatcher.submit(activity: "oven", backend: "ward", budget: budget,
+                                .start(request(.start, ["template": "generic", "subtitle": "old run", "live_progress": true, "end_date": 1_900_000_000, "progress": 0.5])))
+        await dispatcher.waitUntilQuiet()
+        await dispatcher.submit(activity: "oven", backend: "ward", budget: budget, .end(request(.end, ["template": "generic", "progress": 1])))
+        await dispatcher.waitUntilQuiet()
+        await dispatcher.submit(activity: "oven", backend: "ward", budget: budget, .start(request(.start, ["template": "generic", "progress": 0.1])))
+        await dispatcher.waitUntilQuiet()
+        #expect(service.pushWardContent("oven") == ["template": "generic", "progress": 0.1])
+    }
+
+    /// The monthly quota is the account's: once one backend hears it is spent, another with the same key sends nothing.
+    @Test func aSpentQuotaStopsEveryBackendOfTheKey() async throws {
+        let service = try FakePushService()
+        let pacers = PacerRegistry()
+        let a = PushWardBackend(name: "ward", baseURL: service.baseURL, token: "pushward-test-key", client: HTTPClient(), pacers: pacers)
+        let b = PushWardBackend(name: "ward2", baseURL: service.baseURL + "/", token: "pushward-test-key", client: HTTPClient(), pacers: pacers)
+        #expect(await a.deliver(Self.request("one", .start, "On"), kind: .start).outcome == .delivered)
+        service.limitPushWardUpdates(0)
+        #expect(await a.deliver(Self.request("one", .update, "Still"), kind: .update).status == 429)
+        let sent = service.requests.count
+        let second = await b.deliver(Self.request("two", .start, "On"), kind: .start)
+        #expect(second.outcome == .rejected(code: "quota.exceeded") && service.requests.count == sent, "refused here, nothing sent")
+    }
+
+    /// A two-phase end whose final frame is refused (here: preempted, 422) still ends: its second phase goes.
+    @Test func aRefusedFinalFrameStillEnds() async throws {
+        let service = try FakePushService()
+        let dispatcher = Dispatcher(backends: [ward(service)], retry: fastRetry)
+        for (i, slug) in ["low", "a", "b", "c", "d", "e"].enumerated() {
+            await dispatcher.submit(activity: slug, backend: "ward", budget: budget, .start(Self.request(slug, .start, "On", priority: i == 0 ? 0 : 5)))
+            await dispatcher.waitUntilQuiet()
+        }
+        #expect(service.pushWardState("low") == "preempted")
+        await dispatcher.submit(activity: "low", backend: "ward", budget: budget,
+                                .end(Self.request("low", .end, "Done", progress: 1, priority: 0, dismissAfter: .milliseconds(50))))
+        #expect(await service.wait { $0.last?.path == "/activities/low" && $0.last?.body?["state"] == "ended" })
+        #expect(service.pushWardState("low") == "ended")
     }
 
     @Test func requestsArePacedToItsAllowance() async throws {

@@ -29,6 +29,11 @@ for name, var in (("StreamContentState", "contentState"), ("ActivityMetric", "me
     lines.append("    ]")
     lines.append("    static let %sRequired: [String] = [%s]" % (var, ", ".join('"%s"' % r for r in s.get("required", []))))
     lines.append("    static let %sAllowsOthers = %s" % (var, "true" if s.get("additionalProperties", True) not in (False,) else "false"))
+    if var == "contentState":
+        dependent = s.get("dependentRequired", {})
+        lines.append("    /// dependentRequired: a field given needs these too.")
+        lines.append("    static let contentStateDependentRequired: [String: [String]] = [%s]" % (
+            ", ".join('"%s": [%s]' % (k, ", ".join('"%s"' % x for x in v)) for k, v in dependent.items()) or ":"))
     lines.append("")
 for name, var in (("LiveActivityStreamRequest", "streamRequest"), ("LiveActivityStreamDeleteRequest", "streamDeleteRequest")):
     s = schemas[name]
