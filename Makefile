@@ -129,7 +129,8 @@ e2e: build
 	Tests/e2e/run.sh
 
 ## demo: a simulated household, LiveBridge running the demo rules, and the live preview page at http://127.0.0.1:8099
-demo: build
+demo: deps
+	$(SWIFT) build --product livebridge
 	.build/debug/livebridge demo --port $(DEMO_PORT)
 
 ## screenshots: every example drawn, opened in headless Chromium, checked; config examples saved to docs/screens/

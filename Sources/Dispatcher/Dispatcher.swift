@@ -347,7 +347,7 @@ public actor Dispatcher {
         let done = Task { await self.waitUntilQuiet() }
         let timer = Task {
             try? await Task.sleep(for: deadline)
-            await self.releaseQuietWaiters()
+            self.releaseQuietWaiters()
         }
         await done.value
         timer.cancel()
@@ -415,7 +415,7 @@ public actor Dispatcher {
             let (activity, target, source) = (slots[i].activity, slots[i].target, payloads)
             Task {
                 let pair = await source?.renewal(activity: activity, target: target)
-                await self.renewed(i, pair)
+                self.renewed(i, pair)
             }
         case .render(let kind):
             slots[i].rendering = true
@@ -423,7 +423,7 @@ public actor Dispatcher {
             let (activity, target, source) = (slots[i].activity, slots[i].target, payloads)
             Task {
                 let request = await source?.payload(activity: activity, target: target, kind: kind)
-                await self.rendered(i, kind, request)
+                self.rendered(i, kind, request)
             }
         case .send(let push):
             let backend = slots[i].backend
@@ -452,7 +452,7 @@ public actor Dispatcher {
                 } else {
                     report = DeliveryReport(.rejected(code: "no request"))
                 }
-                await self.completed(i, push, report, duration: ContinuousClock.now - started)
+                self.completed(i, push, report, duration: ContinuousClock.now - started)
             }
         case .wait(let until):
             schedule(i, .wait(until: until))

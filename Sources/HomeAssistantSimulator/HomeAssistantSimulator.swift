@@ -15,7 +15,7 @@ import WebSocketTransport
 public final class HomeAssistantSimulator: @unchecked Sendable {
     public struct Options: Sendable {
         public var token: String
-        public var haVersion = "2025.4.4"
+        public var haVersion = "2026.11.0"
         public var fragmentSize = 256 << 10
         public var maximumMessageSize = 64 << 20
         public var port = 0

@@ -129,6 +129,10 @@ public final class WebSocketEventLoop: @unchecked Sendable {
         if let listen = options.listen {
             info.port = Int32(listen.port)
             info.iface = UnsafePointer(keep(listen.host))
+            // libwebsockets (4.1) opens an IPv6 socket for a listener when it can and then binds an IPv4 address given
+            // as the interface to every address (*:port): an IPv4 host is bound on an IPv4 socket, so 127.0.0.1 is
+            // loopback only.
+            if listen.host.contains("."), !listen.host.contains(":") { info.options |= UInt64(LWS_SERVER_OPTION_DISABLE_IPV6) }
             if let certificate = options.serverCertificate {
                 info.ssl_cert_filepath = UnsafePointer(keep(certificate.certificate))
                 info.ssl_private_key_filepath = UnsafePointer(keep(certificate.key))

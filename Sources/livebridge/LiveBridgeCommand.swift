@@ -22,7 +22,7 @@ enum LiveBridgeCommand {
           preview    draw what the phone will show, as SVG or HTML
           blueprint  lint Home Assistant blueprints that fire livebridge_activity
           healthcheck  ask a running LiveBridge's /healthz (a container's HEALTHCHECK)
-          simulator  run the Home Assistant simulator (for trying watch without a Home Assistant)
+          simulator  the demo's household as a Home Assistant, for trying suggest, run and watch without one
           help       show this help, or a command's: livebridge help CMD
 
         Run `livebridge help <command>` or `livebridge <command> --help` for a command's options;

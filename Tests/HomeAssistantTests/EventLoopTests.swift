@@ -12,6 +12,26 @@ struct EventLoopTests {
         return try WebSocketEventLoop(options: options)
     }
 
+    /// A listener on 127.0.0.1 is bound to loopback only (libwebsockets bound an IPv4 interface on its IPv6 socket to
+    /// every address: the preview page and the status page were reachable from the network).
+    @Test func aLoopbackListenerIsBoundToLoopbackOnly() throws {
+        let loop = try listener()
+        loop.start()
+        defer { loop.shutdown() }
+        let port = String(loop.listenPort, radix: 16, uppercase: true)
+        func listening(_ table: String) -> [String] {
+            let text = (try? String(contentsOfFile: table, encoding: .utf8)) ?? ""
+            // local_address is field 1 ("ADDR:PORT" in hex); state 0A is LISTEN.
+            return text.split(separator: "\n").dropFirst().compactMap { line in
+                let fields = line.split(separator: " ")
+                guard fields.count > 3, fields[3] == "0A", fields[1].hasSuffix(":" + String(repeating: "0", count: max(0, 4 - port.count)) + port) else { return nil }
+                return String(fields[1])
+            }
+        }
+        #expect(listening("/proc/net/tcp") == ["0100007F:" + String(repeating: "0", count: max(0, 4 - port.count)) + port])
+        #expect(listening("/proc/net/tcp6").isEmpty, "no IPv6 (all-address) socket")
+    }
+
     /// Used to free its buffers twice (init, then deinit) and abort; now an error saying which address and why.
     @Test func aPortInUseIsAnErrorNamingIt() throws {
         let first = try listener()

@@ -193,6 +193,12 @@ struct RulesLoaderTests {
         #expect(found.first?.hasPrefix("14:49 activities.washer.footer_right: template error: unknown filter \"percent\"; supported: float") == true)
     }
 
+    /// A misspelt `template:` is said at the misspelling with the fix, not as a missing template at the activity.
+    @Test func aMisspeltTemplateKeyIsNamed() throws {
+        let rule = Self.washer.replacingOccurrences(of: "template: progress", with: "templat: progress")
+        #expect(try errors(rule).first == "12:5 activities.washer.templat: unknown key \"templat\" (did you mean \"template\"?)")
+    }
+
     @Test func unknownTemplate() throws {
         let rule = Self.washer.replacingOccurrences(of: "template: progress", with: "template: progres")
         #expect(try errors(rule) == ["12:15 activities.washer.template: unknown template \"progres\" (did you mean \"progress\"?); it takes: generic, monitor, progress"])

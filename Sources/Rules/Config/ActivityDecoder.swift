@@ -54,7 +54,15 @@ enum ActivityDecoder {
 
         // Template and its schema: one set of fields for every target.
         let template = reader.string("template", errors: &errors)
-        if template == nil { errors.append(ConfigError(node.location, path: path + ".template", "is required")) }
+        if template == nil {
+            // A misspelt `template:` is the likelier mistake: said at the misspelling, with the fix.
+            if let (name, key) = reader.pairs.lazy.compactMap({ pair in pair.key.scalar.map { ($0, pair.key) } })
+                .first(where: { $0.0 != "template" && Suggestion.closest(to: $0.0, in: ["template"]) != nil }) {
+                errors.append(ConfigError(key.location, path: joinedPath(path, name), "unknown key \"\(name)\" (did you mean \"template\"?)"))
+            } else {
+                errors.append(ConfigError(node.location, path: path + ".template", "is required"))
+            }
+        }
         var schema: ObjectSchema?
         var mappings: [String: PayloadMapping] = [:]
         if let template {
