@@ -155,7 +155,9 @@ public actor Dispatcher {
             slotIndex[key] = slots.count
             slots.append(Slot(lane: ActivityLane(budget: UpdateBudget(), retry: retry,
                                                  dismissing: Push(.end, body: clear.bodyBytes, isUrgent: true, request: clear), at: due),
-                              key: key, activity: activity, target: target, backend: backend, device: saved.target))
+                              key: key, activity: activity, target: target, backend: backend,
+                              // A relay device only for Home Assistant: elsewhere the target is a request path.
+                              device: saved.kind == .homeassistant ? saved.target : nil))
         }
         return (slots, slotIndex)
     }

@@ -234,6 +234,7 @@ struct PushWardDispatchTests {
         try saved.replacingOccurrences(of: "\"at\":\(dismiss!["at"]!.jsonText)", with: "\"at\":\(Date().timeIntervalSince1970 - 1)")
             .write(toFile: path, atomically: true, encoding: .utf8)
         let restarted = Dispatcher(backends: [ward(service)], retry: fastRetry, stateFile: try DeliveryStateFile(directory: directory))
+        #expect(await restarted.relayRemaining.isEmpty, "a pending PushWard clear spends no Home Assistant relay (its target is a path, not a device)")
         await restarted.resume()
         #expect(await service.wait { $0.last?.body?["state"] == "ended" })
         #expect(calls(service).last == "PATCH /activities/washer ended")

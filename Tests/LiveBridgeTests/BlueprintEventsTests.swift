@@ -39,6 +39,21 @@ struct BlueprintEventsTests {
         }
     }
 
+    /// An event to Home Assistant's own Live Activities holds its updates for the start settle (the app reports the
+    /// activity's push token after the start), as a rule's would; the others have none (it was submitted unresolved).
+    @Test func anEventGetsItsBackendsStartSettle() throws {
+        var events = BlueprintEvents()
+        let rules = try rules()
+        let family = events.take(["activity": "laundry", "backend": "family", "payload": ["message": "Washing"]], rules: rules)
+        let aivi = events.take(["activity": "washer", "payload": ["template": "generic", "progress": 0.5]], rules: rules)
+        for action in family {
+            guard case .submit(let submission) = action else { Issue.record("not a submission"); continue }
+            #expect(submission.budget.settle == UpdateBudget.homeAssistantSettle)
+        }
+        guard case .submit(let submission)? = aivi.first else { Issue.record("not a submission"); return }
+        #expect(submission.budget.settle == .zero)
+    }
+
     @Test func aValidEventIsSubmittedWithTheRulesBudget() throws {
         var events = BlueprintEvents()
         let rules = try rules()
