@@ -129,7 +129,8 @@ final class TransferLoop: @unchecked Sendable {
         _ = ccurl_setopt_string(handle, CURLOPT_USERAGENT, options.userAgent)
         // An announced Content-Length past the cap fails before any of the body is read; the write callback stops the rest.
         _ = ccurl_setopt_long(handle, CURLOPT_MAXFILESIZE, options.maximumResponseBody)
-        if let caFile = options.caFile { _ = ccurl_setopt_string(handle, CURLOPT_CAINFO, caFile) }
+        // The given CA file, else the system's bundle wherever this distribution keeps it (not where libcurl was built to look).
+        if let caFile = options.caFile ?? SystemCertificates.bundle { _ = ccurl_setopt_string(handle, CURLOPT_CAINFO, caFile) }
         if request.method == "HEAD" { _ = ccurl_setopt_long(handle, CURLOPT_NOBODY, 1) }
         if !request.body.isEmpty || ["POST", "PUT", "PATCH"].contains(request.method) {
             _ = ccurl_setopt_long(handle, CURLOPT_POSTFIELDSIZE, request.body.count)

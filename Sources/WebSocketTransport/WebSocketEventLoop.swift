@@ -140,7 +140,8 @@ public final class WebSocketEventLoop: @unchecked Sendable {
         } else {
             info.port = CONTEXT_PORT_NO_LISTEN
         }
-        if let caFile = options.clientCAFile {
+        // The given CA file, else the system's bundle wherever this distribution keeps it (a TLS client only).
+        if let caFile = options.clientCAFile ?? (options.usesTLS && options.listen == nil ? SystemCertificates.bundle : nil) {
             info.client_ssl_ca_filepath = UnsafePointer(keep(caFile))
         }
         // The loop finds itself from libwebsockets' callbacks through a box filled in below: `self` cannot be

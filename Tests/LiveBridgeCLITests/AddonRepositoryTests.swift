@@ -107,11 +107,13 @@ struct AddonRepositoryTests {
         let image = try #require(config["image"]?.scalar)
         #expect(image == "ghcr.io/livebridge/{arch}-addon-livebridge")
         let workflow = try String(contentsOfFile: Self.repository.appendingPathComponent(".github/workflows/addon-images.yaml").path, encoding: .utf8)
-        for arch in config["arch"].flatMap(SupervisorAddonRules.sequence)?.compactMap(\.scalar) ?? [] {
-            #expect(workflow.contains("{ arch: \(arch),"), "the workflow builds \(arch)")
-        }
-        #expect(workflow.contains("tags: [\"v*\"]") && workflow.contains("registry: ghcr.io") && workflow.contains("home-assistant/builder@"))
-        #expect(workflow.contains("--target /data/config/homeassistant-addon") && workflow.contains("path: config/homeassistant-addon"))
+        let architectures = config["arch"].flatMap(SupervisorAddonRules.sequence)?.compactMap(\.scalar) ?? []
+        #expect(workflow.contains("ARCHITECTURES: '[" + architectures.map { "\"\($0)\"" }.joined(separator: ", ") + "]'"), "the workflow builds every arch")
+        #expect(workflow.contains("IMAGE_NAME: addon-livebridge") && image.hasSuffix("/{arch}-addon-livebridge"), "the name config.yaml pulls")
+        #expect(workflow.contains("tags: [\"v*\"]") && workflow.contains("home-assistant/builder/actions/build-image@")
+                && !workflow.contains("home-assistant/builder@"), "Home Assistant's current builder actions, not the deprecated one")
+        #expect(workflow.contains("context: config/homeassistant-addon") && workflow.contains("install -m 755 .build/release/livebridge config/homeassistant-addon/livebridge"))
+        #expect(workflow.contains("BUILD_FROM=ghcr.io/home-assistant/${{ matrix.arch }}-base-debian:bookworm"))
         let dockerfile = try String(contentsOfFile: addonFile("Dockerfile"), encoding: .utf8)
         #expect(dockerfile.contains("COPY livebridge /usr/local/bin/livebridge"))
         for file in ["Dockerfile", "build.yaml", "config.yaml", "run.sh", "DOCS.md"] {

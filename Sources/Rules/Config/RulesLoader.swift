@@ -190,7 +190,7 @@ public enum RulesLoader {
         let path = "backends." + name
         guard let reader = MappingReader(node, path: path, errors: &errors) else { return nil }
         guard let typeText = reader.string("type", errors: &errors) else {
-            errors.append(ConfigError(node.location, path: path + ".type", "is required: aivi, islandpulse or homeassistant"))
+            errors.append(ConfigError(node.location, path: path + ".type", "is required: " + BackendKind.allCases.map(\.rawValue).joined(separator: ", ")))
             return nil
         }
         guard let kind = BackendKind(rawValue: typeText) else {
