@@ -51,7 +51,7 @@ enum Arithmetic {
         switch (l, r) {
         case (.undefined, .undefined): return true
         // Code point by code point, as Python: Swift's == holds "e\u{301}" and "é" equal.
-        case (.string(let a), .string(let b)): return a.unicodeScalars.elementsEqual(b.unicodeScalars)
+        case (.string(let a), .string(let b)): return a.utf8.count == b.utf8.count && a.utf8.elementsEqual(b.utf8)
         case (.list(let a), .list(let b)):
             guard a.count == b.count, RenderBudget.charge(a.count + 1) else { return false }
             return zip(a, b).allSatisfy { equal($0, $1) }

@@ -21,36 +21,29 @@ enum Conversions {
     /// fraction, an exponent, or inf/infinity/nan in any case; nothing else (Swift's Double also reads hexadecimal
     /// "0x1p3", which Python refuses).
     static func pythonFloat(_ raw: String) -> Double? {
-        // The common case at once: what Double reads, bar its hexadecimal forms, Python reads the same.
-        if let d = Double(raw), !raw.utf8.contains(where: { $0 == UInt8(ascii: "x") || $0 == UInt8(ascii: "X") }) { return d }
+        // The common cases at once, without allocating: what Double reads (bar its hexadecimal forms) Python reads the
+        // same, and a word ("running", "unavailable") is no number.
+        func isHex(_ b: UInt8) -> Bool { b == UInt8(ascii: "x") || b == UInt8(ascii: "X") }
+        if let d = Double(raw) { return raw.utf8.contains(where: isHex) ? nil : d }
         var text = Substring(raw)
-        if text.first?.isWhitespace == true || text.last?.isWhitespace == true {
-            text = Substring(raw.trimmingSpaces())
-        }
-        guard !text.isEmpty, text.utf8.count <= 4_096 else { return nil }
-        var bytes = Array(text.utf8)
-        var index = 0
-        if bytes[0] == UInt8(ascii: "+") || bytes[0] == UInt8(ascii: "-") { index = 1 }
-        let word = String(decoding: bytes[index...], as: UTF8.self).lowercased()
-        if ["inf", "infinity", "nan"].contains(word) { return Double(String(decoding: bytes, as: UTF8.self).lowercased().replacingAll("infinity", with: "inf")) }
-        // Digits, '.', 'e', signs after 'e', and underscores only between two digits.
+        if text.first?.isWhitespace == true || text.last?.isWhitespace == true { text = Substring(raw.trimmingSpaces()) }
+        guard let lead = text.utf8.first(where: { $0 != UInt8(ascii: "+") && $0 != UInt8(ascii: "-") }),
+              (lead >= 48 && lead <= 57) || lead == UInt8(ascii: ".") || "iInN".utf8.contains(lead),
+              text.utf8.count <= 4_096, !text.utf8.contains(where: isHex) else { return nil }
+        guard text.utf8.contains(UInt8(ascii: "_")) else { return Double(String(text)) }
+        // Underscores only between two digits, then gone.
+        let bytes = Array(text.utf8)
         var cleaned: [UInt8] = []
         cleaned.reserveCapacity(bytes.count)
         func isDigit(_ b: UInt8) -> Bool { b >= 48 && b <= 57 }
-        while index < bytes.count {
-            let b = bytes[index]
+        for (index, b) in bytes.enumerated() {
             if b == UInt8(ascii: "_") {
                 guard index > 0, index + 1 < bytes.count, isDigit(bytes[index - 1]), isDigit(bytes[index + 1]) else { return nil }
-            } else if isDigit(b) || b == UInt8(ascii: ".") || b == UInt8(ascii: "e") || b == UInt8(ascii: "E") || b == UInt8(ascii: "+") || b == UInt8(ascii: "-") {
-                cleaned.append(b)
             } else {
-                return nil
+                cleaned.append(b)
             }
-            index += 1
         }
-        bytes = Array(bytes.prefix(bytes[0] == UInt8(ascii: "-") || bytes[0] == UInt8(ascii: "+") ? 1 : 0)) + cleaned
-        guard cleaned.contains(where: isDigit) else { return nil }
-        return Double(String(decoding: bytes, as: UTF8.self))
+        return Double(String(decoding: cleaned, as: UTF8.self))
     }
 
     static func float(_ value: TemplateValue) -> Double? {

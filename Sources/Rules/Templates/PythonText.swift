@@ -57,13 +57,14 @@ enum PythonText {
 
     /// Python's ordering of text: code point by code point (Swift's < orders by canonical equivalence).
     static func compare(_ a: String, _ b: String) -> Int {
-        var x = a.unicodeScalars.makeIterator(), y = b.unicodeScalars.makeIterator()
+        // UTF-8's byte order is its code points' order.
+        var x = a.utf8.makeIterator(), y = b.utf8.makeIterator()
         while true {
             switch (x.next(), y.next()) {
             case (nil, nil): return 0
             case (nil, _): return -1
             case (_, nil): return 1
-            case (let p?, let q?): if p != q { return p.value < q.value ? -1 : 1 }
+            case (let p?, let q?): if p != q { return p < q ? -1 : 1 }
             }
         }
     }
