@@ -444,10 +444,7 @@ public struct ActivityLane: Sendable {
                 lastPush = nil
                 startedAt = nil
                 shown = nil
-                if let clear = push.request?.dismissalRequest, let after = push.request?.dismissal?.after {
-                    phase = .dismissing
-                    dismissal = (Push(.end, body: clear.bodyBytes, isUrgent: true, request: clear), now.advanced(by: after))
-                }
+                if let after = push.request?.dismissal?.after { scheduleDismissal(of: push, at: now.advanced(by: after)) }
             }
         case .retry, .locked:
             counters.retries += 1
@@ -476,13 +473,17 @@ public struct ActivityLane: Sendable {
                 delivered = nil
                 // A two-phase end whose final frame was refused (its content, a preempted activity) still ends: the
                 // end is always delivered, so its second phase goes at once.
-                if let clear = push.request?.dismissalRequest {
-                    phase = .dismissing
-                    dismissal = (Push(.end, body: clear.bodyBytes, isUrgent: true, request: clear), now)
-                }
+                scheduleDismissal(of: push, at: now)
             case .update: break
             }
         }
+    }
+
+    /// A two-phase end's second phase (its clear), due at `due`; nothing for a one-phase end.
+    private mutating func scheduleDismissal(of push: Push, at due: Instant) {
+        guard let clear = push.request?.dismissalRequest else { return }
+        phase = .dismissing
+        dismissal = (Push(.end, body: clear.bodyBytes, isUrgent: true, request: clear), due)
     }
 
     /// Shutting down: the queued update goes now, past the budget.

@@ -156,8 +156,7 @@ public actor Dispatcher {
             slots.append(Slot(lane: ActivityLane(budget: UpdateBudget(), retry: retry,
                                                  dismissing: Push(.end, body: clear.bodyBytes, isUrgent: true, request: clear), at: due),
                               key: key, activity: activity, target: target, backend: backend,
-                              // A relay device only for Home Assistant: elsewhere the target is a request path.
-                              device: saved.kind == .homeassistant ? saved.target : nil))
+                              device: clear.relayDevice))
         }
         return (slots, slotIndex)
     }
@@ -211,7 +210,7 @@ public actor Dispatcher {
             var device: String?
             switch event {
             case .start(let request), .change(let request, _), .end(let request):
-                if request.kind == .homeassistant { device = request.target }
+                device = request.relayDevice
             case .changed: break
             }
             self.init(activity: activity, target: backend, backend: backend, device: device, budget: budget, event: event)

@@ -17,8 +17,7 @@ public struct PushWardBackend: PushBackend, HTTPExchanges {
             exchanges.append(HTTPRequest(method: "POST", url: baseURL + "/activities", headers: headers("POST"), body: creation.jsonBytes))
         }
         // A start as it goes: the fields of an earlier run nulled (what a later frame sends depends on what was shown).
-        exchanges.append(kind == .start ? patched(request, slug: String(request.target.dropFirst("/activities/".count)), fresh: true)
-                                        : httpRequest(for: request))
+        exchanges.append(kind == .start ? patched(request, fresh: true, startsIt: false) : httpRequest(for: request))
         if let ended = request.dismissalRequest { exchanges.append(httpRequest(for: ended)) }
         return exchanges
     }
@@ -63,22 +62,12 @@ public struct PushWardBackend: PushBackend, HTTPExchanges {
         if let until = quotaSpentUntil.withLock({ $0 }), now < until {
             return DeliveryReport(.rejected(code: "quota.exceeded"), code: "quota.exceeded")
         }
-        if kind == .start, let creation = request.creation {
-            let (created, answer) = await createReading(creation, kind: kind)
-            if let stopped = quotaStop(created, answer, now: now) { return stopped }
-            if created.status == 403 { return Self.forbidden(created) }
-            guard created.outcome == .delivered else { return created }
-        }
-        let slug = String(request.target.dropFirst("/activities/".count))
+        if kind == .start, let creation = request.creation, let refused = await create(creation, kind: kind, now: now) { return refused }
+        let slug = Self.slug(request)
         let wasShown = shown.withLock { $0[slug] != nil }
-        var http = patched(request, slug: slug, fresh: kind == .start)
-        if kind == .update, !wasShown, case .object(var body) = request.body {
-            // The first update this process sends for it (after a restart): said ongoing, so an activity created but
-            // never started (a restart between a start's two requests) shows.
-            body["state"] = "ongoing"
-            http = HTTPRequest(method: request.method, url: baseURL + request.target, headers: headers(request.method), body: JSONValue.object(body).jsonBytes)
-        }
-        let (report, answer) = await sendReading(http, kind: kind)
+        // The first update this process sends for an activity (after a restart) says ongoing: one created but never
+        // started (a restart between a start's two requests) shows.
+        let (report, answer) = await sendReading(patched(request, fresh: kind == .start, startsIt: kind == .update && !wasShown), kind: kind)
         if let stopped = quotaStop(report, answer, now: now) { return stopped }
         if report.outcome == .delivered {
             shown.withLock { $0[slug] = kind == .end ? nil : request.body["content"] }
@@ -98,17 +87,22 @@ public struct PushWardBackend: PushBackend, HTTPExchanges {
             return DeliveryReport(.rejected(code: "activity.not_found: PushWard ended and removed it; it starts again at the next start"),
                                   status: 404, code: "activity.not_found")
         }
-        let (created, createdAnswer) = await createReading(creation, kind: kind)
-        if let stopped = quotaStop(created, createdAnswer, now: now) { return stopped }
-        if created.status == 403 { return Self.forbidden(created) }
-        guard created.outcome == .delivered else { return created }
-        var restart = request.body.objectValue ?? [:]
-        restart["state"] = "ongoing"
-        let restarted = await send(HTTPRequest(method: request.method, url: baseURL + request.target, headers: headers(request.method),
-                                               body: JSONValue.object(restart).jsonBytes), kind: kind)
+        if let refused = await create(creation, kind: kind, now: now) { return refused }
+        let restarted = await send(patched(request, fresh: true, startsIt: true), kind: kind)
         if restarted.outcome == .delivered { shown.withLock { $0[slug] = request.body["content"] } }
         return restarted
     }
+
+    /// Creates (upserts) the activity; nil when it was, else the report to give: a spent quota, a 403 with its fix, or
+    /// the failure.
+    private func create(_ creation: JSONValue, kind: PushKind, now: Double) async -> DeliveryReport? {
+        let (created, answer) = await createReading(creation, kind: kind)
+        if let stopped = quotaStop(created, answer, now: now) { return stopped }
+        if created.status == 403 { return Self.forbidden(created) }
+        return created.outcome == .delivered ? nil : created
+    }
+
+    static func slug(_ request: BackendRequest) -> String { String(request.target.dropFirst("/activities/".count)) }
 
     /// The free plan's updates for the month are spent (429 quota.exceeded, on a create as on an update): retrying
     /// only burns requests until it resets, when the answer says (`reset_at`, within a month and a day), else at the
@@ -135,15 +129,16 @@ public struct PushWardBackend: PushBackend, HTTPExchanges {
     /// The PATCH with the content as a merge patch over what was shown: fields the frame dropped sent as `null`. With
     /// nothing shown by this process (a start: PushWard keeps an ended activity's content and the create is an upsert;
     /// the first update after a restart), every field LiveBridge may send and this frame lacks is nulled, so nothing of
-    /// an earlier run stays on the phone.
-    private func patched(_ request: BackendRequest, slug: String, fresh: Bool) -> HTTPRequest {
+    /// an earlier run stays on the phone. `startsIt`: said `ongoing` (an update that must show).
+    private func patched(_ request: BackendRequest, fresh: Bool, startsIt: Bool) -> HTTPRequest {
         guard case .object(var body) = request.body, case .object(var content)? = request.body["content"] else { return httpRequest(for: request) }
-        if !fresh, let previous = shown.withLock({ $0[slug] }) {
+        if !fresh, let previous = shown.withLock({ $0[Self.slug(request)] }) {
             body["content"] = MergePatch.replacing(previous, with: .object(content))
         } else {
             for name in PushWardSchema.contentFieldNames where content[name] == nil { content[name] = .null }
             body["content"] = .object(content)
         }
+        if startsIt { body["state"] = "ongoing" }
         return HTTPRequest(method: request.method, url: baseURL + request.target, headers: headers(request.method), body: JSONValue.object(body).jsonBytes)
     }
 

@@ -52,7 +52,7 @@ enum ActivitySmithContract {
     static let metricRequired: [String] = ["label", "value"]
     static let metricAllowsOthers = false
 
-    /// LiveActivityStreamRequest (PUT and DELETE /live-activity/stream/{stream_key}), nested objects included: additionalProperties false; required ['content_state'].
+    /// LiveActivityStreamRequest: additionalProperties false; required ['content_state'].
     static let streamRequest: [String: ContractField] = [
         "content_state": .init(types: ["object"], minLength: nil, maxLength: nil, minimum: nil, exclusiveMinimum: nil, maximum: nil, minItems: nil, maxItems: nil, choices: nil, properties: [
                 "title": .init(types: ["string"], minLength: nil, maxLength: nil, minimum: nil, exclusiveMinimum: nil, maximum: nil, minItems: nil, maxItems: nil, choices: nil),
@@ -113,7 +113,7 @@ enum ActivitySmithContract {
     static let streamRequestRequired: [String] = ["content_state"]
     static let streamRequestAllowsOthers = false
 
-    /// LiveActivityStreamDeleteRequest (PUT and DELETE /live-activity/stream/{stream_key}), nested objects included: additionalProperties false; required [].
+    /// LiveActivityStreamDeleteRequest: additionalProperties false; required [].
     static let streamDeleteRequest: [String: ContractField] = [
         "content_state": .init(types: ["object"], minLength: nil, maxLength: nil, minimum: nil, exclusiveMinimum: nil, maximum: nil, minItems: nil, maxItems: nil, choices: nil, properties: [
                 "title": .init(types: ["string"], minLength: nil, maxLength: nil, minimum: nil, exclusiveMinimum: nil, maximum: nil, minItems: nil, maxItems: nil, choices: nil),

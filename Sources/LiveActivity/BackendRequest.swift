@@ -35,6 +35,10 @@ public struct BackendRequest: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The request that clears the final content, to send `dismissal.after` after this one was delivered.
+    /// The phone whose Home Assistant push relay this request spends (its notify service); nil for the other backends,
+    /// whose target is a request path.
+    public var relayDevice: String? { kind == .homeassistant ? target : nil }
+
     public var dismissalRequest: BackendRequest? {
         dismissal.map { BackendRequest(backend: backend, kind: kind, method: method, target: $0.target, body: $0.body) }
     }

@@ -37,7 +37,7 @@ struct BlueprintEvents {
             _ = told.newProblems(activity: event.activity, [])
             return event.requests.map { target, request in
                 var submission = Dispatcher.Submission(activity: event.activity, target: target, backend: event.backend.name,
-                                                       device: request.kind == .homeassistant ? request.target : nil, budget: rules.budget.settled(for: event.backend.kind),
+                                                       device: request.relayDevice, budget: rules.budget.settled(for: event.backend.kind),
                                                        event: Self.event(event.action, request))
                 submission.eventBorn = true
                 return .submit(submission)

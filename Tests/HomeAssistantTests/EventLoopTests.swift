@@ -18,17 +18,17 @@ struct EventLoopTests {
         let loop = try listener()
         loop.start()
         defer { loop.shutdown() }
-        let port = String(loop.listenPort, radix: 16, uppercase: true)
+        let hex = String(loop.listenPort, radix: 16, uppercase: true)
+        let port = String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+        /// The local addresses listening on the port: field 1 is "ADDR:PORT" in hex, state 0A is LISTEN.
         func listening(_ table: String) -> [String] {
             let text = (try? String(contentsOfFile: table, encoding: .utf8)) ?? ""
-            // local_address is field 1 ("ADDR:PORT" in hex); state 0A is LISTEN.
             return text.split(separator: "\n").dropFirst().compactMap { line in
                 let fields = line.split(separator: " ")
-                guard fields.count > 3, fields[3] == "0A", fields[1].hasSuffix(":" + String(repeating: "0", count: max(0, 4 - port.count)) + port) else { return nil }
-                return String(fields[1])
+                return fields.count > 3 && fields[3] == "0A" && fields[1].hasSuffix(":" + port) ? String(fields[1]) : nil
             }
         }
-        #expect(listening("/proc/net/tcp") == ["0100007F:" + String(repeating: "0", count: max(0, 4 - port.count)) + port])
+        #expect(listening("/proc/net/tcp") == ["0100007F:" + port])
         #expect(listening("/proc/net/tcp6").isEmpty, "no IPv6 (all-address) socket")
     }
 

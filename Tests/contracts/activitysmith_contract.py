@@ -20,7 +20,10 @@ lines = [
     "/// ActivitySmith's published stream contract, field by field, as the fake enforces it.",
     "enum ActivitySmithContract {",
 ]
-for name, var in (("StreamContentState", "contentState"), ("ActivityMetric", "metric")):
+# The whole PUT and DELETE bodies (nested objects included) are what the fake checks; the content state and the metric
+# on their own are what the contract walk steps through field by field.
+for name, var in (("StreamContentState", "contentState"), ("ActivityMetric", "metric"),
+                  ("LiveActivityStreamRequest", "streamRequest"), ("LiveActivityStreamDeleteRequest", "streamDeleteRequest")):
     s = schemas[name]
     lines.append("    /// %s: additionalProperties %s; required %s." % (name, str(s.get("additionalProperties")).lower(), s.get("required", [])))
     lines.append("    static let %s: [String: ContractField] = [" % var)
@@ -29,22 +32,10 @@ for name, var in (("StreamContentState", "contentState"), ("ActivityMetric", "me
     lines.append("    ]")
     lines.append("    static let %sRequired: [String] = [%s]" % (var, ", ".join('"%s"' % r for r in s.get("required", []))))
     lines.append("    static let %sAllowsOthers = %s" % (var, "true" if s.get("additionalProperties", True) not in (False,) else "false"))
-    if var == "contentState":
-        dependent = s.get("dependentRequired", {})
+    if "dependentRequired" in s:
         lines.append("    /// dependentRequired: a field given needs these too.")
-        lines.append("    static let contentStateDependentRequired: [String: [String]] = [%s]" % (
-            ", ".join('"%s": [%s]' % (k, ", ".join('"%s"' % x for x in v)) for k, v in dependent.items()) or ":"))
-    lines.append("")
-for name, var in (("LiveActivityStreamRequest", "streamRequest"), ("LiveActivityStreamDeleteRequest", "streamDeleteRequest")):
-    s = schemas[name]
-    lines.append("    /// %s (PUT and DELETE /live-activity/stream/{stream_key}), nested objects included: additionalProperties %s;"
-                 " required %s." % (name, str(s.get("additionalProperties")).lower(), s.get("required", [])))
-    lines.append("    static let %s: [String: ContractField] = [" % var)
-    for field, prop in s["properties"].items():
-        lines.append(swift_field(field, prop, schemas))
-    lines.append("    ]")
-    lines.append("    static let %sRequired: [String] = [%s]" % (var, ", ".join('"%s"' % r for r in s.get("required", []))))
-    lines.append("    static let %sAllowsOthers = %s" % (var, "true" if s.get("additionalProperties", True) not in (False,) else "false"))
+        lines.append("    static let %sDependentRequired: [String: [String]] = [%s]" % (
+            var, ", ".join('"%s": [%s]' % (k, ", ".join('"%s"' % x for x in v)) for k, v in s["dependentRequired"].items())))
     lines.append("")
 paths = json.load(open(document))["paths"]
 key = next(q for q in paths["/live-activity/stream/{stream_key}"]["put"]["parameters"] if q["name"] == "stream_key")

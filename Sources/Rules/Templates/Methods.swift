@@ -78,12 +78,12 @@ enum Methods {
         case (.count, .string(let s)):
             try EvaluationLimits.chargeSearch(args.first?.text ?? "", in: s, "count")
             let needle = args.first?.text ?? ""
-            return .int(needle.isEmpty ? PythonText.length(s) + 1 : PythonText.split(s, separator: needle).count - 1)
+            return .int(needle.isEmpty ? PythonText.length(s) + 1 : PythonText.occurrences(of: needle, in: s).count)
         case (.index, .string(let s)), (.find, .string(let s)):
             // str.index / str.find: the first code point where the text starts; index raises, find gives -1.
             guard case .string(let needle)? = args.first else { throw EvaluationError("\(method.rawValue)() needs text to look for") }
             try EvaluationLimits.chargeSearch(needle, in: s, method.rawValue)
-            if let at = PythonText.firstIndex(of: PythonText.scalars(needle), in: PythonText.scalars(s)) { return .int(at) }
+            if let at = PythonText.firstOffset(of: needle, in: s) { return .int(at) }
             if method == .find { return .int(-1) }
             throw EvaluationError("substring not found")
         case (.count, .list(let items)): return .int(items.filter { Arithmetic.equal($0, args.first ?? .none) }.count)

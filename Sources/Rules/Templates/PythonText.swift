@@ -9,39 +9,44 @@ enum PythonText {
 
     static func scalars(_ s: String) -> [Unicode.Scalar] { Array(s.unicodeScalars) }
 
-    static func hasPrefix(_ s: String, _ prefix: String) -> Bool { s.unicodeScalars.starts(with: prefix.unicodeScalars) }
+    // Searching: on UTF-8 bytes. A valid UTF-8 needle matches only where a code point starts and ends, so byte search
+    // is code point search, without building arrays (`'run' in states(…)` is in many a rule's every evaluation).
 
-    static func hasSuffix(_ s: String, _ suffix: String) -> Bool {
-        s.unicodeScalars.reversed().starts(with: suffix.unicodeScalars.reversed())
-    }
+    static func hasPrefix(_ s: String, _ prefix: String) -> Bool { s.utf8.starts(with: prefix.utf8) }
 
-    /// The first place `needle` starts in `haystack`, by code points.
-    static func firstIndex(of needle: [Unicode.Scalar], in haystack: [Unicode.Scalar], from start: Int = 0) -> Int? {
-        guard !needle.isEmpty else { return start <= haystack.count ? start : nil }
-        guard needle.count <= haystack.count else { return nil }
-        var i = start
-        while i + needle.count <= haystack.count {
-            if haystack[i] == needle[0], haystack[i..<(i + needle.count)].elementsEqual(needle) { return i }
-            i += 1
+    static func hasSuffix(_ s: String, _ suffix: String) -> Bool { s.utf8.reversed().starts(with: suffix.utf8.reversed()) }
+
+    /// Where `needle` occurs in `text`, left to right and not overlapping, as Python's `split`/`count` take them.
+    static func occurrences(of needle: String, in text: String) -> [Range<String.Index>] {
+        guard !needle.isEmpty else { return [] }
+        var found: [Range<String.Index>] = []
+        var rest = text.utf8[...]
+        while let range = rest.firstRange(of: needle.utf8) {
+            found.append(range)
+            rest = rest[range.upperBound...]
         }
-        return nil
+        return found
     }
 
-    static func contains(_ haystack: String, _ needle: String) -> Bool {
-        firstIndex(of: scalars(needle), in: scalars(haystack)) != nil
+    static func contains(_ haystack: String, _ needle: String) -> Bool { haystack.utf8.firstRange(of: needle.utf8) != nil }
+
+    /// `str.find`: the code point where `needle` first starts, nil when nowhere.
+    static func firstOffset(of needle: String, in text: String) -> Int? {
+        guard let range = text.utf8.firstRange(of: needle.utf8) else { return nil }
+        // Code points before it: the bytes that start one (not 10xxxxxx).
+        return text.utf8[..<range.lowerBound].reduce(0) { $1 & 0xC0 == 0x80 ? $0 : $0 + 1 }
     }
 
     /// `str.split(sep)`: the pieces between each occurrence of `separator` (not empty), left to right.
     static func split(_ s: String, separator: String) -> [String] {
-        let text = scalars(s), sep = scalars(separator)
-        guard !sep.isEmpty else { return [s] }
+        guard !separator.isEmpty else { return [s] }
         var parts: [String] = []
-        var start = 0
-        while let found = firstIndex(of: sep, in: text, from: start) {
-            parts.append(string(text[start..<found]))
-            start = found + sep.count
+        var start = s.startIndex
+        for range in occurrences(of: separator, in: s) {
+            parts.append(String(decoding: s.utf8[start..<range.lowerBound], as: UTF8.self))
+            start = range.upperBound
         }
-        parts.append(string(text[start...]))
+        parts.append(String(decoding: s.utf8[start...], as: UTF8.self))
         return parts
     }
 
