@@ -22,7 +22,7 @@ let package = Package(
         .target(name: "JSON"),
         // The Home Assistant WebSocket API: protocol, entity store, reconnect.
         .target(name: "HomeAssistant", dependencies: ["Platform", "JSON", "WebSocketTransport"]),
-        // Live Activity payloads: Aivi templates, Island Pulse layouts, Home Assistant live updates; schemas and validation.
+        // Live Activity payloads for the five services (Aivi, Island Pulse, Home Assistant, PushWard, ActivitySmith): schemas and validation.
         .target(name: "LiveActivity", dependencies: ["Platform", "JSON"]),
         // What the phone will show: the Lock Screen and Dynamic Island drawn as deterministic SVG.
         .target(name: "Preview", dependencies: ["Platform", "JSON"]),
@@ -32,7 +32,7 @@ let package = Package(
         .target(name: "HTTPClient", dependencies: ["Platform", "CCurl"]),
         // The dispatcher: per-activity lifecycle, update budget, retries.
         .target(name: "Dispatcher", dependencies: ["Platform", "LiveActivity", "JSON", "HTTPClient"]),
-        // Aivi and Island Pulse as documented, over real HTTP on 127.0.0.1: for tests and the local preview.
+        // The five services as documented, over real HTTP on 127.0.0.1: for tests and the local preview.
         .target(name: "FakePushServices", dependencies: ["Platform", "WebSocketTransport", "JSON", "LiveActivity", "Preview"]),
         // The running service: connection → rules → dispatcher, logging, signals.
         .target(name: "LiveBridge", dependencies: ["Platform", "HomeAssistant", "Rules", "LiveActivity", "Dispatcher", "HTTPClient", "JSON", "WebSocketTransport", "Preview"]),
@@ -50,9 +50,10 @@ let package = Package(
         .executableTarget(name: "LiveBridgeBenchmark", dependencies: ["HomeAssistantSimulator", "FakePushServices", "HTTPClient", "JSON", "ProcessMeasurement", "WebSocketTransport"]),
         .testTarget(name: "HomeAssistantTests", dependencies: ["Platform", "HomeAssistant", "HomeAssistantSimulator", "WebSocketTransport", "JSON"]),
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
+        .testTarget(name: "WebSocketTransportTests", dependencies: ["WebSocketTransport"]),
         .testTarget(name: "HTTPClientTests", dependencies: ["Platform", "HTTPClient", "WebSocketTransport"]),
         .testTarget(name: "LiveBridgeTests", dependencies: ["Platform", "LiveBridge", "LiveActivity", "WebSocketTransport", "Dispatcher", "HomeAssistant", "HomeAssistantSimulator", "Rules", "JSON"]),
-        .testTarget(name: "PreviewTests", dependencies: ["Preview", "JSON"]),
+        .testTarget(name: "PreviewTests", dependencies: ["Preview", "JSON"], exclude: ["Golden"]),
         .testTarget(name: "ResilienceTests", dependencies: ["Dispatcher", "LiveActivity", "HTTPClient", "HomeAssistant", "HomeAssistantSimulator", "JSON", "Rules"]),
         .testTarget(name: "DispatcherTests", dependencies: ["Platform", "Dispatcher", "LiveActivity", "FakePushServices", "HTTPClient", "JSON"]),
         .testTarget(name: "LiveActivityTests", dependencies: ["LiveActivity", "JSON"]),
@@ -67,3 +68,13 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// The compiler keeps the hygiene: every member's module imported where it is used, imports internal unless a public
+// signature needs them, existentials spelled `any`.
+for target in package.targets where target.type != .system {
+    target.swiftSettings = (target.swiftSettings ?? []) + [
+        .enableUpcomingFeature("MemberImportVisibility"),
+        .enableUpcomingFeature("InternalImportsByDefault"),
+        .enableUpcomingFeature("ExistentialAny"),
+    ]
+}

@@ -1,4 +1,4 @@
-import LiveActivity
+public import LiveActivity
 
 /// One activity at one target: its lifecycle (idle → starting → running → ending → idle) and its update budget.
 /// An end that leaves final content on the phone (Home Assistant's `dismiss_after`) goes ending → dismissing → ending

@@ -1,6 +1,6 @@
-import HTTPClient
+public import HTTPClient
 import JSON
-import LiveActivity
+public import LiveActivity
 
 /// ActivitySmith (activitysmith.com): streams by key at `{base}/live-activity/stream/{key}`, the API key as a Bearer
 /// token — an `HTTPPushBackend` with two additions. Its limit of 60 requests a minute is kept here (`RequestPacer`,

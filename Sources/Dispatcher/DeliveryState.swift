@@ -1,7 +1,7 @@
-import FoundationEssentials
+public import FoundationEssentials
 import Glibc
-import JSON
-import LiveActivity
+public import JSON
+public import LiveActivity
 import Platform
 
 /// What LiveBridge must remember across restarts and crashes: per activity and backend, whether it is running on the

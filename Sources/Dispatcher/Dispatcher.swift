@@ -1,5 +1,6 @@
 import FoundationEssentials
-import LiveActivity
+public import LiveActivity
+import Platform
 
 /// Runs one `ActivityLane` per activity and target (a backend, or one of a Home Assistant backend's phones): sends what each lane says is due, wakes lanes when their
 /// budget or back-off allows, remembers what is on the phones in the state file, and keeps Island Pulse's free tier

@@ -1,4 +1,4 @@
-import LiveActivity
+public import LiveActivity
 
 /// Renders an activity's payload when the dispatcher is about to send it: updates are pulled when their budget lets
 /// them go, so a burst of changes inside one debounce window costs one render, not one per change.

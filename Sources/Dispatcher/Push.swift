@@ -1,4 +1,4 @@
-import LiveActivity
+public import LiveActivity
 
 /// One request of an activity's lifecycle, as bytes ready for the backend.
 public struct Push: Sendable, Equatable {

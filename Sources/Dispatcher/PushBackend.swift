@@ -1,8 +1,8 @@
-import FoundationEssentials
+public import FoundationEssentials
 import Platform
-import HTTPClient
+public import HTTPClient
 import JSON
-import LiveActivity
+public import LiveActivity
 
 /// One push service. Adding a backend is a new type conforming to this; the dispatcher does not change.
 public protocol PushBackend: Sendable {

@@ -1,7 +1,7 @@
 import FoundationEssentials
-import HTTPClient
+public import HTTPClient
 import JSON
-import LiveActivity
+public import LiveActivity
 import Platform
 
 /// PushWard (pushward.app): activities by slug at `{base}/activities`, the integration key as a Bearer token. A start

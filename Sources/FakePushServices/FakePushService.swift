@@ -1,13 +1,13 @@
 import Dispatch
 import Platform
 import FoundationEssentials
-import JSON
+public import JSON
 import LiveActivity
 import Preview
 import Synchronization
 import WebSocketTransport
 
-/// Aivi and Island Pulse as documented, on 127.0.0.1 over real HTTP: for tests, and later the local preview.
+/// Aivi, Island Pulse, PushWard and ActivitySmith as documented, on 127.0.0.1 over real HTTP: for tests and the local preview.
 ///
 /// Records every request; follows each contract (auth, job ids, 409 on a running job's start, the free tier's
 /// single job); and answers with any status, delay or error body on demand.

@@ -1,5 +1,5 @@
 import FoundationEssentials
-import JSON
+public import JSON
 import LiveActivity
 import Platform
 import WebSocketTransport

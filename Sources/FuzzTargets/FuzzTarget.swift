@@ -2,8 +2,8 @@ import Dispatcher
 import Glibc
 import HomeAssistant
 import JSON
-import LiveActivity
 import Rules
+import LiveActivity
 
 /// libFuzzer targets (`make fuzz`): what comes from outside the daemon, fed hostile bytes. Each must return
 /// normally for every input: a trap, an overflow or a sanitizer report is a finding.

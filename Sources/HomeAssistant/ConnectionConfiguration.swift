@@ -1,4 +1,4 @@
-import WebSocketTransport
+public import WebSocketTransport
 
 /// Everything the connection needs to reach and keep talking to Home Assistant.
 public struct ConnectionConfiguration: Sendable {

@@ -1,4 +1,4 @@
-import JSON
+public import JSON
 
 /// An entity's attributes, read by name. Kept as one array of pairs sorted by name: an entity has a handful of
 /// attributes and LiveBridge keeps thousands of entities, and a dictionary costs two to three times the memory.

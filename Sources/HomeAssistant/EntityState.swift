@@ -1,4 +1,4 @@
-import JSON
+public import JSON
 import Platform
 
 /// The full state of one Home Assistant entity, as `get_states` would give it.

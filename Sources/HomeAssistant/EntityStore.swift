@@ -1,4 +1,4 @@
-import JSON
+public import JSON
 import Platform
 
 /// The local copy of the entities LiveBridge watches, kept from `subscribe_entities`' compressed messages, read

@@ -1,8 +1,8 @@
 import FoundationEssentials
 import Platform
-import JSON
+public import JSON
 import Synchronization
-import WebSocketTransport
+public import WebSocketTransport
 
 /// A long-lived client of Home Assistant's WebSocket API.
 ///
@@ -215,7 +215,7 @@ public final class HomeAssistantConnection: @unchecked Sendable {
     public func send(_ command: [String: JSONValue]) async throws -> JSONValue {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<JSONValue, Error>) in
             let accepted = loop.perform { [self] in
-                let request = RequestTable.Request(command: command) { continuation.resume(with: $0.mapError { $0 as Error }) }
+                let request = RequestTable.Request(command: command) { continuation.resume(with: $0.mapError { $0 as any Error }) }
                 enqueue(request)
             }
             if !accepted { continuation.resume(throwing: HomeAssistantError.stopped) }

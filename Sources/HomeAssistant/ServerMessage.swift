@@ -1,4 +1,4 @@
-import JSON
+public import JSON
 
 /// One message from Home Assistant. A frame holds one message, or a JSON array of them when
 /// `coalesce_messages` is on; `ServerMessage.decode(frame:)` handles both.

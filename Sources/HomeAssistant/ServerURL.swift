@@ -1,6 +1,6 @@
 import FoundationEssentials
+public import WebSocketTransport
 import Platform
-import WebSocketTransport
 
 /// Turns what a user writes for their Home Assistant into the WebSocket endpoint to dial.
 ///

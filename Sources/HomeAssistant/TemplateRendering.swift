@@ -1,4 +1,4 @@
-import JSON
+public import JSON
 
 /// What Home Assistant rendered for a template through `render_template`: the result with Home Assistant's native
 /// types (a number stays a number), or why it could not.

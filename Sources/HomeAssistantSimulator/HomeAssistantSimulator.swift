@@ -1,9 +1,9 @@
 import Platform
 import FoundationEssentials
-import HomeAssistant
-import JSON
+public import HomeAssistant
+public import JSON
 import Synchronization
-import WebSocketTransport
+public import WebSocketTransport
 
 /// A fake Home Assistant on 127.0.0.1, speaking the WebSocket API over a real libwebsockets server.
 ///

@@ -1,5 +1,4 @@
 import FoundationEssentials
-import HomeAssistant
 import JSON
 import Platform
 

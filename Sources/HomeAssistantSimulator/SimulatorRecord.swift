@@ -1,4 +1,4 @@
-import JSON
+public import JSON
 
 /// What the simulator has seen, for tests to assert on. Never holds a token.
 public struct SimulatorRecord: Sendable {

@@ -1,4 +1,4 @@
-import JSON
+public import JSON
 import Platform
 
 /// What one push is: the backend, the HTTP method and path (or the service call), and the exact body.

@@ -1,4 +1,4 @@
-import JSON
+public import JSON
 
 /// The shape of a payload, as data: one description serves the load-time check of a rules file (where the
 /// constant parts are checked at their line and column) and the render-time check of every payload.

@@ -1,4 +1,4 @@
-import JSON
+public import JSON
 import Platform
 
 /// Home Assistant's own Live Activities through the companion app: the fields a rule gives, sent as

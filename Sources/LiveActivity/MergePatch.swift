@@ -1,4 +1,4 @@
-import JSON
+public import JSON
 
 /// RFC 7396 JSON merge patch, as PushWard's `PATCH /activities/{slug}` applies it: a member present overwrites,
 /// `null` removes, an absent member is kept from before. So a frame that drops a field must send it as `null`, or

@@ -1,6 +1,6 @@
 import FoundationEssentials
 import Platform
-import JSON
+public import JSON
 
 /// Checks a payload against its schema and puts it in the exact form the backend receives:
 /// shorthands expanded, numbers from text parsed, text from numbers printed, empty optionals left out (never null).

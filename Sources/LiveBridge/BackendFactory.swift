@@ -1,7 +1,8 @@
-import Dispatcher
-import HTTPClient
-import HomeAssistant
-import Rules
+public import Dispatcher
+public import HTTPClient
+public import HomeAssistant
+public import Rules
+import LiveActivity
 
 /// Makes the push backends a rules file declares.
 public enum BackendFactory {

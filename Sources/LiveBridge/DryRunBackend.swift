@@ -1,5 +1,4 @@
 import Dispatcher
-import Rules
 import LiveActivity
 
 /// `--dry-run`: every push is logged instead of sent, and counts as delivered.

@@ -1,8 +1,8 @@
-import Dispatcher
+public import Dispatcher
 import FoundationEssentials
-import HomeAssistant
+public import HomeAssistant
 import JSON
-import LiveActivity
+public import LiveActivity
 import Platform
 
 /// Home Assistant's own Live Activities: a `notify.mobile_app_…` service call over the live WebSocket connection.

@@ -1,11 +1,11 @@
-import Dispatcher
+public import Dispatcher
 import FoundationEssentials
 import Platform
 import HTTPClient
 import HomeAssistant
 import JSON
 import LiveActivity
-import Rules
+public import Rules
 import WebSocketTransport
 
 /// `livebridge run`: Home Assistant → rules → dispatcher, until cancelled.

@@ -1,7 +1,5 @@
 import FoundationEssentials
 import Platform
-import HomeAssistant
-import JSON
 import Synchronization
 import WebSocketTransport
 

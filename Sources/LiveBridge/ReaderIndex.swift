@@ -1,4 +1,5 @@
 import Rules
+import HomeAssistant
 
 /// Which activities read each entity, by entity id. Nearly every entity has one reader, so that one is kept inline, as
 /// a position in the rules' activities, and only entities several activities read get a list: a list (or an id) per

@@ -1,13 +1,16 @@
 import Glibc
-import Platform
+public import Platform
 
 /// Runs one service under Unix signals, the way a daemon is expected to behave: SIGTERM or SIGINT cancel it (its
 /// graceful shutdown); a second one while it shuts down ends the process at once; SIGHUP reloads it.
 public enum ServiceRunner {
+    /// The default second stop: exit at once with 130, as a shell reports an interrupted command.
+    public static let exitInterrupted: @Sendable () -> Void = { exit(130) }
+
     /// Returns when the service does, with its error if it threw. `signals` is read until then; `onSecondStop` is what
     /// a second SIGTERM/SIGINT does (the process exits with 130 unless a test says otherwise).
     public static func run(_ service: some Service, signals: some AsyncSequence<UnixSignal, Never> & Sendable,
-                           onSecondStop: @escaping @Sendable () -> Void = { exit(130) }) async throws {
+                           onSecondStop: @escaping @Sendable () -> Void = ServiceRunner.exitInterrupted) async throws {
         let running = Task { try await service.run() }
         let watching = Task {
             var stops = 0

@@ -134,7 +134,7 @@ var results: [String: JSONValue] = [:]
     if let folder = ProcessInfo.processInfo.environment["LIVEBRIDGE_BENCH_SMAPS"] {
         // /proc files report size 0: read them to the end rather than copy them.
         let smaps = FileHandle(forReadingAtPath: "/proc/\(daemon.process.processIdentifier)/smaps")?.readDataToEndOfFile()
-        FileManager.default.createFile(atPath: folder + "/\(name).smaps", contents: smaps)
+        _ = FileManager.default.createFile(atPath: folder + "/\(name).smaps", contents: smaps)
     }
     print(String(format: "%@: ready %.0f ms after auth_ok; RSS %.1f MiB (%.1f MiB its own, %.1f MiB mapped files; peak %.1f MiB)", name, readyMs,
                  memory.rss, memory.anonymous, memory.file, memory.peak))

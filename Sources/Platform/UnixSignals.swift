@@ -1,4 +1,3 @@
-import Dispatch
 import Glibc
 
 /// A Unix signal a daemon acts on.

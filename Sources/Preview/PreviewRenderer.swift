@@ -1,5 +1,5 @@
+public import JSON
 import Platform
-import JSON
 
 /// Draws a payload as the phone would: the Lock Screen card and the Dynamic Island's compact, minimal and expanded
 /// presentations, as one self-contained, deterministic SVG (no fonts or images fetched; equal input, equal bytes).

@@ -12,7 +12,7 @@ public protocol WebSocketConnectionDelegate: AnyObject {
 
 /// One WebSocket, client or server side. Confined to its loop's thread.
 public final class WebSocketConnection: @unchecked Sendable {
-    public weak var delegate: WebSocketConnectionDelegate?
+    public weak var delegate: (any WebSocketConnectionDelegate)?
     public unowned let loop: WebSocketEventLoop
 
     private var wsi: OpaquePointer?

@@ -405,7 +405,7 @@ public final class WebSocketEventLoop: @unchecked Sendable {
 
     /// Opens a client connection; its delegate hears of the outcome on the loop thread.
     /// Call on the loop thread.
-    public func connect(to endpoint: WebSocketEndpoint, delegate: WebSocketConnectionDelegate) -> WebSocketConnection {
+    public func connect(to endpoint: WebSocketEndpoint, delegate: any WebSocketConnectionDelegate) -> WebSocketConnection {
         preconditionInEventLoop()
         let connection = WebSocketConnection(loop: self, maximumMessageSize: options.maximumMessageSize,
                                              fragmentSize: options.fragmentSize)

@@ -1,10 +1,10 @@
 import FoundationEssentials
 import Glibc
-import HomeAssistant
 import JSON
-import LiveActivity
 import Preview
 import Rules
+import LiveActivity
+import HomeAssistant
 
 /// `livebridge blueprint lint [--rules RULES.yaml] FILE...`: every error with line:column; exit 1 on any.
 /// `livebridge blueprint test BLUEPRINT.yaml --input NAME=VALUE…`: the events one run fires, checked and drawn.
@@ -133,7 +133,7 @@ enum BlueprintCommand {
         }
         if let out = args["out"] {
             guard let drawn else {
-                standardError("livebridge blueprint test: nothing to draw (no Aivi or Island Pulse payload was fired)")
+                standardError("livebridge blueprint test: nothing to draw (no Aivi, Island Pulse, PushWard or ActivitySmith payload was fired)")
                 return 1
             }
             let svg = PreviewRenderer.svg(drawn.payload, at: now, title: drawn.title)

@@ -1,13 +1,13 @@
 import Dispatcher
-import HTTPClient
 import LiveActivity
-import LiveBridge
-import Dispatch
 import FoundationEssentials
 import Glibc
 import HomeAssistant
 import Rules
 import Platform
+import LiveBridge
+import HTTPClient
+import Dispatch
 
 /// What several commands share: `--at`, loading a rules file (its errors printed), finding an activity.
 enum CommandSupport {
@@ -34,7 +34,7 @@ enum CommandSupport {
     /// the token masked, body; a later request (PushWard's two-phase end) marked with when it goes. Home Assistant's
     /// is a WebSocket command over the live connection, not HTTP.
     static func exchanges(_ request: BackendRequest, kind: PushKind, through backend: any PushBackend) -> String {
-        guard let http = backend as? HTTPExchanges else {
+        guard let http = backend as? any HTTPExchanges else {
             return "WebSocket call_service \(request.target)\n\n" + String(decoding: request.bodyBytes, as: UTF8.self)
         }
         var out: [String] = []

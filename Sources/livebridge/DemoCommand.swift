@@ -1,11 +1,12 @@
 import Platform
 import FakePushServices
-import Dispatch
 import FoundationEssentials
 import Glibc
 import HomeAssistantSimulator
-import JSON
 import LiveBridge
+import JSON
+import Dispatcher
+import Dispatch
 
 /// `livebridge demo`: the whole thing with no Home Assistant and no phone — a simulated household, LiveBridge running
 /// the bundled rules, and a preview backend whose page shows every activity live.

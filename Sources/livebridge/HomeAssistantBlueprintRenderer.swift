@@ -1,5 +1,4 @@
 import HomeAssistant
-import JSON
 import Rules
 
 /// `blueprint test --url`: each template rendered by Home Assistant's `render_template` on its live states, the

@@ -1,7 +1,6 @@
 import FoundationEssentials
 import HomeAssistant
 import JSON
-import Platform
 import Rules
 import WebSocketTransport
 

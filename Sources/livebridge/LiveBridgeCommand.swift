@@ -1,8 +1,6 @@
 import Platform
-import Dispatch
 import FoundationEssentials
 import Glibc
-import LiveActivity
 
 /// Dispatches `livebridge SUBCOMMAND …` to its command.
 enum LiveBridgeCommand {

@@ -1,7 +1,5 @@
-import Dispatch
 import FoundationEssentials
 import Glibc
-import HomeAssistant
 import JSON
 import LiveActivity
 import Preview
@@ -14,8 +12,8 @@ enum PreviewCommand {
         usage: livebridge preview PAYLOAD.json [--at ISO_TIME] --out FILE.svg|FILE.html
                livebridge preview --config FILE [--states STATES.json] --activity ID [--at ISO_TIME] --out FILE.svg|FILE.html
 
-        Draws the Lock Screen card and the Dynamic Island (compact, minimal, expanded) for an Aivi or Island Pulse
-        payload. Timers (time_since / time_until) show their value at --at (default: now). With --config and no
+        Draws the Lock Screen card and the Dynamic Island (compact, minimal, expanded) for an Aivi, Island Pulse,
+        PushWard or ActivitySmith payload. Timers (time_since / time_until) show their value at --at (default: now). With --config and no
         --states, the activity is rendered from the live states of the Home Assistant the rules file names.
         """
 
@@ -30,7 +28,7 @@ enum PreviewCommand {
             guard let rules = CommandSupport.rules(config, secretsOptional: true) else { return 1 }
             let rule = try CommandSupport.activity(id, in: rules)
             guard let target = rule.targets.first(where: { $0.kind != .homeassistant }) else {
-                throw UsageError("\(id) is a Home Assistant live update, drawn by the companion app; preview draws Aivi and Island Pulse payloads")
+                throw UsageError("\(id) is a Home Assistant live update, drawn by the companion app; preview draws Aivi, Island Pulse, PushWard and ActivitySmith payloads")
             }
             // --states, or the live states of the Home Assistant the rules file names.
             let loaded = if let statesPath = args["states"] { try StatesFile.loadInOrder(path: statesPath) } else { try await CommandSupport.liveStates(of: rules, command: "preview") }

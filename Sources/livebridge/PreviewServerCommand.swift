@@ -1,6 +1,5 @@
 import Platform
 import FakePushServices
-import Dispatch
 import FoundationEssentials
 import Glibc
 
@@ -10,7 +9,8 @@ enum PreviewServerCommand {
     static let help = """
         usage: livebridge preview-server [--port 8099] [--listen 127.0.0.1]
 
-        Accepts the Aivi (PATCH /activity/SLUG) and Island Pulse (POST /notify) contracts with any token and shows
+        Accepts the Aivi (PATCH /activity/SLUG), Island Pulse (POST /notify), PushWard (POST /activities, PATCH
+        /activities/SLUG) and ActivitySmith (PUT/DELETE /live-activity/stream/KEY) contracts with any token and shows
         every activity at http://HOST:PORT, live. Set base_url on your backends to this address.
         """
 

@@ -1,11 +1,7 @@
-import Platform
-import Dispatcher
 import HTTPClient
 import LiveBridge
-import Dispatch
 import FoundationEssentials
 import Glibc
-import HomeAssistant
 import LiveActivity
 import Rules
 

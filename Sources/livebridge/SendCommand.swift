@@ -1,13 +1,13 @@
-import Dispatcher
-import Dispatch
 import FoundationEssentials
 import Glibc
 import HTTPClient
 import HomeAssistant
-import JSON
 import LiveActivity
 import LiveBridge
 import Rules
+import JSON
+import Dispatcher
+import Dispatch
 
 /// `livebridge send CONFIG --activity ID --states STATES.json [--target NAME] [--action start|update|end] [--dry-run]`:
 /// one real push, to try a template on a phone. `--dry-run` shows the request, token masked, instead.

@@ -1,10 +1,10 @@
 import Platform
-import Dispatch
 import FoundationEssentials
 import Glibc
-import HomeAssistant
 import HomeAssistantSimulator
 import JSON
+import HomeAssistant
+import Dispatch
 
 /// `livebridge simulator`: a simulated Home Assistant playing the demo household on a loop,
 /// so `watch` can be tried without a real one.

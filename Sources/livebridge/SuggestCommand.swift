@@ -1,8 +1,8 @@
 import FoundationEssentials
 import Glibc
 import HomeAssistant
-import Platform
 import Rules
+import Platform
 
 /// `livebridge suggest (--url URL --token-file FILE | --states STATES.json) [--output FILE]`: a first rules file,
 /// one activity per appliance recognised in Home Assistant's states.

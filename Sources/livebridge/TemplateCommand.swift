@@ -1,6 +1,5 @@
 import FoundationEssentials
 import Glibc
-import HomeAssistant
 import JSON
 import Rules
 

@@ -1,5 +1,4 @@
 import Platform
-import Dispatch
 import FoundationEssentials
 import Glibc
 import HomeAssistant

@@ -2,10 +2,10 @@ import Dispatcher
 import FakePushServices
 import Foundation
 import HTTPClient
-import JSON
 import LiveActivity
 import Platform
 import Testing
+import JSON
 
 /// ActivitySmith through the dispatcher against the fake speaking its stream contract over real HTTP: PUT starts and
 /// updates the stream, DELETE ends it with its final content and auto-dismissal; 429 is retried after Retry-After; a

@@ -3,10 +3,10 @@ import Dispatcher
 import FakePushServices
 import Foundation
 import HTTPClient
-import JSON
 import Synchronization
 import Testing
 import LiveActivity
+import JSON
 
 @Suite(.timeLimit(.minutes(1)))
 struct DispatcherLifecycleTests {

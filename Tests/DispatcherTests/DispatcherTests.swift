@@ -2,10 +2,10 @@ import Dispatcher
 import FakePushServices
 import Foundation
 import HTTPClient
-import JSON
 
 import Testing
 import LiveActivity
+import JSON
 
 /// The dispatcher against fake Aivi and Island Pulse services over real HTTP on 127.0.0.1.
 @Suite(.timeLimit(.minutes(1)))

@@ -1,6 +1,7 @@
 import Dispatcher
 import HTTPClient
 import Testing
+import LiveActivity
 
 /// What a service's answer says, taken in with bounds.
 struct HTTPOutcomeTests {

@@ -1,10 +1,10 @@
 import Foundation
 import HTTPClient
-import JSON
 import LiveActivity
 import Testing
 @testable import Dispatcher
 @testable import FakePushServices
+import JSON
 
 /// Island Pulse's documented answers beyond the basics: a free-tier lock says when it lifts (`expiresAt`), and an ID
 /// the app has not registered is a 404 DEVICE_NOT_REGISTERED that names the fix.

@@ -2,6 +2,7 @@ import Dispatcher
 import JSON
 import LiveActivity
 import Testing
+import Platform
 
 /// The budget beyond timing, under a test clock: settle after a start, the hourly cap and what matters when it is
 /// tight, min_change, renewal before eight hours, a swipe-away, the device's relay. Hours in microseconds.

@@ -1,10 +1,10 @@
 import Foundation
 import HTTPClient
-import JSON
 import LiveActivity
 import Testing
 @testable import Dispatcher
 @testable import FakePushServices
+import JSON
 
 /// What an independent review of issue 32 found in PushWard's handling, each against the fake built from its document.
 struct PushWardReviewTests {

@@ -1,6 +1,7 @@
 @testable import Dispatcher
 import HTTPClient
 import Testing
+import LiveActivity
 
 /// A 429's `Retry-After` as hostile or careless servers send it: clamped, or ignored for the usual back-off.
 struct RetryAfterTests {

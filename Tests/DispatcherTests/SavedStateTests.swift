@@ -4,6 +4,7 @@ import JSON
 import LiveActivity
 import Platform
 import Testing
+import HTTPClient
 
 /// `state.json` is a file anyone with the data directory can write: every entry is checked on load, a bad one
 /// dropped with a warning naming it, and nothing in it can trap a start or send a request its backend never makes.

@@ -1,9 +1,9 @@
 import Foundation
 import HomeAssistant
 import HomeAssistantSimulator
-import JSON
 import Testing
 import WebSocketTransport
+import JSON
 
 /// The connection against the simulator over a real WebSocket on 127.0.0.1.
 @Suite(.timeLimit(.minutes(1)))

@@ -4,6 +4,7 @@ import Platform
 import Synchronization
 import Testing
 import WebSocketTransport
+import FoundationEssentials
 
 /// The simulator frames messages as Home Assistant's writer does: what one pass of its loop queued goes out as one
 /// JSON array frame to a client that asked for `coalesce_messages`, and as a frame per message to one that did not.

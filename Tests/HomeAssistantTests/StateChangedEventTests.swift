@@ -1,6 +1,6 @@
-@testable import HomeAssistant
 import JSON
 import Testing
+@testable import HomeAssistant
 
 /// The state_changed path decodes a new state only for a watched entity, whatever the order of `data`'s members.
 struct StateChangedEventTests {

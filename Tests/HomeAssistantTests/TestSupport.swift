@@ -2,7 +2,6 @@ import Platform
 import Foundation
 import HomeAssistant
 import HomeAssistantSimulator
-import JSON
 import Synchronization
 
 /// The token tests use; asserted never to appear in anything the client reports.

@@ -1,6 +1,6 @@
-import JSON
 import LiveActivity
 import Testing
+import JSON
 
 /// The bar and the timers of each backend's payload, measured apart from the rest: what `min_change` compares.
 struct PayloadMeasureTests {

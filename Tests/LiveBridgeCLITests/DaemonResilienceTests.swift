@@ -1,9 +1,9 @@
 import FakePushServices
 import Foundation
 import HomeAssistantSimulator
-import JSON
 import ProcessMeasurement
 import Testing
+import JSON
 
 /// Faults `livebridge run` must survive, the real binary between the simulator and the fake push service.
 /// Part of `make resilience` (its name holds "ResilienceTests"; `make test` skips it: the outage case takes minutes).

@@ -1,9 +1,9 @@
 import FakePushServices
 import Foundation
 import HomeAssistantSimulator
-import JSON
 import Testing
 import WebSocketTransport
+import JSON
 
 /// `livebridge run` while Home Assistant restarts mid-activity and comes back with the washer's sensor unavailable:
 /// within `restart_grace` nothing ends; past it, a condition still false ends the activity.

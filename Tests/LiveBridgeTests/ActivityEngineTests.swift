@@ -1,11 +1,11 @@
-import Dispatcher
 import Foundation
 import HomeAssistant
-import JSON
 import LiveBridge
 import Rules
 import Testing
 import LiveActivity
+import JSON
+import Dispatcher
 
 /// Edges of active_when, and only the activities that read a change are evaluated.
 struct ActivityEngineTests {

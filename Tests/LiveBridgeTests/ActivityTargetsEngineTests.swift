@@ -1,11 +1,11 @@
-import Dispatcher
 import Foundation
 import HomeAssistant
-import JSON
-import LiveActivity
 import LiveBridge
 import Rules
 import Testing
+import LiveActivity
+import JSON
+import Dispatcher
 
 /// An activity at several targets: each gets its own start, updates and end; a reload adding or removing a target
 /// starts or ends it there only.

@@ -2,12 +2,12 @@ import Dispatcher
 import Foundation
 import HomeAssistant
 import HomeAssistantSimulator
-import JSON
 import LiveActivity
 import LiveBridge
 import Platform
 import Synchronization
 import Testing
+import JSON
 
 /// Home Assistant's own Live Activities: pushes as `notify.mobile_app_…` service calls over the live connection.
 @Suite(.timeLimit(.minutes(1)))

@@ -1,9 +1,11 @@
-import Dispatcher
 import Foundation
 import HomeAssistant
 import LiveBridge
 import Rules
 import Testing
+import LiveActivity
+import JSON
+import Dispatcher
 
 /// Templates reading the time are evaluated again each minute, as Home Assistant renders them: a countdown's bar
 /// moves with no entity changing, a condition on the time of day turns.

@@ -1,8 +1,11 @@
 import Foundation
 import HomeAssistant
 import LiveBridge
-import Rules
 import Testing
+import Rules
+import LiveActivity
+import JSON
+import Dispatcher
 
 /// Home Assistant starting: sensors read unavailable, unknown or 0 until their integrations load. A falling
 /// `active_when` within the grace after a (re)connection is held; one that still holds when the grace is over ends.

@@ -44,7 +44,7 @@ struct ResilienceTests {
                 default: bytes.insert(alphabet.randomElement(using: &random)!, at: at)
                 }
             }
-            FileManager.default.createFile(atPath: folder + "/livebridge.yaml", contents: Data(bytes))
+            _ = FileManager.default.createFile(atPath: folder + "/livebridge.yaml", contents: Data(bytes))
             switch RulesLoader.load(file: folder + "/livebridge.yaml", environment: [:]) {
             case .success: loaded += 1
             case .failure(let errors):

@@ -1,8 +1,8 @@
 import Foundation
 import JSON
-import LiveActivity
 import Rules
 import Testing
+import LiveActivity
 
 /// Blueprint events: the same checks as rule-made payloads, the same requests.
 struct ActivityEventTests {

@@ -1,5 +1,4 @@
 import Foundation
-import HomeAssistant
 import JSON
 import LiveActivity
 import Rules

@@ -1,6 +1,5 @@
 import Foundation
 import HomeAssistant
-import JSON
 @testable import Rules
 import Testing
 

@@ -1,7 +1,8 @@
 import HomeAssistant
-import JSON
 @testable import Rules
 import Testing
+import Foundation
+import JSON
 
 /// States Home Assistant passes through (template sensors, REST-set states) that are not ordinary numbers: each gives
 /// what Home Assistant's own template engine gives, or an evaluation error with a reason; none traps.

@@ -2,6 +2,7 @@ import HomeAssistant
 import LiveActivity
 import Rules
 import Testing
+import JSON
 
 struct IconCatalogTests {
     func symbol(_ id: String, _ attributes: [String: String] = [:]) -> String? {

@@ -1,7 +1,7 @@
 import Foundation
 import JSON
-@testable import Rules
 import Testing
+@testable import Rules
 
 /// The regular-expression filters against CPython's `re` (Golden/python-re.json, written by python-re-cases.py):
 /// every pattern × text × filter gives what Python gives, and a pattern Python refuses is refused.

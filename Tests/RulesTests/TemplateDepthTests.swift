@@ -1,4 +1,3 @@
-import HomeAssistant
 @testable import Rules
 import Testing
 

@@ -1,8 +1,8 @@
 import Foundation
 import HomeAssistant
-import JSON
 @testable import Rules
 import Testing
+import JSON
 
 /// The template language against fixed states and a fixed clock.
 struct TemplateTests {

@@ -1,5 +1,5 @@
 import FoundationEssentials
-import JSON
+public import JSON
 import Platform
 
 /// An automation blueprint made concrete: each `!input NAME` replaced by the value given for it or the input's

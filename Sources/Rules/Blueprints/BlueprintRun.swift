@@ -1,5 +1,6 @@
-import HomeAssistant
-import JSON
+public import HomeAssistant
+public import JSON
+import Platform
 
 /// Renders a blueprint's templates: the local engine offline, Home Assistant's `render_template` online.
 public protocol BlueprintRenderer: Sendable {

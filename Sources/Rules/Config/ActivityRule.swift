@@ -1,6 +1,5 @@
-import HomeAssistant
-import JSON
-import LiveActivity
+public import HomeAssistant
+public import LiveActivity
 
 /// One activity: when it runs, where it is shown (one target or several: phones and services), and how each field is
 /// computed. A class of constants: the
@@ -9,7 +8,7 @@ public final class ActivityRule: Sendable {
     public let id: String
     /// Where it is shown, in the order written; never empty.
     public let targets: [ActivityTarget]
-    /// The template the rule is written in: an Aivi template, an Island Pulse layout or `live_update`.
+    /// The template the rule is written in: an Aivi template, an Island Pulse layout, `live_update`, a PushWard template or an ActivitySmith stream type.
     public let template: String
     public let activeWhen: Template
     let fields: FieldTree

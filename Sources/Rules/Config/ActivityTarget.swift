@@ -1,4 +1,4 @@
-import LiveActivity
+public import LiveActivity
 
 /// One place an activity is shown: a backend (and, for a Home Assistant backend naming several phones, one of its
 /// notify services) with the activity's id there. Each target is its own lane at the dispatcher: its own lifecycle,

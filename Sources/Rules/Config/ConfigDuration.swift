@@ -1,6 +1,5 @@
 import FoundationEssentials
 import Platform
-import LiveActivity
 
 /// Durations as users write them: Home Assistant's forms (`00:05:00`, `5:00` as hours:minutes, a number of seconds,
 /// `{hours: 1, minutes: 5}` as in an automation's `delay:`) and LiveBridge's short ones (`5s`, `2m`, `1h30m`,

@@ -1,4 +1,4 @@
-import LiveActivity
+public import LiveActivity
 
 /// Every key a rules file may hold, where the loader checks them: the README's configuration reference is tested
 /// against this, so an undocumented key fails the suite.

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import Platform
 
 /// A rules file `livebridge suggest` wrote is a proposal: it is never run (nor passed by `check`) until the user has
 /// read it. Its first line says so and must be deleted; a token still holding suggest's placeholder is refused too,

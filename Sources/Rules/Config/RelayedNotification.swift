@@ -1,4 +1,5 @@
-import JSON
+public import JSON
+import LiveActivity
 
 /// Home Assistant's `call_service` event for a notification to a phone LiveBridge shows activities on: whether it
 /// spends that phone's relay quota for someone else. Core fires the event for every service call; LiveBridge's own

@@ -1,3 +1,4 @@
+import LiveActivity
 /// What `check` says besides errors. Warnings: the file loads, but the phone will not show what it seems to say (an
 /// `mdi:` icon with no SF Symbol, a bar on Island Pulse's free tier). Coercions (`check --verbose`): every change
 /// LiveBridge makes on the way to a backend, so none is silent — an Aivi template shown as an Island Pulse layout or a

@@ -1,5 +1,5 @@
-import HomeAssistant
-import LiveActivity
+public import HomeAssistant
+public import LiveActivity
 
 /// A loaded, checked rules file: where Home Assistant is, the backends, the budget defaults and the activities.
 public struct RulesFile: Sendable {
@@ -24,7 +24,7 @@ public struct RulesFile: Sendable {
     public struct Backend: Sendable {
         public let name: String
         public let kind: BackendKind
-        /// Aivi token or Island Pulse unique id; never printed.
+        /// Aivi, PushWard or ActivitySmith token, or Island Pulse unique id; never printed.
         public let token: AccessToken?
         public let baseURL: String?
         /// Island Pulse tier: free keeps one active job per token and the default layout.

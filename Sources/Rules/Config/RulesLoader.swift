@@ -1,5 +1,5 @@
 import Platform
-import FoundationEssentials
+public import FoundationEssentials
 import HomeAssistant
 import LiveActivity
 

@@ -1,3 +1,4 @@
+import Platform
 /// The values a rules file took from `!secret` and `!env_var`, held against every error and warning that leaves the
 /// loader: a value that reached a message anyway (a wrong notify service, backend name, template name, PushWard sound
 /// or activity id) is shown as where it came from (`!secret pushward_key`), never as itself. Messages quote values

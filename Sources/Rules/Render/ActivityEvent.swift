@@ -1,7 +1,6 @@
 import FoundationEssentials
-import HomeAssistant
-import JSON
-import LiveActivity
+public import JSON
+public import LiveActivity
 import Platform
 
 /// The blueprint path: a Home Assistant event (default `livebridge_activity`) whose data names an activity, an action,

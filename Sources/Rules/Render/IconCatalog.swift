@@ -1,4 +1,5 @@
-import HomeAssistant
+public import HomeAssistant
+import JSON
 
 /// `icon: auto`: an SF Symbol for an entity, from its `mdi:` icon, else its device_class, else its domain.
 public enum IconCatalog {

@@ -1,7 +1,7 @@
-import Platform
-import HomeAssistant
 import JSON
 import LiveActivity
+import Platform
+import HomeAssistant
 
 /// Aivi templates shown on Island Pulse, where the shapes match: monitor's columns → sports' A and B,
 /// progress and generic → the progress layout.

@@ -1,7 +1,5 @@
 import Platform
-import HomeAssistant
 import JSON
-import LiveActivity
 
 /// Aivi progress and generic templates shown as Home Assistant live updates: the bar in percent (integers: the app
 /// drops floats), a countdown as a chronometer, the trailing text as `critical_text`, `tap_url` as `url`.

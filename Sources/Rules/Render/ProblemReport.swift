@@ -1,4 +1,4 @@
-import LiveActivity
+public import LiveActivity
 
 /// Says each activity's problem once, not once per state change: a sensor that stays `unavailable` for an hour
 /// gives one log line, and a new line only when the problem changes or comes back after a clean render.

@@ -1,6 +1,6 @@
 import FoundationEssentials
-import HomeAssistant
-import JSON
+public import HomeAssistant
+public import JSON
 import Platform
 
 /// Entity states in the shape of Home Assistant's `GET /api/states` (a list of state objects), for `render` and tests.

@@ -1,6 +1,5 @@
-import HomeAssistant
+public import HomeAssistant
 import JSON
-import Platform
 
 /// Finds what people put on their Lock Screen among Home Assistant's states: washers, dryers, dishwashers and 3D
 /// printers (a status, progress, remaining time or power sensor sharing a name), EV charging (a battery and a charging

@@ -1,4 +1,4 @@
-import JSON
+public import JSON
 
 /// Where Home Assistant's registries put each entity: the device it belongs to and the area it is in. `suggest`
 /// groups an appliance's entities by device (a washer's `sensor.wm_status` and `sensor.bosch_remaining` are one

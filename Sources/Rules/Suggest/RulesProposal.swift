@@ -1,5 +1,4 @@
 import JSON
-import HomeAssistant
 
 /// A commented rules file for the appliances `ApplianceRecognizer` found: one Aivi activity each, naming the entities
 /// it reads, that `check` accepts as written (its secrets in secrets.yaml beside it). Pure: equal input, equal text.

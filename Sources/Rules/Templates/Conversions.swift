@@ -1,5 +1,4 @@
 import Platform
-import HomeAssistant
 
 /// Turning what entities hold (strings, mostly) into numbers, times and durations, as Home Assistant's helpers do.
 enum Conversions {

@@ -1,6 +1,6 @@
-import Platform
 import FoundationEssentials
-import HomeAssistant
+public import HomeAssistant
+import Platform
 
 /// What a template sees: the entity states and the time, from an injectable clock.
 public struct EvaluationContext: Sendable {

@@ -1,8 +1,6 @@
 import Glibc
 import FoundationEssentials
 import Platform
-import HomeAssistant
-import JSON
 
 /// The filters of the template language (`value | filter(args)`), with Home Assistant's semantics:
 /// `float` and `int` of a non-number fail unless given a default.
@@ -748,7 +746,7 @@ enum Rounding {
         if method == "common", precision >= 0 {
             var buffer = [CChar](repeating: 0, count: 1_100)
             let written = withVaList([Int32(precision), d]) { vsnprintf(&buffer, buffer.count, "%.*f", $0) }
-            if written > 0, written < buffer.count, let exact = Double(String(cString: buffer)) { return exact }
+            if written > 0, written < buffer.count, let exact = Double(String(decoding: buffer.prefix(Int(written)).map { UInt8(bitPattern: $0) }, as: UTF8.self)) { return exact }
         }
         let scale = Glibc.pow(10.0, Double(precision))
         let scaled = d * scale

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import HomeAssistant
+import JSON
 
 /// The global functions of the template language.
 enum Functions {

@@ -1,6 +1,6 @@
 import Glibc
 import HomeAssistant
-import JSON
+public import JSON
 
 /// Where home is and how lengths are shown: Home Assistant's configuration's `latitude`, `longitude` and
 /// `unit_system.length` ("km" or "mi").

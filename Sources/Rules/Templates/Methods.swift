@@ -1,6 +1,5 @@
 import FoundationEssentials
 import Platform
-import HomeAssistant
 
 /// Methods on values (`delta.total_seconds()`, `when.isoformat()`, `text.lower()`).
 enum Methods {

@@ -1,4 +1,3 @@
-import HomeAssistant
 import Platform
 
 /// Python's `datetime.strptime(text, format)`, as Home Assistant's `strptime` calls it: the directives people use

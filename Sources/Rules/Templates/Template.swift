@@ -1,5 +1,5 @@
+public import HomeAssistant
 import Platform
-import HomeAssistant
 
 /// A field's text, compiled once: literal text, `{{ expression }}`s and the statements around them
 /// (`{% if %}`, `{% for %}`, `{% set %}`, `{% raw %}`), with Jinja's whitespace control (`{%-`, `-%}`) and comments.

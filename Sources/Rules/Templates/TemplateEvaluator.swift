@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Platform
 import HomeAssistant
+import JSON
 
 /// Evaluates a compiled `Expression`. Never crashes: everything that cannot be computed is an `EvaluationError`.
 struct TemplateEvaluator {

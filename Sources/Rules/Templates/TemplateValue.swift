@@ -1,5 +1,4 @@
-import HomeAssistant
-import JSON
+public import JSON
 import Platform
 
 /// A value inside a template expression: Jinja's types as Home Assistant templates use them.

@@ -1,5 +1,5 @@
 import Glibc
-import FoundationEssentials
+public import FoundationEssentials
 import Platform
 
 /// Loads a YAML file the way Home Assistant users expect: `!secret NAME` from `secrets.yaml` beside the file (under

@@ -2,6 +2,7 @@ import Glibc
 import Synchronization
 import Testing
 import WebSocketTransport
+import FoundationEssentials
 
 /// The event loop's own contract: errors that name the port, work refused once stopped, confinement checked.
 struct EventLoopTests {
