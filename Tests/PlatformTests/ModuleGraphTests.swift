@@ -53,6 +53,44 @@ struct ModuleGraphTests {
         #expect(package["Preview"]?.contains("HomeAssistant") == false)
     }
 
+    /// Every package module a target's files import is one it declares in Package.swift (a transitive dependency
+    /// builds by luck of the graph, and hides the edge from DEVELOPERS.md's picture).
+    @Test func everyTargetDeclaresWhatItsFilesImport() throws {
+        let text = try String(contentsOf: Self.root.appendingPathComponent("Package.swift"), encoding: .utf8)
+        var declared: [String: Set<String>] = [:]
+        for line in text.split(separator: "\n") {
+            guard let kind = ["target(name: \"", "executableTarget(name: \"", "testTarget(name: \""].first(where: { line.contains($0) }),
+                  let nameStart = line.range(of: kind) else { continue }
+            let name = String(line[nameStart.upperBound...].prefix { $0 != "\"" })
+            var dependencies: Set<String> = []
+            if let open = line.range(of: "dependencies: ["), let close = line[open.upperBound...].firstIndex(of: "]") {
+                dependencies = Set(line[open.upperBound..<close].split(separator: ",").map {
+                    $0.trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+                })
+            }
+            declared[name] = dependencies
+        }
+        #expect(declared.count > 20, "Package.swift's targets were not read")
+        var undeclared: [String] = []
+        for (target, dependencies) in declared {
+            let folder = ["Sources", "Tests"].map { Self.root.appendingPathComponent($0).appendingPathComponent(target) }
+                .first { FileManager.default.fileExists(atPath: $0.path) }
+            guard let folder, let files = FileManager.default.enumerator(atPath: folder.path) else { continue }
+            for case let file as String in files where file.hasSuffix(".swift") {
+                let source = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
+                for line in source.split(separator: "\n") {
+                    let words = line.split(separator: " ")
+                    guard let at = words.firstIndex(of: "import"), at <= 1, at + 1 < words.count else { continue }
+                    let module = String(words[at + 1])
+                    if declared[module] != nil || Self.cLibraries[module] != nil, !dependencies.contains(module) {
+                        undeclared.append("\(target)/\(file) imports \(module)")
+                    }
+                }
+            }
+        }
+        #expect(undeclared.isEmpty, "declare these in Package.swift: \(undeclared.sorted())")
+    }
+
     /// The daemon's modules import FoundationEssentials, never the whole of Foundation: statically linked, Foundation
     /// brings its internationalisation and ICU's data, tripling the binary (81 MB instead of 32 MB, measured).
     @Test func theDaemonsModulesImportFoundationEssentialsOnly() throws {
