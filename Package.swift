@@ -26,8 +26,10 @@ let package = Package(
         .target(name: "LiveActivity", dependencies: ["Platform", "JSON"]),
         // What the phone will show: the Lock Screen and Dynamic Island drawn as deterministic SVG.
         .target(name: "Preview", dependencies: ["Platform", "JSON"]),
-        // The rules file: YAML with positions, the template-expression language, activity evaluation.
-        .target(name: "Rules", dependencies: ["Platform", "CYAML", "JSON", "HomeAssistant", "LiveActivity"]),
+        // Home Assistant's template language as Home Assistant renders it: compiled once, evaluated within bounds.
+        .target(name: "Templates", dependencies: ["Platform", "JSON", "HomeAssistant"]),
+        // The rules file: YAML with positions, activity evaluation.
+        .target(name: "Rules", dependencies: ["Platform", "CYAML", "JSON", "HomeAssistant", "LiveActivity", "Templates"]),
         // HTTP over libcurl, at the edge: the push backends' transport.
         .target(name: "HTTPClient", dependencies: ["Platform", "CCurl"]),
         // The dispatcher: per-activity lifecycle, update budget, retries.
@@ -35,16 +37,16 @@ let package = Package(
         // The five services as documented, over real HTTP on 127.0.0.1: for tests and the local preview.
         .target(name: "FakePushServices", dependencies: ["Platform", "WebSocketTransport", "JSON", "LiveActivity", "Preview"]),
         // The running service: connection → rules → dispatcher, logging, signals.
-        .target(name: "LiveBridge", dependencies: ["Platform", "HomeAssistant", "Rules", "LiveActivity", "Dispatcher", "HTTPClient", "JSON", "WebSocketTransport", "Preview"]),
+        .target(name: "LiveBridge", dependencies: ["Platform", "HomeAssistant", "Rules", "Templates", "LiveActivity", "Dispatcher", "HTTPClient", "JSON", "WebSocketTransport", "Preview"]),
         // A fake Home Assistant for tests, the demo and the benchmark.
         .target(name: "HomeAssistantSimulator", dependencies: ["Platform", "HomeAssistant", "JSON", "WebSocketTransport"]),
-        .executableTarget(name: "livebridge", dependencies: ["Platform", "HomeAssistant", "HomeAssistantSimulator", "JSON", "WebSocketTransport", "LiveActivity", "Rules", "Dispatcher", "HTTPClient", "LiveBridge", "FakePushServices", "Preview"]),
+        .executableTarget(name: "livebridge", dependencies: ["Platform", "HomeAssistant", "HomeAssistantSimulator", "JSON", "WebSocketTransport", "LiveActivity", "Rules", "Templates", "Dispatcher", "HTTPClient", "LiveBridge", "FakePushServices", "Preview"]),
         // make bench-rules: rule evaluation speed, in a release build.
-        .executableTarget(name: "RulesBenchmark", dependencies: ["Rules", "LiveActivity", "HomeAssistant", "JSON"]),
+        .executableTarget(name: "RulesBenchmark", dependencies: ["Rules", "Templates", "LiveActivity", "HomeAssistant", "JSON"]),
         // CPU time and memory of another process, from /proc: for the benchmark and the resilience suite.
         .target(name: "ProcessMeasurement"),
         // make fuzz: libFuzzer targets over what comes from outside (built with -sanitize=fuzzer,address).
-        .target(name: "FuzzTargets", dependencies: ["HomeAssistant", "JSON", "Rules", "Dispatcher", "LiveActivity"]),
+        .target(name: "FuzzTargets", dependencies: ["HomeAssistant", "JSON", "Rules", "Templates", "Dispatcher", "LiveActivity"]),
         .executableTarget(name: "LiveBridgeFuzz", dependencies: ["FuzzTargets"]),
         // make bench: livebridge run as a subprocess under the simulator's load.
         .executableTarget(name: "LiveBridgeBenchmark", dependencies: ["HomeAssistantSimulator", "FakePushServices", "HTTPClient", "JSON", "ProcessMeasurement", "WebSocketTransport"]),
@@ -57,8 +59,9 @@ let package = Package(
         .testTarget(name: "ResilienceTests", dependencies: ["Dispatcher", "LiveActivity", "HTTPClient", "HomeAssistant", "HomeAssistantSimulator", "JSON", "Rules"]),
         .testTarget(name: "DispatcherTests", dependencies: ["Platform", "Dispatcher", "LiveActivity", "FakePushServices", "HTTPClient", "JSON"]),
         .testTarget(name: "LiveActivityTests", dependencies: ["LiveActivity", "JSON"]),
-        .testTarget(name: "RulesTests", dependencies: ["Rules", "JSON", "HomeAssistant", "LiveActivity", "Platform"],
+        .testTarget(name: "TemplatesTests", dependencies: ["Templates", "JSON", "HomeAssistant", "Platform"],
                     exclude: ["Golden", "python-re-cases.py"]),
+        .testTarget(name: "RulesTests", dependencies: ["Rules", "Templates", "JSON", "HomeAssistant", "LiveActivity", "Platform"]),
         // The real binary as a subprocess.
         .testTarget(name: "LiveBridgeCLITests", dependencies: ["Platform", "Rules", "HomeAssistantSimulator", "JSON", "FakePushServices", "HTTPClient", "ProcessMeasurement", "WebSocketTransport"]),
         .testTarget(name: "PlatformTests", dependencies: ["Platform"]),

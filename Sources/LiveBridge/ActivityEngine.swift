@@ -2,6 +2,7 @@ public import Dispatcher
 public import HomeAssistant
 public import LiveActivity
 public import Rules
+public import Templates
 
 /// Turns entity changes into lifecycle events: keeps the states the rules read, re-evaluates only the activities that
 /// read a changed entity, and finds the edges of `active_when` (rising → start, falling → end). Pure: no I/O.

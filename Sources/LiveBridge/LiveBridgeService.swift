@@ -7,6 +7,7 @@ import JSON
 import LiveActivity
 public import Rules
 import WebSocketTransport
+import Templates
 
 /// `livebridge run`: Home Assistant → rules → dispatcher, until cancelled.
 ///

@@ -3,6 +3,7 @@ import HomeAssistant
 import LiveActivity
 import Rules
 import JSON
+import Templates
 
 // make bench-rules: 1,000 activities against 100,000 state changes, in a release build.
 // Each change re-evaluates only the activities that read the changed entity, as the daemon does.

@@ -5,6 +5,7 @@ import Preview
 import Rules
 import LiveActivity
 import HomeAssistant
+import Templates
 
 /// `livebridge blueprint lint [--rules RULES.yaml] FILE...`: every error with line:column; exit 1 on any.
 /// `livebridge blueprint test BLUEPRINT.yaml --input NAME=VALUE…`: the events one run fires, checked and drawn.

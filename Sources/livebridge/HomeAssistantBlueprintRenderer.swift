@@ -1,5 +1,6 @@
 import HomeAssistant
 import Rules
+import Templates
 
 /// `blueprint test --url`: each template rendered by Home Assistant's `render_template` on its live states, the
 /// automation's variables handed over as `{% set %}` statements before it (one connection for the whole run).

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import HomeAssistant
 import Rules
+import Templates
 
 /// For `render --url --token-file`: asks a live Home Assistant to render the templates only it can (one
 /// `render_template` each, the first result taken), so the printed request shows what the phone would.

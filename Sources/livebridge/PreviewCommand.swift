@@ -4,6 +4,7 @@ import JSON
 import LiveActivity
 import Preview
 import Rules
+import Templates
 
 /// `livebridge preview (PAYLOAD.json | --config FILE --states STATES.json --activity ID) [--at ISO_TIME] --out FILE.svg|FILE.html`:
 /// what the phone will show, drawn.

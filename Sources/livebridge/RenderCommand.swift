@@ -4,6 +4,7 @@ import FoundationEssentials
 import Glibc
 import LiveActivity
 import Rules
+import Templates
 
 /// `livebridge render CONFIG (--states STATES.json | --url URL --token-file FILE) [--activity ID] [--at ISO_TIME]
 /// [--phase start|update|end]`: the exact request each backend would receive.

@@ -8,6 +8,7 @@ import Rules
 import JSON
 import Dispatcher
 import Dispatch
+import Templates
 
 /// `livebridge send CONFIG --activity ID --states STATES.json [--target NAME] [--action start|update|end] [--dry-run]`:
 /// one real push, to try a template on a phone. `--dry-run` shows the request, token masked, instead.

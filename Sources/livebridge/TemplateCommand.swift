@@ -2,6 +2,7 @@ import FoundationEssentials
 import Glibc
 import JSON
 import Rules
+import Templates
 
 /// `livebridge template --states STATES.json [--at ISO_TIME] [TEMPLATE]`: renders templates as Developer Tools →
 /// Template does, to text. With no TEMPLATE, reads JSON lines `{"id": …, "template": …}` from stdin and writes

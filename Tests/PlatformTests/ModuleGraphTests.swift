@@ -42,7 +42,7 @@ struct ModuleGraphTests {
     @Test func developersMdListsEveryLibraryModuleWithItsDependencies() throws {
         let package = try Self.packageGraph()
         let documented = try Self.documentedGraph()
-        let flow = ["Platform", "JSON", "WebSocketTransport", "HTTPClient", "HomeAssistant", "LiveActivity", "Preview", "Rules", "Dispatcher", "LiveBridge"]
+        let flow = ["Platform", "JSON", "WebSocketTransport", "HTTPClient", "HomeAssistant", "LiveActivity", "Preview", "Templates", "Rules", "Dispatcher", "LiveBridge"]
         #expect(documented.keys.sorted() == flow.sorted())
         for module in flow {
             #expect(documented[module] == package[module], "\(module): DEVELOPERS.md says \(documented[module] ?? []), Package.swift \(package[module] ?? [])")

@@ -4,6 +4,7 @@ import JSON
 import LiveActivity
 @testable import Rules
 import Testing
+@testable import Templates
 
 /// The lifecycle's payloads, failures that must never be sent, and payloads mapped across backends.
 struct ActivityRendererTests {

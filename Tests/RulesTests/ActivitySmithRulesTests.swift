@@ -3,6 +3,7 @@ import LiveActivity
 import Rules
 import Testing
 import JSON
+import Templates
 
 /// ActivitySmith in a rules file: its own types with their fields, Aivi templates mapped (progress → progress,
 /// monitor → stats), its stream key and channels; one rule at all five kinds of backend.

@@ -3,6 +3,7 @@ import JSON
 import LiveActivity
 import Rules
 import Testing
+import Templates
 
 /// `backend:` as a list: one activity shown by several phones and services, each its own target.
 struct ActivityTargetsTests {

@@ -3,6 +3,7 @@ import HomeAssistant
 import Rules
 import Testing
 import JSON
+import Templates
 
 /// A blueprint run as Home Assistant runs it: YAML 1.1 values, variables in order, choose/if/condition, each event.
 struct BlueprintRunTests {

@@ -3,6 +3,7 @@ import JSON
 import LiveActivity
 import Rules
 import Testing
+import Templates
 
 /// Every example payload of the specifications, produced from entity states through a rule.
 struct GoldenPayloadTests {

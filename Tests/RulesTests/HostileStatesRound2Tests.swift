@@ -2,6 +2,7 @@ import Foundation
 import HomeAssistant
 @testable import Rules
 import Testing
+@testable import Templates
 
 /// Issue 29's findings that come from an entity's state or a device's name: each a value or an error with a reason,
 /// never a trap, a pinned core, an 18 EB allocation or template code written into a proposal.

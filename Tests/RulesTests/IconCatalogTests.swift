@@ -3,6 +3,7 @@ import LiveActivity
 import Rules
 import Testing
 import JSON
+import Templates
 
 struct IconCatalogTests {
     func symbol(_ id: String, _ attributes: [String: String] = [:]) -> String? {

@@ -3,6 +3,7 @@ import LiveActivity
 import Rules
 import Testing
 import JSON
+import Templates
 
 /// PushWard in a rules file: its own templates with their fields and limits at line:column, an Aivi progress or
 /// generic mapped to its generic, the options of an activity (priority, sound, time to live), one rule at every kind

@@ -5,6 +5,7 @@ import JSON
 import LiveActivity
 @testable import Rules
 import Testing
+@testable import Templates
 
 /// `suggest`: appliances recognised among states, and a proposal that loads and renders start and end cleanly.
 struct SuggestTests {

@@ -1,5 +1,6 @@
 import Platform
 import LiveActivity
+import Templates
 
 /// Decodes one entry of `activities:` into an `ActivityRule`.
 enum ActivityDecoder {

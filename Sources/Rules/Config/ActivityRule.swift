@@ -1,5 +1,6 @@
 public import HomeAssistant
 public import LiveActivity
+public import Templates
 
 /// One activity: when it runs, where it is shown (one target or several: phones and services), and how each field is
 /// computed. A class of constants: the

@@ -1,6 +1,7 @@
 import Platform
 import JSON
 import LiveActivity
+import Templates
 
 /// Turns a rule's YAML fields into a `FieldTree`, checking them against the payload schema:
 /// unknown keys, missing required keys and wrong constants are errors at their line and column;

@@ -1,6 +1,7 @@
 import HomeAssistant
 import JSON
 import LiveActivity
+import Templates
 
 /// A payload's fields as a rule gives them: constants checked at load, templates compiled at load.
 indirect enum FieldTree: Sendable {

@@ -1,5 +1,6 @@
 public import HomeAssistant
 import JSON
+import Templates
 
 /// Finds what people put on their Lock Screen among Home Assistant's states: washers, dryers, dishwashers and 3D
 /// printers (a status, progress, remaining time or power sensor sharing a name), EV charging (a battery and a charging

@@ -1,8 +1,9 @@
 import HomeAssistant
-@testable import Rules
+
 import Testing
 import Foundation
 import JSON
+@testable import Templates
 
 /// States Home Assistant passes through (template sensors, REST-set states) that are not ordinary numbers: each gives
 /// what Home Assistant's own template engine gives, or an evaluation error with a reason; none traps.

@@ -1,8 +1,9 @@
 import Foundation
 import HomeAssistant
 import JSON
-@testable import Rules
+
 import Testing
+@testable import Templates
 
 /// `apply`, seeded `shuffle`, `distance` and `closest` rendered here as Home Assistant 2026.11 renders them (the
 /// figures are its answers, or CPython 3.11's random.Random and core's util/location.py run on the same inputs).

@@ -4,8 +4,8 @@
 ///
 /// python-slugify transliterates other scripts too (`日本` → `ri_ben`); here characters outside the Latin ranges
 /// separate words, so such text slugifies differently (documented in the README).
-enum Slug {
-    static func make(_ value: TemplateValue, separator: String) throws(EvaluationError) -> String {
+public enum Slug {
+    public static func make(_ value: TemplateValue, separator: String) throws(EvaluationError) -> String {
         // Home Assistant 2026 slugifies str(value): a number as its digits, None as "none".
         let text = value.text
         guard !text.isEmpty else { return "" }

@@ -3,7 +3,7 @@ import Glibc
 /// Home Assistant's `md5`, `sha1`, `sha256` and `sha512` (hashlib's hexdigest of the text's UTF-8), computed here so
 /// a template using one renders offline and without a round trip. The algorithms are RFC 1321 and FIPS 180-4;
 /// DigestTests holds them to hashlib's answers.
-enum Digests {
+public enum Digests {
     enum Kind: String { case md5, sha1, sha256, sha512 }
 
     static func hexDigest(_ kind: Kind, of text: String) -> String {

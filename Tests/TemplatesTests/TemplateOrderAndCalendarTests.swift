@@ -1,8 +1,9 @@
 import Foundation
 import HomeAssistant
-@testable import Rules
+
 import Testing
 import JSON
+@testable import Templates
 
 /// What issue 31 added to the template engine, each as Home Assistant 2026.11 renders it: dicts in their own order,
 /// `states` in the state machine's order, dates and times, hashes and set functions computed locally.

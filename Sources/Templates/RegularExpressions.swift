@@ -7,7 +7,7 @@ import Platform
 /// Patterns are Python's syntax, read by `PatternParser` and matched by `PatternMatcher` code point by code point as
 /// Python matches, within a step budget: no text from an entity can make a match run away. Compiled patterns are
 /// cached as Home Assistant caches them (128, by pattern and flag).
-enum RegularExpressions {
+public enum RegularExpressions {
     static func match(_ value: TemplateValue, _ pattern: TemplateValue, ignoreCase: Bool) throws(EvaluationError) -> Bool {
         var scan = try Scan(value, pattern, ignoreCase: ignoreCase)
         return try scan.next(anchored: true) != nil

@@ -1,5 +1,6 @@
-@testable import Rules
+
 import Testing
+@testable import Templates
 
 /// Templates nested or chained beyond what evaluation can take are refused at load, with a position; up to the
 /// limit they evaluate, even on a thread with a small stack.

@@ -1,7 +1,8 @@
 import Foundation
 import JSON
 import Testing
-@testable import Rules
+
+@testable import Templates
 
 /// The regular-expression filters against CPython's `re` (Golden/python-re.json, written by python-re-cases.py):
 /// every pattern × text × filter gives what Python gives, and a pattern Python refuses is refused.

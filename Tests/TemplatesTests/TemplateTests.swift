@@ -1,8 +1,9 @@
 import Foundation
 import HomeAssistant
-@testable import Rules
+
 import Testing
 import JSON
+@testable import Templates
 
 /// The template language against fixed states and a fixed clock.
 struct TemplateTests {
