@@ -50,6 +50,9 @@ public final class ActivityRule: Sendable {
     /// Home Assistant's, for what only goes there.
     public var dismissAfter: Duration { dismissAfter(for: .homeassistant) }
 
+    /// Every entity, domain (`states.light`) or all (`expand`) the rule's templates read, found once at load.
+    public let reads: EntitySelection
+
     /// Whether a template of it reads the time (`now()`…): evaluated again each minute, as Home Assistant renders them.
     public let readsTime: Bool
 
@@ -71,7 +74,11 @@ public final class ActivityRule: Sendable {
         self.mainEntity = mainEntity
         self.writtenDismissAfter = dismissAfter
         self.pushWard = pushWard
-        readsTime = ([activeWhen] + fields.templates + (status?.templates ?? [])).contains(where: \.readsTime)
+        // What the rule reads, found once: every template's reads together (the subscription, the reader index).
+        let templates = [activeWhen] + fields.templates + (status?.templates ?? [])
+        reads = .combining((templates + (onEnd?.templates ?? [])).map(\.reads))
+        // The end's content is rendered once, at the end: it needs no render each minute.
+        readsTime = templates.contains(where: \.readsTime)
     }
 
     /// The target of this name (a lane's name).
@@ -80,12 +87,8 @@ public final class ActivityRule: Sendable {
     /// The templates of the payload fields (not active_when), for measuring evaluation.
     public var fieldTemplates: [Template] { fields.templates }
 
-    public var entityIDs: Set<String> {
-        var ids = activeWhen.entityIDs.union(fields.entityIDs)
-        if let onEnd { ids.formUnion(onEnd.entityIDs) }
-        if let status { ids.formUnion(status.entityIDs) }
-        return ids
-    }
+    /// The entities its templates name (not the domains or everything they iterate: see `reads`).
+    public var entityIDs: Set<String> { Set(reads.entityIDs) }
 
     /// A field whose template Home Assistant renders (it uses what only Home Assistant computes).
     public struct HomeAssistantField: Sendable {
@@ -105,10 +108,5 @@ public final class ActivityRule: Sendable {
         return all.compactMap { field in
             field.template.renderedByHomeAssistant.map { HomeAssistantField(path: field.path, location: field.location, reason: $0, template: field.template) }
         }
-    }
-
-    /// Every entity, domain (`states.light`) or all (`expand`) the rule's templates read.
-    public var reads: EntitySelection {
-        .combining([activeWhen.reads, fields.reads] + [onEnd, status].compactMap { $0?.reads })
     }
 }

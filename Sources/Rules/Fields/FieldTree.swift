@@ -53,21 +53,6 @@ indirect enum FieldTree: Sendable {
         }
     }
 
-    /// Every entity the templates read.
-    var entityIDs: Set<String> {
-        switch self {
-        case .constant: return []
-        case .template(let t, _, _): return t.entityIDs
-        case .object(let fields): return fields.reduce(into: []) { $0.formUnion($1.1.entityIDs) }
-        case .list(let items): return items.reduce(into: []) { $0.formUnion($1.entityIDs) }
-        }
-    }
-
-    /// Everything the templates read.
-    var reads: EntitySelection {
-        .combining(templates.map(\.reads))
-    }
-
     /// Evaluates every template; a failing one is left out and its reason reported with its path.
     func evaluate(in context: EvaluationContext, failures: inout [PayloadIssue]) -> JSONValue? {
         switch self {
