@@ -19,6 +19,8 @@ public import LiveActivity
 /// However many changes a debounce window holds, one payload is rendered for it.
 public struct ActivityLane: Sendable {
     public typealias Instant = ContinuousClock.Instant
+    /// The span of `max_per_hour`.
+    static let hour = Duration.seconds(3600)
 
     public enum Phase: String, Sendable {
         case idle, starting, running, ending
@@ -121,7 +123,7 @@ public struct ActivityLane: Sendable {
     /// When the activity now on the phone was started (for settle and renewal).
     public private(set) var startedAt: Instant?
     /// Updates delivered in the last hour, oldest first (kept only with a `maxPerHour`).
-    private var sentUpdates: [Instant] = []
+    private var sentUpdates = RollingWindow<Instant>()
     /// What the phone shows, measured: later updates are judged against it.
     private var shown: PayloadMeasure?
     /// What the device's push relay allows, set by the dispatcher before it asks `next`.
@@ -345,11 +347,10 @@ public struct ActivityLane: Sendable {
             guard due <= now else { return holding(spacing == due ? .minInterval : nil, .wait(until: earliest(due, renewAt))) }
         }
         // What is left of the hour's budget and the relay's.
-        let hour = Duration.seconds(3600)
-        while let oldest = sentUpdates.first, oldest.advanced(by: hour) <= now { sentUpdates.removeFirst() }
+        sentUpdates.forget(through: now.advanced(by: .zero - Self.hour))
         if !urgent, case .reserved(let until) = relay { return holding(.relayBudget, .wait(until: earliest(until, renewAt))) }
-        if !urgent, let cap = budget.maxPerHour, sentUpdates.count >= cap {
-            return holding(.hourlyBudget, .wait(until: earliest(sentUpdates[0].advanced(by: hour), renewAt)))
+        if !urgent, let cap = budget.maxPerHour, let blocking = sentUpdates.blocking(limit: cap) {
+            return holding(.hourlyBudget, .wait(until: earliest(blocking.advanced(by: Self.hour), renewAt)))
         }
         if pendingRender { return holding(nil, .render(.update)) }
         guard let update = queuedUpdate else { return holding(nil, .wait(until: renewAt)) }
@@ -399,7 +400,7 @@ public struct ActivityLane: Sendable {
 
     /// Updates left in this hour's budget (nil: no cap).
     public func updatesLeft(at now: Instant) -> Int? {
-        budget.maxPerHour.map { cap in cap - sentUpdates.filter { $0.advanced(by: .seconds(3600)) > now }.count }
+        budget.maxPerHour.map { cap in cap - sentUpdates.count(after: now.advanced(by: .zero - Self.hour)) }
     }
 
     private mutating func send(_ push: Push, phase next: Phase, clearing slot: WritableKeyPath<ActivityLane, Push?>) -> Decision {
@@ -425,7 +426,7 @@ public struct ActivityLane: Sendable {
                 phase = .running
                 lastPush = now
                 if push.kind == .start { startedAt = now }
-                if push.kind == .update, budget.maxPerHour != nil { sentUpdates.append(now) }
+                if push.kind == .update, budget.maxPerHour != nil { sentUpdates.record(now) }
                 shown = push.request.map(PayloadMeasure.init)
                 if outcome == .alreadyRunning {
                     // The phone shows an older state of it: send this content as an update, now.

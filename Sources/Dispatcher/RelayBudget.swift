@@ -13,31 +13,30 @@ public struct RelayBudget: Sendable, Equatable {
     /// Fewer left than this: starts and ends only.
     public static let reserve = 25
 
-    /// When each counted push went today (UTC), oldest first.
-    public private(set) var pushes: [Double]
+    /// The counted pushes of today (UTC).
+    private var window: RollingWindow<Double>
+    /// When each counted push went today (UTC), oldest first: what `state.json` keeps.
+    public var pushes: [Double] { window.times }
 
-    public init(pushes: [Double] = []) { self.pushes = pushes.sorted() }
+    public init(pushes: [Double] = []) { window = RollingWindow(pushes) }
 
     /// Midnight UTC that starts the day holding `now`.
     public static func dayStart(_ now: Double) -> Double { (now / day).rounded(.down) * day }
 
     public mutating func record(at now: Double) {
         prune(now)
-        pushes.append(now)
-        if pushes.count > Self.limit * 2 { pushes.removeFirst(pushes.count - Self.limit * 2) }
+        window.record(now, keeping: Self.limit * 2)
     }
 
     /// Forgets pushes of earlier days.
     public mutating func prune(_ now: Double) {
-        let start = Self.dayStart(now)
-        let expired = pushes.prefix { $0 < start }.count
-        if expired > 0 { pushes.removeFirst(expired) }
+        window.forget(before: Self.dayStart(now))
     }
 
     /// Pushes left today at `now`.
     public func remaining(at now: Double) -> Int {
         let start = Self.dayStart(now)
-        return max(0, Self.limit - pushes.filter { $0 >= start && $0 < start + Self.day }.count)
+        return max(0, Self.limit - window.count(from: start, before: start + Self.day))
     }
 
     /// What updates may do at `now`; `reservedUntil` says until when (epoch seconds: the next midnight UTC) the

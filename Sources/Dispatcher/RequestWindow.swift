@@ -5,8 +5,8 @@ import Platform
 public struct RequestWindow: Sendable, Equatable {
     public let limit: Int
     public let seconds: Double
-    /// When the requests of the last window were (or are booked to be) sent, oldest first.
-    private(set) var sent: [Double] = []
+    /// When the requests of the last window were (or are booked to be) sent.
+    private(set) var sent = RollingWindow<Double>()
 
     public init(limit: Int, seconds: Double) {
         precondition(limit > 0 && seconds > 0, "a window allows at least one request over some time")
@@ -17,9 +17,9 @@ public struct RequestWindow: Sendable, Equatable {
     /// Books a request asked for at `now` and returns how long it waits first (0: at once). A booked request counts
     /// from the moment it will be sent, so callers asking together are spread over the window.
     public mutating func book(at now: Double) -> Double {
-        sent.removeAll { $0 <= now - seconds }
-        let at = sent.count < limit ? now : max(now, sent[sent.count - limit] + seconds)
-        sent.append(at)
+        sent.forget(through: now - seconds)
+        let at = sent.blocking(limit: limit).map { max(now, $0 + seconds) } ?? now
+        sent.record(at)
         return at - now
     }
 }
