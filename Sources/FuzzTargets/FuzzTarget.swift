@@ -3,8 +3,8 @@ import Glibc
 import HomeAssistant
 import JSON
 import Rules
-import LiveActivity
 import Templates
+import LiveActivity
 
 /// libFuzzer targets (`make fuzz`): what comes from outside the daemon, fed hostile bytes. Each must return
 /// normally for every input: a trap, an overflow or a sanitizer report is a finding.

@@ -2,8 +2,8 @@ import Foundation
 import HomeAssistant
 import LiveActivity
 import Rules
-import JSON
 import Templates
+import JSON
 
 // make bench-rules: 1,000 activities against 100,000 state changes, in a release build.
 // Each change re-evaluates only the activities that read the changed entity, as the daemon does.

@@ -1,6 +1,5 @@
 import Glibc
 import FoundationEssentials
-import Platform
 
 /// The filters of the template language (`value | filter(args)`), with Home Assistant's semantics: what every filter
 /// shares (the render's budget, undefined values), then the filter's family (numbers, text, time, sequences, values).

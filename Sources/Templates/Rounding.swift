@@ -1,6 +1,5 @@
 import Glibc
 import FoundationEssentials
-import Platform
 
 /// `round(x, precision, method)` as Home Assistant's filter computes it, total over every Double and precision.
 enum Rounding {

@@ -1,6 +1,5 @@
 import Glibc
 import FoundationEssentials
-import Platform
 
 /// The filters of lists and mappings: length, joining, sorting, grouping, slicing, map/select, with Home Assistant's semantics.
 enum SequenceFilters {

@@ -1,6 +1,5 @@
 import Glibc
 import FoundationEssentials
-import Platform
 
 /// Jinja's map, select, reject, selectattr and rejectattr.
 enum Sequences {

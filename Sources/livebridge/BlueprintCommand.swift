@@ -3,9 +3,9 @@ import Glibc
 import JSON
 import Preview
 import Rules
+import Templates
 import LiveActivity
 import HomeAssistant
-import Templates
 
 /// `livebridge blueprint lint [--rules RULES.yaml] FILE...`: every error with line:column; exit 1 on any.
 /// `livebridge blueprint test BLUEPRINT.yaml --input NAME=VALUE…`: the events one run fires, checked and drawn.

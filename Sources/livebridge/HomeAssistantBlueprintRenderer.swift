@@ -10,10 +10,7 @@ final class HomeAssistantBlueprintRenderer: BlueprintRenderer, @unchecked Sendab
 
     init(target: HomeAssistantTarget) throws {
         url = target.url
-        connection = try HomeAssistantConnection(configuration: try ConnectionConfiguration(url: target.url, token: target.token)) {
-            if $0.isError { standardError("livebridge blueprint test: \($0)") }
-        }
-        connection.start(entityIDs: nil)
+        connection = try target.connect(command: "blueprint test")
     }
 
     func stop() async { await connection.stop() }

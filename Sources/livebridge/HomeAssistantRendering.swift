@@ -1,6 +1,5 @@
 import FoundationEssentials
 import HomeAssistant
-import Rules
 import Templates
 
 /// For `render --url --token-file`: asks a live Home Assistant to render the templates only it can (one
@@ -10,11 +9,7 @@ enum HomeAssistantRendering {
         -> [String: Result<TemplateValue, EvaluationError>] {
         guard !templates.isEmpty else { return [:] }
         let url = target.url
-        try target.checkReachable()
-        let connection = try HomeAssistantConnection(configuration: try ConnectionConfiguration(url: url, token: target.token)) {
-            standardError("livebridge \(command): \($0)")
-        }
-        connection.start(entityIDs: nil)
+        let connection = try target.connect(command: command)
         var results: [String: Result<TemplateValue, EvaluationError>] = [:]
         for template in templates {
             results[template] = await renderOnce(template, on: connection, url: url)

@@ -10,6 +10,9 @@ struct HomeAssistantTarget {
     let url: String
     let token: AccessToken
     let throughSupervisor: Bool
+    /// TLS as the rules file says it (`ca_file`, `allow_self_signed`); the system's trust otherwise.
+    var caFile: String? = nil
+    var allowSelfSigned = false
 
     /// Home Assistant did not give its states: a runtime failure (exit 1), not a mistake in the command line.
     struct NoStatesError: Error, CustomStringConvertible {
@@ -43,10 +46,11 @@ struct HomeAssistantTarget {
         }
     }
 
-    /// A connection for commands only (no entities followed), its errors said on standard error as `command`'s.
-    private func commandConnection(timeout: Duration, command: String) throws -> HomeAssistantConnection {
+    /// The one-shot connection every command uses (`render`, `suggest`, `check`, `send`, `blueprint test`): for
+    /// requests only (no entities followed), its errors said on standard error as `command`'s. The caller stops it.
+    func connect(command: String, timeout: Duration = .seconds(20)) throws -> HomeAssistantConnection {
         try checkReachable()
-        var configuration = try ConnectionConfiguration(url: url, token: token)
+        var configuration = try ConnectionConfiguration(url: url, token: token, caFile: caFile, allowSelfSigned: allowSelfSigned)
         configuration.requestTimeout = timeout
         let connection = try HomeAssistantConnection(configuration: configuration) { event in
             if event.isError { standardError("livebridge \(command): \(event)") }
@@ -57,7 +61,7 @@ struct HomeAssistantTarget {
 
     /// `LiveActivityPreconditions` against this Home Assistant's services and device registry.
     func liveActivityPreconditions(_ rules: RulesFile, timeout: Duration = .seconds(20)) async throws -> [String] {
-        let connection = try commandConnection(timeout: timeout, command: "check")
+        let connection = try connect(command: "check", timeout: timeout)
         let services: JSONValue
         do { services = try await connection.getServices() } catch {
             await connection.stop()
@@ -72,7 +76,7 @@ struct HomeAssistantTarget {
     /// Assistant refuses (they are for administrators) leave the directory empty, said on standard error.
     func snapshot(timeout: Duration = .seconds(20), command: String, registries: Bool) async throws
         -> (states: [String: EntityState], order: [String], directory: DeviceDirectory) {
-        let connection = try commandConnection(timeout: timeout, command: command)
+        let connection = try connect(command: command, timeout: timeout)
         let result: JSONValue
         do { result = try await connection.send(["type": "get_states"]) } catch {
             let rejected = connection.currentPhase == .rejected
@@ -102,6 +106,7 @@ extension HomeAssistantTarget {
     init?(_ settings: RulesFile.HomeAssistantSettings) {
         let secret = settings.token.secret
         guard !secret.isEmpty, !(secret.hasPrefix("<!") && secret.hasSuffix(">")) else { return nil }
-        self.init(url: settings.url, token: settings.token, throughSupervisor: settings.throughSupervisor)
+        self.init(url: settings.url, token: settings.token, throughSupervisor: settings.throughSupervisor,
+                  caFile: settings.caFile, allowSelfSigned: settings.allowSelfSigned)
     }
 }

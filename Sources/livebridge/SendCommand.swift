@@ -5,10 +5,10 @@ import HomeAssistant
 import LiveActivity
 import LiveBridge
 import Rules
+import Templates
 import JSON
 import Dispatcher
 import Dispatch
-import Templates
 
 /// `livebridge send CONFIG --activity ID --states STATES.json [--target NAME] [--action start|update|end] [--dry-run]`:
 /// one real push, to try a template on a phone. `--dry-run` shows the request, token masked, instead.
@@ -59,11 +59,8 @@ enum SendCommand {
         var connection: HomeAssistantConnection?
         if target.kind == .homeassistant, !args.has("dry-run") {
             guard let settings = rules.homeAssistant else { throw UsageError("a homeassistant backend needs the homeassistant: section") }
-            let configuration = try ConnectionConfiguration(url: settings.url, token: settings.token, caFile: settings.caFile,
-                                                            allowSelfSigned: settings.allowSelfSigned)
-            let live = try HomeAssistantConnection(configuration: configuration) { standardError("livebridge send: \($0)") }
-            live.start(entityIDs: nil)
-            connection = live
+            guard let home = HomeAssistantTarget(settings) else { throw UsageError("the homeassistant: section's token is not set") }
+            connection = try home.connect(command: "send")
         }
         let backend = BackendFactory.make(target.backend, client: HTTPClient(), connection: connection)
         if args.has("dry-run") {

@@ -2,8 +2,8 @@ import Foundation
 import LiveActivity
 import Rules
 import Testing
-import JSON
 import Templates
+import JSON
 
 /// ActivitySmith in a rules file: its own types with their fields, Aivi templates mapped (progress → progress,
 /// monitor → stats), its stream key and channels; one rule at all five kinds of backend.

@@ -2,8 +2,8 @@ import Foundation
 import HomeAssistant
 import Rules
 import Testing
-import JSON
 import Templates
+import JSON
 
 /// A blueprint run as Home Assistant runs it: YAML 1.1 values, variables in order, choose/if/condition, each event.
 struct BlueprintRunTests {

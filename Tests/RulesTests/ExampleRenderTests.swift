@@ -3,8 +3,8 @@ import HomeAssistant
 import LiveActivity
 import Rules
 import Testing
-import JSON
 import Templates
+import JSON
 
 /// Every activity the README and config/ show, end to end through the renderer: its start and an update render
 /// cleanly while its devices run, and its end renders from `on_end` once they stopped — with no field left out and no

@@ -2,8 +2,8 @@ import HomeAssistant
 import LiveActivity
 import Rules
 import Testing
-import JSON
 import Templates
+import JSON
 
 struct IconCatalogTests {
     func symbol(_ id: String, _ attributes: [String: String] = [:]) -> String? {

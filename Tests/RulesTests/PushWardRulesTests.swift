@@ -2,8 +2,8 @@ import Foundation
 import LiveActivity
 import Rules
 import Testing
-import JSON
 import Templates
+import JSON
 
 /// PushWard in a rules file: its own templates with their fields and limits at line:column, an Aivi progress or
 /// generic mapped to its generic, the options of an activity (priority, sound, time to live), one rule at every kind

@@ -2,8 +2,8 @@ import HomeAssistant
 
 import Testing
 import Foundation
-import JSON
 @testable import Templates
+import JSON
 
 /// States Home Assistant passes through (template sensors, REST-set states) that are not ordinary numbers: each gives
 /// what Home Assistant's own template engine gives, or an evaluation error with a reason; none traps.

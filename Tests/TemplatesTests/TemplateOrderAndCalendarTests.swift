@@ -2,8 +2,8 @@ import Foundation
 import HomeAssistant
 
 import Testing
-import JSON
 @testable import Templates
+import JSON
 
 /// What issue 31 added to the template engine, each as Home Assistant 2026.11 renders it: dicts in their own order,
 /// `states` in the state machine's order, dates and times, hashes and set functions computed locally.

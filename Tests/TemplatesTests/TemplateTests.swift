@@ -2,8 +2,8 @@ import Foundation
 import HomeAssistant
 
 import Testing
-import JSON
 @testable import Templates
+import JSON
 
 /// The template language against fixed states and a fixed clock.
 struct TemplateTests {

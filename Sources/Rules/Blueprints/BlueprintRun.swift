@@ -1,7 +1,7 @@
 public import HomeAssistant
 public import JSON
-import Platform
 public import Templates
+import Platform
 
 /// Renders a blueprint's templates: the local engine offline, Home Assistant's `render_template` online.
 public protocol BlueprintRenderer: Sendable {

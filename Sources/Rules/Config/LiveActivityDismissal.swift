@@ -1,6 +1,6 @@
 public import JSON
-import LiveActivity
 import Templates
+import LiveActivity
 
 /// Home Assistant's word that the user swiped a Live Activity away: the app calls its `live_activity_dismissed`
 /// webhook and core forgets the activity's push token. Core 2026.7.0–2026.11.0 fire no event for it; core's

@@ -1,7 +1,7 @@
 public import JSON
 import Platform
-import LiveActivity
 import Templates
+import LiveActivity
 
 /// What Home Assistant must have for a `homeassistant` target to show a Live Activity, checked against its
 /// `get_services` and device registry: the notify service exists, and the phone behind it is an Apple device (core
