@@ -36,12 +36,12 @@ public struct ActivitySmithBackend: PushBackend, HTTPExchanges {
         // rate: retrying soon cannot help, so the start waits like a locked job — until one of ours ends, or long.
         if case .success(let response) = result, response.status == 429,
            (try? JSONParser.parse(response.body))?["error"]?.stringValue == "Live Activity limit reached" {
-            return DeliveryReport(.locked(for: nil), status: 429, code: "live_activity_limit")
+            return DeliveryReport(.locked(for: nil), status: 429, code: .liveActivityLimit)
         }
         if case .success(let response) = result, report.outcome == .delivered,
            (try? JSONParser.parse(response.body))?["operation"] == "paused" {
             let opened = report.connectionsOpened
-            report = DeliveryReport(.delivered, status: response.status, code: "paused")
+            report = DeliveryReport(.delivered, status: response.status, code: .paused)
             report.connectionsOpened = opened
         }
         return report

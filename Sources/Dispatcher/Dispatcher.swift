@@ -452,7 +452,7 @@ public actor Dispatcher {
                 if let request = push.request {
                     report = await backend.deliver(request, kind: push.kind)
                 } else {
-                    report = DeliveryReport(.rejected(code: "no request"))
+                    report = DeliveryReport(.rejected(.noRequest), code: .noRequest)
                 }
                 self.completed(i, push, report, duration: ContinuousClock.now - started)
             }
@@ -539,7 +539,7 @@ public actor Dispatcher {
         let (activity, backend) = (slots[i].activity, slots[i].backend)
         onPush(PushRecord(activity: activity, target: slots[i].target, kind: push.kind, report: report, duration: duration))
         if case .rejected(let code) = report.outcome {
-            onLog("activity \(activity): \(slots[i].target) refused the \(push.kind.rawValue) (\(code)); not retried")
+            onLog("activity \(activity): \(slots[i].target) refused the \(push.kind.rawValue) (\(code.explained)); not retried")
         }
         persist(slots[i].key, slots[i].lane)
         reportDecisions(i, afterPush: true)

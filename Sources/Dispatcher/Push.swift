@@ -32,5 +32,5 @@ public enum PushOutcome: Sendable, Equatable {
     /// expires (`for`: Island Pulse's `expiresAt`), or a long back-off.
     case locked(for: Duration?)
     /// A 4xx that will not get better by trying again; the push is dropped and the code logged.
-    case rejected(code: String)
+    case rejected(DeliveryCode)
 }

@@ -18,13 +18,13 @@ public struct DeliveryReport: Sendable, Equatable {
     /// The HTTP status, when there was an answer.
     public let status: Int?
     /// The backend's error code (`FREE_TIER_JOB_LOCKED`, `not_found`…) or the transport's.
-    public let code: String?
+    public let code: DeliveryCode?
     /// The longest backend code kept (a service's `error` field can be anything).
     public static let codeLimit = 120
     /// New connections the push opened (0 when a kept-alive one carried it).
     public var connectionsOpened = 0
 
-    public init(_ outcome: PushOutcome, status: Int? = nil, code: String? = nil) {
+    public init(_ outcome: PushOutcome, status: Int? = nil, code: DeliveryCode? = nil) {
         self.outcome = outcome
         self.status = status
         self.code = code
@@ -33,7 +33,7 @@ public struct DeliveryReport: Sendable, Equatable {
     /// A request whose target is no path under the service's base URL is never sent (`invalid_target`): the token
     /// goes to the service's own paths only, whatever the target came from.
     static func invalidTarget(_ request: BackendRequest) -> DeliveryReport? {
-        BackendKind.pathProblem(request.target) == nil ? nil : DeliveryReport(.rejected(code: "invalid_target"), code: "invalid_target")
+        BackendKind.pathProblem(request.target) == nil ? nil : DeliveryReport(.rejected(.invalidTarget), code: .invalidTarget)
     }
 }
 
@@ -43,7 +43,7 @@ public enum HTTPOutcome {
     public static func classify(_ result: Result<HTTPResponse, HTTPTransportError>, kind: PushKind, wallNow: Double = Date().timeIntervalSince1970) -> DeliveryReport {
         switch result {
         case .failure(let error):
-            return DeliveryReport(.retry(after: nil), code: error.isTimeout ? "timeout" : "curl \(error.code)")
+            return DeliveryReport(.retry(after: nil), code: error.isTimeout ? .timeout : .transport(Int32(error.code)))
         case .success(let response):
             var report = classify(response, kind: kind, wallNow: wallNow)
             report.connectionsOpened = response.connectionsOpened
@@ -70,17 +70,17 @@ public enum HTTPOutcome {
         // Aivi and Island Pulse say `error`; PushWard's problems (RFC 9457) say `code`.
         let problem = try? JSONParser.parse(response.body)
         // The service's words: cut short, they go into logs, metrics and /healthz.
-        let code = (problem?["error"]?.stringValue ?? problem?["code"]?.stringValue).map { OutsideText.bounded($0, limit: DeliveryReport.codeLimit) }
+        let code = (problem?["error"]?.stringValue ?? problem?["code"]?.stringValue).map { DeliveryCode(service: OutsideText.bounded($0, limit: DeliveryReport.codeLimit)) }
         switch response.status {
         case 200..<300:
             return DeliveryReport(.delivered, status: response.status)
-        case 409 where code == "ACTIVITY_ALREADY_RUNNING" && kind == .start:
+        case 409 where code == .activityAlreadyRunning && kind == .start:
             return DeliveryReport(.alreadyRunning, status: 409, code: code)
-        case 403 where code == "FREE_TIER_JOB_LOCKED":
+        case 403 where code == .freeTierJobLocked:
             // Island Pulse says when the lock lifts (`expiresAt`); past that the start is tried again.
             return DeliveryReport(.locked(for: problem?["expiresAt"].flatMap { lockExpiry($0, now: wallNow) }), status: 403, code: code)
-        case 404 where code == "DEVICE_NOT_REGISTERED":
-            return DeliveryReport(.rejected(code: "DEVICE_NOT_REGISTERED: the app has not registered this ID yet; open it on the phone once, then check the ID in the rules"),
+        case 404 where code == .deviceNotRegistered:
+            return DeliveryReport(.rejected(.deviceNotRegistered),
                                   status: 404, code: code)
         case 429:
             let after = response.headers["retry-after"].flatMap(RetryPolicy.retryAfter)
@@ -88,7 +88,7 @@ public enum HTTPOutcome {
         case 500..<600:
             return DeliveryReport(.retry(after: nil), status: response.status, code: code)
         default:
-            return DeliveryReport(.rejected(code: code ?? "HTTP \(response.status)"), status: response.status, code: code)
+            return DeliveryReport(.rejected(code ?? .service("HTTP \(response.status)")), status: response.status, code: code)
         }
     }
 }

@@ -28,9 +28,9 @@ public struct HomeAssistantPushBackend: PushBackend {
     public func deliver(_ request: BackendRequest, kind: PushKind) async -> DeliveryReport {
         let parts = request.target.split(separator: ".", maxSplits: 1).map(String.init)
         guard LiveUpdateSchema.serviceProblem(request.target) == nil, parts.count == 2, let data = request.body.objectValue else {
-            return DeliveryReport(.rejected(code: "invalid_service"), code: "invalid_service")
+            return DeliveryReport(.rejected(.invalidService), code: .invalidService)
         }
-        guard let connection else { return DeliveryReport(.rejected(code: "not_connected"), code: "not_connected") }
+        guard let connection else { return DeliveryReport(.rejected(.notConnected), code: .notConnected) }
         var sent = data
         if let window = request.dismissalWindow, case .object(var fields)? = sent["data"] {
             // The final content's time on the Lock Screen counts from now, however long the end waited.
@@ -48,23 +48,23 @@ public struct HomeAssistantPushBackend: PushBackend {
             // sent twice is a second activity on the phone; if one was lost, core turns the next update into the
             // start, and the next change updates). The end goes at least once: a second end finds no token in core
             // and goes out as a plain clear command, which the relay does not count and the phone does not show.
-            if code == .disconnected, kind != .end { return DeliveryReport(.delivered, code: "disconnected: taken as sent") }
-            if code.isTransient { return DeliveryReport(.retry(after: nil), code: code.rawValue) }
-            return DeliveryReport(.rejected(code: code.rawValue), code: code.rawValue)
+            if code == .disconnected, kind != .end { return DeliveryReport(.delivered, code: .homeAssistant(code.rawValue)) }
+            if code.isTransient { return DeliveryReport(.retry(after: nil), code: .homeAssistant(code.rawValue)) }
+            return DeliveryReport(.rejected(.homeAssistant(code.rawValue)), code: .homeAssistant(code.rawValue))
         }
     }
 
     /// `not_found`: core still starting, or the service not registered again yet, is waited for; a service missing
     /// while core runs for longer than the grace is refused.
     private func serviceNotFound(_ service: String, _ connection: HomeAssistantConnection) async -> DeliveryReport {
-        let waiting = DeliveryReport(.retry(after: .seconds(2)), code: "not_found")
+        let waiting = DeliveryReport(.retry(after: .seconds(2)), code: .homeAssistant("not_found"))
         guard let config = try? await connection.getConfig(), config["state"]?.stringValue == "RUNNING" else { return waiting }
         if let services = try? await connection.getServices(), ServiceName.listed(service, in: services) { return waiting }
         let now = ContinuousClock.now
         let since = missingSince.withLock { $0[service, default: now] }
         missingSince.withLock { $0[service] = since }
         guard now - since >= missingGrace else { return waiting }
-        return DeliveryReport(.rejected(code: "not_found"), code: "not_found")
+        return DeliveryReport(.rejected(.homeAssistant("not_found")), code: .homeAssistant("not_found"))
     }
 }
 

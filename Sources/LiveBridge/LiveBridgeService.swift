@@ -86,8 +86,8 @@ public actor LiveBridgeService: Service {
         let backends = Self.makeBackends(Array(rules.backends.values), dryRun: options.dryRun, connection: connection, logger: logger)
         dispatcher = Dispatcher(backends: backends, stateFile: stateFile, eventBornLimit: rules.eventActivityLimit, onPush: { record in
             let outcome: String
-            var permanent: String?
-            var limitCode: String?
+            var permanent: DeliveryCode?
+            var limitCode: DeliveryCode?
             switch record.report.outcome {
             case .delivered: outcome = "delivered"
             case .alreadyRunning: outcome = "already_running"
@@ -95,19 +95,19 @@ public actor LiveBridgeService: Service {
             case .locked: outcome = "locked"
             case .rejected(let code):
                 outcome = "rejected"
-                if record.report.status == 401 || code == "MISSING_UNIQUE_ID" || code == "UNAUTHORIZED" { permanent = code }
+                if record.report.status == 401 || code.isPermanent { permanent = code }
                 limitCode = code
             }
             let backend = DeliveryState.backend(ofTarget: record.target)
             metrics.push(backend: backend, target: record.target, outcome: outcome, seconds: record.duration.secondsValue, permanentFailure: permanent,
                          connectionsOpened: record.report.connectionsOpened, limitCode: limitCode)
             // The page's log says why a push was refused (a spent quota, a missing scope), not only that it was.
-            let logged = limitCode.map { "\(outcome): \($0)" } ?? outcome
+            let logged = limitCode.map { "\(outcome): \($0.explained)" } ?? outcome
             pushLog.append(.init(at: Date().timeIntervalSince1970, activity: record.activity, backend: record.target,
                                  kind: record.kind.rawValue, outcome: logged, status: record.report.status.map(String.init) ?? "-"))
             logger.info("push", ["activity": record.activity, "target": record.target, "kind": record.kind.rawValue,
                                  "status": record.report.status.map(String.init) ?? "-", "outcome": outcome,
-                                 "code": record.report.code ?? "-"])
+                                 "code": record.report.code?.description ?? "-"])
         }, log: { logger.warning($0) }, info: { logger.info($0) }, decision: { [onBudgetDecision = options.onBudgetDecision] decision in
             pushLog.append(.init(at: Date().timeIntervalSince1970, activity: decision.activity, backend: decision.target, kind: "budget",
                                  outcome: decision.what, status: "-"))

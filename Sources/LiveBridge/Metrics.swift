@@ -1,3 +1,4 @@
+public import Dispatcher
 import Platform
 import Synchronization
 
@@ -18,13 +19,6 @@ public final class Metrics: Sendable {
         var limitedBackends: [String: String] = [:]
     }
 
-    /// Why a refusal stops a backend for a while rather than for good; nil for other codes.
-    static func limit(_ code: String) -> String? {
-        if code == "quota.exceeded" { return "the plan's monthly updates are used up (quota.exceeded): pushes resume when the quota resets next month" }
-        if code.hasPrefix("DEVICE_NOT_REGISTERED") { return "the Island Pulse app has not registered this ID yet (DEVICE_NOT_REGISTERED): open it on the phone once" }
-        return nil
-    }
-
     static let bounds: [Double] = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
     private let state = Locked(State())
 
@@ -36,16 +30,16 @@ public final class Metrics: Sendable {
 
     /// One push to `target` (a lane: the backend's name, or `backend/notify.…` for one of its phones) through `backend`.
     /// `limitCode`: a rejection's code, which may stop the backend for a while (`limit(_:)`).
-    public func push(backend: String, target: String, outcome: String, seconds: Double, permanentFailure: String?, connectionsOpened: Int = 0,
-                     limitCode: String? = nil) {
+    public func push(backend: String, target: String, outcome: String, seconds: Double, permanentFailure: DeliveryCode?, connectionsOpened: Int = 0,
+                     limitCode: DeliveryCode? = nil) {
         state.withLock { s in
             s.connectionsOpened += connectionsOpened
             s.pushes[backend + "|" + target + "|" + outcome, default: 0] += 1
             s.latencyCount += 1
             s.latencySum += seconds
             for (index, bound) in Self.bounds.enumerated() where seconds <= bound { s.latencyBuckets[index] += 1 }
-            if let permanentFailure { s.failingBackends[backend] = permanentFailure } else if outcome == "delivered" { s.failingBackends[backend] = nil }
-            if let limit = limitCode.flatMap(Self.limit) { s.limitedBackends[backend] = limit } else if outcome == "delivered" { s.limitedBackends[backend] = nil }
+            if let permanentFailure { s.failingBackends[backend] = permanentFailure.description } else if outcome == "delivered" { s.failingBackends[backend] = nil }
+            if let limit = limitCode?.limitReason { s.limitedBackends[backend] = limit } else if outcome == "delivered" { s.limitedBackends[backend] = nil }
         }
     }
 

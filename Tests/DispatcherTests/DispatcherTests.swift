@@ -71,12 +71,12 @@ struct DispatcherTests {
         await dispatcher.waitUntilQuiet()
         records = collected.all
         #expect(records.map { $0.report.status } == [502, 429, 200])
-        #expect(records.first?.report.code == "APNS_PUSH_FAILED")
+        #expect(records.first?.report.code == DeliveryCode(service: "APNS_PUSH_FAILED"))
 
         service.script([.init(status: 400, body: #"{"error":"INVALID_ACTION"}"#)])
         await dispatcher.submit(activity: "job", backend: "pulse", budget: budget, .change(pulseRequest("job", "update", "m2"), urgent: true))
         await dispatcher.waitUntilQuiet()
-        #expect(collected.all.last?.report == DeliveryReport(.rejected(code: "INVALID_ACTION"), status: 400, code: "INVALID_ACTION"))
+        #expect(collected.all.last?.report == DeliveryReport(.rejected(DeliveryCode(service: "INVALID_ACTION")), status: 400, code: DeliveryCode(service: "INVALID_ACTION")))
         #expect(service.requests.count == 4)
     }
 

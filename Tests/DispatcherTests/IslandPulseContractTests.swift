@@ -36,7 +36,7 @@ struct IslandPulseContractTests {
                                                           body: ["job_id": "j", "action": "start", "message": "m"]), kind: .start)
         #expect(report.status == 404)
         guard case .rejected(let code) = report.outcome else { Issue.record("not rejected: \(report)"); return }
-        #expect(code.hasPrefix("DEVICE_NOT_REGISTERED: the app has not registered this ID yet"))
+        #expect(code == .deviceNotRegistered && code.explained.hasPrefix("DEVICE_NOT_REGISTERED: the app has not registered this ID yet"))
     }
 
     @Test func theFakesLockSaysWhenItLifts() async throws {

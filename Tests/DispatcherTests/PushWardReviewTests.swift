@@ -20,10 +20,10 @@ struct PushWardReviewTests {
         service.limitPushWardUpdates(0)
         let backend = PushWardBackend(name: "ward", baseURL: service.baseURL, token: "pushward-test-key", client: HTTPClient())
         let first = await backend.deliver(request("w", .start), kind: .start)
-        #expect(first.outcome == .rejected(code: "quota.exceeded"))
+        #expect(first.outcome == .rejected(DeliveryCode(service: "quota.exceeded")))
         let requests = service.requests.count
         let second = await backend.deliver(request("x", .start), kind: .start)
-        #expect(second.outcome == .rejected(code: "quota.exceeded"))
+        #expect(second.outcome == .rejected(DeliveryCode(service: "quota.exceeded")))
         #expect(service.requests.count == requests, "stopped until the reset: nothing more was sent")
     }
 
@@ -41,9 +41,9 @@ struct PushWardReviewTests {
 
     /// A 403 on create names its cause: a key restricted to other slugs is not a missing scope.
     @Test func aForbiddenCreateNamesItsCause() {
-        let slug = PushWardBackend.forbidden(DeliveryReport(.rejected(code: "integration_key.slug_invalid"), status: 403, code: "integration_key.slug_invalid"))
-        #expect(slug.outcome == .rejected(code: "403 integration_key.slug_invalid: the key is restricted to other activity slugs; allow this one in PushWard or use another key"))
-        let scope = PushWardBackend.forbidden(DeliveryReport(.rejected(code: "HTTP 403"), status: 403, code: nil))
-        #expect(scope.outcome == .rejected(code: "403: the key needs the activity:manage scope to create activities"))
+        let slug = PushWardBackend.forbidden(DeliveryReport(.rejected(DeliveryCode(service: "integration_key.slug_invalid")), status: 403, code: DeliveryCode(service: "integration_key.slug_invalid")))
+        #expect(slug.outcome == .rejected(.slugInvalid))
+        let scope = PushWardBackend.forbidden(DeliveryReport(.rejected(.service("HTTP 403")), status: 403, code: nil))
+        #expect(scope.outcome == .rejected(.scopeMissing))
     }
 }

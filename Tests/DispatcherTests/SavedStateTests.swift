@@ -123,6 +123,6 @@ struct SavedStateTests {
     func anHTTPBackendNeverSendsOutsideItsPaths(target: String) async {
         let backend = HTTPPushBackend(name: "aivi", baseURL: "http://127.0.0.1:9", scheme: "Token", token: "t", client: .init())
         let request = BackendRequest(backend: "aivi", kind: .aivi, method: "PATCH", target: target, body: [:])
-        #expect(await backend.deliver(request, kind: .update).outcome == .rejected(code: "invalid_target"))
+        #expect(await backend.deliver(request, kind: .update).outcome == .rejected(.invalidTarget))
     }
 }

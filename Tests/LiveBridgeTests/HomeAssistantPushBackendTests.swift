@@ -39,7 +39,7 @@ struct HomeAssistantPushBackendTests {
         let failing = Dispatcher(backends: [backend], retry: fastRetry, onPush: { r in records.withLock { $0.append(r) } })
         await failing.submit(activity: "washer", backend: "phone", budget: budget, .start(start))
         await failing.waitUntilQuiet()
-        #expect(records.withLock { $0.map(\.report.outcome) } == [.rejected(code: "service_validation_error")])
+        #expect(records.withLock { $0.map(\.report.outcome) } == [.rejected(.homeAssistant("service_validation_error"))])
         await connection.stop()
     }
 
@@ -47,9 +47,9 @@ struct HomeAssistantPushBackendTests {
         let backend = HomeAssistantPushBackend(name: "phone", connection: nil)
         let request = BackendRequest(backend: "phone", kind: .homeassistant, method: "call_service", target: "notify.mobile_app_phone",
                                      body: ["message": "Washing", "data": ["tag": "washer"]])
-        #expect(await backend.deliver(request, kind: .start).outcome == .rejected(code: "not_connected"))
+        #expect(await backend.deliver(request, kind: .start).outcome == .rejected(.notConnected))
         let bad = BackendRequest(backend: "phone", kind: .homeassistant, method: "call_service", target: "notify", body: ["message": "m"])
-        #expect(await backend.deliver(bad, kind: .start).outcome == .rejected(code: "invalid_service"))
+        #expect(await backend.deliver(bad, kind: .start).outcome == .rejected(.invalidService))
     }
 }
 
@@ -88,7 +88,7 @@ struct ServiceNotFoundTests {
         await simulator.listServices(["notify": ["mobile_app_other"]])
         let graceful = HomeAssistantPushBackend(name: "phone", connection: connection, missingGrace: .seconds(3600))
         #expect(await graceful.deliver(push, kind: .end).outcome == .retry(after: .seconds(2)), "missing, within the grace")
-        #expect(await patient.deliver(push, kind: .end).outcome == .rejected(code: "not_found"), "missing while core runs, past the grace")
+        #expect(await patient.deliver(push, kind: .end).outcome == .rejected(.homeAssistant("not_found")), "missing while core runs, past the grace")
         await connection.stop()
     }
 }
@@ -114,7 +114,7 @@ struct LostAnswerTests {
         let connection = try connected(simulator)
         await simulator.failService("notify.mobile_app_phone", with: HomeAssistantError(code: "disconnected", message: "lost"))
         let backend = HomeAssistantPushBackend(name: "phone", connection: connection)
-        #expect(await backend.deliver(request(.start), kind: .start) == DeliveryReport(.delivered, code: "disconnected: taken as sent"))
+        #expect(await backend.deliver(request(.start), kind: .start) == DeliveryReport(.delivered, code: .homeAssistant("disconnected")))
         #expect(await backend.deliver(request(.update), kind: .update).outcome == .delivered)
         #expect(await backend.deliver(request(.end), kind: .end).outcome == .retry(after: nil))
         await connection.stop()
