@@ -100,24 +100,16 @@ public struct ActivityLane: Sendable {
 
     private var queuedEnd: Push?
     private var queuedStart: Push?
-    private var queuedUpdate: Push?
-    /// An update is due to be rendered when the budget allows (pulled, not pushed).
-    private var pendingRender = false
-    private var pendingUrgent = false
+    /// The update waiting for the budget: rendered, or only marked (rendered when it may go).
+    private var pending = PendingUpdate()
     /// The queued start's body is older than the states: render it again before it goes.
     private var refreshStart = false
-    private var firstUnsentChange: Instant?
-    private var lastChange: Instant?
     private var lastPush: Instant?
     private var inFlight: Push?
     /// The clear after an end's final content, and when it goes.
     public private(set) var dismissal: (push: Push, at: Instant)?
     private var retryAt: Instant?
     private var attempt = 0
-    /// The queued update passed its timing (it was rendered when due): it goes as soon as the budget lets it.
-    private var timingPassed = false
-    /// The queued update was counted as held.
-    private var heldCounted = false
     /// Why the queued update waits now, if the budget holds it.
     public private(set) var hold: Hold?
     /// When the activity now on the phone was started (for settle and renewal).
@@ -153,7 +145,7 @@ public struct ActivityLane: Sendable {
     }
 
     /// Nothing queued, nothing in flight (a clear waiting for its time is not queued: it has a time of its own).
-    public var isQuiet: Bool { inFlight == nil && queuedEnd == nil && queuedStart == nil && queuedUpdate == nil && !pendingRender }
+    public var isQuiet: Bool { inFlight == nil && queuedEnd == nil && queuedStart == nil && pending.isEmpty }
 
     // MARK: What changed
 
@@ -182,15 +174,8 @@ public struct ActivityLane: Sendable {
             return
         }
         guard phase == .starting || phase == .running, queuedEnd == nil else { return }
-        if queuedUpdate != nil || pendingRender { counters.debounced += 1 }
-        pendingRender = false
-        pendingUrgent = false
-        timingPassed = false
-        heldCounted = false
-        let wasUrgent = queuedUpdate?.isUrgent ?? false
-        queuedUpdate = push.retyped(.update, urgent: push.isUrgent || wasUrgent)
-        lastChange = now
-        if firstUnsentChange == nil { firstUnsentChange = now }
+        if !pending.isEmpty { counters.debounced += 1 }
+        pending.replace(with: push, at: now)
     }
 
     /// The payload changed while active, not rendered yet: it is rendered when the budget lets the update go
@@ -201,14 +186,8 @@ public struct ActivityLane: Sendable {
             return
         }
         guard phase == .starting || phase == .running, queuedEnd == nil else { return }
-        if queuedUpdate != nil || pendingRender { counters.debounced += 1 }
-        pendingUrgent = pendingUrgent || urgent || (queuedUpdate?.isUrgent ?? false)
-        queuedUpdate = nil
-        timingPassed = false
-        heldCounted = false
-        pendingRender = true
-        lastChange = now
-        if firstUnsentChange == nil { firstUnsentChange = now }
+        if !pending.isEmpty { counters.debounced += 1 }
+        pending.mark(urgent: urgent, at: now)
     }
 
     /// The payload `.render` asked for (nil: it could not be rendered, and nothing goes).
@@ -218,18 +197,8 @@ public struct ActivityLane: Sendable {
             queuedStart = (push ?? start).retyped(.start, urgent: true)
             return
         }
-        guard pendingRender else { return }
-        pendingRender = false
-        let urgent = pendingUrgent
-        pendingUrgent = false
-        guard let push else {
-            firstUnsentChange = nil
-            lastChange = nil
-            return
-        }
-        // Its timing is spent already: it goes as soon as the hour's budget lets it.
-        queuedUpdate = push.retyped(.update, urgent: urgent)
-        timingPassed = true
+        guard pending.needsRender else { return }
+        pending.rendered(push)
     }
 
     /// The renewal `next` asked for: the end and the start of the same content (nil: not active now; asked again
@@ -241,11 +210,7 @@ public struct ActivityLane: Sendable {
             return
         }
         counters.renewals += 1
-        queuedUpdate = nil
-        pendingRender = false
-        pendingUrgent = false
-        firstUnsentChange = nil
-        lastChange = nil
+        pending.clear()
         queuedEnd = pair.end.retyped(.end, urgent: true)
         queuedStart = pair.start.retyped(.start, urgent: true)
         refreshStart = false
@@ -261,12 +226,8 @@ public struct ActivityLane: Sendable {
         }
         guard phase == .running || phase == .starting else { return }
         phase = .dismissed
-        queuedUpdate = nil
         queuedEnd = nil
-        pendingRender = false
-        pendingUrgent = false
-        firstUnsentChange = nil
-        lastChange = nil
+        pending.clear()
         dismissal = nil
         delivered = nil
         shown = nil
@@ -294,11 +255,8 @@ public struct ActivityLane: Sendable {
             if phase == .idle && inFlight == nil { return }
         }
         guard phase == .starting || phase == .running, queuedEnd == nil else { return }
-        if queuedUpdate != nil || pendingRender { counters.debounced += 1 }
-        queuedUpdate = nil
-        pendingRender = false
-        pendingUrgent = false
-        firstUnsentChange = nil
+        if !pending.isEmpty { counters.debounced += 1 }
+        pending.clear()
         queuedEnd = push.retyped(.end, urgent: true)
     }
 
@@ -329,58 +287,33 @@ public struct ActivityLane: Sendable {
         if phase == .running, queuedEnd == nil, let renewAfter = budget.renewAfter, let startedAt {
             let renewAt = startedAt.advanced(by: renewAfter)
             if renewAt <= now { return .renew }
-            if queuedUpdate == nil && !pendingRender { return .wait(until: renewAt) }
+            if pending.isEmpty { return .wait(until: renewAt) }
         }
         let renewAt = budget.renewAfter.flatMap { after in startedAt.map { $0.advanced(by: after) } }
-        guard queuedUpdate != nil || pendingRender, phase == .running, let first = firstUnsentChange, let last = lastChange else {
+        guard pending.push != nil || pending.needsRender, phase == .running, let first = pending.firstChange, let last = pending.lastChange else {
             return holding(nil, .wait(until: phase == .running ? renewAt : nil))
         }
-        let urgent = queuedUpdate?.isUrgent ?? pendingUrgent
-        // Home Assistant needs the activity's own token before an update, or it opens a second activity.
-        if let settle = budget.settle, settle > .zero, let startedAt, now < startedAt.advanced(by: settle) {
-            return holding(.startSettle, .wait(until: earliest(startedAt.advanced(by: settle), renewAt)))
-        }
-        if !urgent && !timingPassed {
-            let due = budget.due(firstChange: first, lastChange: last, lastPush: lastPush)
-            // A debounce's wait is every change's; min_interval's is a hold.
-            let spacing = lastPush.map { $0.advanced(by: budget.minInterval) }
-            guard due <= now else { return holding(spacing == due ? .minInterval : nil, .wait(until: earliest(due, renewAt))) }
-        }
-        // What is left of the hour's budget and the relay's.
         sentUpdates.forget(through: now.advanced(by: .zero - Self.hour))
-        if !urgent, case .reserved(let until) = relay { return holding(.relayBudget, .wait(until: earliest(until, renewAt))) }
-        if !urgent, let cap = budget.maxPerHour, let blocking = sentUpdates.blocking(limit: cap) {
-            return holding(.hourlyBudget, .wait(until: earliest(blocking.advanced(by: Self.hour), renewAt)))
-        }
-        if pendingRender { return holding(nil, .render(.update)) }
-        guard let update = queuedUpdate else { return holding(nil, .wait(until: renewAt)) }
-        if DeliveryState.digest(update.body) == delivered {
-            queuedUpdate = nil
-            firstUnsentChange = nil
-            lastChange = nil
-            timingPassed = false
+        let situation = UpdateGate.Situation(budget: budget, relay: relay, startedAt: startedAt, lastPush: lastPush, renewAt: renewAt,
+                                             sentUpdates: sentUpdates, shown: shown, delivered: delivered)
+        switch UpdateGate.verdict(for: pending, first: first, last: last, in: situation, at: now) {
+        case .hold(let reason, let until):
+            return holding(reason, .wait(until: until))
+        case .render:
+            return holding(nil, .render(.update))
+        case .duplicate:
+            pending.clear()
             counters.deduplicated += 1
             return .wait(until: renewAt)
+        case .notWorthAPush(let until):
+            if !pending.heldCounted { counters.held += 1 }
+            pending.heldCounted = true
+            return holding(.notWorthAPush, .wait(until: until))
+        case .send(let update):
+            pending.clear()
+            inFlight = update
+            return holding(nil, .send(update))
         }
-        // Worth a push? Under min_change, or with the budget tight, a small move of the bar or the timers waits for
-        // a quiet and then goes as the last state.
-        let tight = relay == .thin || budget.maxPerHour.map { $0 - sentUpdates.count <= budget.tightAt } == true
-        if !urgent, let threshold = budget.minChange ?? (tight ? MinChange.tightBudget : nil), let shown, let request = update.request,
-           !PayloadMeasure(request).matters(after: shown, threshold: threshold) {
-            let quietEnd = last.advanced(by: UpdateBudget.quiet)
-            if now < quietEnd {
-                if !heldCounted { counters.held += 1 }
-                heldCounted = true
-                return holding(.notWorthAPush, .wait(until: earliest(quietEnd, renewAt)))
-            }
-        }
-        queuedUpdate = nil
-        firstUnsentChange = nil
-        lastChange = nil
-        timingPassed = false
-        heldCounted = false
-        inFlight = update
-        return holding(nil, .send(update))
     }
 
     /// Notes why the queued update waits (counting each change to a new reason once) and passes the decision on.
@@ -390,12 +323,6 @@ public struct ActivityLane: Sendable {
             if let reason { counters.holds[reason, default: 0] += 1 }
         }
         return decision
-    }
-
-    private func earliest(_ a: Instant?, _ b: Instant?) -> Instant? {
-        guard let a else { return b }
-        guard let b else { return a }
-        return min(a, b)
     }
 
     /// Updates left in this hour's budget (nil: no cap).
@@ -431,11 +358,7 @@ public struct ActivityLane: Sendable {
                 if outcome == .alreadyRunning {
                     // The phone shows an older state of it: send this content as an update, now.
                     delivered = nil
-                    if queuedUpdate == nil && !pendingRender {
-                        queuedUpdate = push.retyped(.update, urgent: true)
-                        firstUnsentChange = now
-                        lastChange = now
-                    }
+                    if pending.isEmpty { pending.resend(push, at: now) }
                 } else {
                     delivered = DeliveryState.digest(push.body)
                 }
@@ -468,7 +391,7 @@ public struct ActivityLane: Sendable {
             attempt = 0
             retryAt = nil
             switch push.kind {
-            case .start: phase = .idle; queuedEnd = nil; queuedUpdate = nil
+            case .start: phase = .idle; queuedEnd = nil; pending.clear()
             case .end:
                 phase = .idle
                 delivered = nil
@@ -489,8 +412,7 @@ public struct ActivityLane: Sendable {
 
     /// Shutting down: the queued update goes now, past the budget.
     public mutating func hurry() {
-        if let update = queuedUpdate { queuedUpdate = update.retyped(.update, urgent: true) }
-        if pendingRender { pendingUrgent = true }
+        pending.hurry()
     }
 
     /// A free-tier lock was released (the token's other job ended): try again now.
@@ -509,28 +431,19 @@ public struct ActivityLane: Sendable {
             if queuedEnd != nil {
                 // Ended before its start got through: the start may have reached the phone, so the end goes; the start does not.
                 phase = .running
-                queuedUpdate = nil
-                pendingRender = false
+                pending.clear()
                 return
             }
             phase = .idle
             // The start carries the newest content that arrived while it was failing (rendered again if it was only marked).
-            queuedStart = queuedStart ?? (queuedUpdate ?? push).retyped(.start, urgent: true)
-            if pendingRender { refreshStart = true }
-            pendingRender = false
-            pendingUrgent = false
-            queuedUpdate = nil
-            firstUnsentChange = nil
-            lastChange = nil
+            queuedStart = queuedStart ?? (pending.push ?? push).retyped(.start, urgent: true)
+            if pending.needsRender { refreshStart = true }
+            pending.clear()
         case .end:
             phase = .running
             queuedEnd = push
         case .update:
-            if queuedUpdate == nil && !pendingRender && queuedEnd == nil {
-                queuedUpdate = push.retyped(.update, urgent: true)
-                firstUnsentChange = now
-                lastChange = now
-            }
+            if pending.isEmpty && queuedEnd == nil { pending.resend(push, at: now) }
         }
     }
 }

@@ -1,0 +1,77 @@
+import LiveActivity
+
+/// May a lane's waiting update go now: the budget's one decision, pure. In order: Home Assistant's settle after a
+/// start (its token), the debounce, `max_wait` and `min_interval` (a render that was due already passed them), the
+/// relay's reserve, `max_per_hour`; then a marked change is rendered, a duplicate of what the phone shows is dropped,
+/// and a small move under `min_change` (or while the budget is tight) waits for a quiet. Urgent updates skip the
+/// budget. The lane keeps the counts and acts on the verdict.
+enum UpdateGate {
+    typealias Instant = ContinuousClock.Instant
+
+    /// What the lane knows beside the update: the rule's budget, the relay, the activity's times and what it shows.
+    struct Situation {
+        var budget: UpdateBudget
+        var relay: ActivityLane.RelayAllowance
+        var startedAt: Instant?
+        var lastPush: Instant?
+        /// When the activity is renewed: no wait goes past it.
+        var renewAt: Instant?
+        /// Updates sent within the last hour.
+        var sentUpdates: RollingWindow<Instant>
+        var shown: PayloadMeasure?
+        /// A digest of the body the phone shows.
+        var delivered: String?
+    }
+
+    enum Verdict: Equatable {
+        /// Wait until then (nil: until something changes); the reason, when it is a hold rather than the debounce.
+        case hold(ActivityLane.Hold?, until: Instant?)
+        /// Render the marked change now.
+        case render
+        /// The phone shows exactly this: drop it.
+        case duplicate
+        /// A small move: wait for a quiet, then it goes as the last state.
+        case notWorthAPush(until: Instant?)
+        case send(Push)
+    }
+
+    /// `first`, `last`: when the update's first and latest changes came.
+    static func verdict(for pending: PendingUpdate, first: Instant, last: Instant, in situation: Situation, at now: Instant) -> Verdict {
+        let budget = situation.budget, renewAt = situation.renewAt
+        func until(_ instant: Instant?) -> Instant? { earliest(instant, renewAt) }
+        let urgent = pending.push?.isUrgent ?? pending.urgent
+        // Home Assistant needs the activity's own token before an update, or it opens a second activity.
+        if let settle = budget.settle, settle > .zero, let startedAt = situation.startedAt, now < startedAt.advanced(by: settle) {
+            return .hold(.startSettle, until: until(startedAt.advanced(by: settle)))
+        }
+        if !urgent && !pending.timingPassed {
+            let due = budget.due(firstChange: first, lastChange: last, lastPush: situation.lastPush)
+            // A debounce's wait is every change's; min_interval's is a hold.
+            let spacing = situation.lastPush.map { $0.advanced(by: budget.minInterval) }
+            guard due <= now else { return .hold(spacing == due ? .minInterval : nil, until: until(due)) }
+        }
+        // What is left of the hour's budget and the relay's.
+        if !urgent, case .reserved(let reservedUntil) = situation.relay { return .hold(.relayBudget, until: until(reservedUntil)) }
+        if !urgent, let cap = budget.maxPerHour, let blocking = situation.sentUpdates.blocking(limit: cap) {
+            return .hold(.hourlyBudget, until: until(blocking.advanced(by: ActivityLane.hour)))
+        }
+        if pending.needsRender { return .render }
+        guard let update = pending.push else { return .hold(nil, until: renewAt) }
+        if DeliveryState.digest(update.body) == situation.delivered { return .duplicate }
+        // Worth a push? Under min_change, or with the budget tight, a small move of the bar or the timers waits for
+        // a quiet and then goes as the last state.
+        let tight = situation.relay == .thin || budget.maxPerHour.map { $0 - situation.sentUpdates.count <= budget.tightAt } == true
+        if !urgent, let threshold = budget.minChange ?? (tight ? MinChange.tightBudget : nil), let shown = situation.shown,
+           let request = update.request, !PayloadMeasure(request).matters(after: shown, threshold: threshold) {
+            let quietEnd = last.advanced(by: UpdateBudget.quiet)
+            if now < quietEnd { return .notWorthAPush(until: until(quietEnd)) }
+        }
+        return .send(update)
+    }
+
+    static func earliest(_ a: Instant?, _ b: Instant?) -> Instant? {
+        guard let a else { return b }
+        guard let b else { return a }
+        return min(a, b)
+    }
+}

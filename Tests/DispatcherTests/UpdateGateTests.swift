@@ -1,0 +1,62 @@
+import JSON
+import LiveActivity
+import Testing
+@testable import Dispatcher
+
+/// The one decision whether a lane's waiting update may go, as a pure function of the update and the lane's situation.
+struct UpdateGateTests {
+    typealias Instant = ContinuousClock.Instant
+    let zero = ContinuousClock.now
+    func at(_ seconds: Double) -> Instant { zero.advanced(by: .milliseconds(Int64(seconds * 1000))) }
+
+    func update(_ progress: Double, urgent: Bool = false) -> Push {
+        let request = BackendRequest.aivi(backend: "aivi", slug: "washer", kind: .update,
+                                          content: ["template": "progress", "progress": ["style": "simple", "value": .double(progress)]])
+        return Push(.update, body: request.bodyBytes, isUrgent: urgent, request: request)
+    }
+
+    func situation(_ change: (inout UpdateGate.Situation) -> Void = { _ in }) -> UpdateGate.Situation {
+        var budget = UpdateBudget()
+        budget.debounce = .seconds(2)
+        budget.maxWait = .seconds(10)
+        budget.minInterval = .seconds(5)
+        var situation = UpdateGate.Situation(budget: budget, relay: .open, startedAt: at(0), lastPush: at(0), renewAt: nil,
+                                             sentUpdates: RollingWindow(), shown: nil, delivered: nil)
+        change(&situation)
+        return situation
+    }
+
+    func pending(_ push: Push) -> PendingUpdate { PendingUpdate(push: push, firstChange: at(10), lastChange: at(10)) }
+
+    @Test func theDebounceWaitsUnnamedAndMinIntervalIsAHold() {
+        let waiting = pending(update(0.5))
+        #expect(UpdateGate.verdict(for: waiting, first: at(10), last: at(10), in: situation(), at: at(11)) == .hold(nil, until: at(12)))
+        let soon = situation { $0.lastPush = at(9) }
+        #expect(UpdateGate.verdict(for: waiting, first: at(10), last: at(10), in: soon, at: at(12.5)) == .hold(.minInterval, until: at(14)))
+        #expect(UpdateGate.verdict(for: waiting, first: at(10), last: at(10), in: soon, at: at(14)) == .send(update(0.5)))
+    }
+
+    @Test func theSettleTheRelayAndTheHourHoldAllButUrgentOnes() {
+        let settling = situation { $0.budget.settle = .seconds(30) }
+        #expect(UpdateGate.verdict(for: pending(update(0.5)), first: at(10), last: at(10), in: settling, at: at(20)) == .hold(.startSettle, until: at(30)))
+        let reserved = situation { $0.relay = .reserved(until: at(100)) }
+        #expect(UpdateGate.verdict(for: pending(update(0.5)), first: at(10), last: at(10), in: reserved, at: at(20)) == .hold(.relayBudget, until: at(100)))
+        #expect(UpdateGate.verdict(for: pending(update(0.5, urgent: true)), first: at(10), last: at(10), in: reserved, at: at(20)) == .send(update(0.5, urgent: true)))
+        let spent = situation { $0.budget.maxPerHour = 2; $0.sentUpdates = RollingWindow([at(1), at(2)]) }
+        #expect(UpdateGate.verdict(for: pending(update(0.5)), first: at(10), last: at(10), in: spent, at: at(20)) == .hold(.hourlyBudget, until: at(3601)))
+        let renewing = situation { $0.budget.maxPerHour = 2; $0.sentUpdates = RollingWindow([at(1), at(2)]); $0.renewAt = at(600) }
+        #expect(UpdateGate.verdict(for: pending(update(0.5)), first: at(10), last: at(10), in: renewing, at: at(20)) == .hold(.hourlyBudget, until: at(600)))
+    }
+
+    @Test func aMarkedChangeIsRenderedADuplicateDroppedASmallMoveHeld() {
+        let marked = PendingUpdate(needsRender: true, firstChange: at(10), lastChange: at(10))
+        #expect(UpdateGate.verdict(for: marked, first: at(10), last: at(10), in: situation(), at: at(20)) == .render)
+        let shown = update(0.5)
+        let same = situation { $0.delivered = DeliveryState.digest(shown.body) }
+        #expect(UpdateGate.verdict(for: pending(update(0.5)), first: at(10), last: at(10), in: same, at: at(20)) == .duplicate)
+        let measured = situation { $0.shown = PayloadMeasure(shown.request!); $0.budget.minChange = MinChange(progress: 0.05, eta: .seconds(180)) }
+        #expect(UpdateGate.verdict(for: pending(update(0.51)), first: at(10), last: at(10), in: measured, at: at(20))
+                == .notWorthAPush(until: at(10).advanced(by: UpdateBudget.quiet)))
+        #expect(UpdateGate.verdict(for: pending(update(0.6)), first: at(10), last: at(10), in: measured, at: at(20)) == .send(update(0.6)))
+    }
+}
