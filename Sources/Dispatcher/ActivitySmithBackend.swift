@@ -10,8 +10,6 @@ public import LiveActivity
 public struct ActivitySmithBackend: PushBackend, HTTPExchanges {
     public func wire(_ request: BackendRequest, kind: PushKind) -> [HTTPRequest] { [http.httpRequest(for: request)] }
 
-    public static let requestsPerMinute = 60
-
     let http: HTTPPushBackend
     private let pacer: RequestPacer
     public var name: String { http.name }
@@ -19,7 +17,7 @@ public struct ActivitySmithBackend: PushBackend, HTTPExchanges {
 
     /// `pacers`: shared with the other backends of one account (its 60 a minute are per API key, not per backend).
     public init(name: String, baseURL: String, token: String, client: HTTPClient,
-                window: RequestWindow = RequestWindow(limit: ActivitySmithBackend.requestsPerMinute, seconds: 60), pacers: PacerRegistry? = nil) {
+                window: RequestWindow = RequestWindow(documentedFor: .activitysmith), pacers: PacerRegistry? = nil) {
         http = HTTPPushBackend(name: name, baseURL: baseURL, scheme: "Bearer", token: token, client: client)
         // One account, however its address is written (a trailing slash, letter case).
         let account = (baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL).lowercased()

@@ -22,8 +22,6 @@ public struct PushWardBackend: PushBackend, HTTPExchanges {
         return exchanges
     }
 
-    public static let requestsPerMinute = 200
-
     public let name: String
     public let baseURL: String
     let token: String
@@ -38,7 +36,7 @@ public struct PushWardBackend: PushBackend, HTTPExchanges {
 
     /// `pacers`: shared with the other backends on the same host (its 200 a minute are per address).
     public init(name: String, baseURL: String, token: String, client: HTTPClient,
-                window: RequestWindow = RequestWindow(limit: PushWardBackend.requestsPerMinute, seconds: 60), pacers: PacerRegistry? = nil) {
+                window: RequestWindow = RequestWindow(documentedFor: .pushward), pacers: PacerRegistry? = nil) {
         self.name = name
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
         self.token = token

@@ -1,3 +1,4 @@
+public import LiveActivity
 import Platform
 
 /// A service's request allowance over a rolling window (ActivitySmith: 60 requests a minute per key), kept on our
@@ -12,6 +13,11 @@ public struct RequestWindow: Sendable, Equatable {
         precondition(limit > 0 && seconds > 0, "a window allows at least one request over some time")
         self.limit = limit
         self.seconds = seconds
+    }
+
+    /// The allowance a service documents (`BackendDefinition.requestsPerMinute`); none: no limit kept.
+    public init(documentedFor kind: BackendKind) {
+        self.init(limit: kind.definition.requestsPerMinute ?? .max, seconds: 60)
     }
 
     /// Books a request asked for at `now` and returns how long it waits first (0: at once). A booked request counts

@@ -9,46 +9,14 @@ extension BackendKind {
 
     /// Why `id` cannot name an activity here (nil: it can). Ids that become a path (Aivi's and PushWard's slug,
     /// ActivitySmith's stream key), a job id or a tag are letters, digits, `_` and `-`.
-    public func idProblem(_ id: String) -> String? {
-        switch self {
-        case .aivi:
-            guard (1...Self.longestID).contains(id.unicodeScalars.count), id.unicodeScalars.allSatisfy(Self.isSlugScalar) else {
-                return "\(Self.shown(id)) is not an Aivi slug: letters, digits, _ and -, at most \(Self.longestID)"
-            }
-            return nil
-        case .pushward: return PushWardSchema.slugProblem(id)
-        case .islandpulse: return IslandPulseSchema.jobIDProblem(id)
-        case .activitysmith: return ActivitySmithSchema.streamKeyProblem(id)
-        case .homeassistant: return LiveUpdateSchema.tagProblem(id)
-        }
-    }
+    public func idProblem(_ id: String) -> String? { definition.idProblem(id) }
 
     /// The methods of this backend's requests (Home Assistant's is its `call_service`).
-    public var methods: Set<String> {
-        switch self {
-        case .aivi, .pushward: return ["PATCH"]
-        case .islandpulse: return ["POST"]
-        case .activitysmith: return ["PUT", "DELETE"]
-        case .homeassistant: return ["call_service"]
-        }
-    }
+    public var methods: Set<String> { definition.methods }
 
     /// Why `target` is not one of this backend's request targets: the path its requests take (`/activity/{slug}`…),
     /// or for Home Assistant a notify service.
-    public func targetProblem(_ target: String) -> String? {
-        let prefix: String
-        switch self {
-        case .homeassistant: return LiveUpdateSchema.serviceProblem(target)
-        case .islandpulse: return target == "/notify" ? nil : "\(Self.shown(target)) is not Island Pulse's /notify"
-        case .aivi: prefix = "/activity/"
-        case .pushward: prefix = "/activities/"
-        case .activitysmith: prefix = "/live-activity/stream/"
-        }
-        guard target.hasPrefix(prefix), idProblem(String(target.dropFirst(prefix.count))) == nil else {
-            return "\(Self.shown(target)) is not a \(rawValue) request path (\(prefix)<id>)"
-        }
-        return nil
-    }
+    public func targetProblem(_ target: String) -> String? { definition.targetProblem(target) }
 
     /// Why `target` cannot follow a service's base URL (nil: it can): `/` and segments of letters, digits, `_` and
     /// `-`, nothing that could name another host (`@`), a fragment, a query, a parent or a second request line.

@@ -37,7 +37,7 @@ public struct BackendRequest: Sendable, Equatable, CustomStringConvertible {
     /// The request that clears the final content, to send `dismissal.after` after this one was delivered.
     /// The phone whose Home Assistant push relay this request spends (its notify service); nil for the other backends,
     /// whose target is a request path.
-    public var relayDevice: String? { kind == .homeassistant ? target : nil }
+    public var relayDevice: String? { kind.definition.spendsRelay ? target : nil }
 
     public var dismissalRequest: BackendRequest? {
         dismissal.map { BackendRequest(backend: backend, kind: kind, method: method, target: $0.target, body: $0.body) }
@@ -129,12 +129,5 @@ public enum BackendKind: String, Sendable, CaseIterable {
     case aivi, islandpulse, homeassistant, pushward, activitysmith
 
     /// The key that names an activity at this backend.
-    public var idKey: String {
-        switch self {
-        case .aivi, .pushward: return "slug"
-        case .islandpulse: return "job_id"
-        case .homeassistant: return "tag"
-        case .activitysmith: return "stream_key"
-        }
-    }
+    public var idKey: String { definition.idKey }
 }

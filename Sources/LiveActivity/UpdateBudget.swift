@@ -58,7 +58,7 @@ public struct UpdateBudget: Sendable, Equatable {
     /// one; the others none).
     public func settled(for kind: BackendKind) -> UpdateBudget {
         var budget = self
-        budget.settle = settle ?? (kind == .homeassistant ? Self.homeAssistantSettle : .zero)
+        budget.settle = settle ?? kind.definition.defaultSettle
         return budget
     }
 

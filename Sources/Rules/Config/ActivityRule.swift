@@ -38,13 +38,10 @@ public final class ActivityRule: Sendable {
         public init() {}
     }
 
-    /// PushWard's completion frame stays this long before `ended` (its integration's end delay).
-    public static let pushWardDismissAfter = Duration.seconds(5)
-
-    /// The end's final content time at a backend of `kind`: as written, else five minutes on Home Assistant and five
-    /// seconds on PushWard.
+    /// The end's final content time at a backend of `kind`: as written, else the backend's (five minutes on Home
+    /// Assistant, five seconds on PushWard: `BackendDefinition.defaultDismissAfter`).
     public func dismissAfter(for kind: BackendKind) -> Duration {
-        writtenDismissAfter ?? (kind == .pushward ? Self.pushWardDismissAfter : Self.defaultDismissAfter)
+        writtenDismissAfter ?? kind.definition.defaultDismissAfter
     }
 
     /// Home Assistant's, for what only goes there.
@@ -55,9 +52,6 @@ public final class ActivityRule: Sendable {
 
     /// Whether a template of it reads the time (`now()`…): evaluated again each minute, as Home Assistant renders them.
     public let readsTime: Bool
-
-    /// Long enough to read "Done" on the Lock Screen, short enough not to linger: five minutes.
-    public static let defaultDismissAfter = Duration.seconds(300)
 
     init(id: String, targets: [ActivityTarget], template: String, activeWhen: Template, fields: FieldTree,
          onEnd: FieldTree?, status: FieldTree?, budget: UpdateBudget, location: SourceLocation,

@@ -6,13 +6,9 @@ public enum ConfigReference {
     public static let topLevelKeys = ["homeassistant", "backends", "defaults", "status", "events", "activities"]
     public static let eventsKeys = ["type", "max_activities"]
     public static let homeAssistantKeys = ["url", "token", "ca_file", "allow_self_signed", "entity_source", "ping_interval", "pong_timeout", "restart_grace"]
-    public static let backendKeys: [BackendKind: [String]] = [
-        .aivi: ["type", "token", "base_url"],
-        .islandpulse: ["type", "token", "base_url", "tier"],
-        .homeassistant: ["type", "service"],
-        .pushward: ["type", "token", "base_url"],
-        .activitysmith: ["type", "token", "base_url", "channels"],
-    ]
+    public static var backendKeys: [BackendKind: [String]] {
+        Dictionary(uniqueKeysWithValues: BackendKind.allCases.map { ($0, $0.definition.configKeys) })
+    }
     public static let defaultsKeys = ["backend", "debounce", "max_wait", "min_interval", "max_updates_per_hour", "start_settle", "renew_after"]
     public static let statusKeys = ["listen"]
     public static var activityKeys: [String] { ActivityDecoder.ruleKeys }

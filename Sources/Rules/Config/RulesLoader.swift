@@ -200,15 +200,9 @@ public enum RulesLoader {
             errors.append(ConfigError(reader["type"]!.location, path: path + ".type", message))
             return nil
         }
-        switch kind {
-        case .aivi: reader.rejectUnknown(allowed: ConfigReference.backendKeys[.aivi]!, errors: &errors)
-        case .islandpulse: reader.rejectUnknown(allowed: ConfigReference.backendKeys[.islandpulse]!, errors: &errors)
-        case .homeassistant: reader.rejectUnknown(allowed: ConfigReference.backendKeys[.homeassistant]!, errors: &errors)
-        case .pushward: reader.rejectUnknown(allowed: ConfigReference.backendKeys[.pushward]!, errors: &errors)
-        case .activitysmith: reader.rejectUnknown(allowed: ConfigReference.backendKeys[.activitysmith]!, errors: &errors)
-        }
+        reader.rejectUnknown(allowed: kind.definition.configKeys, errors: &errors)
         let token = reader.string("token", errors: &errors)
-        if kind != .homeassistant, token?.isEmpty ?? true {
+        if kind.definition.needsToken, token?.isEmpty ?? true {
             errors.append(ConfigError(node.location, path: path + ".token", "is required (use !secret or !env_var)"))
         }
         var services: [String] = []

@@ -41,15 +41,7 @@ enum TemplateCatalog {
         }
     }
 
-    static func templates(for backend: BackendKind) -> [String] {
-        switch backend {
-        case .aivi: return AiviSchema.templates
-        case .islandpulse: return IslandPulseSchema.layouts + ["monitor", "generic"]
-        case .homeassistant: return ["live_update", "progress", "generic"]
-        case .pushward: return PushWardSchema.templates + ["progress", "monitor"]
-        case .activitysmith: return ActivitySmithSchema.types + ["generic", "monitor"]
-        }
-    }
+    static func templates(for backend: BackendKind) -> [String] { backend.definition.templates }
 }
 
 extension ObjectSchema {

@@ -1,0 +1,112 @@
+import Platform
+
+/// Everything LiveBridge knows about one push service that is a fact rather than a request: how the rules file
+/// spells it (its keys and templates), what names an activity there and what its requests look like, its
+/// documented address and allowance, and its timing (the settle after a start, how long final content stays).
+/// Rules, the dispatcher, the factory and the commands read it here instead of each switching on the kind; adding a
+/// service starts with its definition and one line in `BackendKind.definition`.
+public struct BackendDefinition: Sendable {
+    public let kind: BackendKind
+    /// As its users write it: "Island Pulse".
+    public let name: String
+    /// The key that names an activity there (`slug`, `job_id`, `tag`, `stream_key`).
+    public let idKey: String
+    /// Why a text cannot name an activity there (nil: it can).
+    public let idProblem: @Sendable (String) -> String?
+    /// The methods of its requests (Home Assistant's is its `call_service`).
+    public let methods: Set<String>
+    /// The path its requests take before the id (`/activity/`); nil when its target is not an id path.
+    public let idPath: String?
+    /// Why a target is not one of its requests' (nil: it is), when not an id path.
+    public let otherTarget: (@Sendable (String) -> String?)?
+    /// The keys a backend of this type takes in the rules file.
+    public let configKeys: [String]
+    /// Whether the rules must give it a token.
+    public let needsToken: Bool
+    /// Its own templates, then the Aivi templates it shows in its vocabulary.
+    public let templates: [String]
+    /// How long an ended activity's final content stays when the rule does not say.
+    public let defaultDismissAfter: Duration
+    /// The wait after a start before an update or the end, when the rules do not say.
+    public let defaultSettle: Duration
+    /// Its documented request allowance per minute, kept on our side (nil: none documented).
+    public let requestsPerMinute: Int?
+    /// Its documented address (nil: reached through the Home Assistant connection).
+    public let baseURL: String?
+    /// Its pushes go through the phone's Home Assistant push relay (its target is the phone's notify service).
+    public let spendsRelay: Bool
+
+    /// Why `target` is not one of its requests' targets.
+    public func targetProblem(_ target: String) -> String? {
+        if let otherTarget { return otherTarget(target) }
+        guard let prefix = idPath, target.hasPrefix(prefix), idProblem(String(target.dropFirst(prefix.count))) == nil else {
+            return "\(OutsideText.quoted(target)) is not a \(kind.rawValue) request path (\(idPath ?? "")<id>)"
+        }
+        return nil
+    }
+}
+
+extension BackendKind {
+    /// The one registration of each service.
+    public var definition: BackendDefinition {
+        switch self {
+        case .aivi: return .aivi
+        case .islandpulse: return .islandPulse
+        case .homeassistant: return .homeAssistant
+        case .pushward: return .pushWard
+        case .activitysmith: return .activitySmith
+        }
+    }
+}
+
+extension BackendDefinition {
+    /// Long enough to read "Done" on the Lock Screen, short enough not to linger: five minutes.
+    public static let lockScreenDismissAfter = Duration.seconds(300)
+
+    static let aivi = BackendDefinition(
+        kind: .aivi, name: "Aivi", idKey: "slug",
+        idProblem: { id in
+            guard (1...BackendKind.longestID).contains(id.unicodeScalars.count), id.unicodeScalars.allSatisfy(BackendKind.isSlugScalar) else {
+                return "\(BackendKind.shown(id)) is not an Aivi slug: letters, digits, _ and -, at most \(BackendKind.longestID)"
+            }
+            return nil
+        },
+        methods: ["PATCH"], idPath: "/activity/", otherTarget: nil,
+        configKeys: ["type", "token", "base_url"], needsToken: true, templates: AiviSchema.templates,
+        defaultDismissAfter: lockScreenDismissAfter, defaultSettle: .zero, requestsPerMinute: nil,
+        baseURL: "https://api.getaivi.app", spendsRelay: false)
+
+    static let islandPulse = BackendDefinition(
+        kind: .islandpulse, name: "Island Pulse", idKey: "job_id", idProblem: IslandPulseSchema.jobIDProblem,
+        methods: ["POST"], idPath: nil,
+        otherTarget: { $0 == "/notify" ? nil : "\(BackendKind.shown($0)) is not Island Pulse's /notify" },
+        configKeys: ["type", "token", "base_url", "tier"], needsToken: true, templates: IslandPulseSchema.layouts + ["monitor", "generic"],
+        defaultDismissAfter: lockScreenDismissAfter, defaultSettle: .zero, requestsPerMinute: nil,
+        baseURL: "https://api.islandpulse.dev", spendsRelay: false)
+
+    /// Home Assistant's own Live Activities: a push before core has the activity's token (about ten seconds after a
+    /// start) opens a second activity, hence its settle.
+    static let homeAssistant = BackendDefinition(
+        kind: .homeassistant, name: "Home Assistant", idKey: "tag", idProblem: LiveUpdateSchema.tagProblem,
+        methods: ["call_service"], idPath: nil, otherTarget: LiveUpdateSchema.serviceProblem,
+        configKeys: ["type", "service"], needsToken: false, templates: ["live_update", "progress", "generic"],
+        defaultDismissAfter: lockScreenDismissAfter, defaultSettle: UpdateBudget.homeAssistantSettle, requestsPerMinute: nil,
+        baseURL: nil, spendsRelay: true)
+
+    /// PushWard: 200 requests a minute per address; its two-phase end shows the final content briefly (5 s) before
+    /// `ended`, whose own `dismissal_ttl` keeps it on the Lock Screen.
+    static let pushWard = BackendDefinition(
+        kind: .pushward, name: "PushWard", idKey: "slug", idProblem: PushWardSchema.slugProblem,
+        methods: ["PATCH"], idPath: "/activities/", otherTarget: nil,
+        configKeys: ["type", "token", "base_url"], needsToken: true, templates: PushWardSchema.templates + ["progress", "monitor"],
+        defaultDismissAfter: .seconds(5), defaultSettle: .zero, requestsPerMinute: 200,
+        baseURL: "https://api.pushward.app", spendsRelay: false)
+
+    /// ActivitySmith: 60 requests a minute per API key. Its address is assumed from its SDKs (`base_url` overrides it).
+    static let activitySmith = BackendDefinition(
+        kind: .activitysmith, name: "ActivitySmith", idKey: "stream_key", idProblem: ActivitySmithSchema.streamKeyProblem,
+        methods: ["PUT", "DELETE"], idPath: "/live-activity/stream/", otherTarget: nil,
+        configKeys: ["type", "token", "base_url", "channels"], needsToken: true, templates: ActivitySmithSchema.types + ["generic", "monitor"],
+        defaultDismissAfter: lockScreenDismissAfter, defaultSettle: .zero, requestsPerMinute: 60,
+        baseURL: "https://activitysmith.com/api", spendsRelay: false)
+}
