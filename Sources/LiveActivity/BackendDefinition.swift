@@ -1,3 +1,4 @@
+import JSON
 import Platform
 
 /// Everything LiveBridge knows about one push service that is a fact rather than a request: how the rules file
@@ -35,6 +36,28 @@ public struct BackendDefinition: Sendable {
     public let baseURL: String?
     /// Its pushes go through the phone's Home Assistant push relay (its target is the phone's notify service).
     public let spendsRelay: Bool
+    /// What of a request the phone holds as content.
+    public let contentShare: ContentShare
+
+    /// What of a request's body the phone holds as the Live Activity's content, for its size limit.
+    public enum ContentShare: Sendable {
+        /// The body less its `{"content":…,"state":"…"}` wrapper (Aivi, PushWard, ActivitySmith).
+        case bodyLessWrapper
+        /// The whole body (Island Pulse).
+        case body
+        /// Not measured here: the companion app builds the activity (Home Assistant).
+        case none
+    }
+
+    /// The bytes of `request` the phone holds as content (nil: not measured).
+    public func contentSize(_ request: BackendRequest) -> Int? {
+        switch contentShare {
+        case .bodyLessWrapper:
+            return request.bodyBytes.count - #"{"content":,"state":""}"#.utf8.count - (request.body["state"]?.stringValue?.utf8.count ?? 0)
+        case .body: return request.bodyBytes.count
+        case .none: return nil
+        }
+    }
 
     /// Why `target` is not one of its requests' targets.
     public func targetProblem(_ target: String) -> String? {
@@ -74,7 +97,7 @@ extension BackendDefinition {
         methods: ["PATCH"], idPath: "/activity/", otherTarget: nil,
         configKeys: ["type", "token", "base_url"], needsToken: true, templates: AiviSchema.templates,
         defaultDismissAfter: lockScreenDismissAfter, defaultSettle: .zero, requestsPerMinute: nil,
-        baseURL: "https://api.getaivi.app", spendsRelay: false)
+        baseURL: "https://api.getaivi.app", spendsRelay: false, contentShare: .bodyLessWrapper)
 
     static let islandPulse = BackendDefinition(
         kind: .islandpulse, name: "Island Pulse", idKey: "job_id", idProblem: IslandPulseSchema.jobIDProblem,
@@ -82,7 +105,7 @@ extension BackendDefinition {
         otherTarget: { $0 == "/notify" ? nil : "\(BackendKind.shown($0)) is not Island Pulse's /notify" },
         configKeys: ["type", "token", "base_url", "tier"], needsToken: true, templates: IslandPulseSchema.layouts + ["monitor", "generic"],
         defaultDismissAfter: lockScreenDismissAfter, defaultSettle: .zero, requestsPerMinute: nil,
-        baseURL: "https://api.islandpulse.dev", spendsRelay: false)
+        baseURL: "https://api.islandpulse.dev", spendsRelay: false, contentShare: .body)
 
     /// Home Assistant's own Live Activities: a push before core has the activity's token (about ten seconds after a
     /// start) opens a second activity, hence its settle.
@@ -91,7 +114,7 @@ extension BackendDefinition {
         methods: ["call_service"], idPath: nil, otherTarget: LiveUpdateSchema.serviceProblem,
         configKeys: ["type", "service"], needsToken: false, templates: ["live_update", "progress", "generic"],
         defaultDismissAfter: lockScreenDismissAfter, defaultSettle: UpdateBudget.homeAssistantSettle, requestsPerMinute: nil,
-        baseURL: nil, spendsRelay: true)
+        baseURL: nil, spendsRelay: true, contentShare: .none)
 
     /// PushWard: 200 requests a minute per address; its two-phase end shows the final content briefly (5 s) before
     /// `ended`, whose own `dismissal_ttl` keeps it on the Lock Screen.
@@ -100,7 +123,7 @@ extension BackendDefinition {
         methods: ["PATCH"], idPath: "/activities/", otherTarget: nil,
         configKeys: ["type", "token", "base_url"], needsToken: true, templates: PushWardSchema.templates + ["progress", "monitor"],
         defaultDismissAfter: .seconds(5), defaultSettle: .zero, requestsPerMinute: 200,
-        baseURL: "https://api.pushward.app", spendsRelay: false)
+        baseURL: "https://api.pushward.app", spendsRelay: false, contentShare: .bodyLessWrapper)
 
     /// ActivitySmith: 60 requests a minute per API key. Its address is assumed from its SDKs (`base_url` overrides it).
     static let activitySmith = BackendDefinition(
@@ -108,5 +131,5 @@ extension BackendDefinition {
         methods: ["PUT", "DELETE"], idPath: "/live-activity/stream/", otherTarget: nil,
         configKeys: ["type", "token", "base_url", "channels"], needsToken: true, templates: ActivitySmithSchema.types + ["generic", "monitor"],
         defaultDismissAfter: lockScreenDismissAfter, defaultSettle: .zero, requestsPerMinute: 60,
-        baseURL: "https://activitysmith.com/api", spendsRelay: false)
+        baseURL: "https://activitysmith.com/api", spendsRelay: false, contentShare: .bodyLessWrapper)
 }

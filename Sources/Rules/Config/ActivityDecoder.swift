@@ -69,7 +69,7 @@ enum ActivityDecoder {
         if let template {
             var first: (backend: RulesFile.Backend, schema: ObjectSchema)?
             for backend in chosen {
-                let (found, mapping) = resolve(template: template, backend: backend.kind, reader: reader, others: kinds.subtracting([backend.kind]))
+                let (found, mapping) = backend.kind.rendering.resolve(template: template, reader: reader, others: kinds.subtracting([backend.kind]))
                 guard let found else {
                     let options = TemplateCatalog.templates(for: backend.kind)
                     var message = "template \"\(template)\" cannot be sent to \(backend.kind.rawValue) backend \"\(backend.name)\""
@@ -97,14 +97,13 @@ enum ActivityDecoder {
 
         // Unknown keys: rule keys plus the schema's fields.
         if let schema {
+            // A key only some services take is allowed when one of the rule's does; an id key when one names ids so.
+            let someTake = Set(BackendKind.allCases.flatMap { $0.rendering.ruleKeys })
+            let idKeys = Set(BackendKind.allCases.map(\.idKey))
             let allowed = ruleKeys.filter { key in
-                switch key {
-                case "status": return kinds.contains(.islandpulse)
-                case "dismiss_after": return kinds.contains(.homeassistant) || kinds.contains(.pushward) || kinds.contains(.activitysmith)
-                case "priority", "sound", "stale_ttl", "ended_ttl", "dismissal_ttl": return kinds.contains(.pushward)
-                case "slug", "job_id", "tag", "stream_key": return kinds.contains { $0.idKey == key }
-                default: return true
-                }
+                if someTake.contains(key) { return kinds.contains { $0.rendering.ruleKeys.contains(key) } }
+                if idKeys.contains(key) { return kinds.contains { $0.idKey == key } }
+                return true
             } + schema.names
             reader.rejectUnknown(allowed: allowed, errors: &errors)
         }
@@ -256,45 +255,4 @@ enum ActivityDecoder {
         }
         return options
     }
-
-    /// `others`: the kinds of the rule's other targets. An Aivi template goes to PushWard by a mapping (progress →
-    /// generic, monitor → board; generic → generic when the rule also targets another service, so one set of fields serves all).
-    static func resolve(template: String, backend: BackendKind, reader: MappingReader, others: Set<BackendKind>) -> (ObjectSchema?, PayloadMapping) {
-        switch (backend, template) {
-        case (.pushward, "progress"), (.pushward, "monitor"):
-            return (TemplateCatalog.aivi(template), .aiviToPushWard(template))
-        case (.activitysmith, "progress"):
-            // ActivitySmith's own progress type, or Aivi's progress (its bar a mapping {style: …}), told apart by the bar.
-            if case .mapping? = reader["progress"]?.kind { return (TemplateCatalog.aivi("progress"), .aiviToActivitySmith("progress")) }
-            if !others.isEmpty { return (TemplateCatalog.aivi("progress"), .aiviToActivitySmith("progress")) }
-            return (TemplateCatalog.schema(template: template, backend: backend), .native)
-        case (.activitysmith, "generic"), (.activitysmith, "monitor"):
-            return (TemplateCatalog.aivi(template), .aiviToActivitySmith(template))
-        case (.pushward, "generic") where !others.isEmpty:
-            return (TemplateCatalog.aivi("generic"), .aiviToPushWard("generic"))
-        case (.islandpulse, "progress"):
-            // Aivi's progress has a progress bar mapping ({style: …}); Island Pulse's progress layout a number.
-            if case .mapping? = reader["progress"]?.kind { return (TemplateCatalog.aivi("progress"), .aiviToIslandPulse("progress")) }
-            return (TemplateCatalog.islandPulseFields, .native)
-        case (.islandpulse, "monitor"), (.islandpulse, "generic"):
-            return (TemplateCatalog.aivi(template), .aiviToIslandPulse(template))
-        case (.homeassistant, "progress"), (.homeassistant, "generic"):
-            return (TemplateCatalog.aivi(template), .aiviToLiveUpdate(template))
-        default:
-            return (TemplateCatalog.schema(template: template, backend: backend), .native)
-        }
-    }
-}
-
-/// How a rule's fields become its backend's payload.
-enum PayloadMapping: Sendable, Equatable {
-    case native
-    /// An Aivi template shown on Island Pulse (monitor → sports, progress/generic → progress).
-    case aiviToIslandPulse(String)
-    /// An Aivi template shown as a Home Assistant live update.
-    case aiviToLiveUpdate(String)
-    /// An Aivi template shown as PushWard's generic template.
-    case aiviToPushWard(String)
-    /// An Aivi template shown as an ActivitySmith stream type.
-    case aiviToActivitySmith(String)
 }

@@ -30,22 +30,10 @@ public struct RuleNotes: Sendable {
         }
         let at = reader["template"]?.location ?? rule.location
         for target in rule.targets {
-            switch target.mapping {
-            case .native: break
-            case .aiviToIslandPulse(let template):
-                let layout = template == "monitor" ? "sports (left column → A, right → B)" : "progress (the bar's value, header_left as the message, compact_value as the metric)"
-                notes.coercions.append(ConfigError(at, path: path + ".template", "on \(target.name) (Island Pulse) the Aivi \(template) template is shown as the \(layout) layout"))
-            case .aiviToPushWard(let template):
+            if case .fromAivi(let template) = target.mapping {
+                let backend = target.kind.definition.name
                 notes.coercions.append(ConfigError(at, path: path + ".template",
-                    "on \(target.name) (PushWard) the Aivi \(template) template is " + (template == "monitor"
-                        ? "PushWard's board: each column a tile (header as label, value as value cut to 16 characters, a time_until/time_since value as the time left or passed), the footers as subtitle"
-                        : "PushWard's generic: the bar as progress, the main text as state, the footer as subtitle, tap_url as the tap action")))
-            case .aiviToActivitySmith(let template):
-                notes.coercions.append(ConfigError(at, path: path + ".template",
-                    "on \(target.name) (ActivitySmith) the Aivi \(template) template is its \(template == "monitor" ? "stats type: each column a metric" : "progress type: the main text as title, the bar as a percentage")"))
-            case .aiviToLiveUpdate(let template):
-                notes.coercions.append(ConfigError(at, path: path + ".template",
-                    "on \(target.name) (Home Assistant) the Aivi \(template) template is a live update: the bar as an integer progress of 100, tap_url as url, the right-hand text as critical_text, a countdown (time_until, remaining_time) as a chronometer"))
+                    "on \(target.name) (\(backend)) the Aivi \(template) template is \(target.kind.rendering.mappingNote(template: template))"))
             }
             if target.kind == .islandpulse, target.backend.freeTier {
                 let layout = target.mapping == .native ? rule.template : "progress"

@@ -1,5 +1,6 @@
 public import HomeAssistant
 public import LiveActivity
+import Templates
 
 /// A loaded, checked rules file: where Home Assistant is, the backends, the budget defaults and the activities.
 public struct RulesFile: Sendable {

@@ -7,27 +7,7 @@ import LiveActivity
 /// Island Pulse; progress/generic → a live update on Home Assistant.
 enum TemplateCatalog {
     /// The rule-level schema: the payload's fields less those LiveBridge fills in itself.
-    static func schema(template: String, backend: BackendKind) -> ObjectSchema? {
-        switch (backend, template) {
-        case (.aivi, _), (.islandpulse, "monitor"), (.islandpulse, "generic"), (.homeassistant, "generic"):
-            return aivi(template)
-        case (.islandpulse, "progress"):
-            // The Island Pulse layout of the same name; Aivi's progress fields are told apart at load by their keys.
-            return nil
-        case (.islandpulse, let layout) where IslandPulseSchema.layouts.contains(layout):
-            return islandPulseFields
-        case (.homeassistant, "live_update"):
-            return LiveUpdateSchema.fields.removing(["tag"])
-        case (.homeassistant, "progress"):
-            return aivi("progress")
-        case (.pushward, let template):
-            return PushWardSchema.schema(template)?.removing(["template"], keepingChecks: true)
-        case (.activitysmith, let type):
-            return ActivitySmithSchema.schema(type)?.removing(["type"])
-        default:
-            return nil
-        }
-    }
+    static func schema(template: String, backend: BackendKind) -> ObjectSchema? { backend.rendering.schema(template: template) }
 
     /// An Island Pulse layout's fields as a rule gives them: LiveBridge fills in job_id, action, layout and status.
     static let islandPulseFields = IslandPulseSchema.body.removing(["job_id", "action", "layout", "status"])

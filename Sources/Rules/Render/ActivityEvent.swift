@@ -54,59 +54,12 @@ public struct ActivityEvent: Sendable {
         if data["payload"] == nil, action != .end { issues.append(PayloadIssue(path: "payload", "is required to start or update")) }
         guard issues.isEmpty, let backend, let action else { return .failure(RenderError(activity: named, issues: issues)) }
 
-        var request: BackendRequest
-        var requests: [(target: String, request: BackendRequest)] = []
-        switch backend.kind {
-        case .aivi:
-            if action == .end && payload.isEmpty {
-                request = .aivi(backend: backend.name, slug: activity, kind: .end, content: ["template": "generic", "progress": 1])
-                break
-            }
-            let (content, problems) = PayloadNormalizer.normalize(.object(payload), as: AiviSchema.content, path: "payload")
-            guard problems.isEmpty, let content else { return .failure(RenderError(activity: activity, issues: problems)) }
-            request = .aivi(backend: backend.name, slug: activity, kind: action == .end ? .end : .update, content: content)
-        case .islandpulse:
-            var body = payload
-            body["job_id"] = .string(activity)
-            // Start and update are left to Island Pulse's auto-routing: the first post for a job starts it.
-            body["action"] = action == .end ? "end" : nil
-            if backend.freeTier { IslandPulseMapping.freeTier(&body) }
-            let (normalized, problems) = PayloadNormalizer.normalize(.object(body), as: .object(IslandPulseSchema.body), path: "payload")
-            guard problems.isEmpty, let normalized else { return .failure(RenderError(activity: activity, issues: problems)) }
-            request = .islandPulse(backend: backend.name, body: normalized)
-        case .homeassistant:
-            var fields = payload
-            fields["tag"] = .string(activity)
-            if action == .end, fields["message"] == nil { fields["message"] = "" }
-            let schema = action == .end ? LiveUpdateSchema.fields.allOptional : LiveUpdateSchema.fields
-            let (normalized, problems) = PayloadNormalizer.normalize(.object(fields), as: .object(schema), path: "payload")
-            guard problems.isEmpty, let object = normalized?.objectValue else { return .failure(RenderError(activity: activity, issues: problems)) }
-            request = .homeAssistant(backend: backend.name, service: backend.service, fields: object, kind: action == .end ? .end : .update,
-                                     dismissAfter: .zero, now: Date().timeIntervalSince1970)
-            if backend.services.count > 1 {
-                // Every phone the backend names, each its own lane.
-                requests = backend.services.map { service in
-                    (backend.name + "/" + service, .homeAssistant(backend: backend.name, service: service, fields: object,
-                                                                  kind: action == .end ? .end : .update, dismissAfter: .zero,
-                                                                  now: Date().timeIntervalSince1970))
-                }
-            }
-        case .pushward:
-            var content = payload
-            if action == .end && content.isEmpty { content = ["template": "generic", "progress": 1] }
-            let (normalized, problems) = PayloadNormalizer.normalize(.object(content), as: PushWardSchema.content, path: "payload")
-            guard problems.isEmpty, let normalized else { return .failure(RenderError(activity: activity, issues: problems)) }
-            request = .pushWard(backend: backend.name, slug: activity, kind: action == .end ? .end : .update, content: normalized, priority: nil,
-                                sound: nil, creation: ["slug": .string(activity), "name": .string(activity), "priority": 1], dismissAfter: .zero)
-        case .activitysmith:
-            var state = payload
-            if action == .end && state.isEmpty { state = ["type": "progress", "title": .string(activity), "percentage": 100] }
-            let (normalized, problems) = PayloadNormalizer.normalize(.object(state), as: ActivitySmithSchema.contentState, path: "payload")
-            guard problems.isEmpty, let normalized else { return .failure(RenderError(activity: activity, issues: problems)) }
-            request = .activitySmith(backend: backend.name, key: activity, kind: action == .end ? .end : .update, contentState: normalized,
-                                     channels: backend.channels, dismissAfter: .zero)
+        let requests: [(target: String, request: BackendRequest)]
+        switch backend.kind.rendering.eventRequests(payload, activity: activity, backend: backend, action: action) {
+        case .failure(let problems): return .failure(RenderError(activity: activity, issues: problems.list))
+        case .success(let built): requests = built
         }
-        if requests.isEmpty { requests = [(backend.name, request)] }
+        let request = requests[0].request
         if let problem = ActivityRenderer.sizeProblem(request, path: "payload") {
             return .failure(RenderError(activity: activity, issues: [problem]))
         }

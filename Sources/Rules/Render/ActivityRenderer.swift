@@ -29,44 +29,13 @@ public enum ActivityRenderer {
         guard case .object(var fields)? = tree.evaluate(in: context, failures: &notes) else {
             return .failure(RenderError(activity: rule.id, issues: [PayloadIssue(path: "", "fields did not evaluate")]))
         }
-        resolveAutoIcon(&fields, rule: rule, context: context, keepsMDI: target.kind == .pushward, notes: &notes)
+        let rendering = target.kind.rendering
+        resolveAutoIcon(&fields, rule: rule, context: context, keepsMDI: rendering.drawsMDIIcons, notes: &notes)
         // on_end's `status` is Island Pulse's alone (how the job finished).
-        if phase == .end, target.kind != .islandpulse, case .object(let written)? = rule.onEnd, written.contains(where: { $0.0 == "status" }) {
+        if phase == .end, !rendering.endsWithStatus, case .object(let written)? = rule.onEnd, written.contains(where: { $0.0 == "status" }) {
             fields["status"] = nil
         }
-        let result: Result<BackendRequest, PayloadIssuesError>
-        switch (target.kind, target.mapping) {
-        case (.aivi, _):
-            result = aivi(rule, target, fields, phase: phase)
-        case (.islandpulse, .aiviToIslandPulse(let template)):
-            result = normalizedAivi(template, fields).flatMap {
-                islandPulse(rule, target, IslandPulseMapping.map(template: template, $0), phase: phase, context: context, notes: &notes)
-            }
-        case (.islandpulse, _):
-            var body = fields
-            body["layout"] = .string(rule.template)
-            result = islandPulse(rule, target, body, phase: phase, context: context, notes: &notes)
-        case (.homeassistant, .aiviToLiveUpdate(let template)):
-            result = normalizedAivi(template, fields).flatMap {
-                liveUpdate(rule, target, LiveUpdateMapping.map(template: template, $0, now: context.now), phase: phase, now: context.now)
-            }
-        case (.homeassistant, _):
-            result = liveUpdate(rule, target, fields, phase: phase, now: context.now)
-        case (.activitysmith, .aiviToActivitySmith(let template)):
-            result = normalizedAivi(template, fields).flatMap {
-                activitySmith(rule, target, ActivitySmithMapping.map(template: template, $0, title: rule.id), phase: phase)
-            }
-        case (.activitysmith, _):
-            var state = fields
-            state["type"] = .string(rule.template)
-            result = activitySmith(rule, target, state, phase: phase)
-        case (.pushward, .aiviToPushWard(let template)):
-            result = normalizedAivi(template, fields).flatMap { pushWard(rule, target, PushWardMapping.map(template: template, $0, now: context.now), phase: phase, now: context.now) }
-        case (.pushward, _):
-            var content = fields
-            content["template"] = .string(rule.template)
-            result = pushWard(rule, target, content, phase: phase, now: context.now)
-        }
+        let result = rendering.request(rule, target, fields, phase: phase, context: context, notes: &notes)
         return result.mapError { RenderError(activity: rule.id, issues: $0.list) }
     }
 
@@ -77,24 +46,7 @@ public enum ActivityRenderer {
         let result = render(rule, for: target, phase: .end, in: context, notes: &notes)
         if case .success(let request) = result { return request }
         if case .failure(let failure) = result { notes += failure.issues }
-        let backend = target.backend
-        switch backend.kind {
-        case .aivi:
-            let content = last?.body["content"] ?? ["template": .string(rule.template)]
-            return .aivi(backend: backend.name, slug: target.id, kind: .end, content: content)
-        case .islandpulse:
-            return .islandPulse(backend: backend.name, body: ["job_id": .string(target.id), "action": "end", "status": "success"])
-        case .homeassistant:
-            return .homeAssistant(backend: backend.name, service: target.service, fields: ["tag": .string(target.id)], kind: .end,
-                                  dismissAfter: .zero, now: context.now)
-        case .pushward:
-            let content = last?.body["content"] ?? ["template": "generic", "progress": 1]
-            return pushWardRequest(rule, target, content: content, phase: .end, dismissAfter: .zero)
-        case .activitysmith:
-            let state = last?.body["content_state"] ?? ["type": "progress", "title": .string(rule.id), "percentage": 100]
-            return .activitySmith(backend: backend.name, key: target.id, kind: .end, contentState: state, channels: backend.channels,
-                                  dismissAfter: rule.dismissAfter(for: .activitysmith))
-        }
+        return target.kind.rendering.fallbackEnd(rule, target, last: last, now: context.now)
     }
 
     /// Renewing an activity before iOS ends it at eight hours: an end showing what it shows now (no `on_end`
@@ -103,131 +55,16 @@ public enum ActivityRenderer {
     public static func renewal(_ rule: ActivityRule, for target: ActivityTarget, in context: EvaluationContext,
                                notes: inout [PayloadIssue]) -> Result<(end: BackendRequest, start: BackendRequest), RenderError> {
         render(rule, for: target, phase: .start, in: context, notes: &notes).map { start in
-            let end: BackendRequest
-            switch target.kind {
-            case .aivi:
-                end = .aivi(backend: target.backend.name, slug: target.id, kind: .end, content: start.body["content"] ?? .null)
-            case .islandpulse:
-                var body = start.body.objectValue ?? [:]
-                body["action"] = "end"
-                end = .islandPulse(backend: target.backend.name, body: .object(body))
-            case .homeassistant:
-                end = .homeAssistant(backend: target.backend.name, service: target.service, fields: ["tag": .string(target.id)], kind: .end,
-                                     dismissAfter: .zero, now: context.now)
-            case .pushward:
-                end = pushWardRequest(rule, target, content: start.body["content"] ?? .null, phase: .end, dismissAfter: .zero)
-            case .activitysmith:
-                end = .activitySmith(backend: target.backend.name, key: target.id, kind: .end, contentState: start.body["content_state"] ?? .null,
-                                     channels: target.backend.channels, dismissAfter: .zero)
-            }
-            return (end, start)
+            (target.kind.rendering.renewalEnd(rule, target, start: start, now: context.now), start)
         }
-    }
-
-    static func normalizedAivi(_ template: String, _ fields: [String: JSONValue]) -> Result<[String: JSONValue], PayloadIssuesError> {
-        var content = fields
-        content["template"] = .string(template)
-        let (normalized, issues) = PayloadNormalizer.normalize(.object(content), as: AiviSchema.content)
-        guard issues.isEmpty, let object = normalized?.objectValue else { return .failure(PayloadIssuesError(issues)) }
-        return .success(object)
-    }
-
-    static func aivi(_ rule: ActivityRule, _ target: ActivityTarget, _ fields: [String: JSONValue], phase: PushKind) -> Result<BackendRequest, PayloadIssuesError> {
-        normalizedAivi(rule.template, fields).flatMap { content in
-            let request = BackendRequest.aivi(backend: target.backend.name, slug: target.id, kind: phase, content: .object(content))
-            if let problem = sizeProblem(request) { return .failure(PayloadIssuesError([problem])) }
-            return .success(request)
-        }
-    }
-
-    static func islandPulse(_ rule: ActivityRule, _ target: ActivityTarget, _ fields: [String: JSONValue], phase: PushKind,
-                            context: EvaluationContext, notes: inout [PayloadIssue]) -> Result<BackendRequest, PayloadIssuesError> {
-        var body = fields
-        body["job_id"] = .string(target.id)
-        body["action"] = .string(phase.rawValue)
-        if let status = rule.status?.evaluate(in: context, failures: &notes) { body["status"] = status }
-        if phase == .end {
-            // A finished job's last frame says how it finished: on_end's status when it gives one, else success — a
-            // written `running` does not stay on the end.
-            if let ending = rule.onEnd.flatMap({ _ in fields["status"] }), ending != .null { body["status"] = ending }
-            else if body["status"] == nil || body["status"] == "running" { body["status"] = "success" }
-        }
-        if target.backend.freeTier { IslandPulseMapping.freeTier(&body) }
-        let (normalized, issues) = PayloadNormalizer.normalize(.object(body), as: .object(IslandPulseSchema.body))
-        guard issues.isEmpty, let normalized else { return .failure(PayloadIssuesError(issues)) }
-        let request = BackendRequest.islandPulse(backend: target.backend.name, body: normalized)
-        if let problem = sizeProblem(request) { return .failure(PayloadIssuesError([problem])) }
-        return .success(request)
     }
 
     /// Over the phone's limit? Aivi's content or Island Pulse's body is what the Live Activity holds; a Home Assistant
     /// live update is the companion app's business.
     static func sizeProblem(_ request: BackendRequest, path: String = "") -> PayloadIssue? {
-        let size: Int
-        switch request.kind {
-        case .aivi, .pushward, .activitysmith:
-            // The body less its `{"content":…,"state":"…"}` wrapper.
-            size = request.bodyBytes.count - #"{"content":,"state":""}"#.utf8.count - (request.body["state"]?.stringValue?.utf8.count ?? 0)
-        case .islandpulse:
-            size = request.bodyBytes.count
-        case .homeassistant:
-            return nil
-        }
+        guard let size = request.kind.definition.contentSize(request) else { return nil }
         guard size > contentLimit else { return nil }
         return PayloadIssue(path: path, "the payload is \(size) bytes; a Live Activity holds at most \(contentLimit)")
-    }
-
-    static func activitySmith(_ rule: ActivityRule, _ target: ActivityTarget, _ state: [String: JSONValue], phase: PushKind)
-        -> Result<BackendRequest, PayloadIssuesError> {
-        let (normalized, issues) = PayloadNormalizer.normalize(.object(state), as: ActivitySmithSchema.contentState)
-        guard issues.isEmpty, let normalized else { return .failure(PayloadIssuesError(issues)) }
-        let request = BackendRequest.activitySmith(backend: target.backend.name, key: target.id, kind: phase, contentState: normalized,
-                                                   channels: target.backend.channels, dismissAfter: rule.dismissAfter(for: .activitysmith))
-        if let problem = sizeProblem(request) { return .failure(PayloadIssuesError([problem])) }
-        return .success(request)
-    }
-
-    static func pushWard(_ rule: ActivityRule, _ target: ActivityTarget, _ content: [String: JSONValue], phase: PushKind,
-                         now: Double) -> Result<BackendRequest, PayloadIssuesError> {
-        let (normalized, issues) = PayloadNormalizer.normalize(.object(content), as: PushWardSchema.content)
-        guard issues.isEmpty, let normalized else { return .failure(PayloadIssuesError(issues)) }
-        // PushWard ends a countdown itself at its end_date: a completion frame after that would revive it for
-        // dismiss_after, so such an end is `ended` at once.
-        let serverEnded = normalized["template"] == "countdown" && (normalized["end_date"]?.doubleValue ?? .infinity) <= now
-        let request = pushWardRequest(rule, target, content: normalized, phase: phase,
-                                      dismissAfter: serverEnded ? .zero : rule.dismissAfter(for: .pushward))
-        if let problem = sizeProblem(request) { return .failure(PayloadIssuesError([problem])) }
-        return .success(request)
-    }
-
-    /// The PushWard request for this content, with the activity's creation (name, priority, time to live).
-    static func pushWardRequest(_ rule: ActivityRule, _ target: ActivityTarget, content: JSONValue, phase: PushKind, dismissAfter: Duration) -> BackendRequest {
-        let options = rule.pushWard
-        var creation: [String: JSONValue] = ["slug": .string(target.id), "name": .string(rule.id), "priority": .int(options.priority ?? 1)]
-        if let ttl = options.endedTTL { creation["ended_ttl"] = .int(Int(ttl.components.seconds)) }
-        if let ttl = options.staleTTL { creation["stale_ttl"] = .int(Int(ttl.components.seconds)) }
-        return .pushWard(backend: target.backend.name, slug: target.id, kind: phase, content: content, priority: options.priority,
-                         sound: options.sound, creation: .object(creation), dismissAfter: dismissAfter,
-                         dismissalTTL: options.dismissalTTL.map { Int($0.components.seconds) })
-    }
-
-    static func liveUpdate(_ rule: ActivityRule, _ target: ActivityTarget, _ fields: [String: JSONValue], phase: PushKind, now: Double)
-        -> Result<BackendRequest, PayloadIssuesError> {
-        var body = fields
-        body["tag"] = .string(target.id)
-        let (normalized, issues) = PayloadNormalizer.normalize(.object(body), as: .object(LiveUpdateSchema.fields))
-        guard issues.isEmpty, var object = normalized?.objectValue else { return .failure(PayloadIssuesError(issues)) }
-        if phase != .end, object["stale_date"] == nil, let stale = staleDate(object, now: now) { object["stale_date"] = .int(stale) }
-        return .success(.homeAssistant(backend: target.backend.name, service: target.service, fields: object, kind: phase,
-                                       dismissAfter: rule.dismissAfter, now: now))
-    }
-
-    /// When the Lock Screen should show a live update as out of date if no other push comes: a minute past its
-    /// countdown's end (the content says nothing true after it). Derived from the content only, so an unchanged
-    /// content renders the same push and is not sent again; nil without a countdown.
-    static func staleDate(_ fields: [String: JSONValue], now: Double) -> Int? {
-        guard let when = fields["when"]?.doubleValue, fields["when_relative"]?.boolValue != true, when > now else { return nil }
-        return Int(saturating: when + 60)
     }
 
     /// `keepsMDI`: the backend draws Material Design icons itself (PushWard).
@@ -266,8 +103,3 @@ public struct RenderError: Error, Sendable, CustomStringConvertible {
     public var description: String { "activity \(activity): " + issues.map(\.description).joined(separator: "; ") }
 }
 
-/// Problems as an error value, so they can travel in a `Result`.
-struct PayloadIssuesError: Error {
-    let list: [PayloadIssue]
-    init(_ list: [PayloadIssue]) { self.list = list }
-}

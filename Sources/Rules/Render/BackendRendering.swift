@@ -1,0 +1,100 @@
+import JSON
+import LiveActivity
+import Templates
+
+/// How rules reach one service: which of its templates a rule may write (and their fields), how a rule written in
+/// Aivi's vocabulary is shown there, and how a rule's evaluated fields become its request — the end when the end
+/// cannot be rendered, and the end of a renewal, included. One per service, registered in `BackendKind.rendering`;
+/// the loader, `ActivityRenderer` and the rule notes consult it instead of switching on the kind.
+protocol BackendRendering: Sendable {
+    /// The rule-level schema of one of its own templates (the payload's fields less those LiveBridge fills in); nil
+    /// when it has no such template.
+    func schema(template: String) -> ObjectSchema?
+    /// How `template`, as the rule writes it, reaches this backend: its own, or an Aivi template shown in its
+    /// vocabulary. `others`: the kinds of the rule's other targets. Nil schema: the template cannot go there.
+    func resolve(template: String, reader: MappingReader, others: Set<BackendKind>) -> (ObjectSchema?, PayloadMapping)
+    /// What the rule notes say when an Aivi template is shown in this backend's vocabulary.
+    func mappingNote(template: String) -> String
+    /// The request for the rule's evaluated `fields` (icons resolved).
+    func request(_ rule: ActivityRule, _ target: ActivityTarget, _ fields: [String: JSONValue], phase: PushKind,
+                 context: EvaluationContext, notes: inout [PayloadIssue]) -> Result<BackendRequest, PayloadIssuesError>
+    /// The end to send when the end cannot be rendered, from the last request sent (`last`), so an end is never lost.
+    func fallbackEnd(_ rule: ActivityRule, _ target: ActivityTarget, last: BackendRequest?, now: Double) -> BackendRequest
+    /// The end of a renewal: showing what `start` shows (Home Assistant's clears at once).
+    func renewalEnd(_ rule: ActivityRule, _ target: ActivityTarget, start: BackendRequest, now: Double) -> BackendRequest
+    /// A blueprint event's request(s), one per target: the payload as written for this service, checked against its
+    /// schema (an end with no payload: a plain end).
+    func eventRequests(_ payload: [String: JSONValue], activity: String, backend: RulesFile.Backend, action: ActivityEvent.Action)
+        -> Result<[(target: String, request: BackendRequest)], PayloadIssuesError>
+    /// The rule keys that only some services take, those this one does (`status`, `dismiss_after`, `priority`…).
+    var ruleKeys: Set<String> { get }
+    /// Whether `on_end` may say how the job finished (`status`).
+    var endsWithStatus: Bool { get }
+    /// Whether it draws Material Design icons itself (`mdi:…` kept as written).
+    var drawsMDIIcons: Bool { get }
+}
+
+extension BackendRendering {
+    var ruleKeys: Set<String> { [] }
+    var endsWithStatus: Bool { false }
+    var drawsMDIIcons: Bool { false }
+    func resolve(template: String, reader: MappingReader, others: Set<BackendKind>) -> (ObjectSchema?, PayloadMapping) {
+        (schema(template: template), .native)
+    }
+    func mappingNote(template: String) -> String { "shown in its own vocabulary" }
+}
+
+extension BackendKind {
+    /// The one registration of each service's rendering.
+    var rendering: any BackendRendering {
+        switch self {
+        case .aivi: return AiviRendering()
+        case .islandpulse: return IslandPulseRendering()
+        case .homeassistant: return LiveUpdateRendering()
+        case .pushward: return PushWardRendering()
+        case .activitysmith: return ActivitySmithRendering()
+        }
+    }
+}
+
+/// How a rule's fields become its backend's payload: as written for it, or an Aivi template shown in its vocabulary.
+enum PayloadMapping: Sendable, Equatable {
+    case native
+    case fromAivi(String)
+}
+
+/// Problems as an error value, so they can travel in a `Result`.
+struct PayloadIssuesError: Error {
+    let list: [PayloadIssue]
+    init(_ list: [PayloadIssue]) { self.list = list }
+}
+
+extension BackendRendering {
+    /// An Aivi template's fields, normalized against Aivi's schema (the input of every mapping).
+    func normalizedAivi(_ template: String, _ fields: [String: JSONValue]) -> Result<[String: JSONValue], PayloadIssuesError> {
+        var content = fields
+        content["template"] = .string(template)
+        let (normalized, issues) = PayloadNormalizer.normalize(.object(content), as: AiviSchema.content)
+        guard issues.isEmpty, let object = normalized?.objectValue else { return .failure(PayloadIssuesError(issues)) }
+        return .success(object)
+    }
+
+    /// The rule's fields as this service takes them: an Aivi template's normalized, then mapped by `fromAivi`; the
+    /// rule's own template's with its name where the service reads it (`templateKey`: `layout`, `template`, `type`).
+    func fields(_ fields: [String: JSONValue], of rule: ActivityRule, at target: ActivityTarget, templateKey: String?,
+                fromAivi: (String, [String: JSONValue]) -> [String: JSONValue]) -> Result<[String: JSONValue], PayloadIssuesError> {
+        switch target.mapping {
+        case .fromAivi(let template): return normalizedAivi(template, fields).map { fromAivi(template, $0) }
+        case .native:
+            var own = fields
+            if let templateKey { own[templateKey] = .string(rule.template) }
+            return .success(own)
+        }
+    }
+
+    /// The request, unless it is over the phone's limit for a Live Activity's content.
+    func checkedSize(_ request: BackendRequest) -> Result<BackendRequest, PayloadIssuesError> {
+        if let problem = ActivityRenderer.sizeProblem(request) { return .failure(PayloadIssuesError([problem])) }
+        return .success(request)
+    }
+}

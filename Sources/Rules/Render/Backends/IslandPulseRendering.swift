@@ -1,0 +1,78 @@
+import JSON
+import LiveActivity
+import Templates
+
+/// Island Pulse: its layouts (`default`, `progress`, `score`, `sports`), and Aivi's monitor (columns → sports A/B)
+/// or progress/generic (→ the progress layout); `POST /notify` with the job's whole body.
+struct IslandPulseRendering: BackendRendering {
+    var endsWithStatus: Bool { true }
+    var ruleKeys: Set<String> { ["status"] }
+
+    func schema(template: String) -> ObjectSchema? {
+        switch template {
+        case "monitor", "generic": return TemplateCatalog.aivi(template)
+        // The Island Pulse layout of the same name; Aivi's progress fields are told apart at load by their keys.
+        case "progress": return nil
+        case let layout where IslandPulseSchema.layouts.contains(layout): return TemplateCatalog.islandPulseFields
+        default: return nil
+        }
+    }
+
+    func resolve(template: String, reader: MappingReader, others: Set<BackendKind>) -> (ObjectSchema?, PayloadMapping) {
+        switch template {
+        case "progress":
+            // Aivi's progress has a progress bar mapping ({style: …}); Island Pulse's progress layout a number.
+            if case .mapping? = reader["progress"]?.kind { return (TemplateCatalog.aivi("progress"), .fromAivi("progress")) }
+            return (TemplateCatalog.islandPulseFields, .native)
+        case "monitor", "generic": return (TemplateCatalog.aivi(template), .fromAivi(template))
+        default: return (schema(template: template), .native)
+        }
+    }
+
+    func mappingNote(template: String) -> String {
+        "shown as the \(template == "monitor" ? "sports (left column → A, right → B)" : "progress (the bar's value, header_left as the message, compact_value as the metric)") layout"
+    }
+
+    func request(_ rule: ActivityRule, _ target: ActivityTarget, _ fields: [String: JSONValue], phase: PushKind,
+                 context: EvaluationContext, notes: inout [PayloadIssue]) -> Result<BackendRequest, PayloadIssuesError> {
+        self.fields(fields, of: rule, at: target, templateKey: "layout") { IslandPulseMapping.map(template: $0, $1) }.flatMap { fields in
+            var body = fields
+            body["job_id"] = .string(target.id)
+            body["action"] = .string(phase.rawValue)
+            if let status = rule.status?.evaluate(in: context, failures: &notes) { body["status"] = status }
+            if phase == .end {
+                // A finished job's last frame says how it finished: on_end's status when it gives one, else success — a
+                // written `running` does not stay on the end.
+                if let ending = rule.onEnd.flatMap({ _ in fields["status"] }), ending != .null { body["status"] = ending }
+                else if body["status"] == nil || body["status"] == "running" { body["status"] = "success" }
+            }
+            if target.backend.freeTier { IslandPulseMapping.freeTier(&body) }
+            let (normalized, issues) = PayloadNormalizer.normalize(.object(body), as: .object(IslandPulseSchema.body))
+            guard issues.isEmpty, let normalized else { return .failure(PayloadIssuesError(issues)) }
+            return checkedSize(.islandPulse(backend: target.backend.name, body: normalized))
+        }
+    }
+
+    func fallbackEnd(_ rule: ActivityRule, _ target: ActivityTarget, last: BackendRequest?, now: Double) -> BackendRequest {
+        .islandPulse(backend: target.backend.name, body: ["job_id": .string(target.id), "action": "end", "status": "success"])
+    }
+
+    func renewalEnd(_ rule: ActivityRule, _ target: ActivityTarget, start: BackendRequest, now: Double) -> BackendRequest {
+        var body = start.body.objectValue ?? [:]
+        body["action"] = "end"
+        return .islandPulse(backend: target.backend.name, body: .object(body))
+    }
+
+    /// A blueprint event's request(s): the payload as written for this service, checked against its schema.
+    func eventRequests(_ payload: [String: JSONValue], activity: String, backend: RulesFile.Backend, action: ActivityEvent.Action)
+        -> Result<[(target: String, request: BackendRequest)], PayloadIssuesError> {
+        var body = payload
+        body["job_id"] = .string(activity)
+        // Start and update are left to Island Pulse's auto-routing: the first post for a job starts it.
+        body["action"] = action == .end ? "end" : nil
+        if backend.freeTier { IslandPulseMapping.freeTier(&body) }
+        let (normalized, problems) = PayloadNormalizer.normalize(.object(body), as: .object(IslandPulseSchema.body), path: "payload")
+        guard problems.isEmpty, let normalized else { return .failure(PayloadIssuesError(problems)) }
+        return .success([(backend.name, .islandPulse(backend: backend.name, body: normalized))])
+    }
+}

@@ -1,0 +1,80 @@
+import FoundationEssentials
+import JSON
+import LiveActivity
+import Platform
+import Templates
+
+/// Home Assistant's own Live Activities: `live_update` (its fields), and Aivi's progress/generic shown as a live
+/// update; a call of the phone's notify service.
+struct LiveUpdateRendering: BackendRendering {
+    var ruleKeys: Set<String> { ["dismiss_after"] }
+
+    func schema(template: String) -> ObjectSchema? {
+        switch template {
+        case "generic", "progress": return TemplateCatalog.aivi(template)
+        case "live_update": return LiveUpdateSchema.fields.removing(["tag"])
+        default: return nil
+        }
+    }
+
+    func resolve(template: String, reader: MappingReader, others: Set<BackendKind>) -> (ObjectSchema?, PayloadMapping) {
+        if template == "progress" || template == "generic" { return (TemplateCatalog.aivi(template), .fromAivi(template)) }
+        return (schema(template: template), .native)
+    }
+
+    func mappingNote(template: String) -> String {
+        "a live update: the bar as an integer progress of 100, tap_url as url, the right-hand text as critical_text, a countdown (time_until, remaining_time) as a chronometer"
+    }
+
+    func request(_ rule: ActivityRule, _ target: ActivityTarget, _ fields: [String: JSONValue], phase: PushKind,
+                 context: EvaluationContext, notes: inout [PayloadIssue]) -> Result<BackendRequest, PayloadIssuesError> {
+        let now = context.now
+        return self.fields(fields, of: rule, at: target, templateKey: nil) { LiveUpdateMapping.map(template: $0, $1, now: now) }.flatMap { fields in
+            var body = fields
+            body["tag"] = .string(target.id)
+            let (normalized, issues) = PayloadNormalizer.normalize(.object(body), as: .object(LiveUpdateSchema.fields))
+            guard issues.isEmpty, var object = normalized?.objectValue else { return .failure(PayloadIssuesError(issues)) }
+            if phase != .end, object["stale_date"] == nil, let stale = Self.staleDate(object, now: now) { object["stale_date"] = .int(stale) }
+            return .success(.homeAssistant(backend: target.backend.name, service: target.service, fields: object, kind: phase,
+                                           dismissAfter: rule.dismissAfter, now: now))
+        }
+    }
+
+    /// When the Lock Screen should show a live update as out of date if no other push comes: a minute past its
+    /// countdown's end (the content says nothing true after it). Derived from the content only, so an unchanged
+    /// content renders the same push and is not sent again; nil without a countdown.
+    static func staleDate(_ fields: [String: JSONValue], now: Double) -> Int? {
+        guard let when = fields["when"]?.doubleValue, fields["when_relative"]?.boolValue != true, when > now else { return nil }
+        return Int(saturating: when + 60)
+    }
+
+    func fallbackEnd(_ rule: ActivityRule, _ target: ActivityTarget, last: BackendRequest?, now: Double) -> BackendRequest {
+        .homeAssistant(backend: target.backend.name, service: target.service, fields: ["tag": .string(target.id)], kind: .end,
+                       dismissAfter: .zero, now: now)
+    }
+
+    func renewalEnd(_ rule: ActivityRule, _ target: ActivityTarget, start: BackendRequest, now: Double) -> BackendRequest {
+        fallbackEnd(rule, target, last: start, now: now)
+    }
+
+    /// A blueprint event's request(s): the payload as written for this service, checked against its schema.
+    func eventRequests(_ payload: [String: JSONValue], activity: String, backend: RulesFile.Backend, action: ActivityEvent.Action)
+        -> Result<[(target: String, request: BackendRequest)], PayloadIssuesError> {
+        var fields = payload
+        fields["tag"] = .string(activity)
+        if action == .end, fields["message"] == nil { fields["message"] = "" }
+        let schema = action == .end ? LiveUpdateSchema.fields.allOptional : LiveUpdateSchema.fields
+        let (normalized, problems) = PayloadNormalizer.normalize(.object(fields), as: .object(schema), path: "payload")
+        guard problems.isEmpty, let object = normalized?.objectValue else { return .failure(PayloadIssuesError(problems)) }
+        let now = Date().timeIntervalSince1970
+        guard backend.services.count > 1 else {
+            return .success([(backend.name, .homeAssistant(backend: backend.name, service: backend.service, fields: object,
+                                                           kind: action == .end ? .end : .update, dismissAfter: .zero, now: now))])
+        }
+        // Every phone the backend names, each its own lane.
+        return .success(backend.services.map { service in
+            (backend.name + "/" + service, .homeAssistant(backend: backend.name, service: service, fields: object,
+                                                          kind: action == .end ? .end : .update, dismissAfter: .zero, now: now))
+        })
+    }
+}
