@@ -161,7 +161,7 @@ public struct ActivityEngine: Sendable {
 
     private func command(_ rule: ActivityRule, _ target: ActivityTarget, _ event: Dispatcher.Event) -> Command {
         Command(activity: rule.id, target: target.name, backend: target.backend.name,
-                device: target.kind == .homeassistant ? target.service : nil, budget: target.budget, event: event)
+                device: target.relayDevice, budget: target.budget, event: event)
     }
 
     private static func key(_ activity: String, _ target: ActivityTarget) -> String { activity + "@" + target.name }

@@ -32,6 +32,10 @@ public struct ActivityTarget: Sendable, Equatable {
 
     public var kind: BackendKind { backend.kind }
 
+    /// The phone whose Home Assistant push relay this target's pushes spend (its notify service); nil for services
+    /// that do not go through the relay.
+    public var relayDevice: String? { kind.definition.spendsRelay ? service : nil }
+
     public static func == (a: ActivityTarget, b: ActivityTarget) -> Bool {
         a.name == b.name && a.id == b.id && a.service == b.service && a.mapping == b.mapping && a.budget == b.budget
             && a.backend.isSame(as: b.backend)
