@@ -35,12 +35,14 @@ let package = Package(
         // The dispatcher: per-activity lifecycle, update budget, retries.
         .target(name: "Dispatcher", dependencies: ["Platform", "LiveActivity", "JSON", "HTTPClient"]),
         // The five services as documented, over real HTTP on 127.0.0.1: for tests and the local preview.
-        .target(name: "FakePushServices", dependencies: ["Platform", "WebSocketTransport", "JSON", "LiveActivity", "Preview"]),
+        .target(name: "FakePushServices", dependencies: ["Platform", "WebSocketTransport", "JSON", "LiveActivity"]),
+        // The preview server of `preview-server` and the demo: the fakes answering any token, with the page that draws what they were shown.
+        .target(name: "PreviewServer", dependencies: ["FakePushServices", "JSON", "Preview", "WebSocketTransport"]),
         // The running service: connection → rules → dispatcher, logging, signals.
         .target(name: "LiveBridge", dependencies: ["Platform", "HomeAssistant", "Rules", "Templates", "LiveActivity", "Dispatcher", "HTTPClient", "JSON", "WebSocketTransport", "Preview"]),
         // A fake Home Assistant for tests, the demo and the benchmark.
         .target(name: "HomeAssistantSimulator", dependencies: ["Platform", "HomeAssistant", "JSON", "WebSocketTransport"]),
-        .executableTarget(name: "livebridge", dependencies: ["Platform", "HomeAssistant", "HomeAssistantSimulator", "JSON", "WebSocketTransport", "LiveActivity", "Rules", "Templates", "Dispatcher", "HTTPClient", "LiveBridge", "FakePushServices", "Preview"]),
+        .executableTarget(name: "livebridge", dependencies: ["Platform", "HomeAssistant", "HomeAssistantSimulator", "JSON", "WebSocketTransport", "LiveActivity", "Rules", "Templates", "Dispatcher", "HTTPClient", "LiveBridge", "PreviewServer", "Preview"]),
         // make bench-rules: rule evaluation speed, in a release build.
         .executableTarget(name: "RulesBenchmark", dependencies: ["Rules", "Templates", "LiveActivity", "HomeAssistant", "JSON"]),
         // CPU time and memory of another process, from /proc: for the benchmark and the resilience suite.
@@ -57,7 +59,7 @@ let package = Package(
         .testTarget(name: "LiveBridgeTests", dependencies: ["Platform", "LiveBridge", "LiveActivity", "WebSocketTransport", "Dispatcher", "HomeAssistant", "HomeAssistantSimulator", "Rules", "JSON"]),
         .testTarget(name: "PreviewTests", dependencies: ["Preview", "JSON"], exclude: ["Golden"]),
         .testTarget(name: "ResilienceTests", dependencies: ["Dispatcher", "LiveActivity", "HTTPClient", "HomeAssistant", "HomeAssistantSimulator", "JSON", "Rules"]),
-        .testTarget(name: "DispatcherTests", dependencies: ["Platform", "Dispatcher", "LiveActivity", "FakePushServices", "HTTPClient", "JSON"]),
+        .testTarget(name: "DispatcherTests", dependencies: ["Platform", "Dispatcher", "LiveActivity", "FakePushServices", "PreviewServer", "HTTPClient", "JSON"]),
         .testTarget(name: "LiveActivityTests", dependencies: ["LiveActivity", "JSON"]),
         .testTarget(name: "TemplatesTests", dependencies: ["Templates", "JSON", "HomeAssistant", "Platform"],
                     exclude: ["Golden", "python-re-cases.py"]),

@@ -3,9 +3,8 @@ import Platform
 import FoundationEssentials
 public import JSON
 import LiveActivity
-import Preview
 import Synchronization
-import WebSocketTransport
+public import WebSocketTransport
 
 /// Aivi, Island Pulse, PushWard and ActivitySmith as documented, on 127.0.0.1 over real HTTP: for tests and the local preview.
 ///
@@ -80,10 +79,15 @@ public final class FakePushService: Sendable {
     /// The preview server takes any token: it stands in for services the user has not signed up to yet.
     public let acceptsAnyToken: Bool
 
+    /// Pages served for a GET besides `/api/requests` (the preview server's page and drawings; nil: none).
+    public typealias Pages = @Sendable (_ path: String, _ service: FakePushService) -> HTTPServerResponse?
+    private let pages: Pages?
+
     public init(aiviToken: String = "aivi-test-token", islandPulseIDs: Set<String> = ["pulse-test-id"], freeTier: Set<String> = [],
                 pushWardKeys: Set<String> = ["pushward-test-key"], activitySmithKeys: Set<String> = ["activitysmith-test-key"], port: Int = 0,
                 acceptsAnyToken: Bool = false, host: String = "127.0.0.1", unregisteredIslandPulseIDs: Set<String> = [],
-                pushWardUpdateOnlyKeys: Set<String> = []) throws {
+                pushWardUpdateOnlyKeys: Set<String> = [], pages: Pages? = nil) throws {
+        self.pages = pages
         self.pushWardUpdateOnlyKeys = pushWardUpdateOnlyKeys
         self.acceptsAnyToken = acceptsAnyToken
         self.unregisteredIslandPulseIDs = unregisteredIslandPulseIDs
@@ -165,28 +169,14 @@ public final class FakePushService: Sendable {
         })])
     }
 
-    /// `{"activities": {...}, "log": [...]}` for the preview page.
-    /// Each activity carries its drawing (`svg`), rendered now so countdowns tick.
-    public var previewState: JSONValue {
-        let (shown, log) = state.withLock { ($0.shown, $0.log) }
-        let now = Date().timeIntervalSince1970
-        var drawn: [String: JSONValue] = [:]
-        for (key, entry) in shown {
-            guard case .object(var fields) = entry, let payload = fields["payload"] else { continue }
-            fields["svg"] = .string(PreviewRenderer.svg(payload, at: now, title: key, ended: fields["ended"] == true))
-            drawn[key] = .object(fields)
-        }
-        return .object(["activities": .object(drawn), "log": .array(log)])
-    }
+    /// What each activity shows now (`aivi/slug` → `{payload, ended, at}`, only bodies LiveBridge's schemas accept) and
+    /// the log of what was shown, newest last: what the preview page draws.
+    public var shown: (activities: [String: JSONValue], log: [JSONValue]) { state.withLock { ($0.shown, $0.log) } }
 
     private func handle(_ request: HTTPServerRequest, _ respond: @escaping @Sendable (HTTPServerResponse) -> Void) {
         if request.method == "GET" {
-            switch request.path {
-            case "/": return respond(HTTPServerResponse(status: 200, contentType: "text/html; charset=utf-8", body: Array(PreviewPage.html.utf8)))
-            case "/api/state": return respond(HTTPServerResponse(status: 200, json: previewState.jsonText))
-            case "/api/requests": return respond(HTTPServerResponse(status: 200, json: recordedJSON.jsonText))
-            default: return respond(error(404, "NOT_FOUND", "no such page"))
-            }
+            if request.path == "/api/requests" { return respond(HTTPServerResponse(status: 200, json: recordedJSON.jsonText)) }
+            return respond(pages?(request.path, self) ?? error(404, "NOT_FOUND", "no such page"))
         }
         let refused = state.withLock { s -> Bool in
             if s.down { s.refusedWhileDown += 1 }

@@ -1,5 +1,5 @@
 import Platform
-import FakePushServices
+import PreviewServer
 import FoundationEssentials
 import Glibc
 import HomeAssistantSimulator
@@ -24,7 +24,7 @@ enum DemoCommand {
         guard let cycle = Double(args["cycle"] ?? "60"), cycle >= 5 else { throw UsageError("--cycle must be at least 5 seconds") }
 
         let simulator = try HomeAssistantSimulator(token: "demo-token")
-        let preview = try FakePushService(port: port, acceptsAnyToken: true)
+        let preview = try PreviewServer(port: port)
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("livebridge-demo-\(getpid())").path
         try FileManager.default.createDirectory(atPath: folder + "/data", withIntermediateDirectories: true)
         try DemoRules.text(homeAssistant: simulator.url, preview: preview.baseURL).write(toFile: folder + "/livebridge.yaml", atomically: true, encoding: .utf8)

@@ -1,5 +1,5 @@
 import Platform
-import FakePushServices
+import PreviewServer
 import FoundationEssentials
 import Glibc
 
@@ -18,7 +18,7 @@ enum PreviewServerCommand {
         let args = try ArgumentList(arguments, valued: ["port", "listen"])
         guard let port = Int(args["port"] ?? "8099"), (0...65535).contains(port) else { throw UsageError("--port must be 0–65535") }
         let host = args["listen"] ?? "127.0.0.1"
-        let server = try FakePushService(port: port, acceptsAnyToken: true, host: host)
+        let server = try PreviewServer(port: port, host: host)
         standardOutput("LiveBridge preview server: http://\(host):\(server.baseURL.split(separator: ":").last ?? "") (Ctrl-C stops)\n")
         for await _ in UnixSignals([.terminate, .interrupt]) { break }
         server.stop()

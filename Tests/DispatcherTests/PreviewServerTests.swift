@@ -1,4 +1,4 @@
-import FakePushServices
+import PreviewServer
 import HTTPClient
 import JSON
 import Testing
@@ -7,18 +7,18 @@ import Testing
 /// the daemon's own schemas and draws only what they accept.
 @Suite(.timeLimit(.minutes(1)))
 struct PreviewServerTests {
-    func patch(_ server: FakePushService, _ path: String, _ body: String) async throws -> HTTPResponse {
+    func patch(_ server: PreviewServer, _ path: String, _ body: String) async throws -> HTTPResponse {
         try await HTTPClient().send(HTTPRequest(method: "PATCH", url: server.baseURL + path, headers: [("Authorization", "Token anything")],
                                                 body: Array(body.utf8)))
     }
 
     @Test func aPayloadTheSchemasRefuseIsAnsweredAndNotDrawn() async throws {
-        let server = try FakePushService(acceptsAnyToken: true)
+        let server = try PreviewServer()
         let bad = try await patch(server, "/activity/washer", #"{"state":"ONGOING","content":{"template":"generic","progress":1e300}}"#)
         #expect(bad.status == 400)
         #expect(try JSONParser.parse(bad.body)["error"] == "INVALID_CONTENT")
         let good = try await patch(server, "/activity/dryer", #"{"state":"ONGOING","content":{"template":"generic","progress":0.5}}"#)
         #expect(good.status == 200)
-        #expect(server.previewState["activities"]?.objectValue?.keys.sorted() == ["aivi/dryer"])
+        #expect(server.state["activities"]?.objectValue?.keys.sorted() == ["aivi/dryer"])
     }
 }

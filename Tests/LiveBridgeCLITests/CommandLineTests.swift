@@ -1,3 +1,4 @@
+import ProcessMeasurement
 import Foundation
 import Testing
 import WebSocketTransport

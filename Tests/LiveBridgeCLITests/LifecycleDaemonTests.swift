@@ -1,3 +1,4 @@
+import ProcessMeasurement
 import FakePushServices
 import Foundation
 import HTTPClient

@@ -1,7 +1,8 @@
 import FoundationEssentials
 import Glibc
 
-/// A TCP port on 127.0.0.1 that nothing listens on right now (for tests and benchmarks that start a listener later).
+/// A TCP port on 127.0.0.1 that nothing listens on right now, for a daemon started as a subprocess to listen on (the
+/// benchmark and the command-line tests).
 public enum LoopbackPort {
     public static func free() -> Int {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
