@@ -38,18 +38,28 @@ public final class EntityChangeFeed: Sendable {
         if let (waiter, batch) = resume { waiter.resume(returning: batch) }
     }
 
-    /// The changes since the last call, waiting for at least one; nil once the feed is finished.
+    /// The changes since the last call, waiting for at least one; nil once the feed is finished, or when the waiting
+    /// task is cancelled (the feed goes on for a later consumer).
     /// One consumer at a time.
     public func next() async -> [EntityChange]? {
-        await withCheckedContinuation { continuation in
-            let ready: [EntityChange]?? = state.withLock { s in
-                if !s.order.isEmpty { return .some(Self.drain(&s)) }
-                if s.finished { return .some(nil) }
-                precondition(s.waiter == nil, "EntityChangeFeed has one consumer")
-                s.waiter = continuation
-                return .none
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let ready: [EntityChange]?? = state.withLock { s in
+                    if !s.order.isEmpty { return .some(Self.drain(&s)) }
+                    if s.finished || Task.isCancelled { return .some(nil) }
+                    precondition(s.waiter == nil, "EntityChangeFeed has one consumer")
+                    s.waiter = continuation
+                    return .none
+                }
+                if let ready { continuation.resume(returning: ready) }
             }
-            if let ready { continuation.resume(returning: ready) }
+        } onCancel: {
+            // The consumer was cancelled while waiting: it gets nil (the feed itself goes on).
+            let waiter = state.withLock { s in
+                defer { s.waiter = nil }
+                return s.waiter
+            }
+            waiter?.resume(returning: nil)
         }
     }
 

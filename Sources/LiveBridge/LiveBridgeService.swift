@@ -45,7 +45,6 @@ public actor LiveBridgeService: Service {
     private var engine: ActivityEngine
     private let dispatcher: Dispatcher
     private let connection: HomeAssistantConnection
-    private var stopping = false
     public let metrics = Metrics()
     /// The last pushes, for the status page.
     let pushLog = PushLog()
@@ -182,23 +181,55 @@ public actor LiveBridgeService: Service {
             },
             lanes: { await dispatcher.lanes },
             pushLog: { pushLog.recent }))
-        statusLoop?.onHTTPRequest = { request, respond in
-            Task { respond(await routes.respond(to: request)) }
-        }
+        statusRoutes = routes
+        let requests = statusRequests.continuation
+        statusLoop?.onHTTPRequest = { request, respond in requests.yield(StatusRequest(request: request, respond: respond)) }
         statusLoop?.start()
     }
 
-    /// Runs until cancelled (then shuts down gracefully: `stop()`); throws `TokenRejectedError` if Home Assistant rejected
-    /// the token.
-    public func run() async throws {
-        try await withTaskCancellationHandler {
-            try await serve()
-        } onCancel: {
-            Task { await self.stop() }
+    /// A request to the status listener, answered by `run()`'s child that serves them.
+    struct StatusRequest: Sendable {
+        let request: HTTPServerRequest
+        let respond: @Sendable (HTTPServerResponse) -> Void
+    }
+
+    private let statusRequests = AsyncStream.makeStream(of: StatusRequest.self)
+    private var statusRoutes: StatusRoutes?
+
+    /// Answers the status listener's requests, each as a child of its own, until cancelled.
+    nonisolated private func answerStatusRequests(with routes: StatusRoutes) async {
+        await withDiscardingTaskGroup { group in
+            for await item in statusRequests.stream {
+                group.addTask { item.respond(await routes.respond(to: item.request)) }
+            }
         }
     }
 
-    private func serve() async throws {
+    /// Runs until cancelled, then shuts down gracefully: what is due goes out within the deadline, the socket closes.
+    /// Throws `TokenRejectedError` if Home Assistant rejected the token (after staying up, unhealthy on /healthz, until
+    /// cancelled: exiting would let a supervisor restart it into the same rejection). Every task it starts is a child
+    /// of this call; cancelling it is the only way to stop.
+    public func run() async throws {
+        await prepare()
+        var rejected = false
+        if !Task.isCancelled {
+            rejected = await withTaskGroup(of: Void.self, returning: Bool.self) { group in
+                startFollowers(in: &group)
+                let rejected = await followChanges(in: &group)
+                if rejected {
+                    logger.error("Home Assistant rejected the access token; nothing more is attempted. Create a new long-lived token, then restart LiveBridge.")
+                    while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
+                }
+                group.cancelAll()
+                return rejected
+            }
+        }
+        await shutdown()
+        if rejected { throw TokenRejectedError() }
+    }
+
+    /// What runs before the first change: the dispatcher resumes what was pending, the status listener starts.
+    private func prepare() async {
         await dispatcher.setPayloadSource(EnginePayloads(service: self))
         await dispatcher.resume()
         let running = await dispatcher.runningActivities
@@ -211,49 +242,45 @@ public actor LiveBridgeService: Service {
             logger.info("Home Assistant through the Supervisor, with the add-on's token ($\(SupervisorAccess.tokenVariable))",
                         ["url": settings.url])
         }
-        // Cancelled while starting: stop() has run (or is running); nothing more is started. From here to the
-        // connection's start nothing suspends, so a later stop() finds everything started.
-        guard !stopping else { return }
+        guard !Task.isCancelled else { return }
         serveStatus()
-        let events = connection.events(ofType: engine.rules.eventType)
-        let eventTask = Task { [weak self] in
-            for await event in events { await self?.blueprintEvent(event["data"] ?? .null) }
-        }
-        defer { eventTask.cancel() }
-        let dismissals = LiveActivityDismissal.isFollowed(by: engine.rules) ? connection.events(ofType: LiveActivityDismissal.eventType) : nil
-        let dismissalTask = Task { [weak self] in
-            guard let dismissals else { return }
-            for await event in dismissals { await self?.swipedAway(event["data"] ?? .null) }
-        }
-        defer { dismissalTask.cancel() }
-        // Other notifications to the phones spend the same daily relay quota: counted as core reports each call.
-        let notifications = LiveActivityDismissal.isFollowed(by: engine.rules) ? connection.events(ofType: RelayedNotification.eventType) : nil
-        let notificationTask = Task { [weak self] in
-            guard let notifications else { return }
-            for await event in notifications { await self?.notified(event) }
-        }
-        defer { notificationTask.cancel() }
-        followRenderings(engine.rules.templatesRenderedByHomeAssistant)
-        defer { followRenderings([]) }
-        followTheClock()
-        defer { minuteTask?.cancel() }
         if let port = statusPort, let host = (options.statusListen ?? engine.rules.status)?.host {
             logger.info("status listener", ["url": "http://\(host):\(port)/healthz"])
         }
+    }
+
+    /// The children that follow Home Assistant beside its entities: the rules' blueprint events, swipes and other
+    /// notifications to the phones, the templates it renders, the clock, and the status listener's requests.
+    private func startFollowers(in group: inout TaskGroup<Void>) {
+        let events = connection.events(ofType: engine.rules.eventType)
+        group.addTask { for await event in events { await self.blueprintEvent(event["data"] ?? .null) } }
+        if LiveActivityDismissal.isFollowed(by: engine.rules) {
+            let dismissals = connection.events(ofType: LiveActivityDismissal.eventType)
+            group.addTask { for await event in dismissals { await self.swipedAway(event["data"] ?? .null) } }
+            // Other notifications to the phones spend the same daily relay quota: counted as core reports each call.
+            let notifications = connection.events(ofType: RelayedNotification.eventType)
+            group.addTask { for await event in notifications { await self.notified(event) } }
+        }
+        followRenderings(engine.rules.templatesRenderedByHomeAssistant)
+        group.addTask { await self.followRenderings() }
+        group.addTask { await self.followTheClock() }
+        if let routes = statusRoutes { group.addTask { await self.answerStatusRequests(with: routes) } }
+    }
+
+    /// Takes the entities' changes until cancelled or until Home Assistant rejects the token (true then).
+    private func followChanges(in group: inout TaskGroup<Void>) async -> Bool {
         connection.start(selection: engine.rules.reads)
         var evaluatedAll = false
         var snapshotsSeen = 0
-        defer { holdRelease?.cancel() }
         while let batch = await connection.changes.next() {
-            guard !stopping else { break }
             metrics.stateChanges(batch.count)
             let now = Date().timeIntervalSince1970
             let snapshots = connection.snapshotCount
             if snapshots != snapshotsSeen {
                 // A (re)connection's states, perhaps from a Home Assistant still starting.
-                if snapshotsSeen == 0 { Task { await self.checkPreconditions() } }
+                if snapshotsSeen == 0 { group.addTask { await self.checkPreconditions() } }
                 snapshotsSeen = snapshots
-                holdEnds(now: now)
+                holdEnds(now: now, in: &group)
                 engine.home = connection.coreConfiguration.flatMap(HomeLocation.init(configuration:))
             }
             if evaluatedAll {
@@ -267,31 +294,27 @@ public actor LiveBridgeService: Service {
             // The engine's share of a snapshot's short-lived memory (the connection trims its own).
             if batch.count >= FreedMemory.largeBatch { FreedMemory.release() }
         }
-        guard connection.currentPhase == .rejected else { return }
-        // A rejected token is final, but exiting would let a supervisor restart us into the same rejection (and an
-        // IP ban): stay up, unhealthy on /healthz, until stopped.
-        logger.error("Home Assistant rejected the access token; nothing more is attempted. Create a new long-lived token, then restart LiveBridge.")
-        if !stopping { await withCheckedContinuation { stopWaiters.append($0) } }
-        throw TokenRejectedError()
+        return !Task.isCancelled && connection.currentPhase == .rejected
     }
 
-    private var stopWaiters: [CheckedContinuation<Void, Never>] = []
+    /// Which restart grace is the current one: a grace started again by a newer (re)connection ends at its own time.
+    private var graceGeneration = 0
 
-    /// Ends the restart grace (`homeassistant.restart_grace`) when it is over.
-    private var holdRelease: Task<Void, Never>?
-
-    /// Fresh states from a (re)connection: for the restart grace, an activity whose condition turns false is kept.
-    private func holdEnds(now: Double) {
+    /// Fresh states from a (re)connection: for the restart grace, an activity whose condition turns false is kept
+    /// until the grace (`homeassistant.restart_grace`) is over.
+    private func holdEnds(now: Double, in group: inout TaskGroup<Void>) {
         guard let grace = engine.rules.homeAssistant?.restartGrace, grace > .zero else { return }
         engine.holdEnds(until: now + grace.secondsValue)
-        holdRelease?.cancel()
-        holdRelease = Task { [weak self] in
+        graceGeneration += 1
+        let generation = graceGeneration
+        group.addTask {
             guard (try? await Task.sleep(for: grace)) != nil else { return }
-            await self?.releaseHeldEnds()
+            await self.releaseHeldEnds(generation)
         }
     }
 
-    private func releaseHeldEnds() async {
+    private func releaseHeldEnds(_ generation: Int) async {
+        guard generation == graceGeneration else { return }
         let held = Set(engine.heldActivities).union(heldLogged)
         heldLogged = []
         let result = engine.releaseHeldEnds(now: Date().timeIntervalSince1970)
@@ -329,51 +352,55 @@ public actor LiveBridgeService: Service {
         return pair
     }
 
-    /// Wakes each minute while an activity reads the time.
-    private var minuteTask: Task<Void, Never>?
-
     /// At the start of each minute, as Home Assistant renders templates reading the time, the activities that read it
-    /// are evaluated again; none reading it, no timer runs.
-    private func followTheClock() {
-        minuteTask?.cancel()
-        minuteTask = nil
-        guard engine.readsTime else { return }
-        minuteTask = Task { [weak self] in
-            while !Task.isCancelled {
-                let now = Date().timeIntervalSince1970
-                let next = (now / 60).rounded(.down) * 60 + 60
-                guard (try? await Task.sleep(for: .milliseconds(Int64((next - now) * 1000) + 1))) != nil else { return }
-                await self?.minute()
-            }
+    /// are evaluated again (none reading it, the minute passes with nothing done).
+    nonisolated private func followTheClock() async {
+        while true {
+            let now = Date().timeIntervalSince1970
+            let next = (now / 60).rounded(.down) * 60 + 60
+            guard (try? await Task.sleep(for: .milliseconds(Int64((next - now) * 1000) + 1))) != nil else { return }
+            await minute()
         }
     }
 
     private func minute() async {
-        guard !stopping else { return }
+        guard engine.readsTime else { return }
         await dispatch(engine.tick(now: Date().timeIntervalSince1970))
     }
 
-    /// One task per template Home Assistant renders, following its renderings.
-    private var renderingTasks: [String: Task<Void, Never>] = [:]
+    /// The templates only Home Assistant can render, newest set: `run()`'s child follows their renderings, `reload()`
+    /// replaces the set.
+    private let renderingSets = LatestValue<[String]>()
 
-    /// Follows Home Assistant's renderings of exactly these templates (those only it can render): every new result
-    /// re-evaluates the activities using it. Templates no longer used are let go.
+    /// Sets which templates Home Assistant renders for the rules.
     private func followRenderings(_ sources: [String]) {
-        for (source, task) in renderingTasks where !sources.contains(source) {
-            task.cancel()
-            renderingTasks[source] = nil
-        }
-        for source in sources where renderingTasks[source] == nil {
-            let renderings = connection.renderings(of: source)
-            renderingTasks[source] = Task { [weak self] in
-                for await rendering in renderings { await self?.rendered(rendering, of: source) }
-            }
-        }
+        renderingSets.set(sources)
         if !sources.isEmpty { logger.info("templates rendered by Home Assistant", ["count": String(sources.count)]) }
     }
 
+    /// Follows Home Assistant's renderings of the current set (every new result re-evaluates the activities using
+    /// it), one child per template; a new set lets the old ones go. Until cancelled.
+    nonisolated private func followRenderings() async {
+        var seen = 0
+        while let (sources, version) = await renderingSets.next(after: seen) {
+            seen = version
+            await withTaskGroup(of: Bool.self) { group in
+                for source in sources {
+                    let renderings = connection.renderings(of: source)
+                    group.addTask {
+                        for await rendering in renderings { await self.rendered(rendering, of: source) }
+                        return false
+                    }
+                }
+                // Returns when a newer set comes (or the run is cancelled): then these are let go.
+                group.addTask { await self.renderingSets.waitForChange(after: version); return true }
+                while let replaced = await group.next(), !replaced {}
+                group.cancelAll()
+            }
+        }
+    }
+
     private func rendered(_ rendering: TemplateRendering, of source: String) async {
-        guard !stopping else { return }
         if case .failure(let message) = rendering { logger.warning("Home Assistant could not render a template", ["problem": message]) }
         let ids = engine.apply(rendering, of: source)
         await dispatch(engine.evaluate(ids: ids, now: Date().timeIntervalSince1970))
@@ -481,25 +508,20 @@ public actor LiveBridgeService: Service {
             let reads = rules.reads
             if reads != old.reads { connection.setSelection(reads) }
             followRenderings(rules.templatesRenderedByHomeAssistant)
-            followTheClock()
             logger.info("reloaded", ["activities": String(rules.activities.count)])
             await dispatch(result)
         }
     }
 
-    /// The graceful shutdown (cancelling `run()` calls it): no more changes; what is due goes out within the
+    /// The graceful shutdown, once `run()` was cancelled and its children ended: what is due goes out within the
     /// deadline; the socket closes.
-    public func stop() async {
-        guard !stopping else { return }
-        stopping = true
+    private func shutdown() async {
         logger.info("stopping: sending what is due", ["deadline": "\(options.shutdownDeadline)"])
         let complete = await dispatcher.flush(deadline: options.shutdownDeadline)
         if !complete { logger.warning("stopping with pushes still pending; they resume from the state file next start") }
         await connection.stop()
+        statusRequests.continuation.finish()
         if let statusLoop { DetachedThread.start { statusLoop.shutdown() } }
-        let waiters = stopWaiters
-        stopWaiters = []
-        for waiter in waiters { waiter.resume() }
     }
 }
 

@@ -22,6 +22,17 @@ struct EntityChangeFeedTests {
         #expect(await batch == [state("a", "1")])
     }
 
+    /// A consumer cancelled while it waits gets nil (the service stops by cancellation); the feed goes on.
+    @Test func aCancelledConsumerGetsNilAndTheFeedGoesOn() async {
+        let feed = EntityChangeFeed()
+        let waiting = Task { await feed.next() }
+        // Cancelled before or while it waits: nil either way.
+        waiting.cancel()
+        #expect(await waiting.value == nil)
+        feed.publish([state("a", "1")])
+        #expect(await feed.next() == [state("a", "1")])
+    }
+
     @Test func finishEndsTheFeedAfterWhatIsPending() async {
         let feed = EntityChangeFeed()
         feed.publish([state("a", "1")])
