@@ -19,8 +19,10 @@ public enum DeliveryCode: Sendable, Equatable, CustomStringConvertible {
     /// LiveBridge refused before sending: the target is no path under the service's base URL; the service is no
     /// `notify.…` name; no Home Assistant connection; nothing was rendered to send.
     case invalidTarget, invalidService, notConnected, noRequest
-    /// Home Assistant's own error codes (`not_found`, `home_assistant_error`…); `disconnected` after the call went.
+    /// Home Assistant's own error codes (`not_found`, `home_assistant_error`…).
     case homeAssistant(String)
+    /// The link to Home Assistant dropped after a start or an update went: core may have run it, so it is taken as sent.
+    case disconnectedTakenAsSent
     /// The transport: no answer in time, or curl's error number.
     case timeout, transport(Int32)
     /// Any other code a service sent (bounded), as sent.
@@ -59,6 +61,7 @@ public enum DeliveryCode: Sendable, Equatable, CustomStringConvertible {
         case .notConnected: return "not_connected"
         case .noRequest: return "no_request"
         case .homeAssistant(let code): return code
+        case .disconnectedTakenAsSent: return "disconnected: taken as sent"
         case .timeout: return "timeout"
         case .transport(let code): return "curl \(code)"
         case .service(let text): return text

@@ -93,7 +93,8 @@ public enum HTTPOutcome {
     }
 }
 
-/// Aivi and Island Pulse: the request's method and path at a base URL, with the token in Authorization.
+/// A service spoken to over HTTP (Aivi, Island Pulse; PushWard and ActivitySmith build on it): the request's method and path at a
+/// base URL, with the token in Authorization.
 /// A backend that speaks HTTP: the exact exchanges one push makes, in order, for `send --dry-run` and `render`
 /// (a PushWard start is a create then a PATCH; a two-phase end's second request goes `dismissal.after` later).
 public protocol HTTPExchanges {

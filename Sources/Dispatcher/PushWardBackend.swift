@@ -117,7 +117,7 @@ public struct PushWardBackend: PushBackend, HTTPExchanges {
     /// or is restricted to other slugs (`integration_key.slug_invalid`).
     static func forbidden(_ created: DeliveryReport) -> DeliveryReport {
         if created.code == .slugInvalid { return DeliveryReport(.rejected(.slugInvalid), status: 403, code: .slugInvalid) }
-        return DeliveryReport(.rejected(.scopeMissing), status: 403, code: created.code ?? .scopeMissing)
+        return DeliveryReport(.rejected(.scopeMissing), status: 403, code: created.code)
     }
 
     /// The PATCH with the content as a merge patch over what was shown: fields the frame dropped sent as `null`. With

@@ -74,7 +74,7 @@ public final class EntityChangeFeed: Sendable {
     }
 
     /// Whether the consumer is waiting for changes now (for tests that hand it a batch while it waits).
-    public var isAwaited: Bool { state.withLock { $0.waiter != nil } }
+    package var isAwaited: Bool { state.withLock { $0.waiter != nil } }
 
     /// Changes replaced by a newer one for the same entity before the consumer saw them.
     public var coalescedCount: Int { state.withLock { $0.coalesced } }

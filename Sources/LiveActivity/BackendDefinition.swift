@@ -4,8 +4,8 @@ import Platform
 /// Everything LiveBridge knows about one push service that is a fact rather than a request: how the rules file
 /// spells it (its keys and templates), what names an activity there and what its requests look like, its
 /// documented address and allowance, and its timing (the settle after a start, how long final content stays).
-/// Rules, the dispatcher, the factory and the commands read it here instead of each switching on the kind; adding a
-/// service starts with its definition and one line in `BackendKind.definition`.
+/// Rules, the dispatcher, the factory and the preview commands read it here instead of each switching on the kind;
+/// adding a service starts with its definition and one line in `BackendKind.definition`.
 public struct BackendDefinition: Sendable {
     public let kind: BackendKind
     /// As its users write it: "Island Pulse".
@@ -58,6 +58,9 @@ public struct BackendDefinition: Sendable {
         case .none: return nil
         }
     }
+
+    /// Whether LiveBridge draws its content (`preview`, the preview server): not when the companion app builds it.
+    public var isDrawnByPreview: Bool { contentShare != .none }
 
     /// Why `target` is not one of its requests' targets.
     public func targetProblem(_ target: String) -> String? {

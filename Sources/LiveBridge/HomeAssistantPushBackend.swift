@@ -48,7 +48,7 @@ public struct HomeAssistantPushBackend: PushBackend {
             // sent twice is a second activity on the phone; if one was lost, core turns the next update into the
             // start, and the next change updates). The end goes at least once: a second end finds no token in core
             // and goes out as a plain clear command, which the relay does not count and the phone does not show.
-            if code == .disconnected, kind != .end { return DeliveryReport(.delivered, code: .homeAssistant(code.rawValue)) }
+            if code == .disconnected, kind != .end { return DeliveryReport(.delivered, code: .disconnectedTakenAsSent) }
             if code.isTransient { return DeliveryReport(.retry(after: nil), code: .homeAssistant(code.rawValue)) }
             return DeliveryReport(.rejected(.homeAssistant(code.rawValue)), code: .homeAssistant(code.rawValue))
         }

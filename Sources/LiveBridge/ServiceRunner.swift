@@ -8,7 +8,7 @@ public enum ServiceRunner {
     public static let exitInterrupted: @Sendable () -> Void = { exit(130) }
 
     /// Returns when the service does, with its error if it threw. `signals` is read until then; `onSecondStop` is what
-    /// a second SIGTERM/SIGINT does (the process exits with 130 unless a test says otherwise).
+    /// a second SIGTERM/SIGINT does (by default the process exits with 130, as a shell reports an interrupted command).
     public static func run(_ service: some Service, signals: some AsyncSequence<UnixSignal, Never> & Sendable,
                            onSecondStop: @escaping @Sendable () -> Void = ServiceRunner.exitInterrupted) async throws {
         let running = Task { try await service.run() }

@@ -127,7 +127,7 @@ enum BlueprintCommand {
             case .success(let event):
                 let action = fired.data["action"]?.stringValue ?? "start"
                 print("\(fired.path): \(eventType) \(action) \(event.activity) → \(event.request)")
-                if event.request.kind != .homeassistant, event.action != .end || !(event.request.body["content"]?.objectValue?.isEmpty ?? true) {
+                if event.request.kind.definition.isDrawnByPreview, event.action != .end || !(event.request.body["content"]?.objectValue?.isEmpty ?? true) {
                     drawn = (event.activity, event.request.body)
                 }
             }

@@ -7,7 +7,6 @@ import Rules
 import Platform
 import LiveBridge
 import HTTPClient
-import Dispatch
 
 /// What several commands share: `--at`, loading a rules file (its errors printed), finding an activity.
 enum CommandSupport {

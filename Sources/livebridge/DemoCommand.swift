@@ -6,7 +6,6 @@ import HomeAssistantSimulator
 import LiveBridge
 import JSON
 import Dispatcher
-import Dispatch
 
 /// `livebridge demo`: the whole thing with no Home Assistant and no phone — a simulated household, LiveBridge running
 /// the bundled rules, and a preview backend whose page shows every activity live.

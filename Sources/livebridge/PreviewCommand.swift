@@ -28,8 +28,9 @@ enum PreviewCommand {
             guard let id = args["activity"] else { throw UsageError("--config needs --activity") }
             guard let rules = CommandSupport.rules(config, secretsOptional: true) else { return 1 }
             let rule = try CommandSupport.activity(id, in: rules)
-            guard let target = rule.targets.first(where: { $0.kind != .homeassistant }) else {
-                throw UsageError("\(id) is a Home Assistant live update, drawn by the companion app; preview draws Aivi, Island Pulse, PushWard and ActivitySmith payloads")
+            guard let target = rule.targets.first(where: { $0.kind.definition.isDrawnByPreview }) else {
+                let drawn = BackendKind.allCases.filter(\.definition.isDrawnByPreview).map(\.definition.name).joined(separator: ", ")
+                throw UsageError("\(id) is a Home Assistant live update, drawn by the companion app; preview draws \(drawn) payloads")
             }
             // --states, or the live states of the Home Assistant the rules file names.
             let loaded = if let statesPath = args["states"] { try StatesFile.loadInOrder(path: statesPath) } else { try await CommandSupport.liveStates(of: rules, command: "preview") }

@@ -8,7 +8,6 @@ import Rules
 import Templates
 import JSON
 import Dispatcher
-import Dispatch
 
 /// `livebridge send CONFIG --activity ID --states STATES.json [--target NAME] [--action start|update|end] [--dry-run]`:
 /// one real push, to try a template on a phone. `--dry-run` shows the request, token masked, instead.

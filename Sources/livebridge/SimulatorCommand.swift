@@ -4,7 +4,6 @@ import Glibc
 import HomeAssistantSimulator
 import JSON
 import HomeAssistant
-import Dispatch
 
 /// `livebridge simulator`: a simulated Home Assistant playing the demo household on a loop,
 /// so `watch` can be tried without a real one.

@@ -12,7 +12,7 @@ struct DeliveryCodeTests {
     @Test func onlyWrongCredentialsAreForGoodAndOnlyAQuotaOrAnUnregisteredAppStopForAWhile() {
         let codes: [DeliveryCode] = [.activityAlreadyRunning, .freeTierJobLocked, .deviceNotRegistered, .missingUniqueID, .unauthorized,
                                      .quotaExceeded, .activityNotFound, .slugInvalid, .scopeMissing, .liveActivityLimit, .paused,
-                                     .invalidTarget, .invalidService, .notConnected, .noRequest, .homeAssistant("not_found"), .timeout,
+                                     .invalidTarget, .invalidService, .notConnected, .noRequest, .homeAssistant("not_found"), .disconnectedTakenAsSent, .timeout,
                                      .transport(7), .service("UNAUTHORIZED_ISH")]
         #expect(codes.filter(\.isPermanent) == [.missingUniqueID, .unauthorized])
         #expect(codes.filter { $0.limitReason != nil } == [.deviceNotRegistered, .quotaExceeded])

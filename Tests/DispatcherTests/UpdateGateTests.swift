@@ -60,3 +60,32 @@ struct UpdateGateTests {
         #expect(UpdateGate.verdict(for: pending(update(0.6)), first: at(10), last: at(10), in: measured, at: at(20)) == .send(update(0.6)))
     }
 }
+
+/// What the lane does around the gate with its waiting update.
+struct PendingUpdateLaneTests {
+    typealias Instant = ContinuousClock.Instant
+    let zero = ContinuousClock.now
+    func at(_ seconds: Double) -> Instant { zero.advanced(by: .milliseconds(Int64(seconds * 1000))) }
+
+    func push(_ kind: PushKind, _ progress: Double) -> Push {
+        let request = BackendRequest.aivi(backend: "aivi", slug: "washer", kind: kind,
+                                          content: ["template": "progress", "progress": ["style": "simple", "value": .double(progress)]])
+        return Push(kind, body: request.bodyBytes, isUrgent: kind != .update, request: request)
+    }
+
+    /// A start refused for good takes the change marked while it went with it: the lane is quiet, and the next start
+    /// (which carries the newest content) is not followed by an update rendered from that stale change. (Before the
+    /// waiting update was one value, the marked change stayed behind.)
+    @Test func aStartRefusedForGoodTakesTheMarkedChangeWithIt() {
+        var lane = ActivityLane()
+        lane.start(push(.start, 0.1), at: at(0))
+        guard case .send = lane.next(at: at(0)) else { Issue.record("the start did not go"); return }
+        lane.markChanged(at: at(1))
+        lane.finished(.rejected(.service("INVALID_CONTENT")), at: at(2))
+        #expect(lane.isQuiet)
+        lane.start(push(.start, 0.5), at: at(10))
+        guard case .send = lane.next(at: at(10)) else { Issue.record("the second start did not go"); return }
+        lane.finished(.delivered, at: at(11))
+        #expect(lane.next(at: at(100)) == .wait(until: nil))
+    }
+}

@@ -128,7 +128,7 @@ enum ActivityDecoder {
             if let endNode = reader["on_end"] {
                 // Island Pulse's end may say how the job finished (success, failed) in on_end.
                 var endSchema = schema.allOptional
-                if chosen.contains(where: { $0.kind == .islandpulse }), !endSchema.names.contains("status") {
+                if chosen.contains(where: { $0.kind.rendering.endsWithStatus }), !endSchema.names.contains("status") {
                     endSchema = ObjectSchema(endSchema.fields + [optional("status", .choice(name: "status", IslandPulseSchema.statuses))],
                                              shorthand: endSchema.shorthand, checks: endSchema.checks)
                 }
