@@ -32,7 +32,7 @@ enum PreviewContent {
             var state = body["content_state"]?.objectValue ?? [:]
             state["auto_dismiss_seconds"] = nil
             return PayloadNormalizer.normalize(.object(state), as: ActivitySmithSchema.contentState, path: "content_state").1
-        case .homeassistant: return []
+        default: return []  // Home Assistant's (drawn by the companion app), or a service the preview does not draw
         }
     }
 }

@@ -39,6 +39,28 @@ public struct BackendDefinition: Sendable {
     /// What of a request the phone holds as content.
     public let contentShare: ContentShare
 
+    public init(kind: BackendKind, name: String, idKey: String, idProblem: @escaping @Sendable (String) -> String?, methods: Set<String>,
+                idPath: String?, otherTarget: (@Sendable (String) -> String?)?, configKeys: [String], needsToken: Bool, templates: [String],
+                defaultDismissAfter: Duration, defaultSettle: Duration, requestsPerMinute: Int?, baseURL: String?, spendsRelay: Bool,
+                contentShare: ContentShare) {
+        self.kind = kind
+        self.name = name
+        self.idKey = idKey
+        self.idProblem = idProblem
+        self.methods = methods
+        self.idPath = idPath
+        self.otherTarget = otherTarget
+        self.configKeys = configKeys
+        self.needsToken = needsToken
+        self.templates = templates
+        self.defaultDismissAfter = defaultDismissAfter
+        self.defaultSettle = defaultSettle
+        self.requestsPerMinute = requestsPerMinute
+        self.baseURL = baseURL
+        self.spendsRelay = spendsRelay
+        self.contentShare = contentShare
+    }
+
     /// What of a request's body the phone holds as the Live Activity's content, for its size limit.
     public enum ContentShare: Sendable {
         /// The body less its `{"content":…,"state":"…"}` wrapper (Aivi, PushWard, ActivitySmith).
@@ -73,16 +95,33 @@ public struct BackendDefinition: Sendable {
 }
 
 extension BackendKind {
-    /// The one registration of each service.
+    /// This service's definition. A kind is only made for a registered service (`init?(rawValue:)`) or by a
+    /// service's own code, so one not registered is a programming error.
     public var definition: BackendDefinition {
-        switch self {
-        case .aivi: return .aivi
-        case .islandpulse: return .islandPulse
-        case .homeassistant: return .homeAssistant
-        case .pushward: return .pushWard
-        case .activitysmith: return .activitySmith
+        guard let definition = BackendDefinition.registered(rawValue) else { preconditionFailure("no service registered as \(rawValue)") }
+        return definition
+    }
+}
+
+extension BackendDefinition {
+    /// The registered services by name, the built-in ones first.
+    private static let registry = Locked<(byName: [String: BackendDefinition], order: [String])>(
+        (Dictionary(uniqueKeysWithValues: builtIn.map { ($0.kind.rawValue, $0) }), builtIn.map(\.kind.rawValue)))
+
+    /// The services LiveBridge ships with: the one place each is registered.
+    static let builtIn: [BackendDefinition] = [.aivi, .islandPulse, .homeAssistant, .pushWard, .activitySmith]
+
+    /// Registers a service (a new one, or one a test makes up); its rendering and transport register beside it.
+    public static func register(_ definition: BackendDefinition) {
+        registry.withLock { registry in
+            if registry.byName[definition.kind.rawValue] == nil { registry.order.append(definition.kind.rawValue) }
+            registry.byName[definition.kind.rawValue] = definition
         }
     }
+
+    static func registered(_ name: String) -> BackendDefinition? { registry.withLock { $0.byName[name] } }
+
+    static var all: [BackendDefinition] { registry.withLock { registry in registry.order.compactMap { registry.byName[$0] } } }
 }
 
 extension BackendDefinition {

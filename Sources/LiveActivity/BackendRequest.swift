@@ -124,9 +124,30 @@ public enum PushKind: String, Sendable {
     case start, update, end
 }
 
-/// The push services LiveBridge speaks to.
-public enum BackendKind: String, Sendable, CaseIterable {
-    case aivi, islandpulse, homeassistant, pushward, activitysmith
+/// A push service LiveBridge speaks to, by the name a rules file gives as `type:`. Open: a service is a
+/// `BackendDefinition` registered under its name (`BackendDefinition.register`); the five below are built in.
+public struct BackendKind: Hashable, Sendable, CustomStringConvertible {
+    public let rawValue: String
+
+    public static let aivi = BackendKind(named: "aivi")
+    public static let islandpulse = BackendKind(named: "islandpulse")
+    public static let homeassistant = BackendKind(named: "homeassistant")
+    public static let pushward = BackendKind(named: "pushward")
+    public static let activitysmith = BackendKind(named: "activitysmith")
+
+    /// The kind of this name, registered or not (a new service names its kind before registering its definition).
+    public init(named name: String) { rawValue = name }
+
+    /// The registered service of this name; nil for a name no service has.
+    public init?(rawValue: String) {
+        guard BackendDefinition.registered(rawValue) != nil else { return nil }
+        self.rawValue = rawValue
+    }
+
+    /// Every registered service, the built-in ones first, in the order registered.
+    public static var allCases: [BackendKind] { BackendDefinition.all.map(\.kind) }
+
+    public var description: String { rawValue }
 
     /// The key that names an activity at this backend.
     public var idKey: String { definition.idKey }

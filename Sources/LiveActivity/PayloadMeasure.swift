@@ -69,6 +69,9 @@ public struct PayloadMeasure: Sendable, Equatable {
                 object["data"] = .object(data)
                 body = .object(object)
             }
+        default:
+            // A service this does not know how to read: no bar or timer is told apart, every change matters.
+            break
         }
         self.progress = progress
         self.times = times

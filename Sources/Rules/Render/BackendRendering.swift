@@ -1,5 +1,6 @@
 import JSON
 import LiveActivity
+import Platform
 import Templates
 
 /// How rules reach one service: which of its templates a rule may write (and their fields), how a rule written in
@@ -45,16 +46,26 @@ extension BackendRendering {
 }
 
 extension BackendKind {
-    /// The one registration of each service's rendering.
+    /// How rules reach this service (registered beside its definition).
     var rendering: any BackendRendering {
-        switch self {
-        case .aivi: return AiviRendering()
-        case .islandpulse: return IslandPulseRendering()
-        case .homeassistant: return LiveUpdateRendering()
-        case .pushward: return PushWardRendering()
-        case .activitysmith: return ActivitySmithRendering()
-        }
+        guard let rendering = BackendRenderings.registered(self) else { preconditionFailure("no rendering registered for \(rawValue)") }
+        return rendering
     }
+}
+
+/// Each service's rendering by kind: the one place the built-in ones are registered.
+enum BackendRenderings {
+    private static let registry = Locked<[BackendKind: any BackendRendering]>([
+        .aivi: AiviRendering(), .islandpulse: IslandPulseRendering(), .homeassistant: LiveUpdateRendering(),
+        .pushward: PushWardRendering(), .activitysmith: ActivitySmithRendering(),
+    ])
+
+    /// Registers how rules reach a service (a new one, or one a test makes up).
+    static func register(_ rendering: any BackendRendering, for kind: BackendKind) {
+        registry.withLock { $0[kind] = rendering }
+    }
+
+    static func registered(_ kind: BackendKind) -> (any BackendRendering)? { registry.withLock { $0[kind] } }
 }
 
 /// How a rule's fields become its backend's payload: as written for it, or an Aivi template shown in its vocabulary.

@@ -1,0 +1,112 @@
+import Dispatcher
+import FoundationEssentials
+import HTTPClient
+import HomeAssistant
+import JSON
+import LiveActivity
+import Platform
+@testable import LiveBridge
+@testable import Rules
+import Templates
+import Testing
+import WebSocketTransport
+
+/// A service added in one place: its definition and its rendering registered here, in this file alone, and the
+/// rest of LiveBridge — the rules loader, the renderer, the factory and the HTTP transport — takes it as it takes
+/// the five it ships with. (The proof the issue asked for: nothing outside this file names the service.)
+struct ThrowawayServiceTests {
+    static let kind = BackendKind(named: "echo")
+
+    /// Echo: `POST /echo/{slug}` with the note's fields as the body, one template `note` with a `text`.
+    struct EchoRendering: BackendRendering {
+        func schema(template: String) -> ObjectSchema? {
+            template == "note" ? ObjectSchema([required("text", .text(maxLength: 64))]) : nil
+        }
+
+        func request(_ rule: ActivityRule, _ target: ActivityTarget, _ fields: [String: JSONValue], phase: PushKind,
+                     context: EvaluationContext, notes: inout [PayloadIssue]) -> Result<BackendRequest, PayloadIssuesError> {
+            var body = fields
+            body["phase"] = .string(phase.rawValue)
+            return .success(BackendRequest(backend: target.backend.name, kind: ThrowawayServiceTests.kind, method: "POST",
+                                           target: "/echo/\(target.id)", body: .object(body)))
+        }
+
+        func fallbackEnd(_ rule: ActivityRule, _ target: ActivityTarget, last: BackendRequest?, now: Double) -> BackendRequest {
+            BackendRequest(backend: target.backend.name, kind: ThrowawayServiceTests.kind, method: "POST", target: "/echo/\(target.id)",
+                           body: ["phase": "end"])
+        }
+
+        func renewalEnd(_ rule: ActivityRule, _ target: ActivityTarget, start: BackendRequest, now: Double) -> BackendRequest {
+            fallbackEnd(rule, target, last: start, now: now)
+        }
+
+        func eventRequests(_ payload: [String: JSONValue], activity: String, backend: RulesFile.Backend, action: ActivityEvent.Action)
+            -> Result<[(target: String, request: BackendRequest)], PayloadIssuesError> {
+            .success([(backend.name, BackendRequest(backend: backend.name, kind: ThrowawayServiceTests.kind, method: "POST",
+                                                    target: "/echo/\(activity)", body: .object(payload)))])
+        }
+    }
+
+    static func register() {
+        BackendDefinition.register(BackendDefinition(
+            kind: kind, name: "Echo", idKey: "slug", idProblem: { $0.isEmpty || $0.contains("/") ? "not an echo slug" : nil },
+            methods: ["POST"], idPath: "/echo/", otherTarget: nil, configKeys: ["type", "token", "base_url"], needsToken: true,
+            templates: ["note"], defaultDismissAfter: .seconds(60), defaultSettle: .zero, requestsPerMinute: nil, baseURL: nil,
+            spendsRelay: false, contentShare: .body))
+        BackendRenderings.register(EchoRendering(), for: kind)
+    }
+
+    @Test func aServiceRegisteredInOnePlaceIsLoadedRenderedAndSent() async throws {
+        Self.register()
+        let received = Locked<[HTTPServerRequest]>([])
+        var options = WebSocketEventLoop.Options()
+        options.listen = ("127.0.0.1", 0)
+        let server = try WebSocketEventLoop(options: options)
+        server.onHTTPRequest = { request, respond in
+            received.withLock { $0.append(request) }
+            respond(HTTPServerResponse(status: 200, json: "{}"))
+        }
+        server.start()
+        defer { server.shutdown() }
+
+        let text = """
+            homeassistant: {url: "ws://127.0.0.1:1/api/websocket", token: t}
+            backends:
+              shout: {type: echo, token: echo-key, base_url: "http://127.0.0.1:\(server.listenPort)"}
+            activities:
+              washer:
+                backend: shout
+                template: note
+                active_when: "{{ is_state('sensor.washer', 'on') }}"
+                text: "{{ states('sensor.washer_program') }}"
+            """
+        let rules = try RulesLoader.load(text: text, file: "echo.yaml").get()
+        let rule = try #require(rules.activities.first)
+        #expect(rule.targets.map(\.kind) == [Self.kind])
+
+        // The loader knows its keys and templates: a misspelt template is refused with its list.
+        guard case .failure(let errors) = RulesLoader.load(text: text.replacingAll("template: note", with: "template: nope"), file: "echo.yaml") else {
+            Issue.record("an unknown template was taken")
+            return
+        }
+        #expect(errors.description.contains("it takes: note"))
+
+        let context = EvaluationContext(states: [
+            "sensor.washer": EntityState(entityID: "sensor.washer", state: "on", lastChanged: 0),
+            "sensor.washer_program": EntityState(entityID: "sensor.washer_program", state: "Cotton 40", lastChanged: 0),
+        ], now: 1_800_000_000)
+        #expect(try ActivityRenderer.isActive(rule, in: context).get())
+        var notes: [PayloadIssue] = []
+        let request = try ActivityRenderer.render(rule, for: rule.targets[0], phase: .start, in: context, notes: &notes).get()
+        #expect(request.target == "/echo/washer" && request.body == ["text": "Cotton 40", "phase": "start"])
+
+        // The factory has no transport of its own for it: plain HTTP with the token as a Bearer.
+        let backend = BackendFactory.make(try #require(rules.backends["shout"]), client: HTTPClient(), connection: nil)
+        let report = await backend.deliver(request, kind: .start)
+        #expect(report.outcome == .delivered)
+        let sent = try #require(received.withLock { $0.first })
+        #expect(sent.method == "POST" && sent.path == "/echo/washer")
+        #expect(sent.headers["authorization"] == "Bearer echo-key")
+        #expect(try JSONParser.parse(sent.body) == ["text": "Cotton 40", "phase": "start"])
+    }
+}
