@@ -38,15 +38,16 @@ public final class EntityChangeFeed: Sendable {
         if let (waiter, batch) = resume { waiter.resume(returning: batch) }
     }
 
-    /// The changes since the last call, waiting for at least one; nil once the feed is finished, or when the waiting
-    /// task is cancelled (the feed goes on for a later consumer).
+    /// The changes since the last call, waiting for at least one; nil once the feed is finished, or when the calling
+    /// task is cancelled (even with changes waiting: they stay for a later consumer).
     /// One consumer at a time.
     public func next() async -> [EntityChange]? {
         await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 let ready: [EntityChange]?? = state.withLock { s in
+                    if Task.isCancelled { return .some(nil) }
                     if !s.order.isEmpty { return .some(Self.drain(&s)) }
-                    if s.finished || Task.isCancelled { return .some(nil) }
+                    if s.finished { return .some(nil) }
                     precondition(s.waiter == nil, "EntityChangeFeed has one consumer")
                     s.waiter = continuation
                     return .none

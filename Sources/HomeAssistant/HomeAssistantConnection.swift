@@ -211,15 +211,36 @@ public final class HomeAssistantConnection: @unchecked Sendable {
     }
 
     /// Sends a command (without `id`) and returns its result. Waits for the connection if it is down;
-    /// fails with `timeout` after `requestTimeout`, `disconnected` if the link drops before the result.
+    /// fails with `timeout` after `requestTimeout`, `disconnected` if the link drops before the result, `cancelled`
+    /// at once when the waiting task is cancelled (a service stopping does not wait out a silent Home Assistant).
     public func send(_ command: [String: JSONValue]) async throws -> JSONValue {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<JSONValue, Error>) in
-            let accepted = loop.perform { [self] in
-                let request = RequestTable.Request(command: command) { continuation.resume(with: $0.mapError { $0 as any Error }) }
-                enqueue(request)
+        let pending = PendingRequest()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<JSONValue, Error>) in
+                let accepted = loop.perform { [self] in
+                    let request = RequestTable.Request(command: command) { continuation.resume(with: $0.mapError { $0 as any Error }) }
+                    // Both run on the loop, in order: a cancel that came first finishes it as soon as it is made.
+                    pending.request = request
+                    if pending.isCancelled { return request.finish(.failure(.cancelled)) }
+                    enqueue(request)
+                }
+                if !accepted { continuation.resume(throwing: HomeAssistantError.stopped) }
             }
-            if !accepted { continuation.resume(throwing: HomeAssistantError.stopped) }
+        } onCancel: {
+            loop.perform { [self] in
+                pending.isCancelled = true
+                guard let request = pending.request else { return }
+                request.finish(.failure(.cancelled))
+                if let timer = request.timer { loop.cancel(timer) }
+                queued.removeAll { $0 === request }
+            }
         }
+    }
+
+    /// A request being sent, as its cancellation sees it. Touched on the loop's thread only.
+    private final class PendingRequest: @unchecked Sendable {
+        var request: RequestTable.Request?
+        var isCancelled = false
     }
 
     /// `call_service`: `domain.service` with data and an optional target.

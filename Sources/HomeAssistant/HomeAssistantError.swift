@@ -1,7 +1,7 @@
 /// A command that Home Assistant answered with `success: false`, or that never got its answer.
 public struct HomeAssistantError: Error, Equatable, CustomStringConvertible, Sendable {
     /// Home Assistant's error code (`not_found`, `unknown_command`, `home_assistant_error`, …),
-    /// or one of ours: `disconnected`, `timeout`, `rejected`, `stopped`.
+    /// or one of ours: `disconnected`, `timeout`, `rejected`, `stopped`, `cancelled`.
     public let code: Code
     public let message: String
 
@@ -22,6 +22,8 @@ public struct HomeAssistantError: Error, Equatable, CustomStringConvertible, Sen
         public static let rejected: Code = "rejected"
         /// The connection was stopped by its owner.
         public static let stopped: Code = "stopped"
+        /// The task waiting for the answer was cancelled: it stopped waiting (the command may still run).
+        public static let cancelled: Code = "cancelled"
 
         // Home Assistant's.
         public static let unauthorized: Code = "unauthorized"
@@ -46,6 +48,7 @@ public struct HomeAssistantError: Error, Equatable, CustomStringConvertible, Sen
 
     static let disconnected = HomeAssistantError(code: .disconnected, message: "the connection was lost before the result arrived")
     static let stopped = HomeAssistantError(code: .stopped, message: "the connection was stopped")
+    static let cancelled = HomeAssistantError(code: .cancelled, message: "the waiting task was cancelled")
     static let rejected = HomeAssistantError(code: .rejected, message: "Home Assistant rejected the access token")
     static func timeout(_ type: String) -> HomeAssistantError {
         HomeAssistantError(code: .timeout, message: "no result for \(type) in time")

@@ -13,6 +13,9 @@ final class LatestValue<Value: Sendable>: Sendable {
 
     private let state = Locked(State())
 
+    /// The value now (nil: never set).
+    var value: Value? { state.withLock { $0.value } }
+
     /// Replaces the value; waiters wake.
     func set(_ value: Value) {
         let woken = state.withLock { s -> [CheckedContinuation<Void, Never>] in

@@ -182,8 +182,10 @@ public actor LiveBridgeService: Service {
             lanes: { await dispatcher.lanes },
             pushLog: { pushLog.recent }))
         statusRoutes = routes
-        let requests = statusRequests.continuation
-        statusLoop?.onHTTPRequest = { request, respond in requests.yield(StatusRequest(request: request, respond: respond)) }
+        let requests = statusRequests
+        statusLoop?.onHTTPRequest = { request, respond in
+            if !requests.add(StatusRequest(request: request, respond: respond)) { respond(HTTPServerResponse(status: 503)) }
+        }
         statusLoop?.start()
     }
 
@@ -193,13 +195,15 @@ public actor LiveBridgeService: Service {
         let respond: @Sendable (HTTPServerResponse) -> Void
     }
 
-    private let statusRequests = AsyncStream.makeStream(of: StatusRequest.self)
+    /// The status listener's requests, answered until the listener shuts down — through the shutdown too (/healthz
+    /// says "stopping" then), so its queue ends only when finished, not when the run is cancelled.
+    private let statusRequests = WorkQueue<StatusRequest>()
     private var statusRoutes: StatusRoutes?
 
-    /// Answers the status listener's requests, each as a child of its own, until cancelled.
+    /// Answers the status listener's requests, each as a child of its own, until the queue is finished.
     nonisolated private func answerStatusRequests(with routes: StatusRoutes) async {
         await withDiscardingTaskGroup { group in
-            for await item in statusRequests.stream {
+            while let item = await statusRequests.next() {
                 group.addTask { item.respond(await routes.respond(to: item.request)) }
             }
         }
@@ -211,20 +215,25 @@ public actor LiveBridgeService: Service {
     /// of this call; cancelling it is the only way to stop.
     public func run() async throws {
         await prepare()
-        var rejected = false
-        if !Task.isCancelled {
-            rejected = await withTaskGroup(of: Void.self, returning: Bool.self) { group in
-                startFollowers(in: &group)
-                let rejected = await followChanges(in: &group)
-                if rejected {
-                    logger.error("Home Assistant rejected the access token; nothing more is attempted. Create a new long-lived token, then restart LiveBridge.")
-                    while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
+        let rejected = await withDiscardingTaskGroup(returning: Bool.self) { outer in
+            // The status listener is answered until the shutdown is over.
+            if let routes = statusRoutes { outer.addTask { await self.answerStatusRequests(with: routes) } }
+            var rejected = false
+            if !Task.isCancelled {
+                rejected = await withDiscardingTaskGroup(returning: Bool.self) { group in
+                    startFollowers(in: &group)
+                    let rejected = await followChanges(in: &group)
+                    if rejected {
+                        logger.error("Home Assistant rejected the access token; nothing more is attempted. Create a new long-lived token, then restart LiveBridge.")
+                        while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
+                    }
+                    group.cancelAll()
+                    return rejected
                 }
-                group.cancelAll()
-                return rejected
             }
+            await shutdown()
+            return rejected
         }
-        await shutdown()
         if rejected { throw TokenRejectedError() }
     }
 
@@ -251,7 +260,7 @@ public actor LiveBridgeService: Service {
 
     /// The children that follow Home Assistant beside its entities: the rules' blueprint events, swipes and other
     /// notifications to the phones, the templates it renders, the clock, and the status listener's requests.
-    private func startFollowers(in group: inout TaskGroup<Void>) {
+    private func startFollowers(in group: inout DiscardingTaskGroup) {
         let events = connection.events(ofType: engine.rules.eventType)
         group.addTask { for await event in events { await self.blueprintEvent(event["data"] ?? .null) } }
         if LiveActivityDismissal.isFollowed(by: engine.rules) {
@@ -264,15 +273,15 @@ public actor LiveBridgeService: Service {
         followRenderings(engine.rules.templatesRenderedByHomeAssistant)
         group.addTask { await self.followRenderings() }
         group.addTask { await self.followTheClock() }
-        if let routes = statusRoutes { group.addTask { await self.answerStatusRequests(with: routes) } }
     }
 
-    /// Takes the entities' changes until cancelled or until Home Assistant rejects the token (true then).
-    private func followChanges(in group: inout TaskGroup<Void>) async -> Bool {
+    /// Takes the entities' changes until cancelled (what is not taken stays in the feed) or until Home Assistant
+    /// rejects the token (true then, also when cancelled meanwhile).
+    private func followChanges(in group: inout DiscardingTaskGroup) async -> Bool {
         connection.start(selection: engine.rules.reads)
         var evaluatedAll = false
         var snapshotsSeen = 0
-        while let batch = await connection.changes.next() {
+        while !Task.isCancelled, let batch = await connection.changes.next() {
             metrics.stateChanges(batch.count)
             let now = Date().timeIntervalSince1970
             let snapshots = connection.snapshotCount
@@ -294,7 +303,7 @@ public actor LiveBridgeService: Service {
             // The engine's share of a snapshot's short-lived memory (the connection trims its own).
             if batch.count >= FreedMemory.largeBatch { FreedMemory.release() }
         }
-        return !Task.isCancelled && connection.currentPhase == .rejected
+        return connection.currentPhase == .rejected
     }
 
     /// Which restart grace is the current one: a grace started again by a newer (re)connection ends at its own time.
@@ -302,7 +311,7 @@ public actor LiveBridgeService: Service {
 
     /// Fresh states from a (re)connection: for the restart grace, an activity whose condition turns false is kept
     /// until the grace (`homeassistant.restart_grace`) is over.
-    private func holdEnds(now: Double, in group: inout TaskGroup<Void>) {
+    private func holdEnds(now: Double, in group: inout DiscardingTaskGroup) {
         guard let grace = engine.rules.homeAssistant?.restartGrace, grace > .zero else { return }
         engine.holdEnds(until: now + grace.secondsValue)
         graceGeneration += 1
@@ -374,6 +383,8 @@ public actor LiveBridgeService: Service {
 
     /// Sets which templates Home Assistant renders for the rules.
     private func followRenderings(_ sources: [String]) {
+        // The same set (a reload that changed none of them): nothing is let go and followed again.
+        guard renderingSets.value != sources else { return }
         renderingSets.set(sources)
         if !sources.isEmpty { logger.info("templates rendered by Home Assistant", ["count": String(sources.count)]) }
     }
@@ -520,7 +531,7 @@ public actor LiveBridgeService: Service {
         let complete = await dispatcher.flush(deadline: options.shutdownDeadline)
         if !complete { logger.warning("stopping with pushes still pending; they resume from the state file next start") }
         await connection.stop()
-        statusRequests.continuation.finish()
+        statusRequests.finish()
         if let statusLoop { DetachedThread.start { statusLoop.shutdown() } }
     }
 }

@@ -33,6 +33,19 @@ struct EntityChangeFeedTests {
         #expect(await feed.next() == [state("a", "1")])
     }
 
+    /// A cancelled consumer gets nil even with changes waiting (a stopping service under a steady flow of changes
+    /// would otherwise never stop taking them); the changes stay for the next consumer.
+    @Test func aCancelledConsumerGetsNilEvenWithChangesWaiting() async {
+        let feed = EntityChangeFeed()
+        feed.publish([state("a", "1")])
+        let cancelled = Task { () -> [EntityChange]? in
+            withUnsafeCurrentTask { $0?.cancel() }
+            return await feed.next()
+        }
+        #expect(await cancelled.value == nil)
+        #expect(await feed.next() == [state("a", "1")])
+    }
+
     @Test func finishEndsTheFeedAfterWhatIsPending() async {
         let feed = EntityChangeFeed()
         feed.publish([state("a", "1")])

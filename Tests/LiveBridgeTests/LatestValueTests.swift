@@ -25,3 +25,18 @@ struct LatestValueTests {
         #expect(await latest.next(after: 0)?.0 == 1)
     }
 }
+
+/// Set, wait and cancel interleaved many times: nothing hangs, each waiter ends.
+struct LatestValueStressTests {
+    @Test(.timeLimit(.minutes(1))) func setsAndCancelsInterleavedNeverHang() async {
+        let value = LatestValue<Int>()
+        for round in 0..<2000 {
+            let seen = round
+            let waiter = Task { await value.next(after: seen) }
+            let setter = Task.detached { value.set(round + 1) }
+            if round % 2 == 0 { waiter.cancel() }
+            _ = await waiter.value
+            await setter.value
+        }
+    }
+}
