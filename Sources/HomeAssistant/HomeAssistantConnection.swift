@@ -272,6 +272,20 @@ public final class HomeAssistantConnection: @unchecked Sendable {
         }
     }
 
+    /// The connection as a child of its owner's task: connects (keeping the entities `selection` names), holds the
+    /// link through reconnects until the task is cancelled, then — once `drained` returns, so the owner can send
+    /// what is due on the still-open socket — closes it. Cancellation is what ends it. (`start`/`stop` remain for
+    /// one-shot commands.)
+    public func run(selection: EntitySelection?, drained: @Sendable () async -> Void = {}) async {
+        start(selection: selection)
+        // A stream that never yields: its iteration ends when the task is cancelled.
+        let (cancelled, keptOpen) = AsyncStream.makeStream(of: Never.self)
+        for await _ in cancelled {}
+        withExtendedLifetime(keptOpen) {}
+        await drained()
+        await stop()
+    }
+
     /// Closes the socket and stops the loop. Pending requests fail with `stopped`.
     public func stop() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in

@@ -215,21 +215,27 @@ public actor LiveBridgeService: Service {
     /// of this call; cancelling it is the only way to stop.
     public func run() async throws {
         await prepare()
+        guard !Task.isCancelled else {
+            // Stopped while starting: nothing is connected; what the state file had pending waits for the next start.
+            await shutdown()
+            await connection.stop()
+            return
+        }
         let rejected = await withDiscardingTaskGroup(returning: Bool.self) { outer in
             // The status listener is answered until the shutdown is over.
             if let routes = statusRoutes { outer.addTask { await self.answerStatusRequests(with: routes) } }
-            var rejected = false
-            if !Task.isCancelled {
-                rejected = await withDiscardingTaskGroup(returning: Bool.self) { group in
-                    startFollowers(in: &group)
-                    let rejected = await followChanges(in: &group)
-                    if rejected {
-                        logger.error("Home Assistant rejected the access token; nothing more is attempted. Create a new long-lived token, then restart LiveBridge.")
-                        while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
-                    }
-                    group.cancelAll()
-                    return rejected
+            // The connection lives until cancelled, and closes once what is due has gone out on it.
+            let connection = connection, reads = engine.rules.reads, flushed = flushed
+            outer.addTask { await connection.run(selection: reads) { _ = await flushed.next() } }
+            let rejected = await withDiscardingTaskGroup(returning: Bool.self) { group in
+                startFollowers(in: &group)
+                let rejected = await followChanges(in: &group)
+                if rejected {
+                    logger.error("Home Assistant rejected the access token; nothing more is attempted. Create a new long-lived token, then restart LiveBridge.")
+                    while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
                 }
+                group.cancelAll()
+                return rejected
             }
             await shutdown()
             return rejected
@@ -278,7 +284,6 @@ public actor LiveBridgeService: Service {
     /// Takes the entities' changes until cancelled (what is not taken stays in the feed) or until Home Assistant
     /// rejects the token (true then, also when cancelled meanwhile).
     private func followChanges(in group: inout DiscardingTaskGroup) async -> Bool {
-        connection.start(selection: engine.rules.reads)
         var evaluatedAll = false
         var snapshotsSeen = 0
         while !Task.isCancelled, let batch = await connection.changes.next() {
@@ -524,13 +529,17 @@ public actor LiveBridgeService: Service {
         }
     }
 
-    /// The graceful shutdown, once `run()` was cancelled and its children ended: what is due goes out within the
-    /// deadline; the socket closes.
+    /// Finished once the shutdown has sent what is due: the connection's run() then closes the socket.
+    private let flushed = WorkQueue<Never>()
+
+    /// The graceful shutdown, once `run()` was cancelled and its followers ended: what is due goes out within the
+    /// deadline; then the connection closes (its own run()) and the status listener stops.
     private func shutdown() async {
         logger.info("stopping: sending what is due", ["deadline": "\(options.shutdownDeadline)"])
         let complete = await dispatcher.flush(deadline: options.shutdownDeadline)
         if !complete { logger.warning("stopping with pushes still pending; they resume from the state file next start") }
-        await connection.stop()
+        // The connection's run() closes the socket now.
+        flushed.finish()
         statusRequests.finish()
         if let statusLoop { DetachedThread.start { statusLoop.shutdown() } }
     }
