@@ -3,16 +3,15 @@ import JSON
 public import LiveActivity
 
 /// ActivitySmith (activitysmith.com): streams by key at `{base}/live-activity/stream/{key}`, the API key as a Bearer
-/// token — an `HTTPPushBackend` with two additions. Its limit of 60 requests a minute is kept by the dispatcher before
-/// each push (`PacedBackend`: the pacer is shared by every lane and every backend of the account), so a burst is
-/// spread rather than refused; a 429 that still comes is retried
+/// token — an `HTTPPushBackend` with two additions. Its limit of 60 requests a minute is kept here (`RequestPacer`,
+/// shared by every lane of the backend), so a burst is spread rather than refused; a 429 that still comes is retried
 /// after its Retry-After. A stream the user paused answers 200 with `operation: paused`: delivered, nothing shown,
 /// reported with the code `paused`.
-public struct ActivitySmithBackend: PushBackend, PacedBackend, HTTPExchanges {
+public struct ActivitySmithBackend: PushBackend, HTTPExchanges {
     public func wire(_ request: BackendRequest, kind: PushKind) -> [HTTPRequest] { [http.httpRequest(for: request)] }
 
     let http: HTTPPushBackend
-    let pacer: RequestPacer
+    private let pacer: RequestPacer
     public var name: String { http.name }
     public let allowsOneActiveJob = false
 
@@ -25,10 +24,9 @@ public struct ActivitySmithBackend: PushBackend, PacedBackend, HTTPExchanges {
         pacer = pacers?.pacer("activitysmith \(account) \(token)", window) ?? RequestPacer(window)
     }
 
-    func requests(for kind: PushKind) -> Int { 1 }
-
     public func deliver(_ request: BackendRequest, kind: PushKind) async -> DeliveryReport {
         if let refused = DeliveryReport.invalidTarget(request) { return refused }
+        await pacer.turn()
         let result: Result<HTTPResponse, HTTPTransportError>
         do { result = .success(try await http.client.send(http.httpRequest(for: request))) } catch { result = .failure(error) }
         var report = HTTPOutcome.classify(result, kind: kind)

@@ -450,8 +450,6 @@ public actor Dispatcher {
                 let started = ContinuousClock.now
                 let report: DeliveryReport
                 if let request = push.request {
-                    // A service that limits requests: the push waits its turn in the allowance, then goes.
-                    if let paced = backend as? any PacedBackend { await paced.pacer.turn(requests: paced.requests(for: push.kind)) }
                     report = await backend.deliver(request, kind: push.kind)
                 } else {
                     report = DeliveryReport(.rejected(.noRequest), code: .noRequest)

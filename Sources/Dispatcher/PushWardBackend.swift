@@ -10,7 +10,7 @@ import Platform
 /// Its errors are RFC 9457 problems with a `code`: 401 (the key, for good), 403 (its policy), 409 (25 activities per
 /// user: `activity.limit_exceeded`), 429 (200 requests a minute per address, with Retry-After), 5xx. The 200 a minute
 /// are also kept on our side (`RequestWindow`, shared by the backend's lanes), so a burst is spread, not refused.
-public struct PushWardBackend: PushBackend, PacedBackend, HTTPExchanges {
+public struct PushWardBackend: PushBackend, HTTPExchanges {
     public func wire(_ request: BackendRequest, kind: PushKind) -> [HTTPRequest] {
         var exchanges: [HTTPRequest] = []
         if kind == .start, let creation = request.creation {
@@ -27,7 +27,7 @@ public struct PushWardBackend: PushBackend, PacedBackend, HTTPExchanges {
     let token: String
     let client: HTTPClient
     public let allowsOneActiveJob = false
-    let pacer: RequestPacer
+    private let pacer: RequestPacer
     /// The content last delivered per slug: the next frame nulls what it no longer has (PATCH is a merge patch).
     private let shown = Locked<[String: JSONValue]>([:])
     /// Until when (epoch seconds: the next month, UTC) the free plan's monthly quota is spent: nothing is sent.
@@ -44,10 +44,6 @@ public struct PushWardBackend: PushBackend, PacedBackend, HTTPExchanges {
         self.pacer = pacers?.pacer("pushward \(self.baseURL)", window) ?? RequestPacer(window)
         self.quotaSpentUntil = pacers?.spentUntil("pushward \(self.baseURL.lowercased()) \(token)") ?? Locked(nil)
     }
-
-    /// A start creates the activity, then starts it: two requests; anything else one. (An update for an activity
-    /// PushWard dropped is created again: two more, not booked — rare, and a 429 then is retried after its Retry-After.)
-    func requests(for kind: PushKind) -> Int { kind == .start ? 2 : 1 }
 
     /// A PATCH is a JSON merge patch, and says so (its OpenAPI document's media type).
     private func headers(_ method: String) -> [(String, String)] {
@@ -157,6 +153,7 @@ public struct PushWardBackend: PushBackend, PacedBackend, HTTPExchanges {
 
     /// The report and the answer's body, for what a report does not carry (a quota's `reset_at`).
     private func sendReading(_ http: HTTPRequest, kind: PushKind) async -> (report: DeliveryReport, body: [UInt8]?) {
+        await pacer.turn()
         let result: Result<HTTPResponse, HTTPTransportError>
         do { result = .success(try await client.send(http)) } catch { result = .failure(error) }
         return (HTTPOutcome.classify(result, kind: kind), try? result.get().body)

@@ -30,8 +30,8 @@ public struct RequestWindow: Sendable, Equatable {
     }
 }
 
-/// A `RequestWindow` on the monotonic clock, shared by every lane of one backend (and every backend of one account or
-/// address): `turn(requests:)` returns when a push's requests may go.
+/// A `RequestWindow` on the monotonic clock, shared by every lane of one backend: `turn()` returns when the next
+/// request may go.
 final class RequestPacer: Sendable {
     private let window: Locked<RequestWindow>
     private let origin = ContinuousClock.now
@@ -40,21 +40,12 @@ final class RequestPacer: Sendable {
         self.window = Locked(window)
     }
 
-    /// Books `requests` places and waits for the last one's turn.
-    func turn(requests: Int = 1) async {
+    func turn() async {
         let elapsed = origin.duration(to: .now)
         let now = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        let wait = window.withLock { window in (0..<max(1, requests)).map { _ in window.book(at: now) }.max() ?? 0 }
+        let wait = window.withLock { $0.book(at: now) }
         if wait > 0 { try? await Task.sleep(for: .seconds(wait)) }
     }
-}
-
-/// A backend whose service limits requests: the dispatcher waits its turn before each push (the backend does not pace
-/// itself), booking the requests the push makes.
-protocol PacedBackend: PushBackend {
-    var pacer: RequestPacer { get }
-    /// How many requests `kind` makes at this service.
-    func requests(for kind: PushKind) -> Int
 }
 
 /// The services' request limits that span backends: ActivitySmith's 60 a minute per account (its API key), PushWard's
