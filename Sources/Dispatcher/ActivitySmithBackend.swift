@@ -3,15 +3,16 @@ import JSON
 public import LiveActivity
 
 /// ActivitySmith (activitysmith.com): streams by key at `{base}/live-activity/stream/{key}`, the API key as a Bearer
-/// token — an `HTTPPushBackend` with two additions. Its limit of 60 requests a minute is kept here (`RequestPacer`,
-/// shared by every lane of the backend), so a burst is spread rather than refused; a 429 that still comes is retried
+/// token — an `HTTPPushBackend` with two additions. Its limit of 60 requests a minute is kept by the client it sends
+/// through (`PacedClient`, the pacer shared by every lane and every backend of the account), so a burst is spread
+/// rather than refused; a 429 that still comes is retried
 /// after its Retry-After. A stream the user paused answers 200 with `operation: paused`: delivered, nothing shown,
 /// reported with the code `paused`.
 public struct ActivitySmithBackend: PushBackend, HTTPExchanges {
     public func wire(_ request: BackendRequest, kind: PushKind) -> [HTTPRequest] { [http.httpRequest(for: request)] }
 
     let http: HTTPPushBackend
-    private let pacer: RequestPacer
+    private let paced: PacedClient
     public var name: String { http.name }
     public let allowsOneActiveJob = false
 
@@ -21,14 +22,13 @@ public struct ActivitySmithBackend: PushBackend, HTTPExchanges {
         http = HTTPPushBackend(name: name, baseURL: baseURL, scheme: "Bearer", token: token, client: client)
         // One account, however its address is written (a trailing slash, letter case).
         let account = (baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL).lowercased()
-        pacer = pacers?.pacer("activitysmith \(account) \(token)", window) ?? RequestPacer(window)
+        paced = PacedClient(client: client, pacer: pacers?.pacer("activitysmith \(account) \(token)", window) ?? RequestPacer(window))
     }
 
     public func deliver(_ request: BackendRequest, kind: PushKind) async -> DeliveryReport {
         if let refused = DeliveryReport.invalidTarget(request) { return refused }
-        await pacer.turn()
         let result: Result<HTTPResponse, HTTPTransportError>
-        do { result = .success(try await http.client.send(http.httpRequest(for: request))) } catch { result = .failure(error) }
+        do { result = .success(try await paced.send(http.httpRequest(for: request))) } catch { result = .failure(error) }
         var report = HTTPOutcome.classify(result, kind: kind)
         // Its fifth Live Activity at once: 429 {"error": "Live Activity limit reached", "limit": 4, "active": 4}. Not a
         // rate: retrying soon cannot help, so the start waits like a locked job — until one of ours ends, or long.

@@ -27,7 +27,7 @@ public struct PushWardBackend: PushBackend, HTTPExchanges {
     let token: String
     let client: HTTPClient
     public let allowsOneActiveJob = false
-    private let pacer: RequestPacer
+    private let paced: PacedClient
     /// The content last delivered per slug: the next frame nulls what it no longer has (PATCH is a merge patch).
     private let shown = Locked<[String: JSONValue]>([:])
     /// Until when (epoch seconds: the next month, UTC) the free plan's monthly quota is spent: nothing is sent.
@@ -41,7 +41,7 @@ public struct PushWardBackend: PushBackend, HTTPExchanges {
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
         self.token = token
         self.client = client
-        self.pacer = pacers?.pacer("pushward \(self.baseURL)", window) ?? RequestPacer(window)
+        self.paced = PacedClient(client: client, pacer: pacers?.pacer("pushward \(self.baseURL)", window) ?? RequestPacer(window))
         self.quotaSpentUntil = pacers?.spentUntil("pushward \(self.baseURL.lowercased()) \(token)") ?? Locked(nil)
     }
 
@@ -153,9 +153,8 @@ public struct PushWardBackend: PushBackend, HTTPExchanges {
 
     /// The report and the answer's body, for what a report does not carry (a quota's `reset_at`).
     private func sendReading(_ http: HTTPRequest, kind: PushKind) async -> (report: DeliveryReport, body: [UInt8]?) {
-        await pacer.turn()
         let result: Result<HTTPResponse, HTTPTransportError>
-        do { result = .success(try await client.send(http)) } catch { result = .failure(error) }
+        do { result = .success(try await paced.send(http)) } catch { result = .failure(error) }
         return (HTTPOutcome.classify(result, kind: kind), try? result.get().body)
     }
 }

@@ -1,3 +1,4 @@
+import HTTPClient
 public import LiveActivity
 import Platform
 
@@ -45,6 +46,20 @@ final class RequestPacer: Sendable {
         let now = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         let wait = window.withLock { $0.book(at: now) }
         if wait > 0 { try? await Task.sleep(for: .seconds(wait)) }
+    }
+}
+
+/// The HTTP a paced service's backend sends through: each request waits its turn in the service's allowance (the pacer
+/// shared by the backends of one account or address), then goes — the create, the PATCH and a re-create alike, each
+/// at the moment it is sent; a push refused before anything is sent books nothing. The backends send through it and
+/// do not pace themselves.
+struct PacedClient: Sendable {
+    let client: HTTPClient
+    let pacer: RequestPacer
+
+    func send(_ request: HTTPRequest) async throws(HTTPTransportError) -> HTTPResponse {
+        await pacer.turn()
+        return try await client.send(request)
     }
 }
 

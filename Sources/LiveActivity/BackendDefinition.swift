@@ -119,6 +119,15 @@ extension BackendDefinition {
         }
     }
 
+    /// Forgets a service registered earlier (a test's made-up one); the built-in ones stay.
+    public static func unregister(_ kind: BackendKind) {
+        guard !builtIn.contains(where: { $0.kind == kind }) else { return }
+        registry.withLock { registry in
+            registry.byName[kind.rawValue] = nil
+            registry.order.removeAll { $0 == kind.rawValue }
+        }
+    }
+
     static func registered(_ name: String) -> BackendDefinition? { registry.withLock { $0.byName[name] } }
 
     static var all: [BackendDefinition] { registry.withLock { registry in registry.order.compactMap { registry.byName[$0] } } }

@@ -58,6 +58,10 @@ struct ThrowawayServiceTests {
 
     @Test func aServiceRegisteredInOnePlaceIsLoadedRenderedAndSent() async throws {
         Self.register()
+        defer {
+            BackendRenderings.unregister(Self.kind)
+            BackendDefinition.unregister(Self.kind)
+        }
         let received = Locked<[HTTPServerRequest]>([])
         var options = WebSocketEventLoop.Options()
         options.listen = ("127.0.0.1", 0)
@@ -108,5 +112,29 @@ struct ThrowawayServiceTests {
         #expect(sent.method == "POST" && sent.path == "/echo/washer")
         #expect(sent.headers["authorization"] == "Bearer echo-key")
         #expect(try JSONParser.parse(sent.body) == ["text": "Cotton 40", "phase": "start"])
+    }
+
+    /// Defined, its rendering not registered yet: rules naming it are refused at load, others load as ever.
+    @Test func aServiceWithoutItsRenderingIsRefusedNotACrash() throws {
+        let half = BackendKind(named: "half")
+        BackendDefinition.register(BackendDefinition(
+            kind: half, name: "Half", idKey: "slug", idProblem: { _ in nil }, methods: ["POST"], idPath: "/half/", otherTarget: nil,
+            configKeys: ["type", "token"], needsToken: true, templates: ["note"], defaultDismissAfter: .seconds(60), defaultSettle: .zero,
+            requestsPerMinute: nil, baseURL: "http://127.0.0.1:1", spendsRelay: false, contentShare: .body))
+        defer { BackendDefinition.unregister(half) }
+        let rules = """
+            homeassistant: {url: "ws://127.0.0.1:1/api/websocket", token: t}
+            backends:
+              h: {type: half, token: k}
+              a: {type: aivi, token: k}
+            activities:
+              washer: {backend: BACKEND, template: generic, active_when: "{{ true }}", progress: 0.5}
+            """
+        #expect(throws: Never.self) { try RulesLoader.load(text: rules.replacingAll("BACKEND", with: "a"), file: "r.yaml").get() }
+        guard case .failure(let errors) = RulesLoader.load(text: rules.replacingAll("BACKEND", with: "h"), file: "r.yaml") else {
+            Issue.record("a rule for a service without a rendering was taken")
+            return
+        }
+        #expect(errors.description.contains("cannot be sent to half backend"))
     }
 }

@@ -46,11 +46,9 @@ extension BackendRendering {
 }
 
 extension BackendKind {
-    /// How rules reach this service (registered beside its definition).
-    var rendering: any BackendRendering {
-        guard let rendering = BackendRenderings.registered(self) else { preconditionFailure("no rendering registered for \(rawValue)") }
-        return rendering
-    }
+    /// How rules reach this service (registered beside its definition); a service whose rendering is not (yet)
+    /// registered takes no template, so a rule naming it is refused at load.
+    var rendering: any BackendRendering { BackendRenderings.registered(self) ?? UnrenderedService(kind: self) }
 }
 
 /// Each service's rendering by kind: the one place the built-in ones are registered.
@@ -66,6 +64,32 @@ enum BackendRenderings {
     }
 
     static func registered(_ kind: BackendKind) -> (any BackendRendering)? { registry.withLock { $0[kind] } }
+
+    /// Forgets a service's rendering (a test's made-up one).
+    static func unregister(_ kind: BackendKind) { registry.withLock { $0[kind] = nil } }
+}
+
+/// A service defined but without a rendering: no template goes to it (the loader says so), nothing is rendered.
+struct UnrenderedService: BackendRendering {
+    let kind: BackendKind
+
+    func schema(template: String) -> ObjectSchema? { nil }
+
+    func request(_ rule: ActivityRule, _ target: ActivityTarget, _ fields: [String: JSONValue], phase: PushKind,
+                 context: EvaluationContext, notes: inout [PayloadIssue]) -> Result<BackendRequest, PayloadIssuesError> {
+        .failure(PayloadIssuesError([PayloadIssue(path: "", "no rendering is registered for \(kind.rawValue)")]))
+    }
+
+    func fallbackEnd(_ rule: ActivityRule, _ target: ActivityTarget, last: BackendRequest?, now: Double) -> BackendRequest {
+        last ?? BackendRequest(backend: target.backend.name, kind: kind, method: "POST", target: "/", body: [:])
+    }
+
+    func renewalEnd(_ rule: ActivityRule, _ target: ActivityTarget, start: BackendRequest, now: Double) -> BackendRequest { start }
+
+    func eventRequests(_ payload: [String: JSONValue], activity: String, backend: RulesFile.Backend, action: ActivityEvent.Action)
+        -> Result<[(target: String, request: BackendRequest)], PayloadIssuesError> {
+        .failure(PayloadIssuesError([PayloadIssue(path: "backend", "no rendering is registered for \(kind.rawValue)")]))
+    }
 }
 
 /// How a rule's fields become its backend's payload: as written for it, or an Aivi template shown in its vocabulary.
