@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 import HomeAssistantSimulator
 import Platform
 import Synchronization
@@ -59,5 +60,32 @@ struct ServiceLifecycleTests {
         send.yield(.terminate)
         await #expect(throws: LiveBridgeService.TokenRejectedError.self) { try await running.value }
         #expect(lines.withLock { $0.contains { $0.contains("Home Assistant rejected the access token") } })
+    }
+
+    /// A bad blueprint event is told to Home Assistant (persistent_notification.create); Home Assistant goes silent
+    /// before answering. SIGTERM then should still end the service within the flush deadline (5 s) plus the socket's
+    /// close (2 s), as before the change (stop() closed the connection, failing the pending command at once).
+    @Test(.timeLimit(.minutes(1))) func terminateWhileABlueprintProblemIsToldToASilentHomeAssistant() async throws {
+        let simulator = try HomeAssistantSimulator(token: "t")
+        defer { simulator.stop() }
+        await simulator.setStates([("sensor.washer", "idle", [:])])
+        let (service, lines) = try service(homeAssistant: simulator.url)
+        let (signals, send) = AsyncStream.makeStream(of: UnixSignal.self)
+        let running = Task { try await ServiceRunner.run(service, signals: signals) }
+        #expect(await simulator.wait { $0.commands(ofType: "subscribe_entities").count == 1 })
+        #expect(await simulator.wait { $0.commands(ofType: "subscribe_events").contains { $0.message["event_type"] == "livebridge_activity" } })
+        await simulator.setUnresponsive(true)
+        await simulator.fireEvent("livebridge_activity", data: ["payload": ["template": "generic"]])
+        for _ in 0..<50 where !lines.withLock({ $0.contains { $0.contains("invalid livebridge_activity event") } }) {
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        #expect(lines.withLock { $0.contains { $0.contains("invalid livebridge_activity event") } })
+        try await Task.sleep(for: .milliseconds(200))
+        let clock = ContinuousClock()
+        let started = clock.now
+        send.yield(.terminate)
+        try await running.value
+        let took = clock.now - started
+        #expect(took < .seconds(8), "SIGTERM took \(took) to end run()")
     }
 }

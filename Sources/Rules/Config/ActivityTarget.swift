@@ -16,6 +16,11 @@ public struct ActivityTarget: Sendable, Equatable {
     /// The lane's name, in logs, `/activities` and `state.json`: the backend's name, or `backend/notify.…` for one of
     /// a Home Assistant backend's several services.
     public let name: String
+    /// How rules reach its service, looked up once (every render uses it).
+    let rendering: any BackendRendering
+    /// The phone whose Home Assistant push relay this target's pushes spend (its notify service); nil for services
+    /// that do not go through the relay. Found once: every command the engine makes carries it.
+    public let relayDevice: String?
 
     init(backend: RulesFile.Backend, service: String?, id: String, mapping: PayloadMapping, budget: UpdateBudget) {
         self.backend = backend
@@ -23,6 +28,8 @@ public struct ActivityTarget: Sendable, Equatable {
         self.id = id
         self.mapping = mapping
         self.budget = budget.settled(for: backend.kind)
+        rendering = backend.kind.rendering
+        relayDevice = backend.kind.definition.spendsRelay ? service : nil
         if let service, backend.services.count > 1 {
             name = backend.name + "/" + service
         } else {
@@ -31,10 +38,6 @@ public struct ActivityTarget: Sendable, Equatable {
     }
 
     public var kind: BackendKind { backend.kind }
-
-    /// The phone whose Home Assistant push relay this target's pushes spend (its notify service); nil for services
-    /// that do not go through the relay.
-    public var relayDevice: String? { kind.definition.spendsRelay ? service : nil }
 
     public static func == (a: ActivityTarget, b: ActivityTarget) -> Bool {
         a.name == b.name && a.id == b.id && a.service == b.service && a.mapping == b.mapping && a.budget == b.budget

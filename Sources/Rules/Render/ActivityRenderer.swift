@@ -29,7 +29,7 @@ public enum ActivityRenderer {
         guard case .object(var fields)? = tree.evaluate(in: context, failures: &notes) else {
             return .failure(RenderError(activity: rule.id, issues: [PayloadIssue(path: "", "fields did not evaluate")]))
         }
-        let rendering = target.kind.rendering
+        let rendering = target.rendering
         resolveAutoIcon(&fields, rule: rule, context: context, keepsMDI: rendering.drawsMDIIcons, notes: &notes)
         // on_end's `status` is Island Pulse's alone (how the job finished).
         if phase == .end, !rendering.endsWithStatus, case .object(let written)? = rule.onEnd, written.contains(where: { $0.0 == "status" }) {
@@ -46,7 +46,7 @@ public enum ActivityRenderer {
         let result = render(rule, for: target, phase: .end, in: context, notes: &notes)
         if case .success(let request) = result { return request }
         if case .failure(let failure) = result { notes += failure.issues }
-        return target.kind.rendering.fallbackEnd(rule, target, last: last, now: context.now)
+        return target.rendering.fallbackEnd(rule, target, last: last, now: context.now)
     }
 
     /// Renewing an activity before iOS ends it at eight hours: an end showing what it shows now (no `on_end`
@@ -55,7 +55,7 @@ public enum ActivityRenderer {
     public static func renewal(_ rule: ActivityRule, for target: ActivityTarget, in context: EvaluationContext,
                                notes: inout [PayloadIssue]) -> Result<(end: BackendRequest, start: BackendRequest), RenderError> {
         render(rule, for: target, phase: .start, in: context, notes: &notes).map { start in
-            (target.kind.rendering.renewalEnd(rule, target, start: start, now: context.now), start)
+            (target.rendering.renewalEnd(rule, target, start: start, now: context.now), start)
         }
     }
 
