@@ -54,7 +54,7 @@ let package = Package(
         .executableTarget(name: "LiveBridgeBenchmark", dependencies: ["HomeAssistantSimulator", "FakePushServices", "HTTPClient", "JSON", "ProcessMeasurement", "WebSocketTransport"]),
         .testTarget(name: "HomeAssistantTests", dependencies: ["Platform", "HomeAssistant", "HomeAssistantSimulator", "WebSocketTransport", "JSON"]),
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
-        .testTarget(name: "WebSocketTransportTests", dependencies: ["WebSocketTransport"]),
+        .testTarget(name: "WebSocketTransportTests", dependencies: ["Platform", "WebSocketTransport"]),
         .testTarget(name: "HTTPClientTests", dependencies: ["Platform", "HTTPClient", "WebSocketTransport"]),
         .testTarget(name: "LiveBridgeTests", dependencies: ["Platform", "LiveBridge", "LiveActivity", "WebSocketTransport", "Dispatcher", "HomeAssistant", "HomeAssistantSimulator", "Rules", "Templates", "JSON", "HTTPClient"]),
         .testTarget(name: "PreviewTests", dependencies: ["Preview", "JSON"], exclude: ["Golden"]),

@@ -280,6 +280,8 @@ public final class WebSocketEventLoop: @unchecked Sendable {
         connections = [:]
         httpExchanges = [:]
         timers = []
+        // The thread is about to end, and a later thread may get its id: none of them is this loop's.
+        loopThread.store(0, ordering: .releasing)
         finished.signal()
     }
 

@@ -1,5 +1,6 @@
 import Glibc
 import Synchronization
+import Platform
 import Testing
 import WebSocketTransport
 import FoundationEssentials
@@ -77,6 +78,28 @@ struct EventLoopTests {
         let runs = ran.load(ordering: .relaxed)
         #expect(runs == 1)
         loop.shutdown()  // a second stop returns at once
+    }
+
+    /// A thread started after the loop's ended may get its id (glibc reuses a finished thread's descriptor): it is not
+    /// the loop's thread, so a second shutdown from it returns instead of trapping (CI's TSan run trapped so, once).
+    @Test func aThreadAfterTheLoopEndedIsNotTheLoops() async throws {
+        for _ in 0..<8 {
+            let loop = try listener()
+            let loopID = Atomic<UInt>(0)
+            loop.start()
+            await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+                _ = loop.perform { loopID.store(UInt(pthread_self()), ordering: .relaxed); done.resume() }
+            }
+            loop.shutdown()
+            let seen = await withCheckedContinuation { (done: CheckedContinuation<(UInt, Bool), Never>) in
+                DetachedThread.start(stackSize: 8 << 20) {
+                    let inLoop = loop.isInEventLoop
+                    loop.shutdown()
+                    done.resume(returning: (UInt(pthread_self()), inLoop))
+                }
+            }
+            #expect(!seen.1, "thread \(seen.0) (the loop's was \(loopID.load(ordering: .relaxed))) taken for the loop's")
+        }
     }
 
     @Test func aLoopNeverStartedCanBeShutDownOrDropped() throws {
