@@ -1,5 +1,5 @@
 import Platform
-import JSON
+public import JSON
 
 /// ActivitySmith's managed Live Activity streams (activitysmith.com; its OpenAPI document as its SDKs ship it,
 /// ActivitySmithHQ/activitysmith-python `StreamContentState`): `PUT /live-activity/stream/{key}` with
@@ -83,5 +83,53 @@ public enum ActivitySmithSchema {
         case "timer": return timer
         default: return nil
         }
+    }
+}
+
+extension BackendKind {
+    public static let activitysmith = BackendKind(named: "activitysmith")
+}
+
+extension ActivitySmithSchema: PushService {
+    /// ActivitySmith: 60 requests a minute per API key. Its address is assumed from its SDKs (`base_url` overrides it).
+    public static let definition = BackendDefinition(
+        kind: .activitysmith, name: "ActivitySmith", idKey: "stream_key", idProblem: ActivitySmithSchema.streamKeyProblem,
+        methods: ["PUT", "DELETE"], idPath: "/live-activity/stream/", otherTarget: nil,
+        configKeys: ["type", "token", "base_url", "channels"], needsToken: true, templates: ActivitySmithSchema.types + ["generic", "monitor"],
+        defaultDismissAfter: BackendDefinition.lockScreenDismissAfter, defaultSettle: .zero, requestsPerMinute: 60,
+        baseURL: "https://activitysmith.com/api", spendsRelay: false, contentShare: .bodyLessWrapper,
+        movingParts: movingParts)
+
+    /// Its bar: `percentage`, or `value` of `upper_limit`.
+    static func movingParts(_ body: inout JSONValue) -> PayloadMeasure.MovingParts {
+        var parts = PayloadMeasure.MovingParts()
+        guard case .object(var object) = body, case .object(var state)? = object["content_state"] else { return parts }
+        if let percentage = state["percentage"]?.doubleValue {
+            parts.progress = percentage / 100
+            state["percentage"] = .null
+        } else if let value = state["value"]?.doubleValue, let limit = state["upper_limit"]?.doubleValue, limit > 0 {
+            parts.progress = value / limit
+            state["value"] = .null
+        }
+        object["content_state"] = .object(state)
+        body = .object(object)
+        return parts
+    }
+}
+
+extension BackendRequest {
+    /// ActivitySmith: `PUT /live-activity/stream/{key}` with `{content_state, channels?}` to start or update the
+    /// stream's activity; the end is `DELETE` of the same path with the final content, dismissed `dismissAfter` later
+    /// (`auto_dismiss_seconds`). The DELETE body has no `channels` (its schema refuses unknown keys: a 400), and a
+    /// timer's `duration_seconds` goes only with the start (on an update it would restart the timer).
+    public static func activitySmith(backend: String, key: String, kind: PushKind, contentState: JSONValue, channels: [String],
+                                     dismissAfter: Duration) -> BackendRequest {
+        var state = contentState.objectValue ?? [:]
+        if kind == .end { state["auto_dismiss_seconds"] = .int(Int(dismissAfter.components.seconds)) }
+        if kind != .start, state["type"] == "timer" { state["duration_seconds"] = nil }
+        var body: [String: JSONValue] = ["content_state": .object(state)]
+        if !channels.isEmpty, kind != .end { body["channels"] = .array(channels.map(JSONValue.string)) }
+        return BackendRequest(backend: backend, kind: .activitysmith, method: kind == .end ? "DELETE" : "PUT", target: "/live-activity/stream/\(key)",
+                              body: .object(body))
     }
 }

@@ -1,5 +1,5 @@
 import Platform
-import JSON
+public import JSON
 
 /// Aivi's templates (generic, monitor, progress), field for field as its current reference spells them.
 public enum AiviSchema {
@@ -92,4 +92,32 @@ public enum AiviSchema {
 
     /// Any Aivi content, chosen by its `template` key.
     public static let content = FieldSchema.tagged(key: "template", ["generic": generic, "monitor": monitor, "progress": progress])
+}
+
+extension BackendKind {
+    public static let aivi = BackendKind(named: "aivi")
+}
+
+extension AiviSchema: PushService {
+    public static let definition = BackendDefinition(
+        kind: .aivi, name: "Aivi", idKey: "slug",
+        idProblem: { id in
+            guard (1...BackendKind.longestID).contains(id.unicodeScalars.count), id.unicodeScalars.allSatisfy(BackendKind.isSlugScalar) else {
+                return "\(BackendKind.shown(id)) is not an Aivi slug: letters, digits, _ and -, at most \(BackendKind.longestID)"
+            }
+            return nil
+        },
+        methods: ["PATCH"], idPath: "/activity/", otherTarget: nil,
+        configKeys: ["type", "token", "base_url"], needsToken: true, templates: AiviSchema.templates,
+        defaultDismissAfter: BackendDefinition.lockScreenDismissAfter, defaultSettle: .zero, requestsPerMinute: nil,
+        baseURL: "https://api.getaivi.app", spendsRelay: false, contentShare: .bodyLessWrapper,
+        movingParts: { PayloadMeasure.contentParts(&$0) })
+}
+
+extension BackendRequest {
+    /// Aivi: `PATCH /activity/{slug}` with the activity's state (`IDLE` for the end, else `ONGOING`) and content.
+    public static func aivi(backend: String, slug: String, kind: PushKind, content: JSONValue) -> BackendRequest {
+        BackendRequest(backend: backend, kind: .aivi, method: "PATCH", target: "/activity/\(slug)",
+                       body: ["state": kind == .end ? "IDLE" : "ONGOING", "content": content])
+    }
 }

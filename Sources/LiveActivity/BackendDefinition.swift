@@ -1,11 +1,11 @@
-import JSON
+public import JSON
 import Platform
 
 /// Everything LiveBridge knows about one push service that is a fact rather than a request: how the rules file
 /// spells it (its keys and templates), what names an activity there and what its requests look like, its
 /// documented address and allowance, and its timing (the settle after a start, how long final content stays).
 /// Rules, the dispatcher, the factory and the preview commands read it here instead of each switching on the kind;
-/// adding a service starts with its definition and one line in `BackendKind.definition`.
+/// adding a service starts with its definition and one line in `BackendDefinition.builtInServices`.
 public struct BackendDefinition: Sendable {
     public let kind: BackendKind
     /// As its users write it: "Island Pulse".
@@ -38,11 +38,13 @@ public struct BackendDefinition: Sendable {
     public let spendsRelay: Bool
     /// What of a request the phone holds as content.
     public let contentShare: ContentShare
+    /// Takes out of a body what a small change can move (its bar, its timers), for `min_change`.
+    public let movingParts: @Sendable (inout JSONValue) -> PayloadMeasure.MovingParts
 
     public init(kind: BackendKind, name: String, idKey: String, idProblem: @escaping @Sendable (String) -> String?, methods: Set<String>,
                 idPath: String?, otherTarget: (@Sendable (String) -> String?)?, configKeys: [String], needsToken: Bool, templates: [String],
                 defaultDismissAfter: Duration, defaultSettle: Duration, requestsPerMinute: Int?, baseURL: String?, spendsRelay: Bool,
-                contentShare: ContentShare) {
+                contentShare: ContentShare, movingParts: @escaping @Sendable (inout JSONValue) -> PayloadMeasure.MovingParts = { _ in .init() }) {
         self.kind = kind
         self.name = name
         self.idKey = idKey
@@ -59,6 +61,7 @@ public struct BackendDefinition: Sendable {
         self.baseURL = baseURL
         self.spendsRelay = spendsRelay
         self.contentShare = contentShare
+        self.movingParts = movingParts
     }
 
     /// What of a request's body the phone holds as the Live Activity's content, for its size limit.
@@ -97,25 +100,32 @@ public struct BackendDefinition: Sendable {
 extension BackendKind {
     /// This service's definition. A kind is only made for a registered service (`init?(rawValue:)`) or by a
     /// service's own code, so one not registered is a programming error.
-    public var definition: BackendDefinition {
-        guard let definition = BackendDefinition.registered(rawValue) else { preconditionFailure("no service registered as \(rawValue)") }
-        return definition
+    public var definition: BackendDefinition { service.definition }
+
+    /// This service's type: what its other parts conform (`as? any RenderedService.Type`…).
+    public var service: any PushService.Type {
+        guard let service = BackendDefinition.registered(rawValue) else { preconditionFailure("no service registered as \(rawValue)") }
+        return service
     }
 }
 
 extension BackendDefinition {
     /// The registered services by name, the built-in ones first.
-    private static let registry = Locked<(byName: [String: BackendDefinition], order: [String])>(
-        (Dictionary(uniqueKeysWithValues: builtIn.map { ($0.kind.rawValue, $0) }), builtIn.map(\.kind.rawValue)))
+    private static let registry = Locked<(byName: [String: any PushService.Type], order: [String])>(
+        (Dictionary(uniqueKeysWithValues: builtInServices.map { ($0.definition.kind.rawValue, $0) }), builtInServices.map { $0.definition.kind.rawValue }))
 
-    /// The services LiveBridge ships with: the one place each is registered.
-    static let builtIn: [BackendDefinition] = [.aivi, .islandPulse, .homeAssistant, .pushWard, .activitySmith]
+    /// The services LiveBridge ships with: the one place each is registered. Each is one type, its definition here in
+    /// LiveActivity; its rendering, transport and fake are that type's conformances in the modules that hold them.
+    public static let builtInServices: [any PushService.Type] = [AiviSchema.self, IslandPulseSchema.self, LiveUpdateSchema.self, PushWardSchema.self, ActivitySmithSchema.self]
 
-    /// Registers a service (a new one, or one a test makes up); its rendering and transport register beside it.
-    public static func register(_ definition: BackendDefinition) {
+    static var builtIn: [BackendDefinition] { builtInServices.map { $0.definition } }
+
+    /// Registers a service (a new one, or one a test makes up): its type carries the rest.
+    public static func register(_ service: any PushService.Type) {
+        let name = service.definition.kind.rawValue
         registry.withLock { registry in
-            if registry.byName[definition.kind.rawValue] == nil { registry.order.append(definition.kind.rawValue) }
-            registry.byName[definition.kind.rawValue] = definition
+            if registry.byName[name] == nil { registry.order.append(name) }
+            registry.byName[name] = service
         }
     }
 
@@ -128,59 +138,19 @@ extension BackendDefinition {
         }
     }
 
-    static func registered(_ name: String) -> BackendDefinition? { registry.withLock { $0.byName[name] } }
+    static func registered(_ name: String) -> (any PushService.Type)? { registry.withLock { $0.byName[name] } }
 
-    static var all: [BackendDefinition] { registry.withLock { registry in registry.order.compactMap { registry.byName[$0] } } }
+    static var all: [BackendDefinition] { registry.withLock { registry in registry.order.compactMap { registry.byName[$0]?.definition } } }
+}
+
+/// A push service LiveBridge speaks to, as one type: its facts (`definition`) here; how rules reach it, how it is
+/// sent and how it is faked are conformances of the same type where those live (Rules, Dispatcher, the fakes), found
+/// by the kind. Registering the type (`BackendDefinition.register`, or the built-in list) is all it takes.
+public protocol PushService: SendableMetatype {
+    static var definition: BackendDefinition { get }
 }
 
 extension BackendDefinition {
     /// Long enough to read "Done" on the Lock Screen, short enough not to linger: five minutes.
     public static let lockScreenDismissAfter = Duration.seconds(300)
-
-    static let aivi = BackendDefinition(
-        kind: .aivi, name: "Aivi", idKey: "slug",
-        idProblem: { id in
-            guard (1...BackendKind.longestID).contains(id.unicodeScalars.count), id.unicodeScalars.allSatisfy(BackendKind.isSlugScalar) else {
-                return "\(BackendKind.shown(id)) is not an Aivi slug: letters, digits, _ and -, at most \(BackendKind.longestID)"
-            }
-            return nil
-        },
-        methods: ["PATCH"], idPath: "/activity/", otherTarget: nil,
-        configKeys: ["type", "token", "base_url"], needsToken: true, templates: AiviSchema.templates,
-        defaultDismissAfter: lockScreenDismissAfter, defaultSettle: .zero, requestsPerMinute: nil,
-        baseURL: "https://api.getaivi.app", spendsRelay: false, contentShare: .bodyLessWrapper)
-
-    static let islandPulse = BackendDefinition(
-        kind: .islandpulse, name: "Island Pulse", idKey: "job_id", idProblem: IslandPulseSchema.jobIDProblem,
-        methods: ["POST"], idPath: nil,
-        otherTarget: { $0 == "/notify" ? nil : "\(BackendKind.shown($0)) is not Island Pulse's /notify" },
-        configKeys: ["type", "token", "base_url", "tier"], needsToken: true, templates: IslandPulseSchema.layouts + ["monitor", "generic"],
-        defaultDismissAfter: lockScreenDismissAfter, defaultSettle: .zero, requestsPerMinute: nil,
-        baseURL: "https://api.islandpulse.dev", spendsRelay: false, contentShare: .body)
-
-    /// Home Assistant's own Live Activities: a push before core has the activity's token (about ten seconds after a
-    /// start) opens a second activity, hence its settle.
-    static let homeAssistant = BackendDefinition(
-        kind: .homeassistant, name: "Home Assistant", idKey: "tag", idProblem: LiveUpdateSchema.tagProblem,
-        methods: ["call_service"], idPath: nil, otherTarget: LiveUpdateSchema.serviceProblem,
-        configKeys: ["type", "service"], needsToken: false, templates: ["live_update", "progress", "generic"],
-        defaultDismissAfter: lockScreenDismissAfter, defaultSettle: UpdateBudget.homeAssistantSettle, requestsPerMinute: nil,
-        baseURL: nil, spendsRelay: true, contentShare: .none)
-
-    /// PushWard: 200 requests a minute per address; its two-phase end shows the final content briefly (5 s) before
-    /// `ended`, whose own `dismissal_ttl` keeps it on the Lock Screen.
-    static let pushWard = BackendDefinition(
-        kind: .pushward, name: "PushWard", idKey: "slug", idProblem: PushWardSchema.slugProblem,
-        methods: ["PATCH"], idPath: "/activities/", otherTarget: nil,
-        configKeys: ["type", "token", "base_url"], needsToken: true, templates: PushWardSchema.templates + ["progress", "monitor"],
-        defaultDismissAfter: .seconds(5), defaultSettle: .zero, requestsPerMinute: 200,
-        baseURL: "https://api.pushward.app", spendsRelay: false, contentShare: .bodyLessWrapper)
-
-    /// ActivitySmith: 60 requests a minute per API key. Its address is assumed from its SDKs (`base_url` overrides it).
-    static let activitySmith = BackendDefinition(
-        kind: .activitysmith, name: "ActivitySmith", idKey: "stream_key", idProblem: ActivitySmithSchema.streamKeyProblem,
-        methods: ["PUT", "DELETE"], idPath: "/live-activity/stream/", otherTarget: nil,
-        configKeys: ["type", "token", "base_url", "channels"], needsToken: true, templates: ActivitySmithSchema.types + ["generic", "monitor"],
-        defaultDismissAfter: lockScreenDismissAfter, defaultSettle: .zero, requestsPerMinute: 60,
-        baseURL: "https://activitysmith.com/api", spendsRelay: false, contentShare: .bodyLessWrapper)
 }

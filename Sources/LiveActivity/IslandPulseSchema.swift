@@ -1,5 +1,5 @@
 import Platform
-import JSON
+public import JSON
 
 /// Island Pulse's `POST /notify` body and its four layouts, with the length limits of its layout reference.
 public enum IslandPulseSchema {
@@ -85,5 +85,35 @@ public enum CSSColor {
         var message = "unknown colour \"\(text)\""
         message += Suggestion.didYouMean(text, in: names.sorted())
         return message + "; use #RRGGBB or a CSS colour name"
+    }
+}
+
+extension BackendKind {
+    public static let islandpulse = BackendKind(named: "islandpulse")
+}
+
+extension IslandPulseSchema: PushService {
+    public static let definition = BackendDefinition(
+        kind: .islandpulse, name: "Island Pulse", idKey: "job_id", idProblem: IslandPulseSchema.jobIDProblem,
+        methods: ["POST"], idPath: nil,
+        otherTarget: { $0 == "/notify" ? nil : "\(BackendKind.shown($0)) is not Island Pulse's /notify" },
+        configKeys: ["type", "token", "base_url", "tier"], needsToken: true, templates: IslandPulseSchema.layouts + ["monitor", "generic"],
+        defaultDismissAfter: BackendDefinition.lockScreenDismissAfter, defaultSettle: .zero, requestsPerMinute: nil,
+        baseURL: "https://api.islandpulse.dev", spendsRelay: false, contentShare: .body,
+        movingParts: movingParts)
+
+    /// Its bar: `progress`, 0–1 or a percentage above 1 (as Island Pulse reads it).
+    static func movingParts(_ body: inout JSONValue) -> PayloadMeasure.MovingParts {
+        guard case .object(var object) = body, let value = object["progress"]?.doubleValue else { return .init() }
+        object["progress"] = .null
+        body = .object(object)
+        return .init(progress: value > 1 ? value / 100 : value)
+    }
+}
+
+extension BackendRequest {
+    /// Island Pulse: `POST /notify` with the job's whole body (its `job_id` and `action` included).
+    public static func islandPulse(backend: String, body: JSONValue) -> BackendRequest {
+        BackendRequest(backend: backend, kind: .islandpulse, method: "POST", target: "/notify", body: body)
     }
 }

@@ -98,3 +98,53 @@ public enum LiveUpdateSchema {
         return .object(body)
     }
 }
+
+extension BackendKind {
+    public static let homeassistant = BackendKind(named: "homeassistant")
+}
+
+extension LiveUpdateSchema: PushService {
+    /// Home Assistant's own Live Activities: a push before core has the activity's token (about ten seconds after a
+    /// start) opens a second activity, hence its settle.
+    public static let definition = BackendDefinition(
+        kind: .homeassistant, name: "Home Assistant", idKey: "tag", idProblem: LiveUpdateSchema.tagProblem,
+        methods: ["call_service"], idPath: nil, otherTarget: LiveUpdateSchema.serviceProblem,
+        configKeys: ["type", "service"], needsToken: false, templates: ["live_update", "progress", "generic"],
+        defaultDismissAfter: BackendDefinition.lockScreenDismissAfter, defaultSettle: UpdateBudget.homeAssistantSettle, requestsPerMinute: nil,
+        baseURL: nil, spendsRelay: true, contentShare: .none,
+        movingParts: movingParts)
+
+    /// Its bar (`progress` of `progress_max`, 100 when not given) and its timer's instant (`when`).
+    static func movingParts(_ body: inout JSONValue) -> PayloadMeasure.MovingParts {
+        var parts = PayloadMeasure.MovingParts()
+        guard case .object(var object) = body, case .object(var data)? = object["data"] else { return parts }
+        if let value = data["progress"]?.doubleValue {
+            let maximum = data["progress_max"]?.doubleValue ?? 100
+            parts.progress = maximum > 0 ? value / maximum : nil
+            data["progress"] = .null
+        }
+        if let when = data["when"]?.doubleValue {
+            parts.times.append(when)
+            data["when"] = .null
+        }
+        object["data"] = .object(data)
+        body = .object(object)
+        return parts
+    }
+}
+
+extension BackendRequest {
+    /// Home Assistant: the live update's fields as a call of the notify `service` (`notify.notify` when none is named).
+    /// The end is one push: `clear_notification` with the final content, shown until `dismissAfter` from `now`
+    /// (zero: dismissed at once). Nothing is left pending.
+    public static func homeAssistant(backend: String, service: String?, fields: [String: JSONValue], kind: PushKind,
+                                     dismissAfter: Duration, now: Double) -> BackendRequest {
+        let target = service ?? "notify.notify"
+        let body = kind == .end
+            ? LiveUpdateSchema.endData(fields, dismissalDate: Int(saturating: now) + Int(dismissAfter.components.seconds), now: now)
+            : LiveUpdateSchema.serviceData(fields)
+        var request = BackendRequest(backend: backend, kind: .homeassistant, method: "call_service", target: target, body: body)
+        if kind == .end { request.dismissalWindow = dismissAfter }
+        return request
+    }
+}

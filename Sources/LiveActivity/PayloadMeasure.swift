@@ -1,4 +1,4 @@
-import JSON
+public import JSON
 import Platform
 
 /// What a payload shows, split into what a small change can move and everything else: its progress (as a fraction),
@@ -13,69 +13,46 @@ public struct PayloadMeasure: Sendable, Equatable {
     public let times: [Double]
 
     public init(_ request: BackendRequest) {
-        var progress: Double?
-        var times: [Double] = []
         var body = request.body
-        switch request.kind {
-        case .aivi, .pushward:
-            if case .object(var content)? = body["content"] {
-                if let value = content["progress"]?.doubleValue {
-                    progress = value
-                    content["progress"] = .null
-                } else if case .object(var bar)? = content["progress"], let value = bar["value"]?.doubleValue {
-                    progress = value
-                    bar["value"] = .null
-                    content["progress"] = .object(bar)
-                }
-                // PushWard's countdown counts to end_date, its generic's live progress too.
-                if request.kind == .pushward, let end = content["end_date"]?.doubleValue {
-                    times.append(end)
-                    content["end_date"] = .null
-                }
-                var outer = body.objectValue ?? [:]
-                outer["content"] = Self.maskTimers(.object(content), into: &times)
-                body = .object(outer)
-            }
-        case .activitysmith:
-            if case .object(var object) = body, case .object(var state)? = object["content_state"] {
-                if let percentage = state["percentage"]?.doubleValue {
-                    progress = percentage / 100
-                    state["percentage"] = .null
-                } else if let value = state["value"]?.doubleValue, let limit = state["upper_limit"]?.doubleValue, limit > 0 {
-                    progress = value / limit
-                    state["value"] = .null
-                }
-                object["content_state"] = .object(state)
-                body = .object(object)
-            }
-        case .islandpulse:
-            if case .object(var object) = body, let value = object["progress"]?.doubleValue {
-                // 0–1, or a percentage above 1 (as Island Pulse reads it).
-                progress = value > 1 ? value / 100 : value
-                object["progress"] = .null
-                body = .object(object)
-            }
-        case .homeassistant:
-            if case .object(var object) = body, case .object(var data)? = object["data"] {
-                if let value = data["progress"]?.doubleValue {
-                    let maximum = data["progress_max"]?.doubleValue ?? 100
-                    progress = maximum > 0 ? value / maximum : nil
-                    data["progress"] = .null
-                }
-                if let when = data["when"]?.doubleValue {
-                    times.append(when)
-                    data["when"] = .null
-                }
-                object["data"] = .object(data)
-                body = .object(object)
-            }
-        default:
-            // A service this does not know how to read: no bar or timer is told apart, every change matters.
-            break
-        }
-        self.progress = progress
-        self.times = times
+        // Each service says where its bar and timers are (`BackendDefinition.movingParts`); one that does not know
+        // tells none apart, and every change matters.
+        let moving = request.kind.definition.movingParts(&body)
+        progress = moving.progress
+        times = moving.times
         skeleton = ContentDigest.of(body.jsonBytes)
+    }
+
+    /// What of a body a small change can move, taken out of it: the bar as a fraction and the timers' instants.
+    public struct MovingParts: Sendable {
+        public var progress: Double?
+        public var times: [Double]
+        public init(progress: Double? = nil, times: [Double] = []) {
+            self.progress = progress
+            self.times = times
+        }
+    }
+
+    /// A `{content: …}` body's moving parts (Aivi's and those shaped like it): `progress` (a number or `{value}`)
+    /// and the Values counting to or from an instant; `timeKey`, a field holding an instant besides.
+    public static func contentParts(_ body: inout JSONValue, timeKey: String? = nil) -> MovingParts {
+        var parts = MovingParts()
+        guard case .object(var content)? = body["content"] else { return parts }
+        if let value = content["progress"]?.doubleValue {
+            parts.progress = value
+            content["progress"] = .null
+        } else if case .object(var bar)? = content["progress"], let value = bar["value"]?.doubleValue {
+            parts.progress = value
+            bar["value"] = .null
+            content["progress"] = .object(bar)
+        }
+        if let timeKey, let end = content[timeKey]?.doubleValue {
+            parts.times.append(end)
+            content[timeKey] = .null
+        }
+        var outer = body.objectValue ?? [:]
+        outer["content"] = Self.maskTimers(.object(content), into: &parts.times)
+        body = .object(outer)
+        return parts
     }
 
     /// Aivi Values counting to or from an instant (`{value, formatter: time_until|time_since}`), anywhere in the

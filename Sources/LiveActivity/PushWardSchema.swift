@@ -1,5 +1,5 @@
 import Platform
-import JSON
+public import JSON
 
 /// PushWard's activity content (`PATCH /activities/{slug}`: `{state, content, priority?, sound?}`), from its public
 /// contract as its Home Assistant integration states it (mac-lucky/pushward-hass: `const.py`, `content_mapper.py`,
@@ -158,4 +158,47 @@ public enum PushWardSchema {
     /// Every content field LiveBridge may send, in any template (not `template` itself): what a frame that starts over
     /// clears with null when it does not set it (PATCH is a merge patch and PushWard keeps an ended activity's content).
     public static let contentFieldNames: [String] = Set(byName.values.flatMap(\.names)).subtracting(["template"]).sorted()
+}
+
+extension BackendKind {
+    public static let pushward = BackendKind(named: "pushward")
+}
+
+extension PushWardSchema: PushService {
+    /// PushWard: 200 requests a minute per address; its two-phase end shows the final content briefly (5 s) before
+    /// `ended`, whose own `dismissal_ttl` keeps it on the Lock Screen.
+    public static let definition = BackendDefinition(
+        kind: .pushward, name: "PushWard", idKey: "slug", idProblem: PushWardSchema.slugProblem,
+        methods: ["PATCH"], idPath: "/activities/", otherTarget: nil,
+        configKeys: ["type", "token", "base_url"], needsToken: true, templates: PushWardSchema.templates + ["progress", "monitor"],
+        defaultDismissAfter: .seconds(5), defaultSettle: .zero, requestsPerMinute: 200,
+        baseURL: "https://api.pushward.app", spendsRelay: false, contentShare: .bodyLessWrapper,
+        // Its countdown counts to end_date, its generic's live progress too.
+        movingParts: { PayloadMeasure.contentParts(&$0, timeKey: "end_date") })
+}
+
+extension BackendRequest {
+    /// PushWard: `PATCH /activities/{slug}` with `{state?, content, priority?, sound?}`. A start also creates the
+    /// activity (`creation`, upserted) and says `ongoing`; an update says no state, so PushWard keeps the one it has:
+    /// an activity it ended itself (a countdown's end, `stale_ttl`) or evicted stays so, never started again by an
+    /// update. An end with `dismissAfter` above zero is PushWard's two-phase end: the final content (no state), then
+    /// `ended` that long after; otherwise it is `ended` at once. `dismissalTTL`: how many seconds the ended activity
+    /// stays on the Lock Screen (sent with `ended`).
+    public static func pushWard(backend: String, slug: String, kind: PushKind, content: JSONValue, priority: Int?, sound: String?,
+                                creation: JSONValue, dismissAfter: Duration, dismissalTTL: Int? = nil) -> BackendRequest {
+        func body(_ state: String?) -> JSONValue {
+            var object: [String: JSONValue] = ["content": content]
+            if let state { object["state"] = .string(state) }
+            if state == "ended", let dismissalTTL { object["dismissal_ttl"] = .int(dismissalTTL) }
+            if let priority { object["priority"] = .int(priority) }
+            if let sound, kind != .update { object["sound"] = .string(sound) }
+            return .object(object)
+        }
+        let twoPhase = kind == .end && dismissAfter > .zero
+        var request = BackendRequest(backend: backend, kind: .pushward, method: "PATCH", target: "/activities/\(slug)",
+                                     body: body(kind == .start ? "ongoing" : kind == .end && !twoPhase ? "ended" : nil))
+        request.creation = creation
+        if twoPhase { request.dismissal = Dismissal(target: "/activities/\(slug)", body: body("ended"), after: dismissAfter) }
+        return request
+    }
 }

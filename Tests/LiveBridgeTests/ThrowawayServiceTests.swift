@@ -11,7 +11,7 @@ import Templates
 import Testing
 import WebSocketTransport
 
-/// A service added in one place: its definition and its rendering registered here, in this file alone, and the
+/// A service added in one place: its type (definition, and rendering as a conformance) registered here, in this file alone, and the
 /// rest of LiveBridge — the rules loader, the renderer, the factory and the HTTP transport — takes it as it takes
 /// the five it ships with. (The proof the issue asked for: nothing outside this file names the service.)
 struct ThrowawayServiceTests {
@@ -47,21 +47,27 @@ struct ThrowawayServiceTests {
         }
     }
 
-    static func register() {
-        BackendDefinition.register(BackendDefinition(
+    /// The service as one type: its definition, and its rendering as the type's conformance.
+    enum Echo: PushService, RenderedService {
+        static let definition = BackendDefinition(
             kind: kind, name: "Echo", idKey: "slug", idProblem: { $0.isEmpty || $0.contains("/") ? "not an echo slug" : nil },
             methods: ["POST"], idPath: "/echo/", otherTarget: nil, configKeys: ["type", "token", "base_url"], needsToken: true,
             templates: ["note"], defaultDismissAfter: .seconds(60), defaultSettle: .zero, requestsPerMinute: nil, baseURL: nil,
-            spendsRelay: false, contentShare: .body))
-        BackendRenderings.register(EchoRendering(), for: kind)
+            spendsRelay: false, contentShare: .body)
+        static let rendering: any BackendRendering = EchoRendering()
+    }
+
+    /// Defined, with no rendering: rules naming it are refused.
+    enum Half: PushService {
+        static let definition = BackendDefinition(
+            kind: BackendKind(named: "half"), name: "Half", idKey: "slug", idProblem: { _ in nil }, methods: ["POST"], idPath: "/half/",
+            otherTarget: nil, configKeys: ["type", "token"], needsToken: true, templates: ["note"], defaultDismissAfter: .seconds(60),
+            defaultSettle: .zero, requestsPerMinute: nil, baseURL: "http://127.0.0.1:1", spendsRelay: false, contentShare: .body)
     }
 
     @Test func aServiceRegisteredInOnePlaceIsLoadedRenderedAndSent() async throws {
-        Self.register()
-        defer {
-            BackendRenderings.unregister(Self.kind)
-            BackendDefinition.unregister(Self.kind)
-        }
+        BackendDefinition.register(Echo.self)  // the one registration line
+        defer { BackendDefinition.unregister(Self.kind) }
         let received = Locked<[HTTPServerRequest]>([])
         var options = WebSocketEventLoop.Options()
         options.listen = ("127.0.0.1", 0)
@@ -116,12 +122,8 @@ struct ThrowawayServiceTests {
 
     /// Defined, its rendering not registered yet: rules naming it are refused at load, others load as ever.
     @Test func aServiceWithoutItsRenderingIsRefusedNotACrash() throws {
-        let half = BackendKind(named: "half")
-        BackendDefinition.register(BackendDefinition(
-            kind: half, name: "Half", idKey: "slug", idProblem: { _ in nil }, methods: ["POST"], idPath: "/half/", otherTarget: nil,
-            configKeys: ["type", "token"], needsToken: true, templates: ["note"], defaultDismissAfter: .seconds(60), defaultSettle: .zero,
-            requestsPerMinute: nil, baseURL: "http://127.0.0.1:1", spendsRelay: false, contentShare: .body))
-        defer { BackendDefinition.unregister(half) }
+        BackendDefinition.register(Half.self)
+        defer { BackendDefinition.unregister(Half.definition.kind) }
         let rules = """
             homeassistant: {url: "ws://127.0.0.1:1/api/websocket", token: t}
             backends:

@@ -5,7 +5,7 @@ import Templates
 
 /// How rules reach one service: which of its templates a rule may write (and their fields), how a rule written in
 /// Aivi's vocabulary is shown there, and how a rule's evaluated fields become its request — the end when the end
-/// cannot be rendered, and the end of a renewal, included. One per service, registered in `BackendKind.rendering`;
+/// cannot be rendered, and the end of a renewal, included. One per service, its type's `RenderedService` conformance;
 /// the loader, `ActivityRenderer` and the rule notes consult it instead of switching on the kind.
 protocol BackendRendering: Sendable {
     /// The rule-level schema of one of its own templates (the payload's fields less those LiveBridge fills in); nil
@@ -45,28 +45,15 @@ extension BackendRendering {
     func mappingNote(template: String) -> String { "shown in its own vocabulary" }
 }
 
-extension BackendKind {
-    /// How rules reach this service (registered beside its definition); a service whose rendering is not (yet)
-    /// registered takes no template, so a rule naming it is refused at load.
-    var rendering: any BackendRendering { BackendRenderings.registered(self) ?? UnrenderedService(kind: self) }
+/// A service's rendering: the conformance of its type (`PushService`, registered with its definition) in Rules.
+protocol RenderedService: PushService {
+    static var rendering: any BackendRendering { get }
 }
 
-/// Each service's rendering by kind: the one place the built-in ones are registered.
-enum BackendRenderings {
-    private static let registry = Locked<[BackendKind: any BackendRendering]>([
-        .aivi: AiviRendering(), .islandpulse: IslandPulseRendering(), .homeassistant: LiveUpdateRendering(),
-        .pushward: PushWardRendering(), .activitysmith: ActivitySmithRendering(),
-    ])
-
-    /// Registers how rules reach a service (a new one, or one a test makes up).
-    static func register(_ rendering: any BackendRendering, for kind: BackendKind) {
-        registry.withLock { $0[kind] = rendering }
-    }
-
-    static func registered(_ kind: BackendKind) -> (any BackendRendering)? { registry.withLock { $0[kind] } }
-
-    /// Forgets a service's rendering (a test's made-up one).
-    static func unregister(_ kind: BackendKind) { registry.withLock { $0[kind] = nil } }
+extension BackendKind {
+    /// How rules reach this service (its type's `RenderedService` conformance); a service without one takes no
+    /// template, so a rule naming it is refused at load.
+    var rendering: any BackendRendering { (service as? any RenderedService.Type)?.rendering ?? UnrenderedService(kind: self) }
 }
 
 /// A service defined but without a rendering: no template goes to it (the loader says so), nothing is rendered.

@@ -59,3 +59,7 @@ struct ActivitySmithRendering: BackendRendering {
                                  channels: backend.channels, dismissAfter: .zero))])
     }
 }
+
+extension ActivitySmithSchema: RenderedService {
+    static let rendering: any BackendRendering = ActivitySmithRendering()
+}

@@ -33,3 +33,7 @@ struct AiviRendering: BackendRendering {
         return .success([(backend.name, .aivi(backend: backend.name, slug: activity, kind: action == .end ? .end : .update, content: content))])
     }
 }
+
+extension AiviSchema: RenderedService {
+    static let rendering: any BackendRendering = AiviRendering()
+}

@@ -76,3 +76,7 @@ struct IslandPulseRendering: BackendRendering {
         return .success([(backend.name, .islandPulse(backend: backend.name, body: normalized))])
     }
 }
+
+extension IslandPulseSchema: RenderedService {
+    static let rendering: any BackendRendering = IslandPulseRendering()
+}

@@ -78,3 +78,7 @@ struct LiveUpdateRendering: BackendRendering {
         })
     }
 }
+
+extension LiveUpdateSchema: RenderedService {
+    static let rendering: any BackendRendering = LiveUpdateRendering()
+}

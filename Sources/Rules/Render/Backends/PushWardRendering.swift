@@ -71,3 +71,7 @@ struct PushWardRendering: BackendRendering {
                             sound: nil, creation: ["slug": .string(activity), "name": .string(activity), "priority": 1], dismissAfter: .zero))])
     }
 }
+
+extension PushWardSchema: RenderedService {
+    static let rendering: any BackendRendering = PushWardRendering()
+}
