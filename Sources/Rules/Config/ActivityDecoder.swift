@@ -120,27 +120,28 @@ enum ActivityDecoder {
 
         // Fields.
         var compiler = FieldCompiler()
+        let statuses = chosen.lazy.compactMap { $0.kind.rendering.statuses }.first
         var fields: FieldTree?
         var onEnd: FieldTree?
         var status: FieldTree?
         if let schema {
             fields = compileFields(reader, schema: schema, path: path, compiler: &compiler, node: node)
             if let endNode = reader["on_end"] {
-                // Island Pulse's end may say how the job finished (success, failed) in on_end.
+                // A service with statuses (Island Pulse's) lets the end say how the job finished (success, failed).
                 var endSchema = schema.allOptional
-                if chosen.contains(where: { $0.kind.rendering.endsWithStatus }), !endSchema.names.contains("status") {
-                    endSchema = ObjectSchema(endSchema.fields + [optional("status", .choice(name: "status", IslandPulseSchema.statuses))],
+                if let statuses, !endSchema.names.contains("status") {
+                    endSchema = ObjectSchema(endSchema.fields + [optional("status", .choice(name: "status", statuses))],
                                              shorthand: endSchema.shorthand, checks: endSchema.checks)
                 }
                 onEnd = compiler.compile(endNode, as: .object(endSchema), path: path + ".on_end")
             }
-            if let statusNode = reader["status"] {
-                status = compiler.compile(statusNode, as: .choice(name: "status", IslandPulseSchema.statuses), path: path + ".status")
+            if let statusNode = reader["status"], let statuses {
+                status = compiler.compile(statusNode, as: .choice(name: "status", statuses), path: path + ".status")
             }
         }
         errors += compiler.errors
-        if chosen.contains(where: { $0.kind == .islandpulse && mappings[$0.name] == .native }), let template {
-            checkLengths(reader, layout: template, path: path, errors: &errors)
+        if let template {
+            for backend in chosen { backend.kind.rendering.check(reader, template: template, mapping: mappings[backend.name] ?? .native, path: path, errors: &errors) }
         }
 
         // The id at each kind of backend: slug, job_id, tag (the activity's id unless written).
@@ -157,10 +158,14 @@ enum ActivityDecoder {
         if let node = reader["min_change"] { budget.minChange = decodeMinChange(node, path: path + ".min_change", errors: &errors) }
         let mainEntity = reader.string("entity", errors: &errors)
         let dismissAfter = reader.duration("dismiss_after", errors: &errors)
-        let pushWard = decodePushWard(reader, path: path, errors: &errors)
+        var options: [BackendKind: any Sendable] = [:]
+        for kind in BackendKind.allCases where kinds.contains(kind) {
+            options[kind] = kind.rendering.ruleOptions(reader, path: path, errors: &errors)
+        }
         guard errors.count == before, !chosen.isEmpty, let template, let activeWhen, let fields else { return nil }
         let targets = chosen.flatMap { backend in
-            let services: [String?] = backend.kind == .homeassistant ? backend.services : [nil]
+            // One target per notify service a backend names (Home Assistant's phones), else one.
+            let services: [String?] = backend.services.isEmpty ? [nil] : backend.services
             return services.map { ActivityTarget(backend: backend, service: $0, id: ids[backend.kind] ?? id, mapping: mappings[backend.name] ?? .native,
                                           budget: budget) }
         }
@@ -168,7 +173,7 @@ enum ActivityDecoder {
         guard !targets.isEmpty else { return nil }
         let rule = ActivityRule(id: id, targets: targets, template: template, activeWhen: activeWhen,
                                 fields: fields, onEnd: onEnd, status: status, budget: budget, location: node.location,
-                                mainEntity: mainEntity, dismissAfter: dismissAfter, pushWard: pushWard)
+                                mainEntity: mainEntity, dismissAfter: dismissAfter, options: options)
         notes.formUnion(RuleNotes.of(rule, reader, path: path))
         return rule
     }
@@ -203,14 +208,6 @@ enum ActivityDecoder {
         return change
     }
 
-    /// Island Pulse's per-layout limits on fixed text, at its line and column.
-    static func checkLengths(_ reader: MappingReader, layout: String, path: String, errors: inout [ConfigError]) {
-        for (field, limit) in (IslandPulseSchema.limits[layout] ?? [:]).sorted(by: { $0.key < $1.key }) {
-            guard let node = reader[field], let text = node.scalar, !FieldCompiler.isTemplate(text), text.count > limit else { continue }
-            errors.append(ConfigError(node.location, path: joinedPath(path, field), "\(node.quoted) is \(text.count) characters; the \(layout) layout shows at most \(limit)"))
-        }
-    }
-
     /// The payload fields of the rule: every key that is not a rule key, checked against the template's schema.
     static func compileFields(_ reader: MappingReader, schema: ObjectSchema, path: String, compiler: inout FieldCompiler,
                               node: YAMLNode) -> FieldTree? {
@@ -228,31 +225,5 @@ enum ActivityDecoder {
         guard ok else { return nil }
         compiler.checkFixed(fields, schema, at: node, path: path, locate: { reader[$0]?.location })
         return .object(fields)
-    }
-
-    /// PushWard's options of an activity: its priority (0–10), the sound of its start and end, how long it stays
-    /// stale and once ended.
-    static func decodePushWard(_ reader: MappingReader, path: String, errors: inout [ConfigError]) -> ActivityRule.PushWardOptions {
-        var options = ActivityRule.PushWardOptions()
-        if let node = reader["priority"] {
-            if let text = node.scalar, let value = Int(text), PushWardSchema.priorities.contains(value) { options.priority = value } else {
-                errors.append(ConfigError(node.location, path: path + ".priority", "\(node.quoted) is not a priority from 0 to 10"))
-            }
-        }
-        if let sound = reader.string("sound", errors: &errors) {
-            if PushWardSchema.sounds.contains(sound) { options.sound = sound } else {
-                errors.append(ConfigError(reader["sound"]!.location, path: path + ".sound", "unknown sound \"\(sound)\""
-                    + Suggestion.didYouMean(sound, in: PushWardSchema.sounds, otherwise: "; PushWard has " + PushWardSchema.sounds.joined(separator: ", "))))
-            }
-        }
-        options.staleTTL = reader.duration("stale_ttl", errors: &errors)
-        options.endedTTL = reader.duration("ended_ttl", errors: &errors)
-        if let ttl = reader.duration("dismissal_ttl", errors: &errors) {
-            if ttl <= .seconds(PushWardSchema.dismissalTTLMax) { options.dismissalTTL = ttl } else {
-                errors.append(ConfigError(reader["dismissal_ttl"]!.location, path: path + ".dismissal_ttl",
-                                          "\(reader["dismissal_ttl"]!.quoted) is longer than 4h, the longest iOS keeps an ended Live Activity"))
-            }
-        }
-        return options
     }
 }

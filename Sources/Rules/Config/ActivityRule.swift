@@ -23,20 +23,8 @@ public final class ActivityRule: Sendable {
     /// How long the end's final content stays before it is cleared (Home Assistant's `clear_notification`,
     /// PushWard's `ended`); nil: the backend's default (`dismissAfter(for:)`).
     public let writtenDismissAfter: Duration?
-    /// PushWard's options.
-    public let pushWard: PushWardOptions
-
-    /// PushWard's per-activity settings: priority (which 5 of its activities stay when more are ongoing), the sound of
-    /// the start and end, how long it stays stale and once ended (server-side), and how long the ended activity stays
-    /// on the Lock Screen (`dismissal_ttl`, at most 4 h: iOS's ceiling).
-    public struct PushWardOptions: Sendable, Equatable {
-        public var priority: Int?
-        public var sound: String?
-        public var staleTTL: Duration?
-        public var endedTTL: Duration?
-        public var dismissalTTL: Duration?
-        public init() {}
-    }
+    /// Each service's options of the rule, by kind, as its rendering decoded them (PushWard's priority, sound…).
+    let options: [BackendKind: any Sendable]
 
     /// The end's final content time at a backend of `kind`: as written, else the backend's (five minutes on Home
     /// Assistant, five seconds on PushWard: `BackendDefinition.defaultDismissAfter`).
@@ -55,7 +43,7 @@ public final class ActivityRule: Sendable {
 
     init(id: String, targets: [ActivityTarget], template: String, activeWhen: Template, fields: FieldTree,
          onEnd: FieldTree?, status: FieldTree?, budget: UpdateBudget, location: SourceLocation,
-         mainEntity: String?, dismissAfter: Duration?, pushWard: PushWardOptions) {
+         mainEntity: String?, dismissAfter: Duration?, options: [BackendKind: any Sendable]) {
         self.id = id
         self.targets = targets
         self.template = template
@@ -67,7 +55,7 @@ public final class ActivityRule: Sendable {
         self.location = location
         self.mainEntity = mainEntity
         self.writtenDismissAfter = dismissAfter
-        self.pushWard = pushWard
+        self.options = options
         // What the rule reads, found once: every template's reads together (the subscription, the reader index).
         let templates = [activeWhen] + fields.templates + (status?.templates ?? [])
         reads = .combining((templates + (onEnd?.templates ?? [])).map(\.reads))

@@ -16,12 +16,10 @@ public enum ConfigReference {
     /// The payload fields a rule may give, per template and backend kind.
     public static var templateFields: [String: [String]] {
         var fields: [String: [String]] = [:]
-        for template in AiviSchema.templates { fields["aivi " + template] = TemplateCatalog.aivi(template)?.names ?? [] }
-        fields["islandpulse layouts"] = TemplateCatalog.islandPulseFields.names
-        fields["homeassistant live_update"] = LiveUpdateSchema.fields.removing(["tag"]).names
-        for template in PushWardSchema.templates { fields["pushward " + template] = TemplateCatalog.schema(template: template, backend: .pushward)?.names ?? [] }
-        for type in ActivitySmithSchema.types {
-            fields["activitysmith " + type] = TemplateCatalog.schema(template: type, backend: .activitysmith)?.names ?? []
+        for kind in BackendKind.allCases {
+            for template in kind.definition.templates {
+                if let schema = kind.rendering.schema(template: template) { fields[kind.rawValue + " " + template] = schema.names }
+            }
         }
         return fields
     }

@@ -35,14 +35,7 @@ public struct RuleNotes: Sendable {
                 notes.coercions.append(ConfigError(at, path: path + ".template",
                     "on \(target.name) (\(backend)) the Aivi \(template) template is \(target.kind.rendering.mappingNote(template: template))"))
             }
-            if target.kind == .islandpulse, target.backend.freeTier {
-                let layout = target.mapping == .native ? rule.template : "progress"
-                if layout != "default" {
-                    notes.warnings.append(ConfigError(at, path: path + ".template",
-                        "\(target.name) is on Island Pulse's free tier, which shows the default layout only: the \(layout) layout's \(layout == "progress" ? "bar" : "figures") will not show (its figures go into the message)"))
-                }
-                notes.coercions.append(ConfigError(at, path: path + ".template", "on \(target.name) (free tier) the layout is sent as default, one job at a time"))
-            }
+            target.rendering.notes(rule, target, at: at, path: path, into: &notes)
         }
         return notes
     }

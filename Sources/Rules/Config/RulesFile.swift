@@ -32,7 +32,7 @@ public struct RulesFile: Sendable {
         public let freeTier: Bool
         /// Home Assistant: the notify services, e.g. `notify.mobile_app_my_iphone`; one target per service (a
         /// family's phones).
-        public let services: [String]
+        public var services: [String]
         /// ActivitySmith: the channels a stream goes to (none: the API key's scope decides).
         public var channels: [String] = []
         public let location: SourceLocation

@@ -205,23 +205,6 @@ public enum RulesLoader {
         if kind.definition.needsToken, token?.isEmpty ?? true {
             errors.append(ConfigError(node.location, path: path + ".token", "is required (use !secret or !env_var)"))
         }
-        var services: [String] = []
-        if kind == .homeassistant {
-            if let named = reader.strings("service", errors: &errors) {
-                for (text, at) in named {
-                    if let problem = LiveUpdateSchema.serviceProblem(text) {
-                        errors.append(ConfigError(at, path: path + ".service", problem))
-                    } else if services.contains(text) {
-                        errors.append(ConfigError(at, path: path + ".service", "\"\(text)\" is named twice"))
-                    } else {
-                        services.append(text)
-                    }
-                }
-            } else {
-                errors.append(ConfigError(node.location, path: path + ".service",
-                                          "is required, e.g. notify.mobile_app_my_iphone (or a list of them, one per phone)"))
-            }
-        }
         if name.contains("/") || name.contains("@") {
             errors.append(ConfigError(reader.node.location, path: path, "a backend's name cannot hold \"/\" or \"@\" (they separate activity, backend and service in state.json)"))
         }
@@ -238,10 +221,8 @@ public enum RulesLoader {
             errors.append(ConfigError(reader["base_url"]!.location, path: path + ".base_url", "\(reader.shown("base_url")) must start with https:// or http://"))
         }
         var backend = RulesFile.Backend(name: name, kind: kind, token: token.map(AccessToken.init), baseURL: baseURL, freeTier: freeTier,
-                                        services: services, location: node.location)
-        if kind == .activitysmith, reader["channels"] != nil {
-            backend.channels = (reader.strings("channels", errors: &errors) ?? []).map(\.0)
-        }
+                                        services: [], location: node.location)
+        kind.rendering.decodeBackend(reader, into: &backend, errors: &errors)
         return backend
     }
 

@@ -9,9 +9,6 @@ enum TemplateCatalog {
     /// The rule-level schema: the payload's fields less those LiveBridge fills in itself.
     static func schema(template: String, backend: BackendKind) -> ObjectSchema? { backend.rendering.schema(template: template) }
 
-    /// An Island Pulse layout's fields as a rule gives them: LiveBridge fills in job_id, action, layout and status.
-    static let islandPulseFields = IslandPulseSchema.body.removing(["job_id", "action", "layout", "status"])
-
     static func aivi(_ template: String) -> ObjectSchema? {
         switch template {
         case "generic": return AiviSchema.generic.removing(["template"])

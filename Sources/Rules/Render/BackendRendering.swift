@@ -29,16 +29,30 @@ protocol BackendRendering: Sendable {
         -> Result<[(target: String, request: BackendRequest)], PayloadIssuesError>
     /// The rule keys that only some services take, those this one does (`status`, `dismiss_after`, `priority`…).
     var ruleKeys: Set<String> { get }
-    /// Whether `on_end` may say how the job finished (`status`).
-    var endsWithStatus: Bool { get }
+    /// The statuses a rule's `status` and `on_end.status` may give the job (nil: it takes none).
+    var statuses: [String]? { get }
+    /// Its own checks of a rule at load beyond the template's schema (fixed text over a layout's limits…).
+    func check(_ reader: MappingReader, template: String, mapping: PayloadMapping, path: String, errors: inout [ConfigError])
+    /// Its options of a rule, from the rule's keys it takes (`ruleKeys`); nil: none. Kept in `ActivityRule.options`.
+    func ruleOptions(_ reader: MappingReader, path: String, errors: inout [ConfigError]) -> (any Sendable)?
+    /// Its keys of a backend declaration beyond type, token, base_url and tier (`service`, `channels`…).
+    func decodeBackend(_ reader: MappingReader, into backend: inout RulesFile.Backend, errors: inout [ConfigError])
+    /// What `check` says of a target of its kind besides the mapping (a free tier's limits…).
+    func notes(_ rule: ActivityRule, _ target: ActivityTarget, at: SourceLocation, path: String, into notes: inout RuleNotes)
     /// Whether it draws Material Design icons itself (`mdi:…` kept as written).
     var drawsMDIIcons: Bool { get }
 }
 
 extension BackendRendering {
     var ruleKeys: Set<String> { [] }
-    var endsWithStatus: Bool { false }
+    var statuses: [String]? { nil }
     var drawsMDIIcons: Bool { false }
+    /// Whether `on_end` may say how the job finished (`status`).
+    var endsWithStatus: Bool { statuses != nil }
+    func check(_ reader: MappingReader, template: String, mapping: PayloadMapping, path: String, errors: inout [ConfigError]) {}
+    func ruleOptions(_ reader: MappingReader, path: String, errors: inout [ConfigError]) -> (any Sendable)? { nil }
+    func decodeBackend(_ reader: MappingReader, into backend: inout RulesFile.Backend, errors: inout [ConfigError]) {}
+    func notes(_ rule: ActivityRule, _ target: ActivityTarget, at: SourceLocation, path: String, into notes: inout RuleNotes) {}
     func resolve(template: String, reader: MappingReader, others: Set<BackendKind>) -> (ObjectSchema?, PayloadMapping) {
         (schema(template: template), .native)
     }

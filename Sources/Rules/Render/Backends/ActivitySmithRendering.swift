@@ -7,6 +7,11 @@ import Templates
 struct ActivitySmithRendering: BackendRendering {
     var ruleKeys: Set<String> { ["dismiss_after"] }
 
+    /// `channels`: where a stream goes (none: the API key's scope decides).
+    func decodeBackend(_ reader: MappingReader, into backend: inout RulesFile.Backend, errors: inout [ConfigError]) {
+        if reader["channels"] != nil { backend.channels = (reader.strings("channels", errors: &errors) ?? []).map(\.0) }
+    }
+
     func schema(template: String) -> ObjectSchema? {
         ActivitySmithSchema.schema(template)?.removing(["type"])
     }

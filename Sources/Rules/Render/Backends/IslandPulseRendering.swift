@@ -5,15 +5,38 @@ import Templates
 /// Island Pulse: its layouts (`default`, `progress`, `score`, `sports`), and Aivi's monitor (columns → sports A/B)
 /// or progress/generic (→ the progress layout); `POST /notify` with the job's whole body.
 struct IslandPulseRendering: BackendRendering {
-    var endsWithStatus: Bool { true }
+    var statuses: [String]? { IslandPulseSchema.statuses }
     var ruleKeys: Set<String> { ["status"] }
+
+    /// A layout's fields as a rule gives them: LiveBridge fills in job_id, action, layout and status.
+    static let layoutFields = IslandPulseSchema.body.removing(["job_id", "action", "layout", "status"])
+
+    /// Its per-layout limits on fixed text, at its line and column (a layout written as such).
+    func check(_ reader: MappingReader, template layout: String, mapping: PayloadMapping, path: String, errors: inout [ConfigError]) {
+        guard mapping == .native else { return }
+        for (field, limit) in (IslandPulseSchema.limits[layout] ?? [:]).sorted(by: { $0.key < $1.key }) {
+            guard let node = reader[field], let text = node.scalar, !FieldCompiler.isTemplate(text), text.count > limit else { continue }
+            errors.append(ConfigError(node.location, path: joinedPath(path, field), "\(node.quoted) is \(text.count) characters; the \(layout) layout shows at most \(limit)"))
+        }
+    }
+
+    /// The free tier shows the default layout only, one job at a time.
+    func notes(_ rule: ActivityRule, _ target: ActivityTarget, at: SourceLocation, path: String, into notes: inout RuleNotes) {
+        guard target.backend.freeTier else { return }
+        let layout = target.mapping == .native ? rule.template : "progress"
+        if layout != "default" {
+            notes.warnings.append(ConfigError(at, path: path + ".template",
+                "\(target.name) is on Island Pulse's free tier, which shows the default layout only: the \(layout) layout's \(layout == "progress" ? "bar" : "figures") will not show (its figures go into the message)"))
+        }
+        notes.coercions.append(ConfigError(at, path: path + ".template", "on \(target.name) (free tier) the layout is sent as default, one job at a time"))
+    }
 
     func schema(template: String) -> ObjectSchema? {
         switch template {
         case "monitor", "generic": return TemplateCatalog.aivi(template)
         // The Island Pulse layout of the same name; Aivi's progress fields are told apart at load by their keys.
         case "progress": return nil
-        case let layout where IslandPulseSchema.layouts.contains(layout): return TemplateCatalog.islandPulseFields
+        case let layout where IslandPulseSchema.layouts.contains(layout): return Self.layoutFields
         default: return nil
         }
     }
@@ -23,7 +46,7 @@ struct IslandPulseRendering: BackendRendering {
         case "progress":
             // Aivi's progress has a progress bar mapping ({style: …}); Island Pulse's progress layout a number.
             if case .mapping? = reader["progress"]?.kind { return (TemplateCatalog.aivi("progress"), .fromAivi("progress")) }
-            return (TemplateCatalog.islandPulseFields, .native)
+            return (Self.layoutFields, .native)
         case "monitor", "generic": return (TemplateCatalog.aivi(template), .fromAivi(template))
         default: return (schema(template: template), .native)
         }

@@ -9,6 +9,25 @@ import Templates
 struct LiveUpdateRendering: BackendRendering {
     var ruleKeys: Set<String> { ["dismiss_after"] }
 
+    /// `service`: the phone's notify service, or a list of them (a family's phones), each a target of its own.
+    func decodeBackend(_ reader: MappingReader, into backend: inout RulesFile.Backend, errors: inout [ConfigError]) {
+        let path = reader.path
+        guard let named = reader.strings("service", errors: &errors) else {
+            errors.append(ConfigError(reader.node.location, path: path + ".service",
+                                      "is required, e.g. notify.mobile_app_my_iphone (or a list of them, one per phone)"))
+            return
+        }
+        for (text, at) in named {
+            if let problem = LiveUpdateSchema.serviceProblem(text) {
+                errors.append(ConfigError(at, path: path + ".service", problem))
+            } else if backend.services.contains(text) {
+                errors.append(ConfigError(at, path: path + ".service", "\"\(text)\" is named twice"))
+            } else {
+                backend.services.append(text)
+            }
+        }
+    }
+
     func schema(template: String) -> ObjectSchema? {
         switch template {
         case "generic", "progress": return TemplateCatalog.aivi(template)

@@ -1,5 +1,6 @@
 import JSON
 import LiveActivity
+import Platform
 import Templates
 
 /// PushWard: its templates, and Aivi's progress (→ generic) and monitor (→ board), Aivi's generic when the rule also
@@ -7,6 +8,43 @@ import Templates
 struct PushWardRendering: BackendRendering {
     var drawsMDIIcons: Bool { true }
     var ruleKeys: Set<String> { ["dismiss_after", "priority", "sound", "stale_ttl", "ended_ttl", "dismissal_ttl"] }
+
+    /// PushWard's per-activity settings: priority (which 5 of its activities stay when more are ongoing), the sound of
+    /// the start and end, how long it stays stale and once ended (server-side), and how long the ended activity stays
+    /// on the Lock Screen (`dismissal_ttl`, at most 4 h: iOS's ceiling).
+    struct Options: Sendable, Equatable {
+        var priority: Int?
+        var sound: String?
+        var staleTTL: Duration?
+        var endedTTL: Duration?
+        var dismissalTTL: Duration?
+    }
+
+    /// PushWard's options of an activity: its priority (0–10), the sound of its start and end, how long it stays
+    /// stale and once ended.
+    func ruleOptions(_ reader: MappingReader, path: String, errors: inout [ConfigError]) -> (any Sendable)? {
+        var options = Options()
+        if let node = reader["priority"] {
+            if let text = node.scalar, let value = Int(text), PushWardSchema.priorities.contains(value) { options.priority = value } else {
+                errors.append(ConfigError(node.location, path: path + ".priority", "\(node.quoted) is not a priority from 0 to 10"))
+            }
+        }
+        if let sound = reader.string("sound", errors: &errors) {
+            if PushWardSchema.sounds.contains(sound) { options.sound = sound } else {
+                errors.append(ConfigError(reader["sound"]!.location, path: path + ".sound", "unknown sound \"\(sound)\""
+                    + Suggestion.didYouMean(sound, in: PushWardSchema.sounds, otherwise: "; PushWard has " + PushWardSchema.sounds.joined(separator: ", "))))
+            }
+        }
+        options.staleTTL = reader.duration("stale_ttl", errors: &errors)
+        options.endedTTL = reader.duration("ended_ttl", errors: &errors)
+        if let ttl = reader.duration("dismissal_ttl", errors: &errors) {
+            if ttl <= .seconds(PushWardSchema.dismissalTTLMax) { options.dismissalTTL = ttl } else {
+                errors.append(ConfigError(reader["dismissal_ttl"]!.location, path: path + ".dismissal_ttl",
+                                          "\(reader["dismissal_ttl"]!.quoted) is longer than 4h, the longest iOS keeps an ended Live Activity"))
+            }
+        }
+        return options
+    }
 
     func schema(template: String) -> ObjectSchema? {
         PushWardSchema.schema(template)?.removing(["template"], keepingChecks: true)
@@ -43,7 +81,7 @@ struct PushWardRendering: BackendRendering {
 
     /// The PushWard request for this content, with the activity's creation (name, priority, time to live).
     static func request(_ rule: ActivityRule, _ target: ActivityTarget, content: JSONValue, phase: PushKind, dismissAfter: Duration) -> BackendRequest {
-        let options = rule.pushWard
+        let options = rule.options[.pushward] as? Options ?? Options()
         var creation: [String: JSONValue] = ["slug": .string(target.id), "name": .string(rule.id), "priority": .int(options.priority ?? 1)]
         if let ttl = options.endedTTL { creation["ended_ttl"] = .int(Int(ttl.components.seconds)) }
         if let ttl = options.staleTTL { creation["stale_ttl"] = .int(Int(ttl.components.seconds)) }
