@@ -45,3 +45,9 @@ public struct ActivitySmithBackend: PushBackend, HTTPExchanges {
         return report
     }
 }
+
+extension ActivitySmithSchema: TransportService {
+    public static func transport(_ parts: TransportParts) -> any PushBackend {
+        ActivitySmithBackend(name: parts.name, baseURL: parts.baseURL, token: parts.token, client: parts.client, pacers: parts.pacers)
+    }
+}

@@ -158,3 +158,9 @@ public struct PushWardBackend: PushBackend, HTTPExchanges {
         return (HTTPOutcome.classify(result, kind: kind), try? result.get().body)
     }
 }
+
+extension PushWardSchema: TransportService {
+    public static func transport(_ parts: TransportParts) -> any PushBackend {
+        PushWardBackend(name: parts.name, baseURL: parts.baseURL, token: parts.token, client: parts.client, pacers: parts.pacers)
+    }
+}

@@ -110,7 +110,7 @@ extension AiviSchema: PushService {
         methods: ["PATCH"], idPath: "/activity/", otherTarget: nil,
         configKeys: ["type", "token", "base_url"], needsToken: true, templates: AiviSchema.templates,
         defaultDismissAfter: BackendDefinition.lockScreenDismissAfter, defaultSettle: .zero, requestsPerMinute: nil,
-        baseURL: "https://api.getaivi.app", spendsRelay: false, contentShare: .bodyLessWrapper,
+        baseURL: "https://api.getaivi.app", spendsRelay: false, contentShare: .bodyLessWrapper, authScheme: "Token",
         movingParts: { PayloadMeasure.contentParts(&$0) })
 }
 

@@ -38,13 +38,15 @@ public struct BackendDefinition: Sendable {
     public let spendsRelay: Bool
     /// What of a request the phone holds as content.
     public let contentShare: ContentShare
+    /// How its requests carry the token (`Authorization: <scheme> <token>`) when it speaks plain HTTP.
+    public let authScheme: String
     /// Takes out of a body what a small change can move (its bar, its timers), for `min_change`.
     public let movingParts: @Sendable (inout JSONValue) -> PayloadMeasure.MovingParts
 
     public init(kind: BackendKind, name: String, idKey: String, idProblem: @escaping @Sendable (String) -> String?, methods: Set<String>,
                 idPath: String?, otherTarget: (@Sendable (String) -> String?)?, configKeys: [String], needsToken: Bool, templates: [String],
                 defaultDismissAfter: Duration, defaultSettle: Duration, requestsPerMinute: Int?, baseURL: String?, spendsRelay: Bool,
-                contentShare: ContentShare, movingParts: @escaping @Sendable (inout JSONValue) -> PayloadMeasure.MovingParts = { _ in .init() }) {
+                contentShare: ContentShare, authScheme: String = "Bearer", movingParts: @escaping @Sendable (inout JSONValue) -> PayloadMeasure.MovingParts = { _ in .init() }) {
         self.kind = kind
         self.name = name
         self.idKey = idKey
@@ -61,6 +63,7 @@ public struct BackendDefinition: Sendable {
         self.baseURL = baseURL
         self.spendsRelay = spendsRelay
         self.contentShare = contentShare
+        self.authScheme = authScheme
         self.movingParts = movingParts
     }
 

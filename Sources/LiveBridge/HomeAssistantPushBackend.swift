@@ -76,3 +76,9 @@ enum ServiceName {
         return services[parts[0]]?[parts[1]] != nil
     }
 }
+
+extension LiveUpdateSchema: TransportService {
+    public static func transport(_ parts: TransportParts) -> any PushBackend {
+        HomeAssistantPushBackend(name: parts.name, connection: parts.connection as? HomeAssistantConnection)
+    }
+}
