@@ -1,10 +1,11 @@
 import FoundationEssentials
 import JSON
+import LiveActivity
 import Platform
 import WebSocketTransport
 
 /// One ActivitySmith stream as the fake keeps it.
-struct ActivitySmithStream {
+struct ActivitySmithStream: Sendable {
     var type: String
     var state: JSONValue
     var generation: Int
@@ -28,11 +29,11 @@ extension FakePushService {
 
     func activitySmithContract(_ request: HTTPServerRequest, _ body: JSONValue?) -> HTTPServerResponse {
         let key = bearerKey(request)
-        guard acceptsAnyToken || activitySmithKeys.contains(key) else { return error(401, "unauthorized", "Invalid API key") }
+        guard plan(key, at: .activitysmith) != nil else { return error(401, "unauthorized", "Invalid API key") }
         let now = Date().timeIntervalSince1970
         let waited: Double? = self.state.withLock { s in
-            var recent = (s.activitySmithRequests[key] ?? []).filter { $0 > now - 60 }
-            defer { s.activitySmithRequests[key] = recent }
+            var recent = (s.activitySmith.requests[key] ?? []).filter { $0 > now - 60 }
+            defer { s.activitySmith.requests[key] = recent }
             guard recent.count < Self.activitySmithRequestsPerMinute else { return recent[0] + 60 - now }
             recent.append(now)
             return nil
@@ -78,8 +79,8 @@ extension FakePushService {
         }
         if let problem = Self.activitySmithContentProblem(state) { return error(400, "Bad Request", problem) }
         let response: HTTPServerResponse = self.state.withLock { s in
-            var streams = s.activitySmith[key] ?? [:]
-            defer { s.activitySmith[key] = streams }
+            var streams = s.activitySmith.streams[key] ?? [:]
+            defer { s.activitySmith.streams[key] = streams }
             let now = JSONValue.string(Timestamp.iso8601(Date().timeIntervalSince1970))
             if request.method == "DELETE" {
                 guard streams.removeValue(forKey: streamKey) != nil else { return error(404, "not_found", "no stream \(streamKey)") }
@@ -146,11 +147,43 @@ extension FakePushService {
 
     /// The user pauses a stream in the app: its updates are answered `paused` until it ends.
     public func pauseActivitySmithStream(_ streamKey: String, key: String = "activitysmith-test-key") {
-        state.withLock { $0.activitySmith[key]?[streamKey]?.paused = true }
+        state.withLock { $0.activitySmith.streams[key]?[streamKey]?.paused = true }
     }
 
     /// The streams live for a key (what the phone shows now).
     public func activitySmithStreams(key: String = "activitysmith-test-key") -> [String] {
-        state.withLock { ($0.activitySmith[key] ?? [:]).keys.sorted() }
+        state.withLock { ($0.activitySmith.streams[key] ?? [:]).keys.sorted() }
+    }
+}
+
+extension ActivitySmithSchema: FakedService {
+    static let testAccounts = ["activitysmith-test-key"]
+
+    static func serves(method: String, path: String) -> Bool { path.hasPrefix("/live-activity/stream/") }
+
+    static func answer(_ request: HTTPServerRequest, _ body: JSONValue?, in fake: FakePushService) -> HTTPServerResponse {
+        fake.activitySmithContract(request, body)
+    }
+
+    static func draws(method: String, path: String) -> Bool { method == "PUT" || method == "DELETE" }
+
+    static func problems(_ body: JSONValue) -> [PayloadIssue] {
+        // The end's dismissal time is added by the request, after the schema's content.
+        var state = body["content_state"]?.objectValue ?? [:]
+        state["auto_dismiss_seconds"] = nil
+        return PayloadNormalizer.normalize(.object(state), as: ActivitySmithSchema.contentState, path: "content_state").1
+    }
+}
+
+/// ActivitySmith's side of the fake: streams per API key by stream key, and each key's requests of the last minute.
+struct ActivitySmithFakeState: Sendable {
+    var streams: [String: [String: ActivitySmithStream]] = [:]
+    var requests: [String: [Double]] = [:]
+}
+
+extension FakePushService.State {
+    var activitySmith: ActivitySmithFakeState {
+        get { services[.activitysmith] as? ActivitySmithFakeState ?? ActivitySmithFakeState() }
+        set { services[.activitysmith] = newValue }
     }
 }

@@ -6,10 +6,10 @@ import LiveActivity
 import Synchronization
 public import WebSocketTransport
 
-/// Aivi, Island Pulse, PushWard and ActivitySmith as documented, on 127.0.0.1 over real HTTP: for tests and the local preview.
+/// The push services as documented, on 127.0.0.1 over real HTTP: for tests and the local preview. Each service's
+/// fake is its type's `FakedService` conformance (FakeAivi, FakeIslandPulse, FakePushWard, FakeActivitySmith).
 ///
-/// Records every request; follows each contract (auth, job ids, 409 on a running job's start, the free tier's
-/// single job); and answers with any status, delay or error body on demand.
+/// Records every request; follows each contract; and answers with any status, delay or error body on demand.
 public final class FakePushService: Sendable {
     public struct Recorded: Sendable, Equatable {
         public let method: String
@@ -38,39 +38,18 @@ public final class FakePushService: Sendable {
     struct State {
         var requests: [Recorded] = []
         var scripted: [Scripted] = []
-        var runningJobs: [String: Set<String>] = [:]  // token → job ids
-        var jobStarts: [String: Double] = [:]  // token + "/" + job → when it started (seconds since 1970)
-        /// PushWard's activities per integration key, by slug.
-        var pushWard: [String: [String: PushWardActivity]] = [:]
-        var pushWardMonthlyQuota: Int?
-        var pushWardUpdates = 0
-        /// When each PushWard request of the last minute came (all from 127.0.0.1: one client address).
-        var pushWardRequests: [Double] = []
-        /// Seconds PushWard's clock is ahead of the real one (tests move time for its server-side ends).
-        var pushWardClockAhead: Double = 0
-        /// ActivitySmith's streams per API key, by stream key.
-        var activitySmith: [String: [String: ActivitySmithStream]] = [:]
-        var activitySmithRequests: [String: [Double]] = [:]
+        /// Each fake's own state, by kind (typed by the fake's file: `State.pushWard`…).
+        var services: [BackendKind: any Sendable] = [:]
         var waiters: [(predicate: @Sendable ([Recorded]) -> Bool, continuation: CheckedContinuation<Void, Never>)] = []
-        /// The latest payload per activity (`aivi/slug`, `islandpulse/job`), for the preview page.
+        /// The latest payload per activity (`kind/id`: `aivi/slug`), for the preview page.
         var shown: [String: JSONValue] = [:]
         var log: [JSONValue] = []
         var down = false
         var refusedWhileDown = 0
     }
 
-    public let aiviToken: String
-    public let islandPulseIDs: Set<String>
-    /// PushWard integration keys it takes.
-    public let pushWardKeys: Set<String>
-    /// PushWard keys with the `activity:update` scope only: they may PATCH existing activities, not create.
-    public let pushWardUpdateOnlyKeys: Set<String>
-    /// ActivitySmith API keys it takes.
-    public let activitySmithKeys: Set<String>
-    /// Island Pulse tokens on the free tier.
-    public let freeTier: Set<String>
-    /// Island Pulse IDs the app has not registered yet: 404 DEVICE_NOT_REGISTERED.
-    public let unregisteredIslandPulseIDs: Set<String>
+    /// The accounts it takes, by service and key, with their plans: every fake's test accounts, then those given.
+    let accounts: [BackendKind: [String: FakeAccount.Plan]]
     private let loop: WebSocketEventLoop
     let state = Locked(State())
 
@@ -83,19 +62,14 @@ public final class FakePushService: Sendable {
     public typealias Pages = @Sendable (_ path: String, _ service: FakePushService) -> HTTPServerResponse?
     private let pages: Pages?
 
-    public init(aiviToken: String = "aivi-test-token", islandPulseIDs: Set<String> = ["pulse-test-id"], freeTier: Set<String> = [],
-                pushWardKeys: Set<String> = ["pushward-test-key"], activitySmithKeys: Set<String> = ["activitysmith-test-key"], port: Int = 0,
-                acceptsAnyToken: Bool = false, host: String = "127.0.0.1", unregisteredIslandPulseIDs: Set<String> = [],
-                pushWardUpdateOnlyKeys: Set<String> = [], pages: Pages? = nil) throws {
+    /// `accounts`: besides (or replacing the plan of) each fake's test accounts (`aivi-test-token`, `pulse-test-id`…).
+    public init(accounts: [FakeAccount] = [], port: Int = 0, acceptsAnyToken: Bool = false, host: String = "127.0.0.1", pages: Pages? = nil) throws {
         self.pages = pages
-        self.pushWardUpdateOnlyKeys = pushWardUpdateOnlyKeys
         self.acceptsAnyToken = acceptsAnyToken
-        self.unregisteredIslandPulseIDs = unregisteredIslandPulseIDs
-        self.pushWardKeys = pushWardKeys
-        self.activitySmithKeys = activitySmithKeys
-        self.aiviToken = aiviToken
-        self.islandPulseIDs = islandPulseIDs
-        self.freeTier = freeTier
+        var known: [BackendKind: [String: FakeAccount.Plan]] = [:]
+        for fake in Self.fakes { for key in fake.testAccounts { known[fake.definition.kind, default: [:]][key] = .standard } }
+        for account in accounts { known[account.kind, default: [:]][account.key] = account.plan }
+        self.accounts = known
         var options = WebSocketEventLoop.Options()
         options.listen = (host, port)
         options.name = "fake-push"
@@ -217,8 +191,8 @@ public final class FakePushService: Sendable {
 
     /// Keeps a delivered body for the preview page, if the daemon's schemas accept it (nothing else is drawn).
     func show(_ key: String, _ body: JSONValue, ended: Bool) {
-        let service = key.split(separator: "/").first.flatMap { BackendKind(rawValue: String($0)) }
-        guard let service, PreviewContent.problems(body, service: service).isEmpty else { return }
+        let kind = key.split(separator: "/").first.flatMap { BackendKind(rawValue: String($0)) }
+        guard let fake = kind.flatMap({ $0.service as? any FakedService.Type }), fake.problems(body).isEmpty else { return }
         let time = Date().timeIntervalSince1970
         state.withLock { s in
             s.shown[key] = ["payload": body, "ended": .bool(ended), "at": .double(time)]
@@ -237,60 +211,15 @@ public final class FakePushService: Sendable {
         HTTPServerResponse(status: status, json: JSONValue.object(["error": .string(code), "message": .string(message)]).jsonText)
     }
 
+    /// The answer of the fake whose requests these are, by its contract.
     private func contract(_ request: HTTPServerRequest, _ body: JSONValue?) -> HTTPServerResponse {
-        if request.path == "/activities" || request.path.hasPrefix("/activities/") { return pushWardContract(request, body) }
-        if request.path.hasPrefix("/live-activity/stream/") { return activitySmithContract(request, body) }
-        if request.method == "PATCH", request.path.hasPrefix("/activity/") {
-            guard acceptsAnyToken || request.headers["authorization"] == "Token \(aiviToken)" else { return error(401, "UNAUTHORIZED", "Invalid token") }
-            guard let body, let state = body["state"]?.stringValue, ["ONGOING", "IDLE"].contains(state), body["content"]?.objectValue != nil
-            else { return error(400, "INVALID_BODY", "state and content are required") }
-            show("aivi/" + request.path.dropFirst("/activity/".count), body, ended: state == "IDLE")
-            return HTTPServerResponse(status: 200, json: body.jsonText)
-        }
-        if request.method == "POST", request.path == "/notify" {
-            let header = request.headers["authorization"] ?? ""
-            guard header.hasPrefix("Bearer "), acceptsAnyToken || islandPulseIDs.contains(String(header.dropFirst(7)))
-                || unregisteredIslandPulseIDs.contains(String(header.dropFirst(7))) else {
-                return error(400, "MISSING_UNIQUE_ID", "Missing or invalid Bearer token")
-            }
-            let token = String(header.dropFirst(7))
-            guard !unregisteredIslandPulseIDs.contains(token) else {
-                return error(404, "DEVICE_NOT_REGISTERED", "No device registered for this unique ID")
-            }
-            guard let job = body?["job_id"]?.stringValue, !job.isEmpty else { return error(400, "MISSING_JOB_ID", "job_id missing") }
-            guard job.count <= 64, job.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" }) else {
-                return error(400, "INVALID_JOB_ID", "job_id format invalid")
-            }
-            let action = body?["action"]?.stringValue ?? "update"
-            guard ["start", "update", "end"].contains(action) else { return error(400, "INVALID_ACTION", "action must be start, update or end") }
-            return state.withLock { s -> HTTPServerResponse in
-                var running = s.runningJobs[token] ?? []
-                defer { s.runningJobs[token] = running }
-                switch action {
-                case "end":
-                    running.remove(job)
-                    s.jobStarts[token + "/" + job] = nil
-                default:
-                    if action == "start", running.contains(job) {
-                        return error(409, "ACTIVITY_ALREADY_RUNNING", "A Live Activity for this job_id is already running")
-                    }
-                    if freeTier.contains(token), !running.contains(job), let other = running.first {
-                        // The reference names `expiresAt` but not its form or value: taken here as ISO 8601, the
-                        // locked job's start plus a Live Activity's 8 hours.
-                        let expires = (s.jobStarts[token + "/" + other] ?? Date().timeIntervalSince1970) + 8 * 3600
-                        return HTTPServerResponse(status: 403, json: JSONValue.object([
-                            "error": "FREE_TIER_JOB_LOCKED", "message": .string("Free tier: \(other) is already active"),
-                            "expiresAt": .string(Timestamp.iso8601(expires)),
-                        ]).jsonText)
-                    }
-                    if running.insert(job).inserted { s.jobStarts[token + "/" + job] = Date().timeIntervalSince1970 }
-                }
-                return HTTPServerResponse(status: 200, json: #"{"ok":true}"#)
-            }.also { response in
-                if response.status == 200, let body { show("islandpulse/" + job, body, ended: action == "end") }
-            }
-        }
-        return error(404, "NOT_FOUND", "no such endpoint")
+        guard let fake = Self.fake(method: request.method, path: request.path) else { return error(404, "NOT_FOUND", "no such endpoint") }
+        return fake.answer(request, body, in: self)
+    }
+
+    /// The plan of an account at a service; nil: the service does not know the key (the preview server takes any).
+    func plan(_ key: String, at kind: BackendKind) -> FakeAccount.Plan? {
+        accounts[kind]?[key] ?? (acceptsAnyToken ? .standard : nil)
     }
 }
 

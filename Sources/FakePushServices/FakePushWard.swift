@@ -5,7 +5,7 @@ import Platform
 import WebSocketTransport
 
 /// One PushWard activity as the fake keeps it.
-struct PushWardActivity {
+struct PushWardActivity: Sendable {
     var priority: Int
     var state: String
     /// Order of going ongoing, for eviction among equal priorities.
@@ -54,19 +54,19 @@ extension FakePushService {
 
     func pushWardContract(_ request: HTTPServerRequest, _ body: JSONValue?) -> HTTPServerResponse {
         let key = bearerKey(request)
-        guard acceptsAnyToken || pushWardKeys.contains(key) || pushWardUpdateOnlyKeys.contains(key) else {
+        guard let plan = plan(key, at: .pushward) else {
             return problem(401, "token.invalid", "invalid token")
         }
-        let now = Date().timeIntervalSince1970 + state.withLock { $0.pushWardClockAhead }
+        let now = Date().timeIntervalSince1970 + state.withLock { $0.pushWard.clockAhead }
         state.withLock { s in
-            guard var activities = s.pushWard[key] else { return }
+            guard var activities = s.pushWard.activities[key] else { return }
             for slug in activities.keys { activities[slug]?.endIfDue(now: now) }
-            s.pushWard[key] = activities
+            s.pushWard.activities[key] = activities
         }
         let limited = state.withLock { s -> Bool in
-            s.pushWardRequests.removeAll { $0 <= now - 60 }
-            guard s.pushWardRequests.count < Self.pushWardRequestsPerMinute else { return true }
-            s.pushWardRequests.append(now)
+            s.pushWard.requests.removeAll { $0 <= now - 60 }
+            guard s.pushWard.requests.count < Self.pushWardRequestsPerMinute else { return true }
+            s.pushWard.requests.append(now)
             return false
         }
         if limited {
@@ -77,7 +77,7 @@ extension FakePushService {
         let (path, query) = Self.splitQuery(request.path)
         guard !request.body.isEmpty else { return problem(400, "request.body_required", "request body is required") }
         guard let body, case .object(let fields) = body else { return problem(400, "request.body_invalid", "invalid JSON: not an object") }
-        let canCreate = acceptsAnyToken || pushWardKeys.contains(key)
+        let canCreate = plan != .updateOnly
         if request.method == "POST", path == "/activities" {
             guard canCreate else { return HTTPServerResponse(status: 403, contentType: "application/problem+json",
                                                              body: Array(#"{"detail":"insufficient permissions","status":403}"#.utf8)) }
@@ -91,8 +91,8 @@ extension FakePushService {
             return state.withLock { s -> HTTPServerResponse in
                 // Its document lists 429 quota.exceeded for a create too: a spent plan refuses it (spending nothing).
                 if let spent = Self.quotaProblem(&s, now: now, spending: false) { return spent }
-                var activities = s.pushWard[key] ?? [:]
-                defer { s.pushWard[key] = activities }
+                var activities = s.pushWard.activities[key] ?? [:]
+                defer { s.pushWard.activities[key] = activities }
                 if activities[slug] == nil, activities.count >= Self.pushWardActivityLimit {
                     return problem(409, "activity.limit_exceeded", "activity limit reached (max \(Self.pushWardActivityLimit))")
                 }
@@ -132,8 +132,8 @@ extension FakePushService {
         var shownState = next ?? "ongoing"
         var shownContent: JSONValue = .null
         let response = state.withLock { s -> HTTPServerResponse in
-            var activities = s.pushWard[key] ?? [:]
-            defer { s.pushWard[key] = activities }
+            var activities = s.pushWard.activities[key] ?? [:]
+            defer { s.pushWard.activities[key] = activities }
             var created = false
             if activities[slug] == nil, upsert {
                 guard PushWardSchema.slugProblem(slug) == nil else { return validation("path.slug: not a slug") }
@@ -187,14 +187,14 @@ extension FakePushService {
     /// 429 quota.exceeded with its `reset_at` once the free plan's monthly updates are spent; else nil, counting one
     /// update when `spending`.
     static func quotaProblem(_ s: inout State, now: Double, spending: Bool) -> HTTPServerResponse? {
-        guard let quota = s.pushWardMonthlyQuota else { return nil }
-        guard s.pushWardUpdates < quota else {
+        guard let quota = s.pushWard.monthlyQuota else { return nil }
+        guard s.pushWard.updates < quota else {
             return HTTPServerResponse(status: 429, contentType: "application/problem+json", body: Array(JSONValue.object([
                 "code": "quota.exceeded", "detail": "quota exceeded for live_activity_updates", "kind": "live_activity_updates",
-                "limit": .int(quota), "used": .int(s.pushWardUpdates), "reset_at": .string(nextMonthStart(after: now)), "status": 429,
+                "limit": .int(quota), "used": .int(s.pushWard.updates), "reset_at": .string(nextMonthStart(after: now)), "status": 429,
             ]).jsonText.utf8))
         }
-        if spending { s.pushWardUpdates += 1 }
+        if spending { s.pushWard.updates += 1 }
         return nil
     }
 
@@ -224,12 +224,12 @@ extension FakePushService {
 
     /// The content an activity shows now (every PATCH merged in), for tests.
     public func pushWardContent(_ slug: String, key: String = "pushward-test-key") -> JSONValue? {
-        state.withLock { $0.pushWard[key]?[slug]?.content }
+        state.withLock { $0.pushWard.activities[key]?[slug]?.content }
     }
 
     /// The free plan's updates a month, from now (nil: unlimited).
     public func limitPushWardUpdates(_ quota: Int?) {
-        state.withLock { $0.pushWardMonthlyQuota = quota; $0.pushWardUpdates = 0 }
+        state.withLock { $0.pushWard.monthlyQuota = quota; $0.pushWard.updates = 0 }
     }
 
     /// What the documented contract refuses in a content, or nil.
@@ -279,26 +279,63 @@ extension FakePushService {
 
     /// PushWard forgets an activity (its time to live ran out): the next PATCH for it answers 404.
     public func forgetPushWardActivity(_ slug: String, key: String = "pushward-test-key") {
-        state.withLock { _ = $0.pushWard[key]?.removeValue(forKey: slug) }
+        state.withLock { _ = $0.pushWard.activities[key]?.removeValue(forKey: slug) }
     }
 
     /// Moves PushWard's clock on, for its own ends (`stale_ttl`, a countdown's `end_date`) without waiting.
     public func advancePushWardClock(by seconds: Double) {
-        state.withLock { $0.pushWardClockAhead += seconds }
+        state.withLock { $0.pushWard.clockAhead += seconds }
     }
 
     /// An activity's state as PushWard holds it (created, ongoing, ended, preempted), for tests.
     public func pushWardState(_ slug: String, key: String = "pushward-test-key") -> String? {
-        state.withLock { $0.pushWard[key]?[slug]?.state }
+        state.withLock { $0.pushWard.activities[key]?[slug]?.state }
     }
 
     /// PushWard's ongoing activities for a key, by slug (what the phone shows now).
     public func pushWardOngoing(key: String = "pushward-test-key") -> [String] {
-        state.withLock { ($0.pushWard[key] ?? [:]).filter { $0.value.state == "ongoing" }.keys.sorted() }
+        state.withLock { ($0.pushWard.activities[key] ?? [:]).filter { $0.value.state == "ongoing" }.keys.sorted() }
     }
 
     func problem(_ status: Int, _ code: String, _ detail: String) -> HTTPServerResponse {
         HTTPServerResponse(status: status, contentType: "application/problem+json",
                            body: Array(JSONValue.object(["code": .string(code), "detail": .string(detail), "status": .int(status)]).jsonText.utf8))
+    }
+}
+
+extension PushWardSchema: FakedService {
+    static let testAccounts = ["pushward-test-key"]
+
+    static func serves(method: String, path: String) -> Bool { path == "/activities" || path.hasPrefix("/activities/") }
+
+    static func answer(_ request: HTTPServerRequest, _ body: JSONValue?, in fake: FakePushService) -> HTTPServerResponse {
+        fake.pushWardContract(request, body)
+    }
+
+    /// The creation carries no content: only a PATCH of an activity is drawn.
+    static func draws(method: String, path: String) -> Bool { method == "PATCH" && path.hasPrefix("/activities/") }
+
+    static func problems(_ body: JSONValue) -> [PayloadIssue] {
+        // A merge patch: a null clears a field, it is not one of the content's values.
+        let content = body["content"]?.objectValue.map { JSONValue.object($0.filter { $0.value != .null }) } ?? body["content"] ?? .null
+        return PayloadNormalizer.normalize(content, as: PushWardSchema.content, path: "content").1
+    }
+}
+
+/// PushWard's side of the fake: activities per integration key by slug, the monthly quota, the last minute's requests.
+struct PushWardFakeState: Sendable {
+    var activities: [String: [String: PushWardActivity]] = [:]
+    var monthlyQuota: Int?
+    var updates = 0
+    /// When each request of the last minute came (all from 127.0.0.1: one client address).
+    var requests: [Double] = []
+    /// Seconds its clock is ahead of the real one (tests move time for its server-side ends).
+    var clockAhead: Double = 0
+}
+
+extension FakePushService.State {
+    var pushWard: PushWardFakeState {
+        get { services[.pushward] as? PushWardFakeState ?? PushWardFakeState() }
+        set { services[.pushward] = newValue }
     }
 }

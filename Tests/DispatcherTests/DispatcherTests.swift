@@ -15,7 +15,7 @@ struct DispatcherTests {
     let fastRetry = RetryPolicy(initial: .milliseconds(20), maximum: .milliseconds(100), lockedWait: .seconds(30))
 
     func aivi(_ service: FakePushService) -> HTTPPushBackend {
-        HTTPPushBackend(name: "aivi", baseURL: service.baseURL, scheme: "Token", token: service.aiviToken, client: HTTPClient())
+        HTTPPushBackend(name: "aivi", baseURL: service.baseURL, scheme: "Token", token: "aivi-test-token", client: HTTPClient())
     }
 
     func pulse(_ service: FakePushService, id: String = "pulse-test-id", free: Bool = false) -> HTTPPushBackend {
@@ -81,7 +81,7 @@ struct DispatcherTests {
     }
 
     @Test func theFreeTierKeepsOneJobAndStartsTheNextWhenItEnds() async throws {
-        let service = try FakePushService(freeTier: ["pulse-test-id"])
+        let service = try FakePushService(accounts: [FakeAccount(.islandpulse, "pulse-test-id", plan: .freeTier)])
         let logs = LogBox()
         let dispatcher = Dispatcher(backends: [pulse(service, free: true)], retry: fastRetry, log: { logs.append($0) })
         await dispatcher.submit(activity: "first", backend: "pulse", budget: budget, .start(pulseRequest("first", "start", "1")))
@@ -135,7 +135,7 @@ struct DispatcherTests {
     }
 
     @Test func twoHundredActivitiesAcrossThreeBackendsRunInParallelInOrder() async throws {
-        let service = try FakePushService(islandPulseIDs: ["pulse-a", "pulse-b"])
+        let service = try FakePushService(accounts: [FakeAccount(.islandpulse, "pulse-a"), FakeAccount(.islandpulse, "pulse-b")])
         let dispatcher = Dispatcher(backends: [aivi(service), pulse(service, id: "pulse-a"),
                                                HTTPPushBackend(name: "pulse2", baseURL: service.baseURL, scheme: "Bearer", token: "pulse-b", client: HTTPClient())],
                                     retry: fastRetry)

@@ -30,7 +30,7 @@ struct IslandPulseContractTests {
     }
 
     @Test func anUnregisteredIDIsRefusedWithTheFix() async throws {
-        let service = try FakePushService(unregisteredIslandPulseIDs: ["not-yet"])
+        let service = try FakePushService(accounts: [FakeAccount(.islandpulse, "not-yet", plan: .unregistered)])
         let backend = HTTPPushBackend(name: "pulse", baseURL: service.baseURL, scheme: "Bearer", token: "not-yet", client: HTTPClient())
         let report = await backend.deliver(BackendRequest(backend: "pulse", kind: .islandpulse, method: "POST", target: "/notify",
                                                           body: ["job_id": "j", "action": "start", "message": "m"]), kind: .start)
@@ -40,7 +40,7 @@ struct IslandPulseContractTests {
     }
 
     @Test func theFakesLockSaysWhenItLifts() async throws {
-        let service = try FakePushService(freeTier: ["pulse-test-id"])
+        let service = try FakePushService(accounts: [FakeAccount(.islandpulse, "pulse-test-id", plan: .freeTier)])
         let backend = HTTPPushBackend(name: "pulse", baseURL: service.baseURL, scheme: "Bearer", token: "pulse-test-id", client: HTTPClient())
         func start(_ job: String) async -> DeliveryReport {
             await backend.deliver(BackendRequest(backend: "pulse", kind: .islandpulse, method: "POST", target: "/notify",

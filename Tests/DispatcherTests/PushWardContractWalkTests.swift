@@ -68,7 +68,7 @@ struct PushWardContractWalkTests {
 
     /// The top level of a create and an update: unknown fields refused, each bound where the document puts it.
     @Test func theRequestsThemselvesAreStrict() async throws {
-        let service = try FakePushService(pushWardUpdateOnlyKeys: ["update-only"])
+        let service = try FakePushService(accounts: [FakeAccount(.pushward, "update-only", plan: .updateOnly)])
         let client = HTTPClient()
         func send(_ method: String, _ path: String, _ body: String, key: String = "pushward-test-key") async throws -> (Int, JSONValue?) {
             let response = try await client.send(HTTPRequest(method: method, url: service.baseURL + path,

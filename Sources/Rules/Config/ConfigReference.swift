@@ -7,8 +7,11 @@ public enum ConfigReference {
     public static let eventsKeys = ["type", "max_activities"]
     public static let homeAssistantKeys = ["url", "token", "ca_file", "allow_self_signed", "entity_source", "ping_interval", "pong_timeout", "restart_grace"]
     public static var backendKeys: [BackendKind: [String]] {
-        Dictionary(uniqueKeysWithValues: BackendKind.allCases.map { ($0, $0.definition.configKeys) })
+        Dictionary(uniqueKeysWithValues: shipped.map { ($0, $0.definition.configKeys) })
     }
+
+    /// The services LiveBridge ships with (not one a test registers for a while).
+    static var shipped: [BackendKind] { BackendDefinition.builtInServices.map { $0.definition.kind } }
     public static let defaultsKeys = ["backend", "debounce", "max_wait", "min_interval", "max_updates_per_hour", "start_settle", "renew_after"]
     public static let statusKeys = ["listen"]
     public static var activityKeys: [String] { ActivityDecoder.ruleKeys }
@@ -16,7 +19,7 @@ public enum ConfigReference {
     /// The payload fields a rule may give, per template and backend kind.
     public static var templateFields: [String: [String]] {
         var fields: [String: [String]] = [:]
-        for kind in BackendKind.allCases {
+        for kind in shipped {
             for template in kind.definition.templates {
                 if let schema = kind.rendering.schema(template: template) { fields[kind.rawValue + " " + template] = schema.names }
             }
