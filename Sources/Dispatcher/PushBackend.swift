@@ -4,7 +4,7 @@ public import HTTPClient
 import JSON
 public import LiveActivity
 
-/// One push service. Adding a backend is a new type conforming to this; the dispatcher does not change.
+/// One push service's transport; the dispatcher does not change for a new one (see `TransportService`).
 public protocol PushBackend: Sendable {
     var name: String { get }
     /// Island Pulse's free tier: one active job per token.
