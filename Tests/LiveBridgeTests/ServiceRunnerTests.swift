@@ -79,4 +79,15 @@ struct ServiceRunnerTests {
         let (signals, _) = AsyncStream.makeStream(of: UnixSignal.self)
         await #expect(throws: LiveBridgeService.TokenRejectedError.self) { try await ServiceRunner.run(Broken(), signals: signals) }
     }
+
+    /// The runner's own task cancelled (its caller going away) cancels the service, and the runner returns when the
+    /// service has shut down: nothing it started outlives it.
+    @Test func cancellingTheRunnerCancelsTheService() async throws {
+        let service = RecordingService(shutsDownAtOnce: true)
+        let (signals, _) = AsyncStream.makeStream(of: UnixSignal.self)
+        let running = Task { try await ServiceRunner.run(service, signals: signals, onSecondStop: {}) }
+        running.cancel()
+        try await running.value
+        #expect(await service.cancelled)
+    }
 }
