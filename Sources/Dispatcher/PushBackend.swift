@@ -113,8 +113,15 @@ public struct HTTPPushBackend: PushBackend {
     let token: String
     public let allowsOneActiveJob: Bool
     let client: HTTPClient
+    /// The service's documented allowance, kept on our side (nil: none documented).
+    let pacer: RequestPacer?
 
     public init(name: String, baseURL: String, scheme: String, token: String, allowsOneActiveJob: Bool = false, client: HTTPClient) {
+        self.init(name: name, baseURL: baseURL, scheme: scheme, token: token, allowsOneActiveJob: allowsOneActiveJob, client: client, pacer: nil)
+    }
+
+    init(name: String, baseURL: String, scheme: String, token: String, allowsOneActiveJob: Bool, client: HTTPClient, pacer: RequestPacer?) {
+        self.pacer = pacer
         self.name = name
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
         self.scheme = scheme
@@ -131,6 +138,7 @@ public struct HTTPPushBackend: PushBackend {
     public func deliver(_ request: BackendRequest, kind: PushKind) async -> DeliveryReport {
         if let refused = DeliveryReport.invalidTarget(request) { return refused }
         let result: Result<HTTPResponse, HTTPTransportError>
+        await pacer?.turn()
         do { result = .success(try await client.send(httpRequest(for: request))) } catch { result = .failure(error) }
         return HTTPOutcome.classify(result, kind: kind)
     }

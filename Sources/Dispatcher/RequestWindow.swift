@@ -34,7 +34,7 @@ public struct RequestWindow: Sendable, Equatable {
 /// A `RequestWindow` on the monotonic clock, shared by every lane of one backend: `turn()` returns when the next
 /// request may go.
 final class RequestPacer: Sendable {
-    private let window: Locked<RequestWindow>
+    let window: Locked<RequestWindow>
     private let origin = ContinuousClock.now
 
     init(_ window: RequestWindow) {

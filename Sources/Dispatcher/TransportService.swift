@@ -33,10 +33,14 @@ public struct TransportParts: Sendable {
 }
 
 extension BackendKind {
-    /// The push backend for `parts`: its service's own transport, else plain HTTP.
+    /// The push backend for `parts`: its service's own transport, else plain HTTP, paced to the service's documented
+    /// allowance when it has one (per key and address: one pacer for every backend of the account).
     public func transport(_ parts: TransportParts) -> any PushBackend {
         if let service = service as? any TransportService.Type { return service.transport(parts) }
+        let pacer = definition.requestsPerMinute.map { _ in
+            parts.pacers.pacer("\(rawValue) \(parts.baseURL.lowercased()) \(parts.token)", RequestWindow(documentedFor: self))
+        }
         return HTTPPushBackend(name: parts.name, baseURL: parts.baseURL, scheme: definition.authScheme, token: parts.token,
-                               allowsOneActiveJob: parts.freeTier, client: parts.client)
+                               allowsOneActiveJob: parts.freeTier, client: parts.client, pacer: pacer)
     }
 }

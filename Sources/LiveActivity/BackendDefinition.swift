@@ -113,42 +113,39 @@ extension BackendKind {
 }
 
 extension BackendDefinition {
-    /// The registered services by name, the built-in ones first.
-    private static let registry = Locked<(byName: [String: any PushService.Type], order: [String])>(
-        (Dictionary(uniqueKeysWithValues: builtInServices.map { ($0.definition.kind.rawValue, $0) }), builtInServices.map { $0.definition.kind.rawValue }))
-
     /// The services LiveBridge ships with: the one place each is registered. Each is one type, its definition here in
     /// LiveActivity; its rendering, transport and fake are that type's conformances in the modules that hold them.
     public static let builtInServices: [any PushService.Type] = [AiviSchema.self, IslandPulseSchema.self, LiveUpdateSchema.self, PushWardSchema.self, ActivitySmithSchema.self]
 
+    /// The built-in services by name: fixed for the process, read without a lock.
+    private static let builtInByName = Dictionary(uniqueKeysWithValues: builtInServices.map { ($0.definition.kind.rawValue, $0) })
+
     static var builtIn: [BackendDefinition] { builtInServices.map { $0.definition } }
 
-    /// Registers a service (a new one, or one a test makes up): its type carries the rest.
-    public static func register(_ service: any PushService.Type) {
-        let name = service.definition.kind.rawValue
-        registry.withLock { registry in
-            if registry.byName[name] == nil { registry.order.append(name) }
-            registry.byName[name] = service
-        }
+    /// Services added for the current task and what it starts (`with(services:)`), after the built-in ones.
+    @TaskLocal private static var added: [any PushService.Type] = []
+
+    /// Runs `body` with `services` registered beside the built-in ones, for it and the tasks it starts only: a service
+    /// made up in a test is seen by the loader, the renderer and the factory it calls, and by no other test running
+    /// at the same time (nothing global changes, so nothing can vanish under another reader).
+    public static func with<R>(services: [any PushService.Type], _ body: () async throws -> R) async rethrows -> R {
+        try await $added.withValue(added + services, operation: body)
     }
 
-    /// Forgets a service registered earlier (a test's made-up one); the built-in ones stay.
-    public static func unregister(_ kind: BackendKind) {
-        guard !builtIn.contains(where: { $0.kind == kind }) else { return }
-        registry.withLock { registry in
-            registry.byName[kind.rawValue] = nil
-            registry.order.removeAll { $0 == kind.rawValue }
-        }
+    static func registered(_ name: String) -> (any PushService.Type)? {
+        if let service = builtInByName[name] { return service }
+        let added = added
+        return added.isEmpty ? nil : added.last { $0.definition.kind.rawValue == name }
     }
 
-    static func registered(_ name: String) -> (any PushService.Type)? { registry.withLock { $0.byName[name] } }
-
-    static var all: [BackendDefinition] { registry.withLock { registry in registry.order.compactMap { registry.byName[$0]?.definition } } }
+    static var all: [BackendDefinition] {
+        builtIn + added.map { $0.definition }.filter { definition in !builtInServices.contains { $0.definition.kind == definition.kind } }
+    }
 }
 
 /// A push service LiveBridge speaks to, as one type: its facts (`definition`) here; how rules reach it, how it is
 /// sent and how it is faked are conformances of the same type where those live (Rules, Dispatcher, the fakes), found
-/// by the kind. Registering the type (`BackendDefinition.register`, or the built-in list) is all it takes.
+/// by the kind. Registering the type (a line in `builtInServices`) is all it takes.
 public protocol PushService: SendableMetatype {
     static var definition: BackendDefinition { get }
 }

@@ -61,7 +61,7 @@ public enum PushKind: String, Sendable {
 }
 
 /// A push service LiveBridge speaks to, by the name a rules file gives as `type:`. Open: a service is a
-/// `BackendDefinition` registered under its name (`BackendDefinition.register`); the five below are built in.
+/// type registered under its name (`BackendDefinition.builtInServices`; a test's own with `BackendDefinition.with(services:)`).
 public struct BackendKind: Hashable, Sendable, CustomStringConvertible {
     public let rawValue: String
 

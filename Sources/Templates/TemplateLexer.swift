@@ -1,5 +1,4 @@
 import Platform
-import HomeAssistant
 
 /// Splits an expression's text into tokens, as Jinja's lexer reads a literal: numbers (Python's, with underscores and
 /// integers past Int's range kept as written), strings with their escapes, names, and operators longest first.

@@ -1,4 +1,4 @@
-import Dispatcher
+@testable import Dispatcher
 import FoundationEssentials
 import HTTPClient
 import HomeAssistant
@@ -66,8 +66,12 @@ struct ThrowawayServiceTests {
     }
 
     @Test func aServiceRegisteredInOnePlaceIsLoadedRenderedAndSent() async throws {
-        BackendDefinition.register(Echo.self)  // the one registration line
-        defer { BackendDefinition.unregister(Self.kind) }
+        // The one registration line (for this test's task only: other tests running meanwhile never see Echo).
+        try await BackendDefinition.with(services: [Echo.self]) { try await loadRenderAndSend() }
+        #expect(BackendKind(rawValue: "echo") == nil, "gone once the test's task is done")
+    }
+
+    func loadRenderAndSend() async throws {
         let received = Locked<[HTTPServerRequest]>([])
         var options = WebSocketEventLoop.Options()
         options.listen = ("127.0.0.1", 0)
@@ -112,6 +116,7 @@ struct ThrowawayServiceTests {
 
         // The factory has no transport of its own for it: plain HTTP with the token as a Bearer.
         let backend = BackendFactory.make(try #require(rules.backends["shout"]), client: HTTPClient(), connection: nil)
+        #expect((backend as? HTTPPushBackend)?.pacer == nil, "Echo documents no allowance")
         let report = await backend.deliver(request, kind: .start)
         #expect(report.outcome == .delivered)
         let sent = try #require(received.withLock { $0.first })
@@ -121,9 +126,11 @@ struct ThrowawayServiceTests {
     }
 
     /// Defined, its rendering not registered yet: rules naming it are refused at load, others load as ever.
-    @Test func aServiceWithoutItsRenderingIsRefusedNotACrash() throws {
-        BackendDefinition.register(Half.self)
-        defer { BackendDefinition.unregister(Half.definition.kind) }
+    @Test func aServiceWithoutItsRenderingIsRefusedNotACrash() async throws {
+        try await BackendDefinition.with(services: [Half.self]) { try halfRefused() }
+    }
+
+    func halfRefused() throws {
         let rules = """
             homeassistant: {url: "ws://127.0.0.1:1/api/websocket", token: t}
             backends:
@@ -138,5 +145,23 @@ struct ThrowawayServiceTests {
             return
         }
         #expect(errors.description.contains("cannot be sent to half backend"))
+    }
+
+    /// A plain-HTTP service that documents an allowance is paced to it, with no transport of its own.
+    @Test func aPlainHTTPServiceWithAnAllowanceIsPaced() async throws {
+        enum Metered: PushService {
+            static let definition = BackendDefinition(
+                kind: BackendKind(named: "metered"), name: "Metered", idKey: "slug", idProblem: { _ in nil }, methods: ["POST"],
+                idPath: "/m/", otherTarget: nil, configKeys: ["type", "token"], needsToken: true, templates: ["note"],
+                defaultDismissAfter: .seconds(60), defaultSettle: .zero, requestsPerMinute: 30, baseURL: "http://127.0.0.1:1",
+                spendsRelay: false, contentShare: .body)
+        }
+        try await BackendDefinition.with(services: [Metered.self]) {
+            let declared = RulesFile.Backend(name: "m", kind: Metered.definition.kind, token: AccessToken("k"), baseURL: nil, freeTier: false,
+                                             services: [], location: SourceLocation(file: "r.yaml", line: 1, column: 1))
+            let backend = BackendFactory.make(declared, client: HTTPClient(), connection: nil)
+            let pacer = try #require((backend as? HTTPPushBackend)?.pacer)
+            #expect(pacer.window.withLock(\.limit) == 30)
+        }
     }
 }

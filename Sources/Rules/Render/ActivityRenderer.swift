@@ -2,7 +2,6 @@ import JSON
 public import LiveActivity
 public import Templates
 import Platform
-import HomeAssistant
 
 /// Evaluates a rule against entity states: whether it is active, and the exact request its backend receives.
 /// Pure: states and the time come in, a request or the reasons there is none come out.

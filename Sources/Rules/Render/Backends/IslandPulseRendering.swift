@@ -1,4 +1,3 @@
-import HomeAssistant
 import JSON
 import LiveActivity
 import Platform
