@@ -4,7 +4,7 @@ PACKAGES := libwebsockets-dev libcurl4-openssl-dev libyaml-dev pkg-config
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEMO_PORT ?= 8099
 
-.PHONY: install all deps build release static-c++ hot-code dist images test resilience sanitize fuzz e2e demo bench bench-rules screenshots clean
+.PHONY: install all deps build release static-c++ hot-code dist images test resilience sanitize fuzz e2e demo bench bench-self bench-rules screenshots clean
 
 all: build
 
@@ -138,8 +138,19 @@ screenshots: build
 	@command -v chromium >/dev/null 2>&1 || ($(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium)
 	python3 Tests/screenshots/check.py
 
-## bench: livebridge run (release, as deployed) under the simulator: start-up, latency, floods, 32 MiB snapshot; results kept in bench/results.json
-bench: deps static-c++
+## bench: side by side in one run (bench/peer): LiveBridge (release, as deployed), a Python asyncio bridge and a C floor
+## against the same Home Assistant-like server and pushes — start-up with 5,000 entities (idle) and the paced flood
+## (25,000 changes/s, min_interval 1 s) one message a frame, then in Home Assistant's coalesce_messages framing. Prints
+## ranges and the ratios per repetition (about 8 minutes with BENCH_REPS=3). Tables in .build/bench/*/table.txt.
+BENCH_REPS ?= 3
+bench: release
+	WORK=$(CURDIR)/.build/bench LIVEBRIDGE=$(CURDIR)/.build/release/livebridge REPS=$(BENCH_REPS) EACH=0 SCENARIOS="idle paced1s" \
+		OUT=$(CURDIR)/.build/bench/one-message-a-frame bench/peer/compare.sh
+	WORK=$(CURDIR)/.build/bench LIVEBRIDGE=$(CURDIR)/.build/release/livebridge REPS=$(BENCH_REPS) EACH=0 SCENARIOS="paced1s" COALESCE=1 \
+		OUT=$(CURDIR)/.build/bench/coalesce-messages bench/peer/compare.sh
+
+## bench-self: LiveBridge alone under the simulator's load (LiveBridgeBenchmark), for profiling and the hot-code order
+bench-self: deps static-c++
 	$(RELINK_IF_REORDERED)
 	$(SWIFT) build $(RELEASE) --product livebridge
 	$(SWIFT) build $(RELEASE) --product LiveBridgeBenchmark
