@@ -23,12 +23,26 @@ final class TransferLoop: @unchecked Sendable {
         var headerList: UnsafeMutablePointer<curl_slist>?
         let maximumBody: Int
         let maximumHeaderBytes: Int
+        /// `scheme://host:port` of its URL: what the per-host bound counts by.
+        let host: Substring
+
+        /// `scheme://authority` of a URL (the whole text when it has no `://`).
+        static func origin(of url: String) -> Substring {
+            let bytes = Array(url.utf8)
+            var i = 0
+            while i + 2 < bytes.count, !(bytes[i] == 0x3A && bytes[i + 1] == 0x2F && bytes[i + 2] == 0x2F) { i += 1 }
+            guard i + 2 < bytes.count else { return url[...] }
+            var end = i + 3
+            while end < bytes.count, bytes[end] != 0x2F, bytes[end] != 0x3F, bytes[end] != 0x23 { end += 1 }
+            return Substring(url.utf8.prefix(end))
+        }
 
         init(request: HTTPRequest, limits: HTTPClient.Options, completion: @escaping @Sendable (Result<HTTPResponse, HTTPTransportError>) -> Void) {
             self.request = request
             self.completion = completion
             maximumBody = limits.maximumResponseBody
             maximumHeaderBytes = limits.maximumHeaderBytes
+            host = Self.origin(of: request.url)
         }
     }
 
@@ -43,11 +57,21 @@ final class TransferLoop: @unchecked Sendable {
     // Confined to the loop's thread.
     private var active: [UnsafeMutableRawPointer: Transfer] = [:]
     private var idleHandles: [UnsafeMutableRawPointer] = []
+    /// Running transfers per host, and those waiting for one of them to end.
+    private var running: [Substring: Int] = [:]
+    private var waiting: [Substring: [Transfer]] = [:]
 
     private static let initialise: Void = { curl_global_init(Int(CURL_GLOBAL_DEFAULT)) }()
 
     /// Idle connections kept open for reuse, over every host of this client (a backend has one or two).
-    static let maximumIdleConnections = 256
+    static let maximumIdleConnections = 64
+
+    /// Transfers running at once to one host (scheme, host and port); more wait their turn here, in order, and start as
+    /// one ends (kept here rather than by libcurl's own host limit, whose queue is only moved on by a transfer ending). Every activity's lane may
+    /// push in the same instant (two hundred at the top of a second under `min_interval`): without a bound each
+    /// push opened a connection of its own (156 for 1,001 pushes, each with its buffers and, over https, its TLS
+    /// session), for a service that answers in milliseconds and limits requests per minute anyway.
+    static let maximumConnectionsPerHost = 8
 
     init(options: HTTPClient.Options) {
         Self.initialise
@@ -84,12 +108,12 @@ final class TransferLoop: @unchecked Sendable {
             }
             if stopping {
                 let stopped = HTTPTransportError(code: Int(CURLE_ABORTED_BY_CALLBACK.rawValue), message: "the HTTP client was shut down", isTimeout: false)
-                for transfer in incoming + active.values { transfer.completion(.failure(stopped)) }
+                for transfer in incoming + active.values + waiting.values.joined() { transfer.completion(.failure(stopped)) }
                 break
             }
-            for transfer in incoming { begin(transfer) }
-            var running: Int32 = 0
-            curl_multi_perform(multi, &running)
+            for transfer in incoming { admit(transfer) }
+            var stillRunning: Int32 = 0
+            curl_multi_perform(multi, &stillRunning)
             collectFinished()
             curl_multi_poll(multi, nil, 0, 1000, nil)
         }
@@ -104,9 +128,32 @@ final class TransferLoop: @unchecked Sendable {
         curl_multi_cleanup(multi)
     }
 
+    /// Starts a transfer, or queues it behind its host's running ones.
+    private func admit(_ transfer: Transfer) {
+        let host = transfer.host
+        if running[host, default: 0] < Self.maximumConnectionsPerHost {
+            running[host, default: 0] += 1
+            begin(transfer)
+        } else {
+            waiting[host, default: []].append(transfer)
+        }
+    }
+
+    /// A transfer to `host` ended: the next one waiting for it starts.
+    private func ended(on host: Substring) {
+        if var queue = waiting[host], !queue.isEmpty {
+            let next = queue.removeFirst()
+            waiting[host] = queue.isEmpty ? nil : queue
+            begin(next)
+        } else {
+            running[host] = (running[host] ?? 1) > 1 ? running[host]! - 1 : nil
+        }
+    }
+
     private func begin(_ transfer: Transfer) {
         guard let handle = idleHandles.popLast() ?? curl_easy_init() else {
             transfer.completion(.failure(HTTPTransportError(code: Int(CURLE_OUT_OF_MEMORY.rawValue), message: "libcurl could not make a handle", isTimeout: false)))
+            ended(on: transfer.host)
             return
         }
         configure(handle, for: transfer)
@@ -160,6 +207,7 @@ final class TransferLoop: @unchecked Sendable {
             transfer.headerList = nil
             curl_easy_reset(handle)
             if idleHandles.count < 16 { idleHandles.append(handle) } else { curl_easy_cleanup(handle) }
+            ended(on: transfer.host)
             transfer.completion(result)
         }
     }

@@ -114,6 +114,9 @@ final class HTTPExchange {
             }
             guard ok else { return false }
             headersSent = true
+            // No body (a 204): the transaction is complete with the headers. A zero-length final write after them
+            // had libwebsockets take the kept-alive connection's request again, endlessly.
+            if response.body.isEmpty { return finish(wsi) }
             lws_callback_on_writable(wsi)
             return true
         }
@@ -122,6 +125,11 @@ final class HTTPExchange {
             lws_write(wsi, raw.baseAddress! + pre, response.body.count, LWS_WRITE_HTTP_FINAL)
         }
         guard written == response.body.count else { return false }
+        return finish(wsi)
+    }
+
+    /// The response is out: the connection closes, or waits for its next request.
+    private func finish(_ wsi: OpaquePointer) -> Bool {
         isFinished = true
         if closeAfterResponse { return false }
         return lws_http_transaction_completed(wsi) == 0

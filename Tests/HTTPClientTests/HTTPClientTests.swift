@@ -1,6 +1,6 @@
 import Platform
 import Foundation
-import HTTPClient
+@testable import HTTPClient
 import Synchronization
 import Testing
 import WebSocketTransport
@@ -104,25 +104,32 @@ struct HTTPClientTests {
         #expect(opened.reduce(0, +) <= 2, "\(opened)")
     }
 
-    /// The server answers only once all twenty requests have arrived: a client that ran them one at a time would
-    /// never get its first answer.
-    @Test func requestsOfOneClientRunConcurrently() async throws {
-        let held = Locked<[@Sendable (HTTPServerResponse) -> Void]>([])
+    /// Requests to one host run concurrently up to the bound — the server answers a set only once that many have
+    /// arrived (the last, smaller set once every request has): a client running them one at a time would never get its
+    /// first answer — and the rest wait their turn: twenty requests never have more than eight open at once.
+    @Test func requestsOfOneClientRunConcurrentlyUpToTheBound() async throws {
+        let bound = TransferLoop.maximumConnectionsPerHost, total = bound * 2 + bound / 2
+        let held = Locked<(waiting: [@Sendable (HTTPServerResponse) -> Void], arrived: Int, most: Int)>(([], 0, 0))
         let server = try Server { _, respond in
             let all = held.withLock { held -> [@Sendable (HTTPServerResponse) -> Void] in
-                held.append(respond)
-                return held.count == 20 ? held : []
+                held.waiting.append(respond)
+                held.arrived += 1
+                held.most = max(held.most, held.waiting.count)
+                guard held.waiting.count == bound || held.arrived == total else { return [] }
+                defer { held.waiting = [] }
+                return held.waiting
             }
             for answer in all { answer(HTTPServerResponse(status: 204)) }
         }
         let client = HTTPClient()
         let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
-            for n in 0..<20 {
+            for n in 0..<total {
                 group.addTask { try await client.send(HTTPRequest(method: "POST", url: server.base + "/notify/\(n)", body: [0x7B, 0x7D])).status }
             }
             return try await group.reduce(into: []) { $0.append($1) }
         }
-        #expect(statuses == Array(repeating: 204, count: 20))
+        #expect(statuses == Array(repeating: 204, count: total))
+        #expect(held.withLock(\.most) == bound, "at most \(bound) at once, and that many")
     }
 
     @Test func authorizationIsMaskedForDisplay() {
