@@ -21,4 +21,14 @@ struct PreviewServerTests {
         #expect(good.status == 200)
         #expect(server.state["activities"]?.objectValue?.keys.sorted() == ["aivi/dryer"])
     }
+
+    /// It stands in for the user's own services: a push with no token at all is taken and drawn (the screenshot check
+    /// pushes so; the fake Aivi once asked for `Authorization: Token …` here too).
+    @Test func aPushWithoutATokenIsTaken() async throws {
+        let server = try PreviewServer()
+        let response = try await HTTPClient().send(HTTPRequest(method: "PATCH", url: server.baseURL + "/activity/vacuum",
+                                                               body: Array(#"{"state":"ONGOING","content":{"template":"generic","progress":0.5}}"#.utf8)))
+        #expect(response.status == 200)
+        #expect(server.state["activities"]?.objectValue?.keys.sorted() == ["aivi/vacuum"])
+    }
 }
