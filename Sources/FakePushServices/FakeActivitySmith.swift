@@ -176,14 +176,14 @@ extension ActivitySmithSchema: FakedService {
 }
 
 /// ActivitySmith's side of the fake: streams per API key by stream key, and each key's requests of the last minute.
-struct ActivitySmithFakeState: Sendable {
+struct ActivitySmithFakeState: FakeState {
     var streams: [String: [String: ActivitySmithStream]] = [:]
     var requests: [String: [Double]] = [:]
 }
 
 extension FakePushService.State {
     var activitySmith: ActivitySmithFakeState {
-        get { services[.activitysmith] as? ActivitySmithFakeState ?? ActivitySmithFakeState() }
-        set { services[.activitysmith] = newValue }
+        get { self[ActivitySmithFakeState.self] }
+        _modify { yield &self[ActivitySmithFakeState.self] }
     }
 }

@@ -61,14 +61,14 @@ extension IslandPulseSchema: FakedService {
 }
 
 /// The jobs running per token, and when each started.
-struct IslandPulseFakeState: Sendable {
+struct IslandPulseFakeState: FakeState {
     var runningJobs: [String: Set<String>] = [:]  // token → job ids
     var jobStarts: [String: Double] = [:]  // token + "/" + job → when it started (seconds since 1970)
 }
 
 extension FakePushService.State {
     var islandPulse: IslandPulseFakeState {
-        get { services[.islandpulse] as? IslandPulseFakeState ?? IslandPulseFakeState() }
-        set { services[.islandpulse] = newValue }
+        get { self[IslandPulseFakeState.self] }
+        _modify { yield &self[IslandPulseFakeState.self] }
     }
 }

@@ -38,8 +38,8 @@ public final class FakePushService: Sendable {
     struct State {
         var requests: [Recorded] = []
         var scripted: [Scripted] = []
-        /// Each fake's own state, by kind (typed by the fake's file: `State.pushWard`…).
-        var services: [BackendKind: any Sendable] = [:]
+        /// Each fake's own state, by its type (`State.pushWard`…, through `subscript(FakeState.Type)`).
+        var services: [ObjectIdentifier: any Sendable] = [:]
         var waiters: [(predicate: @Sendable ([Recorded]) -> Bool, continuation: CheckedContinuation<Void, Never>)] = []
         /// The latest payload per activity (`kind/id`: `aivi/slug`), for the preview page.
         var shown: [String: JSONValue] = [:]

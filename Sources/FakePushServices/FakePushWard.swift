@@ -323,7 +323,7 @@ extension PushWardSchema: FakedService {
 }
 
 /// PushWard's side of the fake: activities per integration key by slug, the monthly quota, the last minute's requests.
-struct PushWardFakeState: Sendable {
+struct PushWardFakeState: FakeState {
     var activities: [String: [String: PushWardActivity]] = [:]
     var monthlyQuota: Int?
     var updates = 0
@@ -335,7 +335,7 @@ struct PushWardFakeState: Sendable {
 
 extension FakePushService.State {
     var pushWard: PushWardFakeState {
-        get { services[.pushward] as? PushWardFakeState ?? PushWardFakeState() }
-        set { services[.pushward] = newValue }
+        get { self[PushWardFakeState.self] }
+        _modify { yield &self[PushWardFakeState.self] }
     }
 }

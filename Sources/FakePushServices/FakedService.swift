@@ -44,9 +44,26 @@ public struct FakeAccount: Sendable {
     }
 }
 
+/// A fake's own part of the shared state (`FakePushService.State`), found by its type.
+protocol FakeState: Sendable {
+    init()
+}
+
+extension FakePushService.State {
+    /// A fake's state, moved out while it changes: its dictionaries are not copied on every request.
+    subscript<S: FakeState>(_ type: S.Type) -> S {
+        get { services[ObjectIdentifier(type)] as? S ?? S() }
+        _modify {
+            var value = services.removeValue(forKey: ObjectIdentifier(type)) as? S ?? S()
+            defer { services[ObjectIdentifier(type)] = value }
+            yield &value
+        }
+    }
+}
+
 extension FakePushService {
-    /// Every registered service that has a fake.
-    static var fakes: [any FakedService.Type] { BackendKind.allCases.compactMap { $0.service as? any FakedService.Type } }
+    /// Every built-in service that has a fake, found once (the server asks them on every request).
+    static let fakes: [any FakedService.Type] = BackendDefinition.builtInServices.compactMap { $0 as? any FakedService.Type }
 
     /// The fake whose requests these are.
     static func fake(method: String, path: String) -> (any FakedService.Type)? {
