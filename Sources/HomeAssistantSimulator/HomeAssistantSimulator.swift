@@ -506,7 +506,8 @@ extension HomeAssistantSimulator: WebSocketConnectionDelegate {
     public func connectionDidOpen(_ connection: WebSocketConnection) {}
 
     public func connection(_ connection: WebSocketConnection, didReceive message: [UInt8]) {
-        guard let client = clients[ObjectIdentifier(connection)], !unresponsive else { return }
+        guard let client = clients[ObjectIdentifier(connection)] else { return }
+        guard !unresponsive else { return updateRecord { $0.unanswered += 1 } }
         guard let value = try? JSONParser.parse(message) else {
             send(["type": "result", "success": false, "error": ["code": "invalid_format", "message": "Message incorrectly formatted."]], to: client)
             return

@@ -16,6 +16,8 @@ public struct SimulatorRecord: Sendable {
     public var commands: [Command] = []
     public var serviceCalls: [JSONValue] = []
     public var openConnections = 0
+    /// Messages taken in while silent (`setUnresponsive(true)`): received, never answered.
+    public var unanswered = 0
 
     public func commands(ofType type: String) -> [Command] { commands.filter { $0.type == type } }
 }
