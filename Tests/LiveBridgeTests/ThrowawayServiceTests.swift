@@ -162,6 +162,10 @@ struct ThrowawayServiceTests {
             let backend = BackendFactory.make(declared, client: HTTPClient(), connection: nil)
             let pacer = try #require((backend as? HTTPPushBackend)?.pacer)
             #expect(pacer.window.withLock(\.limit) == 30)
+            // A push waits its turn in it (nothing listens there: the answer is a transport error, the turn booked).
+            let request = BackendRequest(backend: "m", kind: Metered.definition.kind, method: "POST", target: "/m/washer", body: [:])
+            _ = await backend.deliver(request, kind: .start)
+            #expect(pacer.window.withLock(\.sent.count) == 1, "the push was booked in the service's allowance")
         }
     }
 }
