@@ -105,8 +105,9 @@ public final class FakePushService: Sendable {
     /// Pushes refused while down.
     public var refusedWhileDown: Int { state.withLock { $0.refusedWhileDown } }
 
-    /// Waits until the recorded requests satisfy `predicate`; false after `timeout`.
-    public func wait(timeout: Duration = .seconds(10), until predicate: @escaping @Sendable ([Recorded]) -> Bool) async -> Bool {
+    /// Waits until the recorded requests satisfy `predicate`; false after `timeout`. 30 s by default: a daemon started
+    /// under ThreadSanitizer beside the other suites took over 10 s to its first push in CI.
+    public func wait(timeout: Duration = .seconds(30), until predicate: @escaping @Sendable ([Recorded]) -> Bool) async -> Bool {
         let timer = Task { [weak self] in
             guard (try? await Task.sleep(for: timeout)) != nil else { return }
             self?.releaseWaiters()

@@ -244,7 +244,7 @@ public final class HomeAssistantSimulator: @unchecked Sendable {
     public var record: SimulatorRecord { recorded.withLock { $0 } }
 
     /// Waits until `predicate` holds for the record, or `timeout` passes. Returns whether it held.
-    public func wait(timeout: Duration = .seconds(10), until predicate: @escaping @Sendable (SimulatorRecord) -> Bool) async -> Bool {
+    public func wait(timeout: Duration = .seconds(30), until predicate: @escaping @Sendable (SimulatorRecord) -> Bool) async -> Bool {
         let key = UUID()
         let loop = self.loop
         let timer = Task { [weak self] in

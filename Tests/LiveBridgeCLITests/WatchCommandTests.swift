@@ -181,7 +181,7 @@ final class LineCollector: Sendable {
 
     /// Waits until `predicate` holds for the lines so far, the stream closes, or `timeout` passes;
     /// returns whether the predicate holds.
-    func wait(timeout: Duration = .seconds(10), until predicate: @escaping @Sendable ([String]) -> Bool) async -> Bool {
+    func wait(timeout: Duration = .seconds(30), until predicate: @escaping @Sendable ([String]) -> Bool) async -> Bool {
         let key = UUID()
         let timer = Task {
             guard (try? await Task.sleep(for: timeout)) != nil else { return }
