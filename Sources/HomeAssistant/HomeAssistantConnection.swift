@@ -68,7 +68,7 @@ public final class HomeAssistantConnection: @unchecked Sendable {
     private var latestRenderings: [String: TemplateRendering] = [:]
     /// Loop-confined copy of `sharedMissing`'s ids, checked as changes arrive.
     private var missingIDs: Set<String> = []
-    private var stopWaiters: [CheckedContinuation<Void, Never>] = []
+    private var closeWaiters: [CheckedContinuation<Void, Never>] = []
 
     public init(configuration: ConnectionConfiguration, onEvent: @escaping @Sendable (ConnectionEvent) -> Void = { _ in }) throws {
         self.sharedConfiguration = Locked(configuration)
@@ -95,12 +95,8 @@ public final class HomeAssistantConnection: @unchecked Sendable {
     public var currentPhase: ConnectionPhase { sharedPhase.withLock { $0 } }
 
     /// Starts connecting. `entityIDs` are the entities to keep (nil: none, only events and commands).
-    public func start(entityIDs: [String]?) {
-        start(selection: entityIDs.map { EntitySelection(entityIDs: $0) })
-    }
-
-    /// Starts connecting, keeping the entities `selection` names (nil: none, only events and commands).
-    public func start(selection: EntitySelection?) {
+    /// Connects (keeping the entities `selection` names; nil: none, only events and commands). Called by `run`.
+    private func start(selection: EntitySelection?) {
         loop.perform { [self] in
             guard phase == .idle else { return }
             entityFilter = selection
@@ -274,20 +270,35 @@ public final class HomeAssistantConnection: @unchecked Sendable {
 
     /// The connection as a child of its owner's task: connects (keeping the entities `selection` names), holds the
     /// link through reconnects until the task is cancelled, then — once `drained` returns, so the owner can send
-    /// what is due on the still-open socket — closes it. Cancellation is what ends it. (`start`/`stop` remain for
-    /// one-shot commands.)
+    /// what is due on the still-open socket — closes it. Cancellation is what ends it; a connection runs once.
+    /// Cancelled before it began, it connects not at all and only stops the loop.
     public func run(selection: EntitySelection?, drained: @Sendable () async -> Void = {}) async {
-        start(selection: selection)
-        // A stream that never yields: its iteration ends when the task is cancelled.
-        let (cancelled, keptOpen) = AsyncStream.makeStream(of: Never.self)
-        for await _ in cancelled {}
-        withExtendedLifetime(keptOpen) {}
+        if !Task.isCancelled {
+            start(selection: selection)
+            // A stream that never yields: its iteration ends when the task is cancelled.
+            let (cancelled, keptOpen) = AsyncStream.makeStream(of: Never.self)
+            for await _ in cancelled {}
+            withExtendedLifetime(keptOpen) {}
+        }
         await drained()
-        await stop()
+        await close()
     }
 
-    /// Closes the socket and stops the loop. Pending requests fail with `stopped`.
-    public func stop() async {
+    /// `body` with the connection running beside it (for commands only, no entities followed unless `selection`
+    /// names some): a one-shot command's connection, closed when `body` returns or throws.
+    public func running<T: Sendable>(selection: EntitySelection? = nil,
+                                     _ body: @Sendable (HomeAssistantConnection) async throws -> T) async throws -> T {
+        try await withThrowingTaskGroup(of: Void.self, returning: T.self) { group in
+            group.addTask { await self.run(selection: selection) }
+            let result = try await body(self)
+            group.cancelAll()
+            return result
+        }
+    }
+
+    /// Closes the socket (waiting up to 2 s for Home Assistant's close) and stops the loop. Pending requests fail
+    /// with `stopped`.
+    private func close() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let accepted = loop.perform { [self] in
                 guard phase != .stopped else { continuation.resume(); return }
@@ -295,8 +306,8 @@ public final class HomeAssistantConnection: @unchecked Sendable {
                 enterFinalPhase(.stopped, failure: .stopped, closeReason: "LiveBridge is stopping")
                 emit(.stopped)
                 if wasOpen {
-                    stopWaiters.append(continuation)
-                    loop.schedule(after: .seconds(2)) { [self] in resumeStopWaiters() }
+                    closeWaiters.append(continuation)
+                    loop.schedule(after: .seconds(2)) { [self] in resumeCloseWaiters() }
                 } else {
                     continuation.resume()
                 }
@@ -386,9 +397,9 @@ public final class HomeAssistantConnection: @unchecked Sendable {
         latestRenderings = [:]
     }
 
-    private func resumeStopWaiters() {
-        let waiters = stopWaiters
-        stopWaiters = []
+    private func resumeCloseWaiters() {
+        let waiters = closeWaiters
+        closeWaiters = []
         for waiter in waiters { waiter.resume() }
     }
 
@@ -721,7 +732,7 @@ extension HomeAssistantConnection: WebSocketConnectionDelegate {
         emit(.disconnected(reason: session.closeReason ?? reason.description))
         switch phase {
         case .stopped, .rejected:
-            resumeStopWaiters()
+            resumeCloseWaiters()
         default:
             scheduleReconnect()
         }

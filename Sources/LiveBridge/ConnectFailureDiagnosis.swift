@@ -3,14 +3,16 @@ import Synchronization
 import WebSocketTransport
 
 /// Why the daemon cannot reach Home Assistant, said beside the connection's own "connection failed": the name does
-/// not resolve, nothing listens, no answer. Probed off the connection's thread, at most once a minute while the
-/// failures go on, so a long outage is not a probe per retry.
+/// not resolve, nothing listens, no answer. Probed by `run()` (a child of the service's run), not on the connection's
+/// thread, at most once a minute while the failures go on, so a long outage is not a probe per retry.
 final class ConnectFailureDiagnosis: Sendable {
     private let host: String
     private let port: Int
     private let url: String
     private let lastProbe = Mutex<ContinuousClock.Instant?>(nil)
     private let say: @Sendable (String) -> Void
+    /// Probes asked for and not yet made: at most one waits (a failure while one waits asks nothing more).
+    private let probes = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
 
     init(endpoint: WebSocketEndpoint, url: String, say: @escaping @Sendable (String) -> Void) {
         host = endpoint.host
@@ -28,9 +30,12 @@ final class ConnectFailureDiagnosis: Sendable {
             last = now
             return true
         }
-        guard due else { return }
-        let (host, port, url, say) = (host, port, url, say)
-        Task.detached {
+        if due { probes.continuation.yield() }
+    }
+
+    /// Makes the probes asked for, until cancelled.
+    func run() async {
+        for await _ in probes.stream {
             if let problem = Reachability.problem(host: host, port: port) { say("Home Assistant at \(url) cannot be reached: \(problem)") }
         }
     }

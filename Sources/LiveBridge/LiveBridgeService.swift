@@ -44,6 +44,8 @@ public actor LiveBridgeService: Service {
     let logger: Logger
     private var engine: ActivityEngine
     private let dispatcher: Dispatcher
+    /// Says why Home Assistant cannot be reached when connecting fails.
+    private let diagnosis: ConnectFailureDiagnosis
     private let connection: HomeAssistantConnection
     public let metrics = Metrics()
     /// The last pushes, for the status page.
@@ -76,6 +78,7 @@ public actor LiveBridgeService: Service {
         let configuration = try Self.connectionConfiguration(settings)
         let metrics = self.metrics, pushLog = self.pushLog
         let diagnosis = ConnectFailureDiagnosis(endpoint: configuration.endpoint, url: settings.url) { logger.warning($0) }
+        self.diagnosis = diagnosis
         let connection = try HomeAssistantConnection(configuration: configuration) { event in
             if case .reconnecting = event { metrics.reconnect() }
             if case .disconnected(let reason) = event { diagnosis.failed(reason) }
@@ -218,7 +221,7 @@ public actor LiveBridgeService: Service {
         guard !Task.isCancelled else {
             // Stopped while starting: nothing is connected; what the state file had pending waits for the next start.
             await shutdown()
-            await connection.stop()
+            await connection.run(selection: nil)
             return
         }
         let rejected = await withDiscardingTaskGroup(returning: Bool.self) { outer in
@@ -267,6 +270,7 @@ public actor LiveBridgeService: Service {
     /// The children that follow Home Assistant beside its entities: the rules' blueprint events, swipes and other
     /// notifications to the phones, the templates it renders, the clock, and the status listener's requests.
     private func startFollowers(in group: inout DiscardingTaskGroup) {
+        group.addTask { [diagnosis] in await diagnosis.run() }
         let events = connection.events(ofType: engine.rules.eventType)
         group.addTask { for await event in events { await self.blueprintEvent(event["data"] ?? .null) } }
         if LiveActivityDismissal.isFollowed(by: engine.rules) {

@@ -85,27 +85,25 @@ enum BlueprintCommand {
         }
         let now = try CommandSupport.time(args)
         let (states, order) = if let path = args["states"] { try StatesFile.loadInOrder(path: path) } else { try await target!.states(command: "blueprint test") }
-        var online: HomeAssistantBlueprintRenderer?
-        let renderer: any BlueprintRenderer
-        if let target, args["states"] == nil {
-            let remote = try HomeAssistantBlueprintRenderer(target: target)
-            online = remote
-            renderer = remote
-        } else {
-            renderer = LocalBlueprintRenderer(context: EvaluationContext(states: states, order: order, now: now))
-        }
+        let online = target != nil && args["states"] == nil
         let outcome: BlueprintRun.Outcome
         do {
-            outcome = try await BlueprintRun(instance, renderer: renderer, states: states).run(trigger: args["trigger"])
+            if let target, online {
+                outcome = try await target.withConnection(command: "blueprint test") { connection in
+                    let renderer = HomeAssistantBlueprintRenderer(connection: connection, url: target.url)
+                    return try await BlueprintRun(instance, renderer: renderer, states: states).run(trigger: args["trigger"])
+                }
+            } else {
+                let renderer = LocalBlueprintRenderer(context: EvaluationContext(states: states, order: order, now: now))
+                outcome = try await BlueprintRun(instance, renderer: renderer, states: states).run(trigger: args["trigger"])
+            }
         } catch {
-            await online?.stop()
             standardError("livebridge blueprint test: \(file): \(error)")
             return 1
         }
-        await online?.stop()
         let trigger = args["trigger"].flatMap { id in instance.triggers.first { $0.id == id } } ?? instance.triggers[0]
         print("\(instance.name) (\(file)), trigger \"\(trigger.id)\" (\(trigger.kind)\(trigger.entityID.map { " of " + $0 } ?? "")), "
-              + (online != nil ? "rendered by Home Assistant" : "rendered offline"))
+              + (online ? "rendered by Home Assistant" : "rendered offline"))
         for note in outcome.notes { print("  note: \(note)") }
         if let stopped = outcome.stopped { print("  \(stopped)") }
         if outcome.fired.isEmpty, outcome.stopped == nil { print("  fires no event") }

@@ -9,13 +9,13 @@ enum HomeAssistantRendering {
         -> [String: Result<TemplateValue, EvaluationError>] {
         guard !templates.isEmpty else { return [:] }
         let url = target.url
-        let connection = try target.connect(command: command)
-        var results: [String: Result<TemplateValue, EvaluationError>] = [:]
-        for template in templates {
-            results[template] = await renderOnce(template, on: connection, url: url)
+        return try await target.withConnection(command: command) { connection in
+            var results: [String: Result<TemplateValue, EvaluationError>] = [:]
+            for template in templates {
+                results[template] = await renderOnce(template, on: connection, url: url)
+            }
+            return results
         }
-        await connection.stop()
-        return results
     }
 
     /// One `render_template` on `connection`: its first result, Home Assistant's error, or none within 15 seconds.

@@ -46,29 +46,31 @@ struct HomeAssistantTarget {
         }
     }
 
-    /// The one-shot connection every command uses (`render`, `suggest`, `check`, `send`, `blueprint test`): for
-    /// requests only (no entities followed), its errors said on standard error as `command`'s. The caller stops it.
-    func connect(command: String, timeout: Duration = .seconds(20)) throws -> HomeAssistantConnection {
+    /// The one-shot connection every command uses (`render`, `suggest`, `check`, `send`, `blueprint test`, `template`):
+    /// for requests only (no entities followed), its errors said on standard error as `command`'s; it runs while
+    /// `body` does and is closed when `body` returns or throws.
+    func withConnection<T: Sendable>(command: String, timeout: Duration = .seconds(20),
+                                     _ body: @Sendable (HomeAssistantConnection) async throws -> T) async throws -> T {
         try checkReachable()
         var configuration = try ConnectionConfiguration(url: url, token: token, caFile: caFile, allowSelfSigned: allowSelfSigned)
         configuration.requestTimeout = timeout
         let connection = try HomeAssistantConnection(configuration: configuration) { event in
             if event.isError { standardError("livebridge \(command): \(event)") }
         }
-        connection.start(entityIDs: nil)
-        return connection
+        return try await connection.running(body)
     }
 
     /// `LiveActivityPreconditions` against this Home Assistant's services and device registry.
     func liveActivityPreconditions(_ rules: RulesFile, timeout: Duration = .seconds(20)) async throws -> [String] {
-        let connection = try connect(command: "check", timeout: timeout)
-        let services: JSONValue
-        do { services = try await connection.getServices() } catch {
-            await connection.stop()
-            throw NoStatesError(description: "Home Assistant at \(url) gave no services: \(error)")
+        let url = url
+        let (services, devices) = try await withConnection(command: "check", timeout: timeout) { connection in
+            let services: JSONValue
+            do { services = try await connection.getServices() } catch {
+                throw NoStatesError(description: "Home Assistant at \(url) gave no services: \(error)")
+            }
+            let devices = (try? await connection.send(["type": "config/device_registry/list"])) ?? .array([])
+            return (services, devices)
         }
-        let devices = (try? await connection.send(["type": "config/device_registry/list"])) ?? .array([])
-        await connection.stop()
         return LiveActivityPreconditions.warnings(rules, services: services, devices: devices)
     }
 
@@ -76,26 +78,26 @@ struct HomeAssistantTarget {
     /// Assistant refuses (they are for administrators) leave the directory empty, said on standard error.
     func snapshot(timeout: Duration = .seconds(20), command: String, registries: Bool) async throws
         -> (states: [String: EntityState], order: [String], directory: DeviceDirectory) {
-        let connection = try connect(command: command, timeout: timeout)
-        let result: JSONValue
-        do { result = try await connection.send(["type": "get_states"]) } catch {
-            let rejected = connection.currentPhase == .rejected
-            await connection.stop()
-            if rejected { throw NoStatesError(description: "Home Assistant at \(url) rejected the access token") }
-            throw NoStatesError(description: "Home Assistant at \(url) gave no states: \(error)")
-        }
-        var directory = DeviceDirectory.empty
-        if registries {
-            do {
-                async let entities = connection.send(["type": "config/entity_registry/list"])
-                async let devices = connection.send(["type": "config/device_registry/list"])
-                async let areas = connection.send(["type": "config/area_registry/list"])
-                directory = DeviceDirectory(entities: try await entities, devices: try await devices, areas: try await areas)
-            } catch {
-                standardError("livebridge \(command): Home Assistant gave no registries (\(error)): names from friendly names, no areas")
+        let url = url
+        let (result, directory) = try await withConnection(command: command, timeout: timeout) { connection in
+            let result: JSONValue
+            do { result = try await connection.send(["type": "get_states"]) } catch {
+                if connection.currentPhase == .rejected { throw NoStatesError(description: "Home Assistant at \(url) rejected the access token") }
+                throw NoStatesError(description: "Home Assistant at \(url) gave no states: \(error)")
             }
+            var directory = DeviceDirectory.empty
+            if registries {
+                do {
+                    async let entities = connection.send(["type": "config/entity_registry/list"])
+                    async let devices = connection.send(["type": "config/device_registry/list"])
+                    async let areas = connection.send(["type": "config/area_registry/list"])
+                    directory = DeviceDirectory(entities: try await entities, devices: try await devices, areas: try await areas)
+                } catch {
+                    standardError("livebridge \(command): Home Assistant gave no registries (\(error)): names from friendly names, no areas")
+                }
+            }
+            return (result, directory)
         }
-        await connection.stop()
         let (states, order) = try StatesFile.parseInOrder(result, source: "get_states from \(url)")
         return (states, order, directory)
     }

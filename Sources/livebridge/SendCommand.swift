@@ -55,19 +55,23 @@ enum SendCommand {
         }
         for note in notes { standardError("livebridge send: note: \(note)") }
 
-        var connection: HomeAssistantConnection?
-        if target.kind == .homeassistant, !args.has("dry-run") {
-            guard let settings = rules.homeAssistant else { throw UsageError("a homeassistant backend needs the homeassistant: section") }
-            guard let home = HomeAssistantTarget(settings) else { throw UsageError("the homeassistant: section's token is not set") }
-            connection = try home.connect(command: "send")
-        }
-        let backend = BackendFactory.make(target.backend, client: HTTPClient(), connection: connection)
+        let kind = PushKind(rawValue: phase.rawValue) ?? .update
         if args.has("dry-run") {
-            print(CommandSupport.exchanges(request, kind: PushKind(rawValue: phase.rawValue) ?? .update, through: backend))
+            let backend = BackendFactory.make(target.backend, client: HTTPClient(), connection: nil)
+            print(CommandSupport.exchanges(request, kind: kind, through: backend))
             return 0
         }
-        let report = await backend.deliver(request, kind: PushKind(rawValue: phase.rawValue) ?? .update)
-        await connection?.stop()
+        let report: DeliveryReport
+        if target.kind == .homeassistant {
+            guard let settings = rules.homeAssistant else { throw UsageError("a homeassistant backend needs the homeassistant: section") }
+            guard let home = HomeAssistantTarget(settings) else { throw UsageError("the homeassistant: section's token is not set") }
+            let definition = target.backend
+            report = try await home.withConnection(command: "send") { connection in
+                await BackendFactory.make(definition, client: HTTPClient(), connection: connection).deliver(request, kind: kind)
+            }
+        } else {
+            report = await BackendFactory.make(target.backend, client: HTTPClient(), connection: nil).deliver(request, kind: kind)
+        }
         let status = report.status.map { "HTTP \($0)" } ?? "no HTTP status"
         switch report.outcome {
         case .delivered, .alreadyRunning:

@@ -42,29 +42,43 @@ enum WatchCommand {
         }
         // The first signal stops the connection (the output ends with the feed); a second exits at once.
         let signals = UnixSignals([.interrupt, .terminate])
-        let watching = Task {
-            var stops = 0
-            for await _ in signals {
-                stops += 1
-                if stops == 1 { Task { await connection.stop() } } else { exit(130) }
-            }
-        }
-        defer { watching.cancel() }
-        connection.start(entityIDs: args.positional)
-        while let batch = await connection.changes.next() {
-            var out = ""
-            for change in batch {
-                switch change {
-                case .updated(let state): out += state.jsonLine + "\n"
-                case .removed(let id):
-                    var line = "{\"entity_id\":"
-                    JSONValue.writeString(id, to: &line)
-                    out += line + ",\"state\":null}\n"
+        let stop = AsyncStream.makeStream(of: Void.self)
+        let selection = EntitySelection(entityIDs: args.positional)
+        // The feed ends with the connection: stopped by a signal, or the token rejected (exit 1), as it is then.
+        let rejected = await withDiscardingTaskGroup(returning: Bool.self) { group in
+            group.addTask {
+                var stops = 0
+                for await _ in signals {
+                    stops += 1
+                    if stops == 1 { stop.continuation.yield() } else { exit(130) }
                 }
             }
-            standardOutput(out)
+            // The connection runs until the first stop (or until the feed ends: a rejected token).
+            group.addTask {
+                await withDiscardingTaskGroup { running in
+                    running.addTask { await connection.run(selection: selection) }
+                    for await _ in stop.stream { break }
+                    running.cancelAll()
+                }
+            }
+            while let batch = await connection.changes.next() {
+                var out = ""
+                for change in batch {
+                    switch change {
+                    case .updated(let state): out += state.jsonLine + "\n"
+                    case .removed(let id):
+                        var line = "{\"entity_id\":"
+                        JSONValue.writeString(id, to: &line)
+                        out += line + ",\"state\":null}\n"
+                    }
+                }
+                standardOutput(out)
+            }
+            let rejected = connection.currentPhase == .rejected
+            group.cancelAll()
+            return rejected
         }
-        return connection.currentPhase == .rejected ? 1 : 0
+        return rejected ? 1 : 0
     }
 
     static func readToken(file: String?) throws -> AccessToken {

@@ -15,7 +15,7 @@ struct ConnectionTests {
         await simulator.setState("sensor.other", "x")
         let log = EventLog()
         let connection = try makeConnection(to: simulator, log: log)
-        connection.start(entityIDs: ["sensor.washer_progress", "timer.laundry"])
+        let connectionRun = connection.started(entityIDs: ["sensor.washer_progress", "timer.laundry"])
 
         let first = await collect(from: connection.changes) { $0["sensor.washer_progress"] != nil }
         #expect(first?.state("sensor.washer_progress") == "10")
@@ -26,7 +26,7 @@ struct ConnectionTests {
         let next = await collect(from: connection.changes) { $0["timer.laundry"] != nil && $0.state("sensor.washer_progress") == "55" }
         guard case .updated(let timer)? = next?["timer.laundry"] else { Issue.record("no timer state"); return }
         #expect(timer.attributes["finishes_at"] == "2026-11-22T13:00:00+00:00")
-        await connection.stop()
+        await connectionRun.stop()
     }
 
     @Test func subscribesWithTheEntityFilterAndAsksForCoalescedMessages() async throws {
@@ -34,12 +34,12 @@ struct ConnectionTests {
         defer { simulator.stop() }
         let log = EventLog()
         let connection = try makeConnection(to: simulator, log: log)
-        connection.start(entityIDs: ["b.two", "a.one"])
+        let connectionRun = connection.started(entityIDs: ["b.two", "a.one"])
         #expect(await log.wait { $0.contains { $0.isReady } })
         let record = simulator.record
         #expect(record.commands(ofType: "supported_features").first?.message["features"] == ["coalesce_messages": 1])
         #expect(record.commands(ofType: "subscribe_entities").first?.message["entity_ids"] == ["a.one", "b.two"])
-        await connection.stop()
+        await connectionRun.stop()
     }
 
     @Test func aDomainSelectionSubscribesToEveryEntityAndKeepsTheDomain() async throws {
@@ -49,7 +49,7 @@ struct ConnectionTests {
         await simulator.setState("sensor.other", "1")
         let log = EventLog()
         let connection = try makeConnection(to: simulator, log: log)
-        connection.start(selection: EntitySelection(entityIDs: ["sensor.washer"], domains: ["light"]))
+        let connectionRun = connection.started(selection: EntitySelection(entityIDs: ["sensor.washer"], domains: ["light"]))
         let first = await collect(from: connection.changes) { $0["light.kitchen"] != nil }
         #expect(first?["sensor.other"] == nil)
         #expect(simulator.record.commands(ofType: "subscribe_entities").first?.message["entity_ids"] == nil)
@@ -59,7 +59,7 @@ struct ConnectionTests {
         let next = await collect(from: connection.changes) { $0["light.porch"] != nil }
         #expect(next?.state("light.porch") == "on")
         #expect(next?["sensor.other"] == nil)
-        await connection.stop()
+        await connectionRun.stop()
     }
 
     @Test func renderTemplateGivesHomeAssistantsResultsAndFollowsThemAcrossAReconnect() async throws {
@@ -70,7 +70,7 @@ struct ConnectionTests {
         let log = EventLog()
         let connection = try makeConnection(to: simulator, log: log)
         var renderings = connection.renderings(of: template).makeAsyncIterator()
-        connection.start(entityIDs: nil)
+        let connectionRun = connection.started(entityIDs: nil)
         #expect(await renderings.next() == .result("Kitchen"))
         #expect(simulator.record.commands(ofType: "render_template").first?.message["report_errors"] == true)
         await simulator.setRendering(template, "Küche")
@@ -79,7 +79,7 @@ struct ConnectionTests {
         await simulator.restart(coreState: "RUNNING")
         #expect(await renderings.next() == .result("Küche"))
         #expect(simulator.record.commands(ofType: "render_template").count == 2)
-        await connection.stop()
+        await connectionRun.stop()
     }
 
     /// A template asked for again (blueprint test renders the same text twice): Home Assistant sends a template that
@@ -91,13 +91,13 @@ struct ConnectionTests {
         let template = "{% set title = 'Washing' %}{{ title }}"
         await simulator.setRendering(template, "Washing")
         let connection = try makeConnection(to: simulator, log: EventLog())
-        connection.start(entityIDs: nil)
+        let connectionRun = connection.started(entityIDs: nil)
         #expect(await connection.renderings(of: template).first { _ in true } == .result("Washing"))
         #expect(await connection.renderings(of: template).first { _ in true } == .result("Washing"))
         var held = connection.renderings(of: template).makeAsyncIterator()
         #expect(await held.next() == .result("Washing"))
         #expect(await connection.renderings(of: template).first { _ in true } == .result("Washing"), "joined a live subscription")
-        await connection.stop()
+        await connectionRun.stop()
     }
 
     @Test func aTemplateHomeAssistantCannotRenderOrMayNotRenderSaysWhy() async throws {
@@ -105,13 +105,13 @@ struct ConnectionTests {
         defer { simulator.stop() }
         let log = EventLog()
         let connection = try makeConnection(to: simulator, log: log)
-        connection.start(entityIDs: nil)
+        let connectionRun = connection.started(entityIDs: nil)
         var unknown = connection.renderings(of: "{{ area_name('nowhere') | bad }}").makeAsyncIterator()
         #expect(await unknown.next() == .failure("UndefinedError: no rendering set for {{ area_name('nowhere') | bad }}"))
         await simulator.refuseRenderTemplate(HomeAssistantError(code: "unauthorized", message: "Unauthorized"))
         var refused = connection.renderings(of: "{{ area_name('kitchen') }}").makeAsyncIterator()
         #expect(await refused.next() == .failure("render_template needs an administrator's token, and the token LiveBridge uses is not one: create one as an administrator"))
-        await connection.stop()
+        await connectionRun.stop()
     }
 
     @Test func authInvalidIsFinalAndNeverRetried() async throws {
@@ -119,7 +119,7 @@ struct ConnectionTests {
         defer { simulator.stop() }
         let log = EventLog()
         let connection = try makeConnection(to: simulator, token: "wrong-token-5b1d", log: log)
-        connection.start(entityIDs: ["sensor.x"])
+        let connectionRun = connection.started(entityIDs: ["sensor.x"])
         #expect(await log.wait { $0.contains { $0.isRejected } })
         #expect(await connection.changes.next() == nil)
         #expect(connection.currentPhase == .rejected)
@@ -134,7 +134,7 @@ struct ConnectionTests {
         } catch let error as HomeAssistantError {
             #expect(error.code == "rejected")
         }
-        await connection.stop()
+        await connectionRun.stop()
     }
 
     @Test func theTokenNeverAppearsInEventsOrErrors() async throws {
@@ -142,20 +142,20 @@ struct ConnectionTests {
         defer { simulator.stop() }
         let log = EventLog()
         let connection = try makeConnection(to: simulator, log: log)
-        connection.start(entityIDs: ["sensor.x"])
+        let connectionRun = connection.started(entityIDs: ["sensor.x"])
         #expect(await log.wait { $0.contains { $0.isReady } })
         await simulator.dropConnections()
         #expect(await log.wait { $0.filter { $0.isReady }.count == 2 })
         let rejectedLog = EventLog()
         let rejected = try makeConnection(to: simulator, token: "bad-secret-token-77", log: rejectedLog)
-        rejected.start(entityIDs: nil)
+        let rejectedRun = rejected.started(entityIDs: nil)
         #expect(await rejectedLog.wait { $0.contains { $0.isRejected } })
         let everything = (log.lines + rejectedLog.lines).joined(separator: "\n")
             + "\(connection.configuration)" + "\(rejected.configuration.token)"
         #expect(!everything.contains(simulatorToken))
         #expect(!everything.contains("bad-secret-token-77"))
-        await connection.stop()
-        await rejected.stop()
+        await connectionRun.stop()
+        await rejectedRun.stop()
     }
 
     @Test func callServiceReturnsTheResultOrTheErrorCodeAndMessage() async throws {
@@ -163,7 +163,7 @@ struct ConnectionTests {
         defer { simulator.stop() }
         let log = EventLog()
         let connection = try makeConnection(to: simulator, log: log)
-        connection.start(entityIDs: nil)
+        let connectionRun = connection.started(entityIDs: nil)
         let result = try await connection.callService(domain: "light", service: "turn_on", data: ["brightness": 200],
                                                       target: ["entity_id": "light.kitchen"])
         #expect(result["context"]?["id"]?.stringValue?.hasPrefix("01SIM") == true)
@@ -178,16 +178,16 @@ struct ConnectionTests {
         await #expect(throws: HomeAssistantError(code: "unknown_command", message: "Unknown command.")) {
             try await connection.send(["type": "no_such_command"])
         }
-        await connection.stop()
+        await connectionRun.stop()
     }
 
     @Test func getConfigReportsTheCoreState() async throws {
         let simulator = try HomeAssistantSimulator(token: simulatorToken)
         defer { simulator.stop() }
         let connection = try makeConnection(to: simulator, log: EventLog())
-        connection.start(entityIDs: nil)
+        let connectionRun = connection.started(entityIDs: nil)
         #expect(try await connection.getConfig()["state"] == "RUNNING")
-        await connection.stop()
+        await connectionRun.stop()
     }
 
     @Test func subscribedEventsArriveAndAreResubscribedAfterAReconnect() async throws {
@@ -196,7 +196,7 @@ struct ConnectionTests {
         let log = EventLog()
         let connection = try makeConnection(to: simulator, log: log)
         let events = connection.events(ofType: "livebridge_activity")
-        connection.start(entityIDs: nil)
+        let connectionRun = connection.started(entityIDs: nil)
         #expect(await simulator.wait { $0.commands(ofType: "subscribe_events").count == 1 })
         await simulator.fireEvent("livebridge_activity", data: ["activity": "washer"])
         await simulator.fireEvent("other_event", data: ["ignored": true])
@@ -209,7 +209,7 @@ struct ConnectionTests {
         let subscriptions = simulator.record.commands(ofType: "subscribe_events")
         #expect(subscriptions.map(\.connection) == [1, 2])
         #expect(subscriptions.allSatisfy { $0.message["event_type"] == "livebridge_activity" })
-        await connection.stop()
+        await connectionRun.stop()
     }
 
     @Test func anEntityRemovedWhileDisconnectedDisappears() async throws {
@@ -219,7 +219,7 @@ struct ConnectionTests {
         await simulator.setState("sensor.b", "2")
         let log = EventLog()
         let connection = try makeConnection(to: simulator, log: log) { $0.reconnect = ReconnectPolicy(initial: .milliseconds(300), maximum: .milliseconds(300)) }
-        connection.start(entityIDs: ["sensor.a", "sensor.b"])
+        let connectionRun = connection.started(entityIDs: ["sensor.a", "sensor.b"])
         _ = await collect(from: connection.changes) { $0.count == 2 }
         await simulator.dropConnections()
         #expect(await log.wait { $0.contains { $0.isDisconnected } })
@@ -229,7 +229,7 @@ struct ConnectionTests {
         #expect(after?["sensor.b"] == .removed(entityID: "sensor.b"))
         #expect(after?.state("sensor.a") == "changed offline")
         #expect(await connection.currentStates().map(\.entityID) == ["sensor.a"])
-        await connection.stop()
+        await connectionRun.stop()
     }
 
     @Test func afterARestartTheSnapshotIsTrustedOnlyOnceRunning() async throws {
@@ -239,7 +239,7 @@ struct ConnectionTests {
         await simulator.setState("sensor.late", "loaded")
         let log = EventLog()
         let connection = try makeConnection(to: simulator, log: log)
-        connection.start(entityIDs: ["sensor.a", "sensor.late"])
+        let connectionRun = connection.started(entityIDs: ["sensor.a", "sensor.late"])
         _ = await collect(from: connection.changes) { $0.count == 2 }
 
         // Restarting: only sensor.a is known until RUNNING; the client must not drop sensor.late.
@@ -252,7 +252,7 @@ struct ConnectionTests {
         await simulator.setCoreState("RUNNING")
         #expect(await log.wait { $0.filter { $0.isReady }.count == 2 })
         #expect(await connection.currentStates().map(\.entityID) == ["sensor.a", "sensor.late"])
-        await connection.stop()
+        await connectionRun.stop()
     }
 
     @Test func noPongInTimeMeansDeadAndReconnects() async throws {
@@ -265,14 +265,14 @@ struct ConnectionTests {
             $0.pingInterval = .milliseconds(50)
             $0.pongTimeout = .milliseconds(600)
         }
-        connection.start(entityIDs: nil)
+        let connectionRun = connection.started(entityIDs: nil)
         #expect(await simulator.wait { $0.commands(ofType: "ping").count >= 2 })
         #expect(log.count { $0.isDisconnected } == 0)
         await simulator.setAnswersPings(false)
         #expect(await log.wait { $0.contains { $0 == .disconnected(reason: "no pong within 0.600s") } })
         await simulator.setAnswersPings(true)
         #expect(await log.wait { $0.filter { $0.isReady }.count >= 2 && $0.last?.isReady == true }, "\(log.lines)")
-        await connection.stop()
+        await connectionRun.stop()
     }
 
     @Test func idsStrictlyIncreaseWithinAndAcrossReconnects() async throws {
@@ -280,7 +280,7 @@ struct ConnectionTests {
         defer { simulator.stop() }
         let log = EventLog()
         let connection = try makeConnection(to: simulator, log: log)
-        connection.start(entityIDs: ["sensor.a"])
+        let connectionRun = connection.started(entityIDs: ["sensor.a"])
         #expect(await log.wait { $0.contains { $0.isReady } })
         _ = try await connection.getConfig()
         await simulator.dropConnections()
@@ -290,7 +290,7 @@ struct ConnectionTests {
         #expect(ids.count >= 8)
         #expect(ids == ids.sorted() && Set(ids).count == ids.count)
         #expect(Set(simulator.record.commands.map(\.connection)) == [1, 2])
-        await connection.stop()
+        await connectionRun.stop()
     }
 
     @Test func aTwentyMebibyteSnapshotArrivesWhole() async throws {
@@ -299,11 +299,11 @@ struct ConnectionTests {
         await simulator.addPadding(totalBytes: 20 << 20, count: 20)
         let ids = (0..<20).map { "sensor.padding_\($0)" }
         let connection = try makeConnection(to: simulator, log: EventLog())
-        connection.start(entityIDs: ids)
+        let connectionRun = connection.started(entityIDs: ids)
         let states = await collect(from: connection.changes, timeout: .seconds(30)) { $0.count == 20 }
         guard case .updated(let padding)? = states?["sensor.padding_7"] else { Issue.record("padding missing"); return }
         #expect(padding.attributes["blob"]?.stringValue?.count == (20 << 20) / 20)
-        await connection.stop()
+        await connectionRun.stop()
     }
 
     @Test func aMessageOverTheCapIsDroppedWithAClearErrorAndTheConnectionRecovers() async throws {
@@ -312,7 +312,7 @@ struct ConnectionTests {
         await simulator.setState("sensor.small", "1")
         let log = EventLog()
         let connection = try makeConnection(to: simulator, log: log) { $0.maximumMessageSize = 1 << 20 }
-        connection.start(entityIDs: ["sensor.small", "sensor.huge"])
+        let connectionRun = connection.started(entityIDs: ["sensor.small", "sensor.huge"])
         #expect(await log.wait { $0.contains { $0.isReady } })
         await simulator.setState("sensor.huge", "on", attributes: ["blob": .string(String(repeating: "y", count: 2 << 20))])
         #expect(await log.wait { events in
@@ -323,7 +323,7 @@ struct ConnectionTests {
         await simulator.setState("sensor.small", "2")
         let recovered = await collect(from: connection.changes) { $0.state("sensor.small") == "2" }
         #expect(recovered != nil)
-        await connection.stop()
+        await connectionRun.stop()
     }
 
     /// The messages of one read are applied together: a coalesced frame of three events reaches a waiting consumer as
@@ -333,7 +333,7 @@ struct ConnectionTests {
         defer { simulator.stop() }
         await simulator.setStates(["sensor.a", "sensor.b", "sensor.c"].map { ($0, "1", [:]) })
         let connection = try makeConnection(to: simulator, log: EventLog())
-        connection.start(entityIDs: ["sensor.a", "sensor.b", "sensor.c"])
+        let connectionRun = connection.started(entityIDs: ["sensor.a", "sensor.b", "sensor.c"])
         _ = await collect(from: connection.changes) { $0["sensor.c"] != nil }
         let next = Task { await connection.changes.next() }
         let deadline = ContinuousClock.now.advanced(by: .seconds(10))
@@ -344,7 +344,7 @@ struct ConnectionTests {
         let batch = await next.value
         #expect(batch?.map(\.entityID) == ["sensor.a", "sensor.b", "sensor.c"])
         #expect(batch?.map { change -> String? in if case .updated(let state) = change { state.state } else { nil } } == ["2", "2", "2"])
-        await connection.stop()
+        await connectionRun.stop()
     }
 
     @Test func aMalformedFrameIsIgnoredAndTheStreamGoesOn() async throws {
@@ -353,7 +353,7 @@ struct ConnectionTests {
         await simulator.setState("sensor.a", "1")
         let log = EventLog()
         let connection = try makeConnection(to: simulator, log: log)
-        connection.start(entityIDs: ["sensor.a"])
+        let connectionRun = connection.started(entityIDs: ["sensor.a"])
         _ = await collect(from: connection.changes) { $0["sensor.a"] != nil }
         await simulator.sendRaw("{\"id\": 3, \"type\": \"event\", \"event\": {\"c\": ")
         await simulator.sendRaw("[1, 2")
@@ -362,7 +362,7 @@ struct ConnectionTests {
         #expect(next != nil)
         #expect(log.count { $0.description.hasPrefix("ignored a malformed message") } == 2)
         #expect(log.count { $0.isDisconnected } == 0)
-        await connection.stop()
+        await connectionRun.stop()
     }
 
     /// Invalid UTF-8 fails the connection (RFC 6455) and says so; a server that does it after every snapshot is
@@ -373,7 +373,7 @@ struct ConnectionTests {
         await simulator.setState("sensor.a", "1")
         let log = EventLog()
         let connection = try makeConnection(to: simulator, log: log)
-        connection.start(entityIDs: ["sensor.a"])
+        let connectionRun = connection.started(entityIDs: ["sensor.a"])
         for round in 1...4 {
             #expect(await log.wait { events in events.filter(\.isReady).count == round })
             await simulator.sendRawBytes(Array(#"{"id":1,"type":"event","event":""#.utf8) + [0xFF] + Array(#""}"#.utf8))
@@ -390,7 +390,7 @@ struct ConnectionTests {
         #expect(delays[3] >= .milliseconds(80), "\(delays)")
         #expect(log.events.contains { $0.description == "Home Assistant sent a 35-byte text message that is not valid UTF-8; reconnecting" },
                 "\(log.events.map(\.description))")
-        await connection.stop()
+        await connectionRun.stop()
     }
 
     @Test(arguments: [ConnectionConfiguration.EntitySource.subscribeEntities, .stateChanged])
@@ -401,7 +401,7 @@ struct ConnectionTests {
         await simulator.setState("sensor.dryer_status", "idle")
         let log = EventLog()
         let connection = try makeConnection(to: simulator, log: log) { $0.entitySource = source }
-        connection.start(entityIDs: ["sensor.washer_staus", "sensor.dryer_status", "light.nothing_like_it"])
+        let connectionRun = connection.started(entityIDs: ["sensor.washer_staus", "sensor.dryer_status", "light.nothing_like_it"])
         #expect(await log.wait { events in events.filter { if case .missingEntity = $0 { true } else { false } }.count == 2 })
         #expect(connection.missingEntities == [MissingEntity(entityID: "light.nothing_like_it", suggestion: nil),
                                                MissingEntity(entityID: "sensor.washer_staus", suggestion: "sensor.washer_status")])
@@ -409,7 +409,7 @@ struct ConnectionTests {
         await simulator.setState("sensor.washer_staus", "on")
         _ = await collect(from: connection.changes) { $0["sensor.washer_staus"] != nil }
         #expect(connection.missingEntities == [MissingEntity(entityID: "light.nothing_like_it", suggestion: nil)])
-        await connection.stop()
+        await connectionRun.stop()
     }
 
     /// Work handed to a stopped connection fails at once: it used to be queued to a loop that was gone, and wait forever.
@@ -418,13 +418,13 @@ struct ConnectionTests {
         defer { simulator.stop() }
         let log = EventLog()
         let connection = try makeConnection(to: simulator, log: log)
-        connection.start(entityIDs: [])
+        let connectionRun = connection.started(entityIDs: [])
         #expect(await log.wait { $0.contains { $0.isReady } })
-        await connection.stop()
+        await connectionRun.stop()
         await #expect(throws: HomeAssistantError(code: "stopped", message: "the connection was stopped")) {
             try await connection.getConfig()
         }
-        await connection.stop()
+        await connectionRun.stop()
         #expect(await connection.currentStates().isEmpty)
         let events = connection.events(ofType: "anything")
         for await _ in events { Issue.record("a stopped connection gave an event") }
@@ -446,7 +446,7 @@ struct ConnectionTests {
         defer { simulator.stop() }
         await simulator.setState("sensor.counter", "0")
         let connection = try makeConnection(to: simulator, log: EventLog())
-        connection.start(entityIDs: ["sensor.counter", "sensor.last"])
+        let connectionRun = connection.started(entityIDs: ["sensor.counter", "sensor.last"])
         _ = await collect(from: connection.changes) { $0["sensor.counter"] != nil }
         for n in 1...500 { await simulator.setState("sensor.counter", String(n)) }
         await simulator.setState("sensor.last", "done")
@@ -454,7 +454,7 @@ struct ConnectionTests {
         let batch = await collect(from: connection.changes) { $0["sensor.last"] != nil }
         #expect(batch?.state("sensor.counter") == "500")
         #expect(connection.changes.coalescedCount >= 400)
-        await connection.stop()
+        await connectionRun.stop()
     }
 
     @Test func aHalfOpenSocketTimesOutTheHandshakeAndIsRetried() async throws {
@@ -465,9 +465,9 @@ struct ConnectionTests {
         configuration.handshakeTimeout = .milliseconds(200)
         configuration.reconnect = ReconnectPolicy(initial: .milliseconds(20), maximum: .milliseconds(40))
         let connection = try HomeAssistantConnection(configuration: configuration) { log.record($0) }
-        connection.start(entityIDs: nil)
+        let connectionRun = connection.started(entityIDs: nil)
         #expect(await log.wait { $0.filter { $0 == .disconnected(reason: "no WebSocket handshake within 0.200s") }.count >= 2 })
-        await connection.stop()
+        await connectionRun.stop()
     }
 
     @Test func aServerThatNeverAuthenticatesTimesOutAndIsRetried() async throws {
@@ -476,11 +476,11 @@ struct ConnectionTests {
         await simulator.setUnresponsive(true)
         let log = EventLog()
         let connection = try makeConnection(to: simulator, log: log) { $0.authTimeout = .milliseconds(150) }
-        connection.start(entityIDs: nil)
+        let connectionRun = connection.started(entityIDs: nil)
         #expect(await log.wait { $0.filter { $0 == .disconnected(reason: "no auth_ok within 0.150s") }.count >= 2 })
         await simulator.setUnresponsive(false)
         #expect(await log.wait { $0.contains { $0.isReady } })
-        await connection.stop()
+        await connectionRun.stop()
     }
 
     @Test func theStateChangedFallbackFollowsOnlyTheWatchedEntities() async throws {
@@ -490,7 +490,7 @@ struct ConnectionTests {
         await simulator.setState("sensor.other", "x")
         let log = EventLog()
         let connection = try makeConnection(to: simulator, log: log) { $0.entitySource = .stateChanged }
-        connection.start(entityIDs: ["sensor.watched", "sensor.later"])
+        let connectionRun = connection.started(entityIDs: ["sensor.watched", "sensor.later"])
         let first = await collect(from: connection.changes) { $0["sensor.watched"] != nil }
         #expect(first?.state("sensor.watched") == "1")
         #expect(simulator.record.commands(ofType: "subscribe_entities").isEmpty)
@@ -503,7 +503,7 @@ struct ConnectionTests {
         #expect(next?["sensor.other"] == nil)
         #expect(next?.state("sensor.later") == "new")
         #expect(await connection.currentStates().map(\.entityID) == ["sensor.later"])
-        await connection.stop()
+        await connectionRun.stop()
     }
 
     @Test func requestsMadeWhileDisconnectedWaitForTheConnection() async throws {
@@ -511,9 +511,9 @@ struct ConnectionTests {
         defer { simulator.stop() }
         let connection = try makeConnection(to: simulator, log: EventLog())
         async let config = connection.getConfig()
-        connection.start(entityIDs: nil)
+        let connectionRun = connection.started(entityIDs: nil)
         #expect(try await config["state"] == "RUNNING")
-        await connection.stop()
+        await connectionRun.stop()
     }
 }
 

@@ -12,13 +12,13 @@ struct TLSTests {
         defer { simulator.stop() }
         let log = EventLog()
         let connection = try makeConnection(to: simulator, log: log)
-        connection.start(entityIDs: nil)
+        let connectionRun = connection.started(entityIDs: nil)
         #expect(await log.wait { $0.filter(\.isDisconnected).count >= 2 })
         #expect(!log.events.contains { $0.isReady })
         #expect(simulator.record.authAttempts == 0)
         let reason = log.events.compactMap { if case .disconnected(let r) = $0 { r } else { nil } }.first ?? ""
         #expect(reason.hasPrefix("connection failed"), "\(reason)")
-        await connection.stop()
+        await connectionRun.stop()
     }
 
     @Test func allowingSelfSignedConnects() async throws {
@@ -29,9 +29,9 @@ struct TLSTests {
         var configuration = try ConnectionConfiguration(url: simulator.url, token: AccessToken(simulatorToken), allowSelfSigned: true)
         configuration.reconnect = ReconnectPolicy(initial: .milliseconds(20), maximum: .milliseconds(100))
         let connection = try HomeAssistantConnection(configuration: configuration) { log.record($0) }
-        connection.start(entityIDs: nil)
+        let connectionRun = connection.started(entityIDs: nil)
         #expect(await log.wait { $0.contains { $0.isReady } })
-        await connection.stop()
+        await connectionRun.stop()
     }
 
     @Test func aCustomCAFileIsTrusted() async throws {
@@ -42,9 +42,9 @@ struct TLSTests {
         var configuration = try ConnectionConfiguration(url: simulator.url, token: AccessToken(simulatorToken), caFile: certificate.certificatePath)
         configuration.reconnect = ReconnectPolicy(initial: .milliseconds(20), maximum: .milliseconds(100))
         let connection = try HomeAssistantConnection(configuration: configuration) { log.record($0) }
-        connection.start(entityIDs: nil)
+        let connectionRun = connection.started(entityIDs: nil)
         #expect(await log.wait { $0.contains { $0.isReady } }, "\(log.lines)")
-        await connection.stop()
+        await connectionRun.stop()
     }
 
     func tlsSimulator(_ certificate: SelfSignedCertificate) throws -> HomeAssistantSimulator {

@@ -19,7 +19,7 @@ struct HomeAssistantPushBackendTests {
         let simulator = try HomeAssistantSimulator(token: "llat-dispatch")
         defer { simulator.stop() }
         let connection = try HomeAssistantConnection(configuration: try ConnectionConfiguration(url: simulator.url, token: AccessToken("llat-dispatch")))
-        connection.start(entityIDs: nil)
+        let connectionRun = connection.started(entityIDs: nil)
         let backend = HomeAssistantPushBackend(name: "phone", connection: connection)
         let dispatcher = Dispatcher(backends: [backend], retry: fastRetry)
         let start = BackendRequest(backend: "phone", kind: .homeassistant, method: "call_service", target: "notify.mobile_app_phone",
@@ -40,7 +40,7 @@ struct HomeAssistantPushBackendTests {
         await failing.submit(activity: "washer", backend: "phone", budget: budget, .start(start))
         await failing.waitUntilQuiet()
         #expect(records.withLock { $0.map(\.report.outcome) } == [.rejected(.homeAssistant("service_validation_error"))])
-        await connection.stop()
+        await connectionRun.stop()
     }
 
     @Test func withoutAConnectionEveryPushIsRefusedAsNotConnected() async {
@@ -60,27 +60,26 @@ struct ServiceNotFoundTests {
     let push = BackendRequest(backend: "phone", kind: .homeassistant, method: "call_service", target: "notify.mobile_app_phone",
                               body: ["message": "clear_notification", "data": ["tag": "washer", "dismissal_date": 0]])
 
-    func connected(_ simulator: HomeAssistantSimulator) throws -> HomeAssistantConnection {
+    func connected(_ simulator: HomeAssistantSimulator) throws -> (HomeAssistantConnection, RunningConnection) {
         let connection = try HomeAssistantConnection(configuration: try ConnectionConfiguration(url: simulator.url, token: AccessToken("llat-nf")))
-        connection.start(entityIDs: nil)
-        return connection
+        return (connection, connection.started(entityIDs: nil))
     }
 
     @Test func whileCoreStartsANotFoundIsRetried() async throws {
         let simulator = try HomeAssistantSimulator(token: "llat-nf")
         defer { simulator.stop() }
-        let connection = try connected(simulator)
+        let (connection, connectionRun) = try connected(simulator)
         await simulator.failService("notify.mobile_app_phone", with: HomeAssistantError(code: "not_found", message: "Service not found."))
         await simulator.setCoreState("STARTING")
         let backend = HomeAssistantPushBackend(name: "phone", connection: connection, missingGrace: .zero)
         #expect(await backend.deliver(push, kind: .end).outcome == .retry(after: .seconds(2)))
-        await connection.stop()
+        await connectionRun.stop()
     }
 
     @Test func aServiceListedAgainIsRetriedAndOneMissingWhileCoreRunsIsRefusedAfterTheGrace() async throws {
         let simulator = try HomeAssistantSimulator(token: "llat-nf")
         defer { simulator.stop() }
-        let connection = try connected(simulator)
+        let (connection, connectionRun) = try connected(simulator)
         await simulator.failService("notify.mobile_app_phone", with: HomeAssistantError(code: "not_found", message: "Service not found."))
         await simulator.listServices(["notify": ["mobile_app_phone"]])
         let patient = HomeAssistantPushBackend(name: "phone", connection: connection, missingGrace: .zero)
@@ -89,17 +88,16 @@ struct ServiceNotFoundTests {
         let graceful = HomeAssistantPushBackend(name: "phone", connection: connection, missingGrace: .seconds(3600))
         #expect(await graceful.deliver(push, kind: .end).outcome == .retry(after: .seconds(2)), "missing, within the grace")
         #expect(await patient.deliver(push, kind: .end).outcome == .rejected(.homeAssistant("not_found")), "missing while core runs, past the grace")
-        await connection.stop()
+        await connectionRun.stop()
     }
 }
 
 /// What a push whose answer was lost does, and the end's dismissal date counted from when it is sent.
 @Suite(.timeLimit(.minutes(1)))
 struct LostAnswerTests {
-    func connected(_ simulator: HomeAssistantSimulator) throws -> HomeAssistantConnection {
+    func connected(_ simulator: HomeAssistantSimulator) throws -> (HomeAssistantConnection, RunningConnection) {
         let connection = try HomeAssistantConnection(configuration: try ConnectionConfiguration(url: simulator.url, token: AccessToken("llat-lost")))
-        connection.start(entityIDs: nil)
-        return connection
+        return (connection, connection.started(entityIDs: nil))
     }
 
     func request(_ kind: PushKind) -> BackendRequest {
@@ -111,24 +109,24 @@ struct LostAnswerTests {
     @Test func aStartWhoseAnswerWasLostIsNotSentAgainAnEndIs() async throws {
         let simulator = try HomeAssistantSimulator(token: "llat-lost")
         defer { simulator.stop() }
-        let connection = try connected(simulator)
+        let (connection, connectionRun) = try connected(simulator)
         await simulator.failService("notify.mobile_app_phone", with: HomeAssistantError(code: "disconnected", message: "lost"))
         let backend = HomeAssistantPushBackend(name: "phone", connection: connection)
         #expect(await backend.deliver(request(.start), kind: .start) == DeliveryReport(.delivered, code: .disconnectedTakenAsSent))
         #expect(await backend.deliver(request(.update), kind: .update).outcome == .delivered)
         #expect(await backend.deliver(request(.end), kind: .end).outcome == .retry(after: nil))
-        await connection.stop()
+        await connectionRun.stop()
     }
 
     @Test func theEndsDismissalDateCountsFromWhenItIsSent() async throws {
         let simulator = try HomeAssistantSimulator(token: "llat-lost")
         defer { simulator.stop() }
-        let connection = try connected(simulator)
+        let (connection, connectionRun) = try connected(simulator)
         let backend = HomeAssistantPushBackend(name: "phone", connection: connection)
         let now = Date().timeIntervalSince1970
         #expect(await backend.deliver(request(.end), kind: .end).outcome == .delivered)
         let sent = try #require(simulator.record.serviceCalls.last?["service_data"]?["data"]?["dismissal_date"]?.intValue)
         #expect(abs(Double(sent) - (now + 300)) < 5, "rendered at 0, sent now: \(sent)")
-        await connection.stop()
+        await connectionRun.stop()
     }
 }

@@ -93,7 +93,7 @@ struct ResilienceTests {
         let connection = try HomeAssistantConnection(configuration: try ConnectionConfiguration(url: simulator.url, token: AccessToken("llat-resilience"))) { event in
             if event.isError { warnings.add() }
         }
-        connection.start(entityIDs: ["sensor.a"])
+        let connectionRun = connection.started(entityIDs: ["sensor.a"])
         _ = await connection.changes.next()
         var random = Seeded(state: 3)
         let shapes = ["{", "[1,", "{\"type\":", "\u{0}", "{\"id\":\"x\",\"type\":\"result\"}", "null", "[{\"type\":\"event\",\"id\":99999}]", "\"\\ud800\""]
@@ -106,7 +106,7 @@ struct ResilienceTests {
         #expect(connection.currentPhase == .ready)
         #expect(simulator.record.connectionsAccepted == 1)
         #expect(warnings.count > 0)
-        await connection.stop()
+        await connectionRun.stop()
     }
 
     /// Holds: a 100 MiB message is dropped at the 64 MiB cap with a clear error, and the connection comes back.
@@ -120,7 +120,7 @@ struct ResilienceTests {
         let connection = try HomeAssistantConnection(configuration: configuration) { event in
             if case .warning(let text) = event, text.contains("over the 67108864-byte limit") { errors.add() }
         }
-        connection.start(entityIDs: ["sensor.a"])
+        let connectionRun = connection.started(entityIDs: ["sensor.a"])
         _ = await connection.changes.next()
         await simulator.sendRaw("{\"type\":\"event\",\"id\":1,\"event\":{\"blob\":\"" + String(repeating: "z", count: 100 << 20) + "\"}}")
         await simulator.setState("sensor.a", "after")
@@ -130,7 +130,7 @@ struct ResilienceTests {
         }
         #expect(errors.count == 1)
         #expect(simulator.record.connectionsAccepted == 2)
-        await connection.stop()
+        await connectionRun.stop()
     }
 
     /// Holds: a full data directory is a clear error (ENOSPC named), not a crash, and leaves no temporary file behind.
