@@ -29,10 +29,21 @@ public final class HTTPClient: Sendable {
 
     deinit { loop.shutdown() }
 
-    /// Sends and waits for the answer, off the caller's thread.
+    /// Sends and waits for the answer, off the caller's thread. Cancelling the waiting task ends the transfer at once
+    /// (failing with `CURLE_ABORTED_BY_CALLBACK`): a service stopping does not wait out a silent server.
     public func send(_ request: HTTPRequest) async throws(HTTPTransportError) -> HTTPResponse {
-        let result: Result<HTTPResponse, HTTPTransportError> = await withCheckedContinuation { continuation in
-            loop.submit(TransferLoop.Transfer(request: request, limits: options) { continuation.resume(returning: $0) })
+        let (loop, options) = (self.loop, self.options)
+        let transfer = Locked<TransferLoop.Transfer?>(nil)
+        let result: Result<HTTPResponse, HTTPTransportError> = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let made = TransferLoop.Transfer(request: request, limits: options) { continuation.resume(returning: $0) }
+                transfer.withLock { $0 = made }
+                loop.submit(made)
+                // Cancelled before it was handed over: the loop ends it once it has it (cancels are read after submits).
+                if Task.isCancelled { loop.cancel(made) }
+            }
+        } onCancel: {
+            if let made = transfer.withLock({ $0 }) { loop.cancel(made) }
         }
         return try result.get()
     }

@@ -48,6 +48,8 @@ final class TransferLoop: @unchecked Sendable {
 
     private struct Inbox {
         var transfers: [Transfer] = []
+        /// Transfers whose task was cancelled: ended on the loop, wherever they are (queued, running or done).
+        var cancelled: [Transfer] = []
         var stopping = false
     }
 
@@ -92,6 +94,15 @@ final class TransferLoop: @unchecked Sendable {
         }
     }
 
+    /// Ends a transfer whose caller stopped waiting: it fails with `CURLE_ABORTED_BY_CALLBACK` (at once if it is
+    /// queued or running; nothing happens if it has finished).
+    func cancel(_ transfer: Transfer) {
+        inbox.withLock { inbox in
+            inbox.cancelled.append(transfer)
+            curl_multi_wakeup(multi)
+        }
+    }
+
     /// Ends the loop: transfers still running fail with `CURLE_ABORTED_BY_CALLBACK`. The wake-up is sent under the
     /// lock the loop reads `stopping` with, so the multi handle is not yet freed when it goes out.
     func shutdown() {
@@ -103,9 +114,9 @@ final class TransferLoop: @unchecked Sendable {
 
     private func run() {
         while true {
-            let (incoming, stopping) = inbox.withLock { inbox in
-                defer { inbox.transfers = [] }
-                return (inbox.transfers, inbox.stopping)
+            let (incoming, cancelled, stopping) = inbox.withLock { inbox in
+                defer { inbox.transfers = []; inbox.cancelled = [] }
+                return (inbox.transfers, inbox.cancelled, inbox.stopping)
             }
             if stopping {
                 let stopped = HTTPTransportError(code: Int(CURLE_ABORTED_BY_CALLBACK.rawValue), message: "the HTTP client was shut down", isTimeout: false)
@@ -113,6 +124,7 @@ final class TransferLoop: @unchecked Sendable {
                 break
             }
             for transfer in incoming { admit(transfer) }
+            for transfer in cancelled { abandon(transfer) }
             var stillRunning: Int32 = 0
             curl_multi_perform(multi, &stillRunning)
             collectFinished()
@@ -149,6 +161,27 @@ final class TransferLoop: @unchecked Sendable {
         } else if let count = running[host] {
             running[host] = count > 1 ? count - 1 : nil
         }
+    }
+
+    /// A cancelled transfer: taken out of its host's queue or off the multi handle (its connection closed) and failed.
+    /// One that already finished was answered and is not in either.
+    private func abandon(_ transfer: Transfer) {
+        let aborted = HTTPTransportError(code: Int(CURLE_ABORTED_BY_CALLBACK.rawValue), message: "the request was cancelled", isTimeout: false)
+        if var queue = waiting[transfer.host], let index = queue.firstIndex(where: { $0 === transfer }) {
+            queue.remove(at: index)
+            waiting[transfer.host] = queue.isEmpty ? nil : queue
+            transfer.completion(.failure(aborted))
+            return
+        }
+        guard let handle = active.first(where: { $0.value === transfer })?.key else { return }
+        curl_multi_remove_handle(multi, handle)
+        active[handle] = nil
+        curl_slist_free_all(transfer.headerList)
+        transfer.headerList = nil
+        // Removed mid-transfer, its connection is not reused; the handle is not either.
+        curl_easy_cleanup(handle)
+        ended(on: transfer.host)
+        transfer.completion(.failure(aborted))
     }
 
     private func begin(_ transfer: Transfer) {

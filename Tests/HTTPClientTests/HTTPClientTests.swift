@@ -132,6 +132,37 @@ struct HTTPClientTests {
         #expect(held.withLock(\.most) == bound, "at most \(bound) at once, and that many")
     }
 
+    /// A cancelled request ends at once, running or queued behind its host's bound, and the client goes on: a service
+    /// stopping does not wait out a server that never answers (the total timeout is 15 s; the test's limit is 1 min).
+    @Test func aCancelledRequestEndsAtOnceRunningOrQueued() async throws {
+        let held = Locked<[@Sendable (HTTPServerResponse) -> Void]>([])
+        let (allRunning, running) = AsyncStream.makeStream(of: Void.self)
+        let server = try Server { request, respond in
+            guard request.path != "/quick" else { return respond(HTTPServerResponse(status: 204)) }
+            if held.withLock({ $0.append(respond); return $0.count }) == TransferLoop.maximumConnectionsPerHost { running.yield() }
+        }
+        let client = HTTPClient()
+        // One more than the bound: the last waits in the client's queue.
+        let count = TransferLoop.maximumConnectionsPerHost + 1
+        let sending = Task {
+            await withTaskGroup(of: Int32.self) { group in
+                for n in 0..<count {
+                    group.addTask {
+                        do { _ = try await client.send(HTTPRequest(method: "POST", url: server.base + "/hang/\(n)", body: [0x7B, 0x7D])); return 0 }
+                        catch let error as HTTPTransportError { return Int32(error.code) } catch { return -1 }
+                    }
+                }
+                return await group.reduce(into: []) { $0.append($1) }
+            }
+        }
+        for await _ in allRunning { break }
+        sending.cancel()
+        let codes = await sending.value
+        #expect(codes == Array(repeating: 42, count: count), "CURLE_ABORTED_BY_CALLBACK for each")
+        #expect(try await client.send(HTTPRequest(method: "GET", url: server.base + "/quick")).status == 204)
+        for answer in held.withLock({ $0 }) { answer(HTTPServerResponse(status: 204)) }
+    }
+
     @Test func authorizationIsMaskedForDisplay() {
         let request = HTTPRequest(method: "POST", url: "https://x", headers: [("Authorization", "Bearer abc123"), ("Content-Type", "application/json")])
         #expect(request.redactedHeaders == ["Authorization: Bearer ****", "Content-Type: application/json"])
