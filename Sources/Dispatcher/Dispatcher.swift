@@ -5,6 +5,9 @@ import Platform
 /// Runs one `ActivityLane` per activity and target (a backend, or one of a Home Assistant backend's phones): sends what each lane says is due, wakes lanes when their
 /// budget or back-off allows, remembers what is on the phones in the state file, and keeps Island Pulse's free tier
 /// to one active job per token. Lanes are independent: a slow backend or activity never holds up another.
+///
+/// Its work — sends, renders, timers, saves — runs as children of `run()`, which its owner runs beside the rest;
+/// cancelling `run()` ends it (what is in flight is cancelled with it). A graceful shutdown `flush`es first.
 public actor Dispatcher {
     /// What a rule's evaluation asks of an activity at a backend.
     public enum Event: Sendable {
@@ -81,8 +84,9 @@ public actor Dispatcher {
         /// The device whose Home Assistant push relay this target spends (its notify service), if any.
         var device: String?
         var inFlight = false
-        /// The timer that pumps the lane at `at`; a lane due to wake at or before a new deadline keeps it (no task per change).
-        var wake: (task: Task<Void, Never>, at: ContinuousClock.Instant)?
+        /// The timer that pumps the lane at `at`; a lane due to wake at or before a new deadline keeps it (no timer per
+        /// change). Triggering the latch ends it early.
+        var wake: (latch: Latch, at: ContinuousClock.Instant)?
         var lockLogged = false
         /// The lane's counters when last reported (`onDecision` says what changed since).
         var reported = ActivityLane.Counters()
@@ -125,6 +129,21 @@ public actor Dispatcher {
     /// Each budget decision, named.
     private let onDecision: @Sendable (Decision) -> Void
     private var quietWaiters: [CheckedContinuation<Void, Never>] = []
+    /// Work for `run()` to start as its children, in order.
+    private let jobs = AsyncStream.makeStream(of: (@Sendable () async -> Void).self)
+
+    /// Runs the dispatcher's work until cancelled: each send, render, timer and save is a child of this call. Work
+    /// asked for before it runs waits for it.
+    public nonisolated func run() async {
+        await withDiscardingTaskGroup { group in
+            for await job in jobs.stream { group.addTask(operation: job) }
+        }
+    }
+
+    /// Hands work to `run()`.
+    private func perform(_ job: @escaping @Sendable () async -> Void) {
+        jobs.continuation.yield(job)
+    }
 
     public init(backends: [any PushBackend], retry: RetryPolicy = RetryPolicy(), stateFile: DeliveryStateFile? = nil,
                 eventBornLimit: Int = 20, onPush: @escaping @Sendable (PushRecord) -> Void = { _ in }, log: @escaping @Sendable (String) -> Void = { _ in },
@@ -346,14 +365,17 @@ public actor Dispatcher {
             slots[i].lane.hurry()
             pump(i)
         }
-        let done = Task { await self.waitUntilQuiet() }
-        let timer = Task {
-            try? await Task.sleep(for: deadline)
-            self.releaseQuietWaiters()
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await self.waitUntilQuiet() }
+            // The deadline first: every wait for quiet is released (this one's too).
+            group.addTask {
+                guard (try? await Task.sleep(for: deadline)) != nil else { return }
+                await self.releaseQuietWaiters()
+            }
+            await group.next()
+            group.cancelAll()
         }
-        await done.value
-        timer.cancel()
-        if pendingSave != nil { save() }
+        if savePending { save() }
         return isQuiet
     }
 
@@ -415,17 +437,17 @@ public actor Dispatcher {
             slots[i].rendering = true
             cancelWake(i)
             let (activity, target, source) = (slots[i].activity, slots[i].target, payloads)
-            Task {
+            perform {
                 let pair = await source?.renewal(activity: activity, target: target)
-                self.renewed(i, pair)
+                await self.renewed(i, pair)
             }
         case .render(let kind):
             slots[i].rendering = true
             cancelWake(i)
             let (activity, target, source) = (slots[i].activity, slots[i].target, payloads)
-            Task {
+            perform {
                 let request = await source?.payload(activity: activity, target: target, kind: kind)
-                self.rendered(i, kind, request)
+                await self.rendered(i, kind, request)
             }
         case .send(let push):
             let backend = slots[i].backend
@@ -446,7 +468,7 @@ public actor Dispatcher {
                 // and ends it, or goes on with updates, instead of forgetting it.
                 record(slots[i].key, DeliveryState.Entry(running: true, digest: nil))
             }
-            Task { [push] in
+            perform { [push] in
                 let started = ContinuousClock.now
                 let report: DeliveryReport
                 if let request = push.request {
@@ -454,7 +476,7 @@ public actor Dispatcher {
                 } else {
                     report = DeliveryReport(.rejected(.noRequest), code: .noRequest)
                 }
-                self.completed(i, push, report, duration: ContinuousClock.now - started)
+                await self.completed(i, push, report, duration: ContinuousClock.now - started)
             }
         case .wait(let until):
             schedule(i, .wait(until: until))
@@ -502,21 +524,20 @@ public actor Dispatcher {
     }
 
     private func cancelWake(_ i: Int) {
-        slots[i].wake?.task.cancel()
+        slots[i].wake?.latch.trigger()
         slots[i].wake = nil
     }
 
     private func schedule(_ i: Int, _ decision: ActivityLane.Decision) {
         guard case .wait(let until?) = decision else { return }
         if let wake = slots[i].wake, wake.at <= until { return }  // it pumps then, and the lane decides again
-        slots[i].wake?.task.cancel()
-        let serial = slots[i].serial
-        let task = Task { [weak self] in
-            try? await Task.sleep(until: until, clock: .continuous)
-            guard !Task.isCancelled else { return }
+        slots[i].wake?.latch.trigger()
+        let serial = slots[i].serial, latch = Latch()
+        perform { [weak self] in
+            guard await latch.sleep(until: until) else { return }
             await self?.woke(i, serial: serial)
         }
-        slots[i].wake = (task, until)
+        slots[i].wake = (latch, until)
     }
 
     private func woke(_ i: Int, serial: UInt64) {
@@ -591,18 +612,23 @@ public actor Dispatcher {
 
     /// A save within a second (one for however many changes come in it).
     private func saveSoon() {
-        guard pendingSave == nil else { return }
-        pendingSave = Task { [weak self] in
+        guard !savePending else { return }
+        savePending = true
+        perform { [weak self] in
             try? await Task.sleep(for: .seconds(1))
-            await self?.save()
+            await self?.saveIfPending()
         }
     }
 
-    private var pendingSave: Task<Void, Never>?
+    /// A save is due within the second (`saveSoon`); one made meanwhile took it.
+    private var savePending = false
+
+    private func saveIfPending() {
+        if savePending { save() }
+    }
 
     private func save() {
-        pendingSave?.cancel()
-        pendingSave = nil
+        savePending = false
         guard let stateFile else { return }
         do { try stateFile.save(state) } catch { onLog("cannot save delivery state: \(error)") }
     }

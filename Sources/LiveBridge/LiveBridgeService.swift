@@ -212,38 +212,57 @@ public actor LiveBridgeService: Service {
         }
     }
 
-    /// Runs until cancelled, then shuts down gracefully: what is due goes out within the deadline, the socket closes.
+    /// Runs until its graceful shutdown (`GracefulShutdown`, the runner's SIGTERM): then what is due goes out within
+    /// the deadline, and the socket closes. Cancelled, it stops at once (what is pending resumes from the state file).
     /// Throws `TokenRejectedError` if Home Assistant rejected the token (after staying up, unhealthy on /healthz, until
-    /// cancelled: exiting would let a supervisor restart it into the same rejection). Every task it starts is a child
-    /// of this call; cancelling it is the only way to stop.
+    /// stopped: exiting would let a supervisor restart it into the same rejection). Every task it starts is a child
+    /// of this call.
     public func run() async throws {
         await prepare()
-        guard !Task.isCancelled else {
-            // Stopped while starting: nothing is connected; what the state file had pending waits for the next start.
-            await shutdown()
-            await connection.run(selection: nil)
-            return
-        }
         let rejected = await withDiscardingTaskGroup(returning: Bool.self) { outer in
-            // The status listener is answered until the shutdown is over.
+            // The dispatcher's sends, renders and timers, and the connection they go out on, live until the shutdown
+            // below has flushed what is due; the status listener is answered until then too.
+            let dispatcher = dispatcher, connection = connection, reads = engine.rules.reads
+            outer.addTask { await dispatcher.run() }
+            outer.addTask { await connection.run(selection: reads) }
             if let routes = statusRoutes { outer.addTask { await self.answerStatusRequests(with: routes) } }
-            // The connection lives until cancelled, and closes once what is due has gone out on it.
-            let connection = connection, reads = engine.rules.reads, flushed = flushed
-            outer.addTask { await connection.run(selection: reads) { _ = await flushed.next() } }
-            let rejected = await withDiscardingTaskGroup(returning: Bool.self) { group in
-                startFollowers(in: &group)
-                let rejected = await followChanges(in: &group)
-                if rejected {
-                    logger.error("Home Assistant rejected the access token; nothing more is attempted. Create a new long-lived token, then restart LiveBridge.")
-                    while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
-                }
-                group.cancelAll()
-                return rejected
-            }
+            let rejected = await followUntilShutdown()
             await shutdown()
+            outer.cancelAll()
             return rejected
         }
         if rejected { throw TokenRejectedError() }
+    }
+
+    /// Follows Home Assistant until the graceful shutdown is asked for (or the task is cancelled); true if Home
+    /// Assistant rejected the token meanwhile.
+    private func followUntilShutdown() async -> Bool {
+        await withTaskGroup(of: Bool.self) { race in
+            race.addTask { await self.follow() }
+            race.addTask {
+                await gracefulShutdown()
+                return false
+            }
+            var rejected = await race.next() ?? false
+            race.cancelAll()
+            for await other in race { rejected = rejected || other }
+            return rejected
+        }
+    }
+
+    /// The followers and the changes, until cancelled; true if the token was rejected (the service then waits,
+    /// doing nothing, to be stopped).
+    private func follow() async -> Bool {
+        await withDiscardingTaskGroup(returning: Bool.self) { group in
+            startFollowers(in: &group)
+            let rejected = await followChanges(in: &group)
+            if rejected {
+                logger.error("Home Assistant rejected the access token; nothing more is attempted. Create a new long-lived token, then restart LiveBridge.")
+                while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
+            }
+            group.cancelAll()
+            return rejected
+        }
     }
 
     /// What runs before the first change: the dispatcher resumes what was pending, the status listener starts.
@@ -533,17 +552,13 @@ public actor LiveBridgeService: Service {
         }
     }
 
-    /// Finished once the shutdown has sent what is due: the connection's run() then closes the socket.
-    private let flushed = WorkQueue<Never>()
-
-    /// The graceful shutdown, once `run()` was cancelled and its followers ended: what is due goes out within the
-    /// deadline; then the connection closes (its own run()) and the status listener stops.
+    /// The graceful shutdown, once following has ended: what is due goes out within the deadline (while the
+    /// dispatcher's run and the connection still live); then the status listener stops. Cancelled, nothing more is
+    /// sent: the state is saved for the next start.
     private func shutdown() async {
         logger.info("stopping: sending what is due", ["deadline": "\(options.shutdownDeadline)"])
-        let complete = await dispatcher.flush(deadline: options.shutdownDeadline)
+        let complete = await dispatcher.flush(deadline: Task.isCancelled ? .zero : options.shutdownDeadline)
         if !complete { logger.warning("stopping with pushes still pending; they resume from the state file next start") }
-        // The connection's run() closes the socket now.
-        flushed.finish()
         statusRequests.finish()
         if let statusLoop { DetachedThread.start { statusLoop.shutdown() } }
     }

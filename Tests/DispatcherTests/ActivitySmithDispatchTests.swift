@@ -28,6 +28,8 @@ struct ActivitySmithDispatchTests {
     @Test func aStreamStartsUpdatesAndEndsWithItsFinalContent() async throws {
         let service = try FakePushService()
         let dispatcher = Dispatcher(backends: [smith(service)], retry: fastRetry)
+        let dispatcherRun = Task { await dispatcher.run() }
+        defer { dispatcherRun.cancel() }
         await dispatcher.submit(activity: "washer", backend: "smith", budget: budget, .start(Self.request("washer", .start, "Washing")))
         await dispatcher.waitUntilQuiet()
         #expect(service.activitySmithStreams() == ["washer"])
@@ -51,6 +53,8 @@ struct ActivitySmithDispatchTests {
             records.withLock { $0.append(record) }
             if record.report.code == .liveActivityLimit { lockedSeen.yield() }
         })
+        let dispatcherRun = Task { await dispatcher.run() }
+        defer { dispatcherRun.cancel() }
         for n in 1...4 {
             await dispatcher.submit(activity: "s\(n)", backend: "smith", budget: budget, .start(Self.request("s\(n)", .start, "Job \(n)")))
             await dispatcher.waitUntilQuiet()
@@ -71,6 +75,8 @@ struct ActivitySmithDispatchTests {
         let service = try FakePushService()
         // Three requests per 300 ms stands for its sixty a minute: six streams starting together take two windows.
         let dispatcher = Dispatcher(backends: [smith(service, window: RequestWindow(limit: 3, seconds: 0.3))], retry: fastRetry)
+        let dispatcherRun = Task { await dispatcher.run() }
+        defer { dispatcherRun.cancel() }
         for n in 1...4 {
             await dispatcher.submit(activity: "s\(n)", backend: "smith", budget: budget, .start(Self.request("s\(n)", .start, "Job \(n)")))
         }
@@ -92,6 +98,8 @@ struct ActivitySmithDispatchTests {
         let a = ActivitySmithBackend(name: "smith", baseURL: service.baseURL, token: "activitysmith-test-key", client: HTTPClient(), window: window, pacers: pacers)
         let b = ActivitySmithBackend(name: "smith2", baseURL: service.baseURL, token: "activitysmith-test-key", client: HTTPClient(), window: window, pacers: pacers)
         let dispatcher = Dispatcher(backends: [a, b], retry: fastRetry)
+        let dispatcherRun = Task { await dispatcher.run() }
+        defer { dispatcherRun.cancel() }
         for n in 1...2 {
             await dispatcher.submit(activity: "a\(n)", backend: "smith", budget: budget, .start(Self.request("a\(n)", .start, "A \(n)")))
             await dispatcher.submit(activity: "b\(n)", backend: "smith2", budget: budget, .start(Self.request("b\(n)", .start, "B \(n)")))
@@ -107,6 +115,8 @@ struct ActivitySmithDispatchTests {
         let service = try FakePushService()
         let records = Locked<[Dispatcher.PushRecord]>([])
         let dispatcher = Dispatcher(backends: [smith(service)], retry: fastRetry, onPush: { record in records.withLock { $0.append(record) } })
+        let dispatcherRun = Task { await dispatcher.run() }
+        defer { dispatcherRun.cancel() }
         await dispatcher.submit(activity: "washer", backend: "smith", budget: budget, .start(Self.request("washer", .start, "Washing")))
         await dispatcher.waitUntilQuiet()
         service.pauseActivitySmithStream("washer")

@@ -97,6 +97,8 @@ struct DismissalTests {
         let phone = Phone()
         do {
             let first = Dispatcher(backends: [phone], stateFile: try DeliveryStateFile(directory: directory))
+            let firstRun = Task { await first.run() }
+            defer { firstRun.cancel() }
             let start = Self.push(.start, message: "Washing").request!, end = Self.push(.end, message: "Done", dismissAfter: .seconds(3600)).request!
             await first.submit(activity: "washer", backend: "phone", budget: UpdateBudget(), .start(start))
             await first.waitUntilQuiet()
@@ -117,6 +119,8 @@ struct DismissalTests {
         try overdue.write(toFile: path, atomically: true, encoding: .utf8)
 
         let restarted = Dispatcher(backends: [phone], stateFile: try DeliveryStateFile(directory: directory))
+        let restartedRun = Task { await restarted.run() }
+        defer { restartedRun.cancel() }
         await restarted.resume()
         for await count in phone.deliveries where count == 3 { break }
         #expect(phone.calls.withLock { $0.last?["message"] } == "clear_notification")

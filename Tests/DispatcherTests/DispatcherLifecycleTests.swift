@@ -24,6 +24,8 @@ struct DispatcherLifecycleTests {
         let order = Locked<[String]>([])
         let backend = HTTPPushBackend(name: "pulse", baseURL: service.baseURL, scheme: "Bearer", token: "pulse-test-id", client: HTTPClient())
         let dispatcher = Dispatcher(backends: [backend], retry: fastRetry, onPush: { record in order.withLock { $0.append(record.activity) } })
+        let dispatcherRun = Task { await dispatcher.run() }
+        defer { dispatcherRun.cancel() }
         await dispatcher.submit(activity: "slow", backend: "pulse", budget: budget, .start(request("slow", "start")))
         #expect(await service.wait { $0.count == 1 })
         await dispatcher.submit(activity: "fast", backend: "pulse", budget: budget, .start(request("fast", "start")))
@@ -40,10 +42,14 @@ struct DispatcherLifecycleTests {
         let backend = HTTPPushBackend(name: "pulse", baseURL: service.baseURL, scheme: "Bearer", token: "pulse-test-id", client: HTTPClient())
         do {
             let first = Dispatcher(backends: [backend], retry: fastRetry, stateFile: try DeliveryStateFile(directory: directory))
+            let firstRun = Task { await first.run() }
+            defer { firstRun.cancel() }
             await first.submit(activity: "job", backend: "pulse", budget: budget, .start(request("job", "start")))
             await first.waitUntilQuiet()
         }
         let restarted = Dispatcher(backends: [backend], retry: fastRetry, stateFile: try DeliveryStateFile(directory: directory))
+        let restartedRun = Task { await restarted.run() }
+        defer { restartedRun.cancel() }
         for (activity, backendName) in await restarted.runningActivities {
             await restarted.submit(activity: activity, backend: backendName, budget: budget, .end(request(activity, "end")))
         }
@@ -51,6 +57,8 @@ struct DispatcherLifecycleTests {
         #expect(service.requests.map { $0.body?["action"] } == ["start", "end"])
         #expect(await restarted.runningActivities.isEmpty)
         let again = Dispatcher(backends: [backend], retry: fastRetry, stateFile: try DeliveryStateFile(directory: directory))
+        let againRun = Task { await again.run() }
+        defer { againRun.cancel() }
         #expect(await again.runningActivities.isEmpty)
     }
 }

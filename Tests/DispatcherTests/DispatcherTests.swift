@@ -35,6 +35,8 @@ struct DispatcherTests {
     @Test func startUpdatesAndEndReachAiviInOrderWithItsContract() async throws {
         let service = try FakePushService()
         let dispatcher = Dispatcher(backends: [aivi(service)], retry: fastRetry)
+        let dispatcherRun = Task { await dispatcher.run() }
+        defer { dispatcherRun.cancel() }
         // A debounce far longer than five submits take even under ThreadSanitizer on a busy machine (50 ms was not):
         // the five changes always fall in one quiet window.
         let budget = UpdateBudget(debounce: .seconds(1), maxWait: .seconds(10), minInterval: .milliseconds(100))
@@ -55,6 +57,8 @@ struct DispatcherTests {
         let service = try FakePushService()
         service.script([.init(status: 409, body: #"{"error":"ACTIVITY_ALREADY_RUNNING"}"#)])
         let dispatcher = Dispatcher(backends: [pulse(service)], retry: fastRetry)
+        let dispatcherRun = Task { await dispatcher.run() }
+        defer { dispatcherRun.cancel() }
         await dispatcher.submit(activity: "deploy", backend: "pulse", budget: budget, .start(pulseRequest("deploy", "start", "go")))
         await dispatcher.waitUntilQuiet()
         #expect(service.requests.count == 2)
@@ -67,6 +71,8 @@ struct DispatcherTests {
         var records: [Dispatcher.PushRecord] = []
         let collected = RecordBox()
         let dispatcher = Dispatcher(backends: [pulse(service)], retry: fastRetry, onPush: { collected.append($0) })
+        let dispatcherRun = Task { await dispatcher.run() }
+        defer { dispatcherRun.cancel() }
         await dispatcher.submit(activity: "job", backend: "pulse", budget: budget, .start(pulseRequest("job", "start", "m")))
         await dispatcher.waitUntilQuiet()
         records = collected.all
@@ -84,6 +90,8 @@ struct DispatcherTests {
         let service = try FakePushService(accounts: [FakeAccount(.islandpulse, "pulse-test-id", plan: .freeTier)])
         let logs = LogBox()
         let dispatcher = Dispatcher(backends: [pulse(service, free: true)], retry: fastRetry, log: { logs.append($0) })
+        let dispatcherRun = Task { await dispatcher.run() }
+        defer { dispatcherRun.cancel() }
         await dispatcher.submit(activity: "first", backend: "pulse", budget: budget, .start(pulseRequest("first", "start", "1")))
         await dispatcher.submit(activity: "second", backend: "pulse", budget: budget, .start(pulseRequest("second", "start", "2")))
         #expect(await service.wait { $0.count == 1 })
@@ -98,6 +106,8 @@ struct DispatcherTests {
     @Test func anEndSurvivesAnOutage() async throws {
         let service = try FakePushService()
         let dispatcher = Dispatcher(backends: [aivi(service)], retry: fastRetry)
+        let dispatcherRun = Task { await dispatcher.run() }
+        defer { dispatcherRun.cancel() }
         await dispatcher.submit(activity: "w", backend: "aivi", budget: budget, .start(aiviRequest("w", "ONGOING", "s")))
         await dispatcher.waitUntilQuiet()
         service.script(Array(repeating: .init(status: 503), count: 6))
@@ -113,10 +123,14 @@ struct DispatcherTests {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("livebridge-dispatch-\(UUID().uuidString)").path
         do {
             let dispatcher = Dispatcher(backends: [pulse(service)], retry: fastRetry, stateFile: try DeliveryStateFile(directory: directory))
+            let dispatcherRun = Task { await dispatcher.run() }
+            defer { dispatcherRun.cancel() }
             await dispatcher.submit(activity: "job", backend: "pulse", budget: budget, .start(pulseRequest("job", "start", "before")))
             await dispatcher.waitUntilQuiet()
         }
         let restarted = Dispatcher(backends: [pulse(service)], retry: fastRetry, stateFile: try DeliveryStateFile(directory: directory))
+        let restartedRun = Task { await restarted.run() }
+        defer { restartedRun.cancel() }
         #expect(await restarted.runningActivities.map(\.activity) == ["job"])
         // The rules say it is active: the daemon submits a start; the lane, resumed as running, sends an update.
         await restarted.submit(activity: "job", backend: "pulse", budget: budget, .start(pulseRequest("job", "update", "after")))
@@ -128,6 +142,8 @@ struct DispatcherTests {
         #expect(service.requests.last?.body?["action"] == "update")
         // The same content again is not sent: the digest survived the restart.
         let third = Dispatcher(backends: [pulse(service)], retry: fastRetry, stateFile: try DeliveryStateFile(directory: directory))
+        let thirdRun = Task { await third.run() }
+        defer { thirdRun.cancel() }
         await third.submit(activity: "job", backend: "pulse", budget: budget, .change(pulseRequest("job", "update", "after"), urgent: false))
         await third.waitUntilQuiet()
         #expect(service.requests.count == 2)
@@ -139,6 +155,8 @@ struct DispatcherTests {
         let dispatcher = Dispatcher(backends: [aivi(service), pulse(service, id: "pulse-a"),
                                                HTTPPushBackend(name: "pulse2", baseURL: service.baseURL, scheme: "Bearer", token: "pulse-b", client: HTTPClient())],
                                     retry: fastRetry)
+        let dispatcherRun = Task { await dispatcher.run() }
+        defer { dispatcherRun.cancel() }
         for n in 0..<200 {
             switch n % 3 {
             case 0: await dispatcher.submit(activity: "a\(n)", backend: "aivi", budget: budget, .start(aiviRequest("a\(n)", "ONGOING", "s")))

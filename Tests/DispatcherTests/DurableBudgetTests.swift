@@ -39,6 +39,8 @@ struct DurableBudgetTests {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let phone = Phone()
         let first = Dispatcher(backends: [phone], stateFile: try DeliveryStateFile(directory: folder))
+        let firstRun = Task { await first.run() }
+        defer { firstRun.cancel() }
         await first.submit(activity: "washer", backend: "phone", budget: budget, .start(Self.request(.start, "Washing")))
         await first.waitUntilQuiet()
         await first.submit(activity: "washer", backend: "phone", budget: budget, .change(Self.request(.update, "Rinsing"), urgent: false))
@@ -48,6 +50,8 @@ struct DurableBudgetTests {
         _ = await first.flush(deadline: .seconds(1))
         #expect(try saved(folder)["relays"]?["notify.mobile_app_phone"]?.arrayValue?.count == 2)
         let restarted = Dispatcher(backends: [phone], stateFile: try DeliveryStateFile(directory: folder))
+        let restartedRun = Task { await restarted.run() }
+        defer { restartedRun.cancel() }
         #expect(await restarted.relayRemaining == ["notify.mobile_app_phone": 498])
     }
 
@@ -65,6 +69,8 @@ struct DurableBudgetTests {
             .write(toFile: folder + "/state.json", atomically: true, encoding: .utf8)
         let phone = Phone()
         let dispatcher = Dispatcher(backends: [phone], stateFile: try DeliveryStateFile(directory: folder))
+        let dispatcherRun = Task { await dispatcher.run() }
+        defer { dispatcherRun.cancel() }
         await dispatcher.submit(activity: "washer", backend: "phone", budget: budget, .start(Self.request(.start, "Washing")))
         await dispatcher.waitUntilQuiet()
         await dispatcher.submit(activity: "washer", backend: "phone", budget: budget, .change(Self.request(.update, "Rinsing"), urgent: false))
@@ -79,6 +85,8 @@ struct DurableBudgetTests {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let phone = Phone()
         let first = Dispatcher(backends: [phone], stateFile: try DeliveryStateFile(directory: folder))
+        let firstRun = Task { await first.run() }
+        defer { firstRun.cancel() }
         await first.submit(activity: "washer", backend: "phone", budget: budget, .start(Self.request(.start, "Washing")))
         await first.waitUntilQuiet()
         await first.dismissedByUser(activity: "washer", target: "phone")
@@ -89,6 +97,8 @@ struct DurableBudgetTests {
         #expect(entry?["started"]?.doubleValue.map { abs($0 - Date().timeIntervalSince1970) < 60 } == true)
 
         let restarted = Dispatcher(backends: [phone], stateFile: try DeliveryStateFile(directory: folder))
+        let restartedRun = Task { await restarted.run() }
+        defer { restartedRun.cancel() }
         #expect(await restarted.runningActivities.map(\.activity) == ["washer"])
         await restarted.submit(activity: "washer", backend: "phone", budget: budget, .change(Self.request(.update, "Rinsing"), urgent: true))
         await restarted.submit(activity: "washer", backend: "phone", budget: budget, .end(Self.request(.end, "Done")))

@@ -25,6 +25,8 @@ struct EventBornLanesTests {
     @Test func startsPastTheLimitAreRefusedUntilOneEnds() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("livebridge-events-\(UUID().uuidString)").path
         let dispatcher = Dispatcher(backends: [Aivi()], stateFile: try DeliveryStateFile(directory: directory), eventBornLimit: 2)
+        let dispatcherRun = Task { await dispatcher.run() }
+        defer { dispatcherRun.cancel() }
         #expect(await dispatcher.submit(Self.submission("a", .start)))
         #expect(await dispatcher.submit(Self.submission("b", .start)))
         #expect(await !dispatcher.submit(Self.submission("c", .start)), "a third activity at a limit of two")
@@ -49,6 +51,8 @@ struct EventBornLanesTests {
     /// Five thousand made-up ids, each started and ended: no lane and no state entry is left.
     @Test func aFloodOfIDsLeavesNothingBehind() async throws {
         let dispatcher = Dispatcher(backends: [Aivi()], eventBornLimit: 20)
+        let dispatcherRun = Task { await dispatcher.run() }
+        defer { dispatcherRun.cancel() }
         for n in 0..<5_000 {
             await dispatcher.submit(Self.submission("id\(n)", .start))
             await dispatcher.submit(Self.submission("id\(n)", .end))
@@ -62,6 +66,8 @@ struct EventBornLanesTests {
     /// A rule's activity is never forgotten: its lane keeps its budget's history.
     @Test func aRulesLaneStaysAfterItsEnd() async {
         let dispatcher = Dispatcher(backends: [Aivi()])
+        let dispatcherRun = Task { await dispatcher.run() }
+        defer { dispatcherRun.cancel() }
         var start = Self.submission("washer", .start), end = Self.submission("washer", .end)
         (start.eventBorn, end.eventBorn) = (false, false)
         await dispatcher.submit(start)

@@ -33,6 +33,8 @@ struct PushWardDispatchTests {
     @Test func aStartCreatesTheActivityThenAnUpdateAndATwoPhaseEnd() async throws {
         let service = try FakePushService()
         let dispatcher = Dispatcher(backends: [ward(service)], retry: fastRetry)
+        let dispatcherRun = Task { await dispatcher.run() }
+        defer { dispatcherRun.cancel() }
         await dispatcher.submit(activity: "washer", backend: "ward", budget: budget, .start(Self.request("washer", .start, "Washing")))
         await dispatcher.waitUntilQuiet()
         await dispatcher.submit(activity: "washer", backend: "ward", budget: budget, .change(Self.request("washer", .update, "Rinsing"), urgent: false))
@@ -52,6 +54,8 @@ struct PushWardDispatchTests {
         let service = try FakePushService()
         let records = Locked<[Dispatcher.PushRecord]>([])
         let dispatcher = Dispatcher(backends: [ward(service)], retry: fastRetry, onPush: { record in records.withLock { $0.append(record) } })
+        let dispatcherRun = Task { await dispatcher.run() }
+        defer { dispatcherRun.cancel() }
         func start(_ slug: String, _ content: JSONValue) -> BackendRequest {
             .pushWard(backend: "ward", slug: slug, kind: .start, content: content, priority: 1, sound: nil,
                       creation: ["slug": .string(slug), "name": .string(slug), "priority": 1], dismissAfter: .zero)
@@ -73,6 +77,8 @@ struct PushWardDispatchTests {
     @Test func whatPushWardEndedItselfStaysEnded() async throws {
         let service = try FakePushService()
         let dispatcher = Dispatcher(backends: [ward(service)], retry: fastRetry)
+        let dispatcherRun = Task { await dispatcher.run() }
+        defer { dispatcherRun.cancel() }
         let start = BackendRequest.pushWard(backend: "ward", slug: "washer", kind: .start, content: ["template": "generic", "state": "Washing", "progress": 0.5],
                                             priority: 1, sound: nil, creation: ["slug": "washer", "name": "washer", "priority": 1, "stale_ttl": 60],
                                             dismissAfter: .zero)
@@ -96,6 +102,8 @@ struct PushWardDispatchTests {
         let service = try FakePushService()
         let records = Locked<[Dispatcher.PushRecord]>([])
         let dispatcher = Dispatcher(backends: [ward(service)], retry: fastRetry, onPush: { record in records.withLock { $0.append(record) } })
+        let dispatcherRun = Task { await dispatcher.run() }
+        defer { dispatcherRun.cancel() }
         for (i, slug) in ["low", "a", "b", "c", "d", "e"].enumerated() {
             await dispatcher.submit(activity: slug, backend: "ward", budget: budget, .start(Self.request(slug, .start, "On", priority: i == 0 ? 0 : 5)))
             await dispatcher.waitUntilQuiet()
@@ -116,6 +124,8 @@ struct PushWardDispatchTests {
         let service = try FakePushService()
         let records = Locked<[Dispatcher.PushRecord]>([])
         let dispatcher = Dispatcher(backends: [ward(service)], retry: fastRetry, onPush: { record in records.withLock { $0.append(record) } })
+        let dispatcherRun = Task { await dispatcher.run() }
+        defer { dispatcherRun.cancel() }
         await dispatcher.submit(activity: "washer", backend: "ward", budget: budget, .start(Self.request("washer", .start, "Washing")))
         await dispatcher.waitUntilQuiet()
         service.forgetPushWardActivity("washer")
@@ -136,6 +146,8 @@ struct PushWardDispatchTests {
     @Test func aNewStartLeavesNothingOfTheLastRun() async throws {
         let service = try FakePushService()
         let dispatcher = Dispatcher(backends: [ward(service)], retry: fastRetry)
+        let dispatcherRun = Task { await dispatcher.run() }
+        defer { dispatcherRun.cancel() }
         func request(_ kind: PushKind, _ content: JSONValue) -> BackendRequest {
             .pushWard(backend: "ward", slug: "oven", kind: kind, content: content, priority: 1, sound: nil,
                       creation: ["slug": "oven", "name": "oven", "priority": 1], dismissAfter: .zero)
@@ -168,6 +180,8 @@ struct PushWardDispatchTests {
     @Test func aRefusedFinalFrameStillEnds() async throws {
         let service = try FakePushService()
         let dispatcher = Dispatcher(backends: [ward(service)], retry: fastRetry)
+        let dispatcherRun = Task { await dispatcher.run() }
+        defer { dispatcherRun.cancel() }
         for (i, slug) in ["low", "a", "b", "c", "d", "e"].enumerated() {
             await dispatcher.submit(activity: slug, backend: "ward", budget: budget, .start(Self.request(slug, .start, "On", priority: i == 0 ? 0 : 5)))
             await dispatcher.waitUntilQuiet()
@@ -185,6 +199,8 @@ struct PushWardDispatchTests {
         let paced = PushWardBackend(name: "ward", baseURL: service.baseURL, token: "pushward-test-key", client: HTTPClient(),
                                     window: RequestWindow(limit: 2, seconds: 0.3))
         let dispatcher = Dispatcher(backends: [paced], retry: fastRetry)
+        let dispatcherRun = Task { await dispatcher.run() }
+        defer { dispatcherRun.cancel() }
         await dispatcher.submit(activity: "washer", backend: "ward", budget: budget, .start(Self.request("washer", .start, "Washing")))
         await dispatcher.submit(activity: "washer", backend: "ward", budget: budget, .change(Self.request("washer", .update, "Rinsing"), urgent: false))
         await dispatcher.waitUntilQuiet()
@@ -197,6 +213,8 @@ struct PushWardDispatchTests {
         service.script([.init(status: 429, body: #"{"code":"rate_limited","detail":"200 requests per minute"}"#, headers: ["Retry-After": "1"])])
         let records = Locked<[Dispatcher.PushRecord]>([])
         let dispatcher = Dispatcher(backends: [ward(service)], retry: fastRetry, onPush: { record in records.withLock { $0.append(record) } })
+        let dispatcherRun = Task { await dispatcher.run() }
+        defer { dispatcherRun.cancel() }
         await dispatcher.submit(activity: "washer", backend: "ward", budget: budget, .start(Self.request("washer", .start, "Washing")))
         await dispatcher.waitUntilQuiet()
         #expect(calls(service) == ["POST /activities ", "POST /activities ", "PATCH /activities/washer ongoing"])
@@ -205,6 +223,8 @@ struct PushWardDispatchTests {
 
         let rejected = try FakePushService()
         let refused = Dispatcher(backends: [ward(rejected, key: "revoked")], retry: fastRetry, onPush: { record in records.withLock { $0.append(record) } })
+        let refusedRun = Task { await refused.run() }
+        defer { refusedRun.cancel() }
         await refused.submit(activity: "washer", backend: "ward", budget: budget, .start(Self.request("washer", .start, "Washing")))
         await refused.waitUntilQuiet()
         #expect(rejected.requests.count == 1)
@@ -218,6 +238,8 @@ struct PushWardDispatchTests {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         do {
             let first = Dispatcher(backends: [ward(service)], retry: fastRetry, stateFile: try DeliveryStateFile(directory: directory))
+            let firstRun = Task { await first.run() }
+            defer { firstRun.cancel() }
             await first.submit(activity: "washer", backend: "ward", budget: budget, .start(Self.request("washer", .start, "Washing")))
             await first.waitUntilQuiet()
             await first.submit(activity: "washer", backend: "ward", budget: budget,
@@ -234,6 +256,8 @@ struct PushWardDispatchTests {
         try saved.replacingOccurrences(of: "\"at\":\(dismiss!["at"]!.jsonText)", with: "\"at\":\(Date().timeIntervalSince1970 - 1)")
             .write(toFile: path, atomically: true, encoding: .utf8)
         let restarted = Dispatcher(backends: [ward(service)], retry: fastRetry, stateFile: try DeliveryStateFile(directory: directory))
+        let restartedRun = Task { await restarted.run() }
+        defer { restartedRun.cancel() }
         #expect(await restarted.relayRemaining.isEmpty, "a pending PushWard clear spends no Home Assistant relay (its target is a path, not a device)")
         await restarted.resume()
         #expect(await service.wait { $0.last?.body?["state"] == "ended" })
@@ -244,6 +268,8 @@ struct PushWardDispatchTests {
     @Test func aSixthOngoingActivityEvictsTheLowestPriority() async throws {
         let service = try FakePushService()
         let dispatcher = Dispatcher(backends: [ward(service)], retry: fastRetry)
+        let dispatcherRun = Task { await dispatcher.run() }
+        defer { dispatcherRun.cancel() }
         for n in 1...6 {
             await dispatcher.submit(activity: "a\(n)", backend: "ward", budget: budget,
                                     .start(Self.request("a\(n)", .start, "Running", priority: n == 2 ? 0 : 5)))
@@ -269,6 +295,8 @@ struct PushWardContractTests {
         let service = try FakePushService()
         let backend = PushWardBackend(name: "ward", baseURL: service.baseURL, token: "pushward-test-key", client: HTTPClient())
         let dispatcher = Dispatcher(backends: [backend], retry: fastRetry)
+        let dispatcherRun = Task { await dispatcher.run() }
+        defer { dispatcherRun.cancel() }
         await dispatcher.submit(activity: "washer", backend: "ward", budget: budget,
                                 .start(Self.request(.start, ["template": "generic", "state": "Washing", "subtitle": "Cotton 40", "progress": 0.2])))
         await dispatcher.waitUntilQuiet()
@@ -285,6 +313,8 @@ struct PushWardContractTests {
         let records = Locked<[Dispatcher.PushRecord]>([])
         let backend = PushWardBackend(name: "ward", baseURL: service.baseURL, token: "pushward-test-key", client: HTTPClient())
         let dispatcher = Dispatcher(backends: [backend], retry: fastRetry, onPush: { record in records.withLock { $0.append(record) } })
+        let dispatcherRun = Task { await dispatcher.run() }
+        defer { dispatcherRun.cancel() }
         await dispatcher.submit(activity: "washer", backend: "ward", budget: budget,
                                 .start(Self.request(.start, ["template": "generic", "state": "Washing", "progress": 0.2])))
         await dispatcher.waitUntilQuiet()

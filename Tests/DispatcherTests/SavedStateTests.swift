@@ -93,6 +93,8 @@ struct SavedStateTests {
         let file = try stateFile(#"{"washer@aivi":{"running":true,"started":1e300},"dryer@aivi":{"running":false,"dismiss":\#(clear(at: "1e300"))}}"#)
         let warnings = Locked<[String]>([])
         let dispatcher = Dispatcher(backends: [], stateFile: file, log: { line in warnings.withLock { $0.append(line) } })
+        let dispatcherRun = Task { await dispatcher.run() }
+        defer { dispatcherRun.cancel() }
         await dispatcher.resume()
         #expect(await dispatcher.runningActivities.isEmpty)
         #expect(warnings.withLock { $0.count } == 2)

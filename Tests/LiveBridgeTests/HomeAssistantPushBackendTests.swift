@@ -22,6 +22,8 @@ struct HomeAssistantPushBackendTests {
         let connectionRun = connection.started(entityIDs: nil)
         let backend = HomeAssistantPushBackend(name: "phone", connection: connection)
         let dispatcher = Dispatcher(backends: [backend], retry: fastRetry)
+        let dispatcherRun = Task { await dispatcher.run() }
+        defer { dispatcherRun.cancel() }
         let start = BackendRequest(backend: "phone", kind: .homeassistant, method: "call_service", target: "notify.mobile_app_phone",
                                    body: ["message": "Washing", "data": ["live_update": true, "tag": "washer", "progress": 40]])
         let end = BackendRequest(backend: "phone", kind: .homeassistant, method: "call_service", target: "notify.mobile_app_phone",
@@ -37,6 +39,8 @@ struct HomeAssistantPushBackendTests {
         await simulator.failService("notify.mobile_app_phone", with: HomeAssistantError(code: "service_validation_error", message: "bad"))
         let records = Locked<[Dispatcher.PushRecord]>([])
         let failing = Dispatcher(backends: [backend], retry: fastRetry, onPush: { r in records.withLock { $0.append(r) } })
+        let failingRun = Task { await failing.run() }
+        defer { failingRun.cancel() }
         await failing.submit(activity: "washer", backend: "phone", budget: budget, .start(start))
         await failing.waitUntilQuiet()
         #expect(records.withLock { $0.map(\.report.outcome) } == [.rejected(.homeAssistant("service_validation_error"))])

@@ -3,12 +3,15 @@ import Synchronization
 import Testing
 @testable import LiveBridge
 
-/// SIGTERM/SIGINT cancel the service (its graceful shutdown), a second one is the hard stop, SIGHUP reloads.
+/// SIGTERM/SIGINT ask for the service's graceful shutdown, a second one is the hard stop, SIGHUP reloads; the runner
+/// cancelled cancels the service.
 struct ServiceRunnerTests {
-    /// A service that records what happens to it and shuts down when `release` is called after its cancellation.
+    /// A service that records what happens to it and, once asked to stop (its graceful shutdown, or cancelled),
+    /// shuts down at once or when `release` is called.
     private actor RecordingService: Service {
         private(set) var reloads = 0
         private(set) var cancelled = false
+        private(set) var askedToStop = false
         private var shutdown: CheckedContinuation<Void, Never>?
         private var cancelledWaiters: [CheckedContinuation<Void, Never>] = []
         let shutsDownAtOnce: Bool
@@ -16,22 +19,16 @@ struct ServiceRunnerTests {
         init(shutsDownAtOnce: Bool) { self.shutsDownAtOnce = shutsDownAtOnce }
 
         func run() async throws {
-            await withTaskCancellationHandler {
-                await withCheckedContinuation { shutdown = $0 }
-            } onCancel: {
-                Task { await self.wasCancelled() }
-            }
-        }
-
-        private func wasCancelled() {
-            cancelled = true
+            await gracefulShutdown()
+            askedToStop = true
+            cancelled = Task.isCancelled
             for waiter in cancelledWaiters { waiter.resume() }
             cancelledWaiters = []
-            if shutsDownAtOnce { release() }
+            if !shutsDownAtOnce { await withCheckedContinuation { shutdown = $0 } }
         }
 
-        func waitUntilCancelled() async {
-            if cancelled { return }
+        func waitUntilAskedToStop() async {
+            if askedToStop { return }
             await withCheckedContinuation { cancelledWaiters.append($0) }
         }
 
@@ -53,7 +50,8 @@ struct ServiceRunnerTests {
         send.yield(.terminate)
         try await ServiceRunner.run(service, signals: signals, onSecondStop: { secondStops.add(1, ordering: .relaxed) })
         #expect(await service.reloads == 2)
-        #expect(await service.cancelled)
+        #expect(await service.askedToStop)
+        #expect(await !service.cancelled, "a graceful shutdown, not a cancellation")
         #expect(secondStops.load(ordering: .relaxed) == 0)
     }
 
@@ -63,7 +61,7 @@ struct ServiceRunnerTests {
         let (hardStops, hardStop) = AsyncStream.makeStream(of: Void.self)
         let running = Task { try await ServiceRunner.run(service, signals: signals, onSecondStop: { hardStop.yield() }) }
         send.yield(.interrupt)
-        await service.waitUntilCancelled()
+        await service.waitUntilAskedToStop()
         send.yield(.terminate)
         // The second signal is acted on while the service is still shutting down.
         var stops = hardStops.makeAsyncIterator()
@@ -88,6 +86,7 @@ struct ServiceRunnerTests {
         let running = Task { try await ServiceRunner.run(service, signals: signals, onSecondStop: {}) }
         running.cancel()
         try await running.value
+        #expect(await service.askedToStop)
         #expect(await service.cancelled)
     }
 }
