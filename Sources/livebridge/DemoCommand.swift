@@ -38,15 +38,17 @@ enum DemoCommand {
         let service = try LiveBridgeService(options: options, logger: logger)
         standardOutput("LiveBridge demo: open \(preview.baseURL) (Ctrl-C stops)\n"
                        + "The binary is \(CommandLine.arguments[0]); `make install` puts it on your PATH as livebridge.\n")
-        let household = Task { await HouseholdScript(simulator: simulator, cycle: cycle).runForever() }
-        let status: Int32
-        do {
-            try await ServiceRunner.run(service, signals: UnixSignals([.terminate, .interrupt]))
-            status = 0
-        } catch {
-            status = 1
+        // The household's script runs beside the service, until the service has shut down.
+        let status: Int32 = await withTaskGroup(of: Void.self) { group in
+            group.addTask { await HouseholdScript(simulator: simulator, cycle: cycle).runForever() }
+            defer { group.cancelAll() }
+            do {
+                try await ServiceRunner.run(service, signals: UnixSignals([.terminate, .interrupt]))
+                return 0
+            } catch {
+                return 1
+            }
         }
-        household.cancel()
         withExtendedLifetime((simulator, preview)) {}
         try? FileManager.default.removeItem(atPath: folder)
         return status

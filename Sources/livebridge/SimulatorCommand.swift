@@ -26,9 +26,12 @@ enum SimulatorCommand {
         options.port = port
         let simulator = try HomeAssistantSimulator(options: options)
         standardError("livebridge simulator: serving \(simulator.url)")
-        let household = Task { await HouseholdScript(simulator: simulator, cycle: cycle).runForever() }
-        for await _ in UnixSignals([.interrupt, .terminate]) { break }
-        household.cancel()
+        // The household's script runs until the first signal.
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await HouseholdScript(simulator: simulator, cycle: cycle).runForever() }
+            for await _ in UnixSignals([.interrupt, .terminate]) { break }
+            group.cancelAll()
+        }
         return 0
     }
 }
