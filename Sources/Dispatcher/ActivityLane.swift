@@ -95,8 +95,12 @@ public struct ActivityLane: Sendable {
     public let retry: RetryPolicy
     public private(set) var phase = Phase.idle
     public private(set) var counters = Counters()
+    /// What the phone shows, and the times the budget counts from.
+    private var shown = ShownActivity()
     /// A digest of the body the phone shows now, as far as we know.
-    public private(set) var delivered: String?
+    public var delivered: String? { shown.digest }
+    /// When the activity now on the phone was started (for settle and renewal).
+    public var startedAt: Instant? { shown.startedAt }
 
     private var queuedEnd: Push?
     private var queuedStart: Push?
@@ -104,20 +108,12 @@ public struct ActivityLane: Sendable {
     private var pending = PendingUpdate()
     /// The queued start's body is older than the states: render it again before it goes.
     private var refreshStart = false
-    private var lastPush: Instant?
     private var inFlight: Push?
     /// The clear after an end's final content, and when it goes.
     public private(set) var dismissal: (push: Push, at: Instant)?
-    private var retryAt: Instant?
-    private var attempt = 0
+    private var retrying = LaneRetry()
     /// Why the queued update waits now, if the budget holds it.
     public private(set) var hold: Hold?
-    /// When the activity now on the phone was started (for settle and renewal).
-    public private(set) var startedAt: Instant?
-    /// Updates delivered in the last hour, oldest first (kept only with a `maxPerHour`).
-    private var sentUpdates = RollingWindow<Instant>()
-    /// What the phone shows, measured: later updates are judged against it.
-    private var shown: PayloadMeasure?
     /// What the device's push relay allows, set by the dispatcher before it asks `next`.
     public var relay = RelayAllowance.open
 
@@ -131,8 +127,8 @@ public struct ActivityLane: Sendable {
         self.retry = retry
         if resuming {
             phase = dismissed ? .dismissed : .running
-            delivered = deliveredDigest
-            self.startedAt = startedAt ?? .now
+            shown.digest = deliveredDigest
+            shown.startedAt = startedAt ?? .now
         }
     }
 
@@ -206,7 +202,7 @@ public struct ActivityLane: Sendable {
     public mutating func renewing(_ pair: (end: Push, start: Push)?, at now: Instant) {
         guard phase == .running, queuedEnd == nil, queuedStart == nil else { return }
         guard let pair else {
-            startedAt = now.advanced(by: .seconds(60)).advanced(by: .zero - (budget.renewAfter ?? .zero))
+            shown.startedAt = now.advanced(by: .seconds(60)).advanced(by: .zero - (budget.renewAfter ?? .zero))
             return
         }
         counters.renewals += 1
@@ -229,8 +225,7 @@ public struct ActivityLane: Sendable {
         queuedEnd = nil
         pending.clear()
         dismissal = nil
-        delivered = nil
-        shown = nil
+        shown.swipedAway()
     }
 
     /// `active_when` fell: end with this push's body. Never replaced, never dropped.
@@ -264,11 +259,11 @@ public struct ActivityLane: Sendable {
 
     public mutating func next(at now: Instant) -> Decision {
         guard inFlight == nil else { return .wait(until: nil) }
-        if let retryAt, retryAt > now { return .wait(until: retryAt) }
+        if let retryAt = retrying.at, retryAt > now { return .wait(until: retryAt) }
         if let end = queuedEnd, phase == .running {
             // An end right after a start waits for the settle too: before Home Assistant has the activity's token, a
             // clear reaches no activity and the one on the phone would stay.
-            if let settle = budget.settle, settle > .zero, let startedAt, now < startedAt.advanced(by: settle) {
+            if let settle = budget.settle, settle > .zero, let startedAt = shown.startedAt, now < startedAt.advanced(by: settle) {
                 return .wait(until: startedAt.advanced(by: settle))
             }
             return send(end, phase: .ending, clearing: \.queuedEnd)
@@ -284,18 +279,17 @@ public struct ActivityLane: Sendable {
             if refreshStart { return .render(.start) }
             return send(start, phase: .starting, clearing: \.queuedStart)
         }
-        if phase == .running, queuedEnd == nil, let renewAfter = budget.renewAfter, let startedAt {
+        if phase == .running, queuedEnd == nil, let renewAfter = budget.renewAfter, let startedAt = shown.startedAt {
             let renewAt = startedAt.advanced(by: renewAfter)
             if renewAt <= now { return .renew }
             if pending.isEmpty { return .wait(until: renewAt) }
         }
-        let renewAt = budget.renewAfter.flatMap { after in startedAt.map { $0.advanced(by: after) } }
+        let renewAt = budget.renewAfter.flatMap { after in shown.startedAt.map { $0.advanced(by: after) } }
         guard pending.push != nil || pending.needsRender, phase == .running, let first = pending.firstChange, let last = pending.lastChange else {
             return holding(nil, .wait(until: phase == .running ? renewAt : nil))
         }
-        sentUpdates.forget(through: now.advanced(by: .zero - Self.hour))
-        let situation = UpdateGate.Situation(budget: budget, relay: relay, startedAt: startedAt, lastPush: lastPush, renewAt: renewAt,
-                                             sentUpdates: sentUpdates, shown: shown, delivered: delivered)
+        shown.sentUpdates.forget(through: now.advanced(by: .zero - Self.hour))
+        let situation = UpdateGate.Situation(budget: budget, relay: relay, renewAt: renewAt, shown: shown)
         switch UpdateGate.verdict(for: pending, first: first, last: last, in: situation, at: now) {
         case .hold(let reason, let until):
             return holding(reason, .wait(until: until))
@@ -327,7 +321,7 @@ public struct ActivityLane: Sendable {
 
     /// Updates left in this hour's budget (nil: no cap).
     public func updatesLeft(at now: Instant) -> Int? {
-        budget.maxPerHour.map { cap in cap - sentUpdates.count(after: now.advanced(by: .zero - Self.hour)) }
+        budget.maxPerHour.map { cap in cap - shown.sentUpdates.count(after: now.advanced(by: .zero - Self.hour)) }
     }
 
     private mutating func send(_ push: Push, phase next: Phase, clearing slot: WritableKeyPath<ActivityLane, Push?>) -> Decision {
@@ -343,58 +337,33 @@ public struct ActivityLane: Sendable {
     public mutating func finished(_ outcome: PushOutcome, at now: Instant, random: Double = 0.5) {
         guard let push = inFlight else { return }
         inFlight = nil
-        waitsForAPlace = false
+        retrying.waitsForAPlace = false
         switch outcome {
         case .delivered, .alreadyRunning:
-            attempt = 0
-            retryAt = nil
+            retrying.answered()
             switch push.kind {
             case .start, .update:
                 phase = .running
-                lastPush = now
-                if push.kind == .start { startedAt = now }
-                if push.kind == .update, budget.maxPerHour != nil { sentUpdates.record(now) }
-                shown = push.request.map(PayloadMeasure.init)
-                if outcome == .alreadyRunning {
-                    // The phone shows an older state of it: send this content as an update, now.
-                    delivered = nil
-                    if pending.isEmpty { pending.resend(push, at: now) }
-                } else {
-                    delivered = DeliveryState.digest(push.body)
-                }
+                shown.delivered(push, at: now, exactly: outcome == .delivered, countingUpdates: budget.maxPerHour != nil)
+                // Already running: the phone shows an older state of it; send this content as an update, now.
+                if outcome == .alreadyRunning, pending.isEmpty { pending.resend(push, at: now) }
             case .end:
                 phase = .idle
-                delivered = nil
-                lastPush = nil
-                startedAt = nil
-                shown = nil
+                shown.ended()
                 if let after = push.request?.dismissal?.after { scheduleDismissal(of: push, at: now.advanced(by: after)) }
             }
         case .retry, .locked:
             counters.retries += 1
-            let wait: Duration
-            switch outcome {
-            case .retry(let after):
-                waitsForAPlace = false
-                wait = retry.delay(attempt: attempt, random: random, retryAfter: after)
-            case .locked(let expiry):
-                waitsForAPlace = true
-                wait = expiry ?? retry.lockedWait
-            default:
-                wait = retry.lockedWait
-            }
-            attempt += 1
-            retryAt = now.advanced(by: wait)
+            retrying.again(after: outcome, policy: retry, at: now, random: random)
             requeue(push, at: now)
         case .rejected:
             counters.dropped += 1
-            attempt = 0
-            retryAt = nil
+            retrying.answered()
             switch push.kind {
             case .start: phase = .idle; queuedEnd = nil; pending.clear()
             case .end:
                 phase = .idle
-                delivered = nil
+                shown.digest = nil
                 // A two-phase end whose final frame was refused (its content, a preempted activity) still ends: the
                 // end is always delivered, so its second phase goes at once.
                 scheduleDismissal(of: push, at: now)
@@ -417,12 +386,12 @@ public struct ActivityLane: Sendable {
 
     /// A free-tier lock was released (the token's other job ended): try again now.
     public mutating func retryNow() {
-        retryAt = nil
+        retrying.at = nil
     }
 
     /// Whether the last push waits on the backend's limit of activities at once (a free tier's one job, ActivitySmith's
     /// four): an end elsewhere on that backend lets it try again at once.
-    public private(set) var waitsForAPlace = false
+    public var waitsForAPlace: Bool { retrying.waitsForAPlace }
 
     /// Puts a failed push back where it was, unless something newer took its place.
     private mutating func requeue(_ push: Push, at now: Instant) {

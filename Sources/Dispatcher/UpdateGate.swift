@@ -8,19 +8,14 @@ import LiveActivity
 enum UpdateGate {
     typealias Instant = ContinuousClock.Instant
 
-    /// What the lane knows beside the update: the rule's budget, the relay, the activity's times and what it shows.
+    /// What the lane knows beside the update: the rule's budget, the relay, when it renews, and what the phone shows
+    /// (with the activity's times and the hour's updates).
     struct Situation {
         var budget: UpdateBudget
         var relay: ActivityLane.RelayAllowance
-        var startedAt: Instant?
-        var lastPush: Instant?
         /// When the activity is renewed: no wait goes past it.
         var renewAt: Instant?
-        /// Updates sent within the last hour.
-        var sentUpdates: RollingWindow<Instant>
-        var shown: PayloadMeasure?
-        /// A digest of the body the phone shows.
-        var delivered: String?
+        var shown: ShownActivity
     }
 
     enum Verdict: Equatable {
@@ -41,27 +36,27 @@ enum UpdateGate {
         func until(_ instant: Instant?) -> Instant? { earliest(instant, renewAt) }
         let urgent = pending.push?.isUrgent ?? pending.urgent
         // Home Assistant needs the activity's own token before an update, or it opens a second activity.
-        if let settle = budget.settle, settle > .zero, let startedAt = situation.startedAt, now < startedAt.advanced(by: settle) {
+        if let settle = budget.settle, settle > .zero, let startedAt = situation.shown.startedAt, now < startedAt.advanced(by: settle) {
             return .hold(.startSettle, until: until(startedAt.advanced(by: settle)))
         }
         if !urgent && !pending.timingPassed {
-            let due = budget.due(firstChange: first, lastChange: last, lastPush: situation.lastPush)
+            let due = budget.due(firstChange: first, lastChange: last, lastPush: situation.shown.lastPush)
             // A debounce's wait is every change's; min_interval's is a hold.
-            let spacing = situation.lastPush.map { $0.advanced(by: budget.minInterval) }
+            let spacing = situation.shown.lastPush.map { $0.advanced(by: budget.minInterval) }
             guard due <= now else { return .hold(spacing == due ? .minInterval : nil, until: until(due)) }
         }
         // What is left of the hour's budget and the relay's.
         if !urgent, case .reserved(let reservedUntil) = situation.relay { return .hold(.relayBudget, until: until(reservedUntil)) }
-        if !urgent, let cap = budget.maxPerHour, let blocking = situation.sentUpdates.blocking(limit: cap) {
+        if !urgent, let cap = budget.maxPerHour, let blocking = situation.shown.sentUpdates.blocking(limit: cap) {
             return .hold(.hourlyBudget, until: until(blocking.advanced(by: ActivityLane.hour)))
         }
         if pending.needsRender { return .render }
         guard let update = pending.push else { return .hold(nil, until: renewAt) }
-        if DeliveryState.digest(update.body) == situation.delivered { return .duplicate }
+        if DeliveryState.digest(update.body) == situation.shown.digest { return .duplicate }
         // Worth a push? Under min_change, or with the budget tight, a small move of the bar or the timers waits for
         // a quiet and then goes as the last state.
-        let tight = situation.relay == .thin || budget.maxPerHour.map { $0 - situation.sentUpdates.count <= budget.tightAt } == true
-        if !urgent, let threshold = budget.minChange ?? (tight ? MinChange.tightBudget : nil), let shown = situation.shown,
+        let tight = situation.relay == .thin || budget.maxPerHour.map { $0 - situation.shown.sentUpdates.count <= budget.tightAt } == true
+        if !urgent, let threshold = budget.minChange ?? (tight ? MinChange.tightBudget : nil), let shown = situation.shown.measure,
            let request = update.request, !PayloadMeasure(request).matters(after: shown, threshold: threshold) {
             let quietEnd = last.advanced(by: UpdateBudget.quiet)
             if now < quietEnd { return .notWorthAPush(until: until(quietEnd)) }

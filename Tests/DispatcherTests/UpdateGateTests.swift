@@ -20,8 +20,8 @@ struct UpdateGateTests {
         budget.debounce = .seconds(2)
         budget.maxWait = .seconds(10)
         budget.minInterval = .seconds(5)
-        var situation = UpdateGate.Situation(budget: budget, relay: .open, startedAt: at(0), lastPush: at(0), renewAt: nil,
-                                             sentUpdates: RollingWindow(), shown: nil, delivered: nil)
+        var situation = UpdateGate.Situation(budget: budget, relay: .open, renewAt: nil,
+                                             shown: ShownActivity(startedAt: at(0), lastPush: at(0)))
         change(&situation)
         return situation
     }
@@ -31,7 +31,7 @@ struct UpdateGateTests {
     @Test func theDebounceWaitsUnnamedAndMinIntervalIsAHold() {
         let waiting = pending(update(0.5))
         #expect(UpdateGate.verdict(for: waiting, first: at(10), last: at(10), in: situation(), at: at(11)) == .hold(nil, until: at(12)))
-        let soon = situation { $0.lastPush = at(9) }
+        let soon = situation { $0.shown.lastPush = at(9) }
         #expect(UpdateGate.verdict(for: waiting, first: at(10), last: at(10), in: soon, at: at(12.5)) == .hold(.minInterval, until: at(14)))
         #expect(UpdateGate.verdict(for: waiting, first: at(10), last: at(10), in: soon, at: at(14)) == .send(update(0.5)))
     }
@@ -42,9 +42,9 @@ struct UpdateGateTests {
         let reserved = situation { $0.relay = .reserved(until: at(100)) }
         #expect(UpdateGate.verdict(for: pending(update(0.5)), first: at(10), last: at(10), in: reserved, at: at(20)) == .hold(.relayBudget, until: at(100)))
         #expect(UpdateGate.verdict(for: pending(update(0.5, urgent: true)), first: at(10), last: at(10), in: reserved, at: at(20)) == .send(update(0.5, urgent: true)))
-        let spent = situation { $0.budget.maxPerHour = 2; $0.sentUpdates = RollingWindow([at(1), at(2)]) }
+        let spent = situation { $0.budget.maxPerHour = 2; $0.shown.sentUpdates = RollingWindow([at(1), at(2)]) }
         #expect(UpdateGate.verdict(for: pending(update(0.5)), first: at(10), last: at(10), in: spent, at: at(20)) == .hold(.hourlyBudget, until: at(3601)))
-        let renewing = situation { $0.budget.maxPerHour = 2; $0.sentUpdates = RollingWindow([at(1), at(2)]); $0.renewAt = at(600) }
+        let renewing = situation { $0.budget.maxPerHour = 2; $0.shown.sentUpdates = RollingWindow([at(1), at(2)]); $0.renewAt = at(600) }
         #expect(UpdateGate.verdict(for: pending(update(0.5)), first: at(10), last: at(10), in: renewing, at: at(20)) == .hold(.hourlyBudget, until: at(600)))
     }
 
@@ -52,9 +52,9 @@ struct UpdateGateTests {
         let marked = PendingUpdate(needsRender: true, firstChange: at(10), lastChange: at(10))
         #expect(UpdateGate.verdict(for: marked, first: at(10), last: at(10), in: situation(), at: at(20)) == .render)
         let shown = update(0.5)
-        let same = situation { $0.delivered = DeliveryState.digest(shown.body) }
+        let same = situation { $0.shown.digest = DeliveryState.digest(shown.body) }
         #expect(UpdateGate.verdict(for: pending(update(0.5)), first: at(10), last: at(10), in: same, at: at(20)) == .duplicate)
-        let measured = situation { $0.shown = PayloadMeasure(shown.request!); $0.budget.minChange = MinChange(progress: 0.05, eta: .seconds(180)) }
+        let measured = situation { $0.shown.measure = PayloadMeasure(shown.request!); $0.budget.minChange = MinChange(progress: 0.05, eta: .seconds(180)) }
         #expect(UpdateGate.verdict(for: pending(update(0.51)), first: at(10), last: at(10), in: measured, at: at(20))
                 == .notWorthAPush(until: at(10).advanced(by: UpdateBudget.quiet)))
         #expect(UpdateGate.verdict(for: pending(update(0.6)), first: at(10), last: at(10), in: measured, at: at(20)) == .send(update(0.6)))
