@@ -19,7 +19,7 @@ public struct ActivitySmithBackend: PushBackend, HTTPExchanges {
     /// `pacers`: shared with the other backends of one account (its 60 a minute are per API key, not per backend).
     public init(name: String, baseURL: String, token: String, client: HTTPClient,
                 window: RequestWindow = RequestWindow(documentedFor: .activitysmith), pacers: PacerRegistry? = nil) {
-        http = HTTPPushBackend(name: name, baseURL: baseURL, scheme: "Bearer", token: token, client: client)
+        http = HTTPPushBackend(name: name, service: ActivitySmithSchema.definition, baseURL: baseURL, token: token, client: client)
         // One account, however its address is written (a trailing slash, letter case).
         let account = (baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL).lowercased()
         paced = PacedClient(client: client, pacer: pacers?.pacer("activitysmith \(account) \(token)", window) ?? RequestPacer(window))
@@ -29,17 +29,17 @@ public struct ActivitySmithBackend: PushBackend, HTTPExchanges {
         if let refused = DeliveryReport.invalidTarget(request) { return refused }
         let result: Result<HTTPResponse, HTTPTransportError>
         do { result = .success(try await paced.send(http.httpRequest(for: request))) } catch { result = .failure(error) }
-        var report = HTTPOutcome.classify(result, kind: kind)
+        var report = HTTPOutcome.classify(result, kind: kind, service: ActivitySmithSchema.definition)
         // Its fifth Live Activity at once: 429 {"error": "Live Activity limit reached", "limit": 4, "active": 4}. Not a
         // rate: retrying soon cannot help, so the start waits like a locked job — until one of ours ends, or long.
         if case .success(let response) = result, response.status == 429,
            (try? JSONParser.parse(response.body))?["error"]?.stringValue == "Live Activity limit reached" {
-            return DeliveryReport(.locked(for: nil), status: 429, code: .liveActivityLimit)
+            return DeliveryReport(.locked(for: nil), status: 429, code: .known(.tooManyActivities, of: ActivitySmithSchema.definition))
         }
         if case .success(let response) = result, report.outcome == .delivered,
            (try? JSONParser.parse(response.body))?["operation"] == "paused" {
             let opened = report.connectionsOpened
-            report = DeliveryReport(.delivered, status: response.status, code: .paused)
+            report = DeliveryReport(.delivered, status: response.status, code: .known(.paused, of: ActivitySmithSchema.definition))
             report.connectionsOpened = opened
         }
         return report

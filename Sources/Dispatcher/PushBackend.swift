@@ -37,15 +37,18 @@ public struct DeliveryReport: Sendable, Equatable {
     }
 }
 
-/// What an HTTP answer means, by the backends' documented contracts.
+/// What an HTTP answer means: the statuses every service shares (2xx, 429 with Retry-After, 5xx) and the meanings of
+/// the service's own codes (`service.codes`: already running, one at a time, not registered).
 public enum HTTPOutcome {
-    /// `wallNow`: seconds since 1970, against which a lock's `expiresAt` is read.
-    public static func classify(_ result: Result<HTTPResponse, HTTPTransportError>, kind: PushKind, wallNow: Double = Date().timeIntervalSince1970) -> DeliveryReport {
+    /// `service`: whose codes the answer may carry (nil: none known). `wallNow`: seconds since 1970, against which a
+    /// lock's expiry is read.
+    public static func classify(_ result: Result<HTTPResponse, HTTPTransportError>, kind: PushKind, service: BackendDefinition? = nil,
+                                wallNow: Double = Date().timeIntervalSince1970) -> DeliveryReport {
         switch result {
         case .failure(let error):
             return DeliveryReport(.retry(after: nil), code: error.isTimeout ? .timeout : .transport(Int32(error.code)))
         case .success(let response):
-            var report = classify(response, kind: kind, wallNow: wallNow)
+            var report = classify(response, kind: kind, service: service, wallNow: wallNow)
             report.connectionsOpened = response.connectionsOpened
             return report
         }
@@ -66,22 +69,28 @@ public enum HTTPOutcome {
         return .milliseconds(Int64((wait * 1000).rounded()))
     }
 
-    private static func classify(_ response: HTTPResponse, kind: PushKind, wallNow: Double) -> DeliveryReport {
-        // Aivi and Island Pulse say `error`; PushWard's problems (RFC 9457) say `code`.
+    private static func classify(_ response: HTTPResponse, kind: PushKind, service: BackendDefinition?, wallNow: Double) -> DeliveryReport {
+        // A service's error body says `error` (Aivi, Island Pulse) or `code` (RFC 9457 problems, PushWard).
         let problem = try? JSONParser.parse(response.body)
         // The service's words: cut short, they go into logs, metrics and /healthz.
-        let code = (problem?["error"]?.stringValue ?? problem?["code"]?.stringValue).map { DeliveryCode(service: OutsideText.bounded($0, limit: DeliveryReport.codeLimit)) }
+        let code = (problem?["error"]?.stringValue ?? problem?["code"]?.stringValue)
+            .map { DeliveryCode(service: OutsideText.bounded($0, limit: DeliveryReport.codeLimit), of: service) }
+        if !(200..<300).contains(response.status), let code, case .known(let known) = code, known.status == nil || known.status == response.status {
+            switch known.meaning {
+            case .alreadyRunning where kind == .start:
+                return DeliveryReport(.alreadyRunning, status: response.status, code: code)
+            case .oneAtATime:
+                // When the service says the lock lifts; past that the start is tried again.
+                let expiry = service?.lockExpiryField.flatMap { problem?[$0] }.flatMap { lockExpiry($0, now: wallNow) }
+                return DeliveryReport(.locked(for: expiry), status: response.status, code: code)
+            case .notRegistered:
+                return DeliveryReport(.rejected(code), status: response.status, code: code)
+            default: break
+            }
+        }
         switch response.status {
         case 200..<300:
             return DeliveryReport(.delivered, status: response.status)
-        case 409 where code == .activityAlreadyRunning && kind == .start:
-            return DeliveryReport(.alreadyRunning, status: 409, code: code)
-        case 403 where code == .freeTierJobLocked:
-            // Island Pulse says when the lock lifts (`expiresAt`); past that the start is tried again.
-            return DeliveryReport(.locked(for: problem?["expiresAt"].flatMap { lockExpiry($0, now: wallNow) }), status: 403, code: code)
-        case 404 where code == .deviceNotRegistered:
-            return DeliveryReport(.rejected(.deviceNotRegistered),
-                                  status: 404, code: code)
         case 429:
             let after = response.headers["retry-after"].flatMap(RetryPolicy.retryAfter)
             return DeliveryReport(.retry(after: after), status: 429, code: code)
@@ -107,24 +116,26 @@ extension HTTPPushBackend: HTTPExchanges {
 
 public struct HTTPPushBackend: PushBackend {
     public let name: String
+    /// The service it speaks to: its codes and its authorization scheme.
+    public let service: BackendDefinition
     public let baseURL: String
-    /// `Token` for Aivi, `Bearer` for Island Pulse.
-    public let scheme: String
+    /// How the token is carried (`Authorization: <scheme> <token>`), the service's.
+    public var scheme: String { service.authScheme }
     let token: String
     public let allowsOneActiveJob: Bool
     let client: HTTPClient
     /// The service's documented allowance, kept on our side (nil: none documented).
     let pacer: RequestPacer?
 
-    public init(name: String, baseURL: String, scheme: String, token: String, allowsOneActiveJob: Bool = false, client: HTTPClient) {
-        self.init(name: name, baseURL: baseURL, scheme: scheme, token: token, allowsOneActiveJob: allowsOneActiveJob, client: client, pacer: nil)
+    public init(name: String, service: BackendDefinition, baseURL: String, token: String, allowsOneActiveJob: Bool = false, client: HTTPClient) {
+        self.init(name: name, service: service, baseURL: baseURL, token: token, allowsOneActiveJob: allowsOneActiveJob, client: client, pacer: nil)
     }
 
-    init(name: String, baseURL: String, scheme: String, token: String, allowsOneActiveJob: Bool, client: HTTPClient, pacer: RequestPacer?) {
+    init(name: String, service: BackendDefinition, baseURL: String, token: String, allowsOneActiveJob: Bool, client: HTTPClient, pacer: RequestPacer?) {
         self.pacer = pacer
         self.name = name
+        self.service = service
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
-        self.scheme = scheme
         self.token = token
         self.allowsOneActiveJob = allowsOneActiveJob
         self.client = client
@@ -140,6 +151,6 @@ public struct HTTPPushBackend: PushBackend {
         let result: Result<HTTPResponse, HTTPTransportError>
         await pacer?.turn()
         do { result = .success(try await client.send(httpRequest(for: request))) } catch { result = .failure(error) }
-        return HTTPOutcome.classify(result, kind: kind)
+        return HTTPOutcome.classify(result, kind: kind, service: service)
     }
 }

@@ -58,7 +58,7 @@ public struct PushWardBackend: PushBackend, HTTPExchanges {
         if let refused = DeliveryReport.invalidTarget(request) { return refused }
         let now = Date().timeIntervalSince1970
         if let until = quotaSpentUntil.withLock({ $0 }), now < until {
-            return DeliveryReport(.rejected(.quotaExceeded), code: .quotaExceeded)
+            return DeliveryReport(.rejected(Self.code(.allowanceSpent)), code: Self.code(.allowanceSpent))
         }
         if kind == .start, let creation = request.creation, let refused = await create(creation, kind: kind, now: now) { return refused }
         let slug = Self.slug(request)
@@ -72,17 +72,17 @@ public struct PushWardBackend: PushBackend, HTTPExchanges {
         }
         // An end for an activity PushWard no longer has: it ended it itself (its end_date, stale_ttl) and let it go.
         // Nothing is left on the phone to end; creating it again would show it as ongoing just to end it.
-        if kind == .end, report.status == 404, report.code == .activityNotFound {
+        if kind == .end, report.status == 404, report.code?.meaning == .activityGone {
             shown.withLock { $0[slug] = nil }
-            return DeliveryReport(.delivered, status: 404, code: .activityNotFound)
+            return DeliveryReport(.delivered, status: 404, code: Self.code(.activityGone))
         }
-        guard kind == .update, report.status == 404, report.code == .activityNotFound, let creation = request.creation else { return report }
+        guard kind == .update, report.status == 404, report.code?.meaning == .activityGone, let creation = request.creation else { return report }
         // An update for an activity PushWard no longer has. Shown by this process, it was ended by PushWard itself (a
         // countdown's end, stale_ttl) and deleted after ended_ttl: starting it again would put back on the phone what
         // the service took off, so it is refused (not retried) and the next start creates it anew. Unknown to this
         // process (a restart, perhaps between a start's two requests), it is created and started, rather than lose it.
         if wasShown {
-            return DeliveryReport(.rejected(.activityNotFound), status: 404, code: .activityNotFound)
+            return DeliveryReport(.rejected(Self.code(.activityGone)), status: 404, code: Self.code(.activityGone))
         }
         if let refused = await create(creation, kind: kind, now: now) { return refused }
         let restarted = await send(patched(request, fresh: true, startsIt: true), kind: kind)
@@ -99,25 +99,28 @@ public struct PushWardBackend: PushBackend, HTTPExchanges {
         return created.outcome == .delivered ? nil : created
     }
 
+    /// PushWard's code with this meaning.
+    static func code(_ meaning: ServiceCode.Meaning) -> DeliveryCode { .known(meaning, of: PushWardSchema.definition) }
+
     static func slug(_ request: BackendRequest) -> String { String(request.target.dropFirst("/activities/".count)) }
 
     /// The free plan's updates for the month are spent (429 quota.exceeded, on a create as on an update): retrying
     /// only burns requests until it resets, when the answer says (`reset_at`, within a month and a day), else at the
     /// next month's start. Nil for any other answer.
     private func quotaStop(_ report: DeliveryReport, _ answer: [UInt8]?, now: Double) -> DeliveryReport? {
-        guard report.status == 429, report.code == .quotaExceeded else { return nil }
+        guard report.status == 429, report.code?.meaning == .allowanceSpent else { return nil }
         let said = answer.flatMap { (try? JSONParser.parse($0))?["reset_at"]?.stringValue }
             .flatMap { Timestamp.epoch(fromISO8601: OutsideText.bounded($0, limit: 64)) }
             .flatMap { $0 > now && $0 < now + 32 * 86_400 ? $0 : nil }
         quotaSpentUntil.withLock { $0 = said ?? Self.nextMonth(after: now) }
-        return DeliveryReport(.rejected(.quotaExceeded), status: 429, code: .quotaExceeded)
+        return DeliveryReport(.rejected(Self.code(.allowanceSpent)), status: 429, code: Self.code(.allowanceSpent))
     }
 
     /// A create refused with 403, with its fix: the key lacks the activity:manage scope (its document's plain 403),
     /// or is restricted to other slugs (`integration_key.slug_invalid`).
     static func forbidden(_ created: DeliveryReport) -> DeliveryReport {
-        if created.code == .slugInvalid { return DeliveryReport(.rejected(.slugInvalid), status: 403, code: .slugInvalid) }
-        return DeliveryReport(.rejected(.scopeMissing), status: 403, code: created.code)
+        if let code = created.code, code.meaning == .keyRestricted { return DeliveryReport(.rejected(code), status: 403, code: code) }
+        return DeliveryReport(.rejected(code(.permissionMissing)), status: 403, code: created.code)
     }
 
     /// The PATCH with the content as a merge patch over what was shown: fields the frame dropped sent as `null`. With
@@ -155,7 +158,7 @@ public struct PushWardBackend: PushBackend, HTTPExchanges {
     private func sendReading(_ http: HTTPRequest, kind: PushKind) async -> (report: DeliveryReport, body: [UInt8]?) {
         let result: Result<HTTPResponse, HTTPTransportError>
         do { result = .success(try await paced.send(http)) } catch { result = .failure(error) }
-        return (HTTPOutcome.classify(result, kind: kind), try? result.get().body)
+        return (HTTPOutcome.classify(result, kind: kind, service: PushWardSchema.definition), try? result.get().body)
     }
 }
 

@@ -40,7 +40,7 @@ extension BackendKind {
         let pacer = definition.requestsPerMinute.map { _ in
             parts.pacers.pacer("\(rawValue) \(parts.baseURL.lowercased()) \(parts.token)", RequestWindow(documentedFor: self))
         }
-        return HTTPPushBackend(name: parts.name, baseURL: parts.baseURL, scheme: definition.authScheme, token: parts.token,
+        return HTTPPushBackend(name: parts.name, service: definition, baseURL: parts.baseURL, token: parts.token,
                                allowsOneActiveJob: parts.freeTier, client: parts.client, pacer: pacer)
     }
 }

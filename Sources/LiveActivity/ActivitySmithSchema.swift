@@ -98,7 +98,9 @@ extension ActivitySmithSchema: PushService {
         configKeys: ["type", "token", "base_url", "channels"], needsToken: true, templates: ActivitySmithSchema.types + ["generic", "monitor"],
         defaultDismissAfter: BackendDefinition.lockScreenDismissAfter, defaultSettle: .zero, requestsPerMinute: 60,
         baseURL: "https://activitysmith.com/api", spendsRelay: false, contentShare: .bodyLessWrapper,
-        movingParts: movingParts)
+        movingParts: movingParts,
+        // Recognised by their statuses (the documents give no code): its fifth Live Activity at once; a stream paused.
+        codes: [ServiceCode("live_activity_limit", .tooManyActivities), ServiceCode("paused", .paused)])
 
     /// Its bar: `percentage`, or `value` of `upper_limit`.
     static func movingParts(_ body: inout JSONValue) -> PayloadMeasure.MovingParts {

@@ -111,7 +111,8 @@ extension AiviSchema: PushService {
         configKeys: ["type", "token", "base_url"], needsToken: true, templates: AiviSchema.templates,
         defaultDismissAfter: BackendDefinition.lockScreenDismissAfter, defaultSettle: .zero, requestsPerMinute: nil,
         baseURL: "https://api.getaivi.app", spendsRelay: false, contentShare: .bodyLessWrapper, authScheme: "Token",
-        movingParts: { PayloadMeasure.contentParts(&$0) })
+        movingParts: { PayloadMeasure.contentParts(&$0) },
+        codes: [ServiceCode("ACTIVITY_ALREADY_RUNNING", .alreadyRunning, status: 409), ServiceCode("UNAUTHORIZED", .credentialsRefused)])
 }
 
 extension BackendRequest {

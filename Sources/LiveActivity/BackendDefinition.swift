@@ -42,11 +42,16 @@ public struct BackendDefinition: Sendable {
     public let authScheme: String
     /// Takes out of a body what a small change can move (its bar, its timers), for `min_change`.
     public let movingParts: @Sendable (inout JSONValue) -> PayloadMeasure.MovingParts
+    /// The codes of its answers LiveBridge acts on (its error bodies' `error` or `code`).
+    public let codes: [ServiceCode]
+    /// The field of a `oneAtATime` answer that says when the lock lifts (nil: it does not say).
+    public let lockExpiryField: String?
 
     public init(kind: BackendKind, name: String, idKey: String, idProblem: @escaping @Sendable (String) -> String?, methods: Set<String>,
                 idPath: String?, otherTarget: (@Sendable (String) -> String?)?, configKeys: [String], needsToken: Bool, templates: [String],
                 defaultDismissAfter: Duration, defaultSettle: Duration, requestsPerMinute: Int?, baseURL: String?, spendsRelay: Bool,
-                contentShare: ContentShare, authScheme: String = "Bearer", movingParts: @escaping @Sendable (inout JSONValue) -> PayloadMeasure.MovingParts = { _ in .init() }) {
+                contentShare: ContentShare, authScheme: String = "Bearer", movingParts: @escaping @Sendable (inout JSONValue) -> PayloadMeasure.MovingParts = { _ in .init() },
+                codes: [ServiceCode] = [], lockExpiryField: String? = nil) {
         self.kind = kind
         self.name = name
         self.idKey = idKey
@@ -65,7 +70,15 @@ public struct BackendDefinition: Sendable {
         self.contentShare = contentShare
         self.authScheme = authScheme
         self.movingParts = movingParts
+        self.codes = codes
+        self.lockExpiryField = lockExpiryField
     }
+
+    /// What its code `text` means, if LiveBridge acts on it.
+    public func code(_ text: String) -> ServiceCode? { codes.first { $0.text == text } }
+
+    /// Its code with this meaning (a transport that recognises an answer by its status says it in the service's words).
+    public func code(meaning: ServiceCode.Meaning) -> ServiceCode? { codes.first { $0.meaning == meaning } }
 
     /// What of a request's body the phone holds as the Live Activity's content, for its size limit.
     public enum ContentShare: Sendable {

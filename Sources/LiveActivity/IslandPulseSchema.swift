@@ -100,7 +100,17 @@ extension IslandPulseSchema: PushService {
         configKeys: ["type", "token", "base_url", "tier"], needsToken: true, templates: IslandPulseSchema.layouts + ["monitor", "generic"],
         defaultDismissAfter: BackendDefinition.lockScreenDismissAfter, defaultSettle: .zero, requestsPerMinute: nil,
         baseURL: "https://api.islandpulse.dev", spendsRelay: false, contentShare: .body,
-        movingParts: movingParts)
+        movingParts: movingParts,
+        codes: [
+            ServiceCode("ACTIVITY_ALREADY_RUNNING", .alreadyRunning, status: 409),
+            ServiceCode("FREE_TIER_JOB_LOCKED", .oneAtATime, status: 403),
+            ServiceCode("DEVICE_NOT_REGISTERED", .notRegistered, status: 404,
+                        explanation: "the app has not registered this ID yet; open it on the phone once, then check the ID in the rules",
+                        limitReason: "the Island Pulse app has not registered this ID yet (DEVICE_NOT_REGISTERED): open it on the phone once"),
+            ServiceCode("MISSING_UNIQUE_ID", .credentialsRefused),
+        ],
+        // The documents give no format for it: ISO 8601 text, or seconds or milliseconds since 1970, are read.
+        lockExpiryField: "expiresAt")
 
     /// Its bar: `progress`, 0–1 or a percentage above 1 (as Island Pulse reads it).
     static func movingParts(_ body: inout JSONValue) -> PayloadMeasure.MovingParts {

@@ -174,7 +174,17 @@ extension PushWardSchema: PushService {
         defaultDismissAfter: .seconds(5), defaultSettle: .zero, requestsPerMinute: 200,
         baseURL: "https://api.pushward.app", spendsRelay: false, contentShare: .bodyLessWrapper,
         // Its countdown counts to end_date, its generic's live progress too.
-        movingParts: { PayloadMeasure.contentParts(&$0, timeKey: "end_date") })
+        movingParts: { PayloadMeasure.contentParts(&$0, timeKey: "end_date") },
+        codes: [
+            ServiceCode("quota.exceeded", .allowanceSpent,
+                        explanation: "the plan's monthly updates are used up: pushes resume when the quota resets next month",
+                        limitReason: "the plan's monthly updates are used up (quota.exceeded): pushes resume when the quota resets next month"),
+            ServiceCode("activity.not_found", .activityGone, explanation: "PushWard ended and removed it; it starts again at the next start"),
+            ServiceCode("integration_key.slug_invalid", .keyRestricted,
+                        explanation: "the key is restricted to other activity slugs; allow this one in PushWard or use another key"),
+            // A create refused with a plain 403 (no code): the key lacks the activity:manage scope.
+            ServiceCode("forbidden", .permissionMissing, explanation: "the key needs the activity:manage scope to create activities"),
+        ])
 }
 
 extension BackendRequest {

@@ -220,7 +220,7 @@ struct ActivityLaneTests {
         var lane = ActivityLane()
         var rejectedOnce = false
         let sent = replay([(0, .start("s")), (10, .change("bad", urgent: false)), (20, .change("good", urgent: false))], lane: &lane) { push, _ in
-            if push.kind == .update && !rejectedOnce { rejectedOnce = true; return .rejected(DeliveryCode(service: "INVALID_JOB_ID")) }
+            if push.kind == .update && !rejectedOnce { rejectedOnce = true; return .rejected(DeliveryCode.service("INVALID_JOB_ID")) }
             return .delivered
         }
         #expect(sent.map(\.description) == ["0.0s start s", "12.0s update bad", "22.0s update good"])

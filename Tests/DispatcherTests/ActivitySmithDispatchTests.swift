@@ -51,7 +51,7 @@ struct ActivitySmithDispatchTests {
         let records = Locked<[Dispatcher.PushRecord]>([])
         let dispatcher = Dispatcher(backends: [smith(service)], retry: fastRetry, onPush: { record in
             records.withLock { $0.append(record) }
-            if record.report.code == .liveActivityLimit { lockedSeen.yield() }
+            if record.report.code?.meaning == .tooManyActivities { lockedSeen.yield() }
         })
         let dispatcherRun = Task { await dispatcher.run() }
         defer { dispatcherRun.cancel() }
@@ -63,12 +63,12 @@ struct ActivitySmithDispatchTests {
         await dispatcher.submit(activity: "s5", backend: "smith", budget: budget, .start(Self.request("s5", .start, "Job 5")))
         var waiting = locked.makeAsyncIterator()
         _ = await waiting.next()
-        #expect(records.withLock { $0.last?.report } == DeliveryReport(.locked(for: nil), status: 429, code: .liveActivityLimit))
+        #expect(records.withLock { $0.last?.report } == DeliveryReport(.locked(for: nil), status: 429, code: .known(.tooManyActivities, of: ActivitySmithSchema.definition)))
         #expect(service.activitySmithStreams() == ["s1", "s2", "s3", "s4"])
         await dispatcher.submit(activity: "s1", backend: "smith", budget: budget, .end(Self.request("s1", .end, "Job 1")))
         await dispatcher.waitUntilQuiet()
         #expect(service.activitySmithStreams() == ["s2", "s3", "s4", "s5"], "s1's end let s5 start")
-        #expect(records.withLock { $0.filter { $0.report.code == .liveActivityLimit }.count } == 1, "not retried hot")
+        #expect(records.withLock { $0.filter { $0.report.code?.meaning == .tooManyActivities }.count } == 1, "not retried hot")
     }
 
     @Test func aBurstIsPacedToTheAllowanceAcrossLanes() async throws {
@@ -123,7 +123,7 @@ struct ActivitySmithDispatchTests {
         await dispatcher.submit(activity: "washer", backend: "smith", budget: budget, .change(Self.request("washer", .update, "Rinsing", percentage: 70), urgent: false))
         await dispatcher.waitUntilQuiet()
         let last = try #require(records.withLock { $0.last?.report })
-        #expect(last.outcome == .delivered && last.code == .paused, "answered 200 paused: not retried, said in the log")
+        #expect(last.outcome == .delivered && last.code?.meaning == .paused, "answered 200 paused: not retried, said in the log")
         #expect(await dispatcher.phase(activity: "washer", target: "smith") == .running)
     }
 }

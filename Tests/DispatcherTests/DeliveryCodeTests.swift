@@ -1,22 +1,32 @@
+import LiveActivity
 import Testing
 @testable import Dispatcher
 
-/// The typed codes the dispatcher and the daemon act on, read from what the services send.
+/// The typed codes the dispatcher and the daemon act on, read from what the services send: each service's own from its
+/// definition, spelt back as sent.
 struct DeliveryCodeTests {
-    @Test(arguments: ["ACTIVITY_ALREADY_RUNNING", "FREE_TIER_JOB_LOCKED", "DEVICE_NOT_REGISTERED", "MISSING_UNIQUE_ID", "UNAUTHORIZED",
-                      "quota.exceeded", "activity.not_found", "integration_key.slug_invalid", "activity.content_invalid"])
-    func aServiceCodeIsSpeltBackAsSent(text: String) {
-        #expect(DeliveryCode(service: text).description == text)
+    @Test(arguments: [("ACTIVITY_ALREADY_RUNNING", BackendKind.aivi), ("UNAUTHORIZED", .aivi), ("FREE_TIER_JOB_LOCKED", .islandpulse),
+                      ("DEVICE_NOT_REGISTERED", .islandpulse), ("MISSING_UNIQUE_ID", .islandpulse), ("quota.exceeded", .pushward),
+                      ("activity.not_found", .pushward), ("integration_key.slug_invalid", .pushward), ("activity.content_invalid", .pushward)])
+    func aServiceCodeIsSpeltBackAsSent(text: String, kind: BackendKind) {
+        #expect(DeliveryCode(service: text, of: kind.definition).description == text)
+    }
+
+    /// A service's code means something only at its own service: Aivi's words from another service are just words.
+    @Test func aCodeIsKnownOnlyByItsOwnService() {
+        #expect(DeliveryCode(service: "quota.exceeded", of: PushWardSchema.definition).meaning == .allowanceSpent)
+        #expect(DeliveryCode(service: "quota.exceeded", of: AiviSchema.definition) == .service("quota.exceeded"))
+        #expect(DeliveryCode(service: "FREE_TIER_JOB_LOCKED", of: nil) == .service("FREE_TIER_JOB_LOCKED"))
     }
 
     @Test func onlyWrongCredentialsAreForGoodAndOnlyAQuotaOrAnUnregisteredAppStopForAWhile() {
-        let codes: [DeliveryCode] = [.activityAlreadyRunning, .freeTierJobLocked, .deviceNotRegistered, .missingUniqueID, .unauthorized,
-                                     .quotaExceeded, .activityNotFound, .slugInvalid, .scopeMissing, .liveActivityLimit, .paused,
-                                     .invalidTarget, .invalidService, .notConnected, .noRequest, .homeAssistant("not_found"), .disconnectedTakenAsSent, .timeout,
-                                     .transport(7), .service("UNAUTHORIZED_ISH")]
-        #expect(codes.filter(\.isPermanent) == [.missingUniqueID, .unauthorized])
-        #expect(codes.filter { $0.limitReason != nil } == [.deviceNotRegistered, .quotaExceeded])
-        #expect(DeliveryCode.slugInvalid.explained.hasPrefix("integration_key.slug_invalid: the key is restricted"))
+        let known = BackendDefinition.builtInServices.flatMap { $0.definition.codes.map(DeliveryCode.known) }
+        let codes: [DeliveryCode] = known + [.invalidTarget, .invalidService, .notConnected, .noRequest, .homeAssistant("not_found"),
+                                             .disconnectedTakenAsSent, .timeout, .transport(7), .service("UNAUTHORIZED_ISH")]
+        #expect(codes.filter(\.isPermanent).map(\.description).sorted() == ["MISSING_UNIQUE_ID", "UNAUTHORIZED"])
+        #expect(codes.filter { $0.limitReason != nil }.map(\.description).sorted() == ["DEVICE_NOT_REGISTERED", "quota.exceeded"])
+        #expect(DeliveryCode(service: "integration_key.slug_invalid", of: PushWardSchema.definition).explained
+                    .hasPrefix("integration_key.slug_invalid: the key is restricted"))
         #expect(DeliveryCode.transport(7).explained == "curl 7")
     }
 }

@@ -22,7 +22,7 @@ struct DispatcherLifecycleTests {
         let service = try FakePushService()
         service.script([.init(status: 200, delay: .milliseconds(600))])
         let order = Locked<[String]>([])
-        let backend = HTTPPushBackend(name: "pulse", baseURL: service.baseURL, scheme: "Bearer", token: "pulse-test-id", client: HTTPClient())
+        let backend = HTTPPushBackend(name: "pulse", service: IslandPulseSchema.definition, baseURL: service.baseURL, token: "pulse-test-id", client: HTTPClient())
         let dispatcher = Dispatcher(backends: [backend], retry: fastRetry, onPush: { record in order.withLock { $0.append(record.activity) } })
         let dispatcherRun = Task { await dispatcher.run() }
         defer { dispatcherRun.cancel() }
@@ -39,7 +39,7 @@ struct DispatcherLifecycleTests {
     @Test func anActivityThatEndedWhileLiveBridgeWasDownGetsItsEnd() async throws {
         let service = try FakePushService()
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("livebridge-ended-\(UUID().uuidString)").path
-        let backend = HTTPPushBackend(name: "pulse", baseURL: service.baseURL, scheme: "Bearer", token: "pulse-test-id", client: HTTPClient())
+        let backend = HTTPPushBackend(name: "pulse", service: IslandPulseSchema.definition, baseURL: service.baseURL, token: "pulse-test-id", client: HTTPClient())
         do {
             let first = Dispatcher(backends: [backend], retry: fastRetry, stateFile: try DeliveryStateFile(directory: directory))
             let firstRun = Task { await first.run() }

@@ -15,11 +15,11 @@ struct DispatcherTests {
     let fastRetry = RetryPolicy(initial: .milliseconds(20), maximum: .milliseconds(100), lockedWait: .seconds(30))
 
     func aivi(_ service: FakePushService) -> HTTPPushBackend {
-        HTTPPushBackend(name: "aivi", baseURL: service.baseURL, scheme: "Token", token: "aivi-test-token", client: HTTPClient())
+        HTTPPushBackend(name: "aivi", service: AiviSchema.definition, baseURL: service.baseURL, token: "aivi-test-token", client: HTTPClient())
     }
 
     func pulse(_ service: FakePushService, id: String = "pulse-test-id", free: Bool = false) -> HTTPPushBackend {
-        HTTPPushBackend(name: "pulse", baseURL: service.baseURL, scheme: "Bearer", token: id, allowsOneActiveJob: free, client: HTTPClient())
+        HTTPPushBackend(name: "pulse", service: IslandPulseSchema.definition, baseURL: service.baseURL, token: id, allowsOneActiveJob: free, client: HTTPClient())
     }
 
     func aiviRequest(_ slug: String, _ state: String, _ label: String) -> BackendRequest {
@@ -77,12 +77,12 @@ struct DispatcherTests {
         await dispatcher.waitUntilQuiet()
         records = collected.all
         #expect(records.map { $0.report.status } == [502, 429, 200])
-        #expect(records.first?.report.code == DeliveryCode(service: "APNS_PUSH_FAILED"))
+        #expect(records.first?.report.code == DeliveryCode.service("APNS_PUSH_FAILED"))
 
         service.script([.init(status: 400, body: #"{"error":"INVALID_ACTION"}"#)])
         await dispatcher.submit(activity: "job", backend: "pulse", budget: budget, .change(pulseRequest("job", "update", "m2"), urgent: true))
         await dispatcher.waitUntilQuiet()
-        #expect(collected.all.last?.report == DeliveryReport(.rejected(DeliveryCode(service: "INVALID_ACTION")), status: 400, code: DeliveryCode(service: "INVALID_ACTION")))
+        #expect(collected.all.last?.report == DeliveryReport(.rejected(DeliveryCode.service("INVALID_ACTION")), status: 400, code: DeliveryCode.service("INVALID_ACTION")))
         #expect(service.requests.count == 4)
     }
 
@@ -153,7 +153,7 @@ struct DispatcherTests {
     @Test func twoHundredActivitiesAcrossThreeBackendsRunInParallelInOrder() async throws {
         let service = try FakePushService(accounts: [FakeAccount(.islandpulse, "pulse-a"), FakeAccount(.islandpulse, "pulse-b")])
         let dispatcher = Dispatcher(backends: [aivi(service), pulse(service, id: "pulse-a"),
-                                               HTTPPushBackend(name: "pulse2", baseURL: service.baseURL, scheme: "Bearer", token: "pulse-b", client: HTTPClient())],
+                                               HTTPPushBackend(name: "pulse2", service: IslandPulseSchema.definition, baseURL: service.baseURL, token: "pulse-b", client: HTTPClient())],
                                     retry: fastRetry)
         let dispatcherRun = Task { await dispatcher.run() }
         defer { dispatcherRun.cancel() }

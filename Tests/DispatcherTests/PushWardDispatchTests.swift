@@ -69,7 +69,7 @@ struct PushWardDispatchTests {
         await dispatcher.waitUntilQuiet()
         #expect(service.pushWardOngoing() == ["backup", "energy"])
         let refused = try #require(records.withLock { $0.first { $0.activity == "broken" }?.report })
-        #expect(refused.outcome == .rejected(DeliveryCode(service: "activity.content_invalid")) && refused.status == 422, "a 422 is not retried")
+        #expect(refused.outcome == .rejected(DeliveryCode.service("activity.content_invalid")) && refused.status == 422, "a 422 is not retried")
     }
 
     /// PushWard ends activities itself (`stale_ttl`, a countdown's end): an update or a completion frame after that
@@ -114,7 +114,7 @@ struct PushWardDispatchTests {
         #expect(service.pushWardState("low") == "preempted")
         #expect(service.pushWardOngoing() == ["a", "b", "c", "d", "e"])
         let refused = try #require(records.withLock { $0.last { $0.activity == "low" }?.report })
-        #expect(refused.status == 422 && refused.outcome == .rejected(DeliveryCode(service: "activity.state_invalid")))
+        #expect(refused.status == 422 && refused.outcome == .rejected(DeliveryCode.service("activity.state_invalid")))
     }
 
     /// An update for an activity PushWard no longer has. Shown by this process, PushWard ended and removed it itself
@@ -173,7 +173,7 @@ struct PushWardDispatchTests {
         #expect(await a.deliver(Self.request("one", .update, "Still"), kind: .update).status == 429)
         let sent = service.requests.count
         let second = await b.deliver(Self.request("two", .start, "On"), kind: .start)
-        #expect(second.outcome == .rejected(DeliveryCode(service: "quota.exceeded")) && service.requests.count == sent, "refused here, nothing sent")
+        #expect(second.outcome == .rejected(PushWardBackend.code(.allowanceSpent)) && service.requests.count == sent, "refused here, nothing sent")
     }
 
     /// A two-phase end whose final frame is refused (here: preempted, 422) still ends: its second phase goes.
@@ -229,7 +229,7 @@ struct PushWardDispatchTests {
         await refused.waitUntilQuiet()
         #expect(rejected.requests.count == 1)
         let last = try #require(records.withLock { $0.last?.report })
-        #expect(last.outcome == .rejected(DeliveryCode(service: "token.invalid")) && last.status == 401, "401: the key, for good (not retried)")
+        #expect(last.outcome == .rejected(DeliveryCode.service("token.invalid")) && last.status == 401, "401: the key, for good (not retried)")
     }
 
     @Test func theSecondPhaseOfAnEndIsKeptInStateAndSentAfterARestart() async throws {
@@ -323,7 +323,7 @@ struct PushWardContractTests {
                                     .change(Self.request(.update, ["template": "generic", "state": "Washing", "progress": .double(progress)]), urgent: false))
             await dispatcher.waitUntilQuiet()
         }
-        #expect(records.withLock { $0.dropFirst().map(\.report.outcome) } == Array(repeating: .rejected(DeliveryCode(service: "quota.exceeded")), count: 3))
+        #expect(records.withLock { $0.dropFirst().map(\.report.outcome) } == Array(repeating: .rejected(PushWardBackend.code(.allowanceSpent)), count: 3))
         let patches = service.requests.filter { $0.method == "PATCH" }.count
         #expect(patches == 2, "after the 429 quota.exceeded nothing more is sent: \(patches) PATCHes")
         #expect(PushWardBackend.nextMonth(after: 1_795_996_800) == 1_796_083_200, "2026-11-30 → 2026-12-01 UTC")

@@ -20,10 +20,10 @@ struct PushWardReviewTests {
         service.limitPushWardUpdates(0)
         let backend = PushWardBackend(name: "ward", baseURL: service.baseURL, token: "pushward-test-key", client: HTTPClient())
         let first = await backend.deliver(request("w", .start), kind: .start)
-        #expect(first.outcome == .rejected(DeliveryCode(service: "quota.exceeded")))
+        #expect(first.outcome == .rejected(PushWardBackend.code(.allowanceSpent)))
         let requests = service.requests.count
         let second = await backend.deliver(request("x", .start), kind: .start)
-        #expect(second.outcome == .rejected(DeliveryCode(service: "quota.exceeded")))
+        #expect(second.outcome == .rejected(PushWardBackend.code(.allowanceSpent)))
         #expect(service.requests.count == requests, "stopped until the reset: nothing more was sent")
     }
 
@@ -41,9 +41,9 @@ struct PushWardReviewTests {
 
     /// A 403 on create names its cause: a key restricted to other slugs is not a missing scope.
     @Test func aForbiddenCreateNamesItsCause() {
-        let slug = PushWardBackend.forbidden(DeliveryReport(.rejected(DeliveryCode(service: "integration_key.slug_invalid")), status: 403, code: DeliveryCode(service: "integration_key.slug_invalid")))
-        #expect(slug.outcome == .rejected(.slugInvalid))
+        let slug = PushWardBackend.forbidden(DeliveryReport(.rejected(PushWardBackend.code(.keyRestricted)), status: 403, code: PushWardBackend.code(.keyRestricted)))
+        #expect(slug.outcome == .rejected(PushWardBackend.code(.keyRestricted)))
         let scope = PushWardBackend.forbidden(DeliveryReport(.rejected(.service("HTTP 403")), status: 403, code: nil))
-        #expect(scope.outcome == .rejected(.scopeMissing))
+        #expect(scope.outcome == .rejected(PushWardBackend.code(.permissionMissing)))
     }
 }

@@ -123,7 +123,7 @@ struct SavedStateTests {
     /// Whatever a target came from, an HTTP backend sends only to a path under its base URL.
     @Test(arguments: ["@other-host/steal", "/activity/../admin", "/activity/a#b", "/activity/a\r\nX: y", "/activity/a?x=1", "//other-host/x"])
     func anHTTPBackendNeverSendsOutsideItsPaths(target: String) async {
-        let backend = HTTPPushBackend(name: "aivi", baseURL: "http://127.0.0.1:9", scheme: "Token", token: "t", client: .init())
+        let backend = HTTPPushBackend(name: "aivi", service: AiviSchema.definition, baseURL: "http://127.0.0.1:9", token: "t", client: .init())
         let request = BackendRequest(backend: "aivi", kind: .aivi, method: "PATCH", target: target, body: [:])
         #expect(await backend.deliver(request, kind: .update).outcome == .rejected(.invalidTarget))
     }

@@ -1,4 +1,5 @@
 @testable import Dispatcher
+import LiveActivity
 import HomeAssistant
 import JSON
 import Testing
@@ -33,7 +34,7 @@ struct StatusRoutesTests {
     /// which backend and until when; /metrics shows it as a gauge, and a delivered push clears it.
     @Test func aSpentQuotaIsDegradedAndCounted() async throws {
         let metrics = Metrics()
-        metrics.push(backend: "pushward", target: "pushward", outcome: "rejected", seconds: 0.1, permanentFailure: nil, limitCode: .quotaExceeded)
+        metrics.push(backend: "pushward", target: "pushward", outcome: "rejected", seconds: 0.1, permanentFailure: nil, limitCode: .known(.allowanceSpent, of: PushWardSchema.definition))
         let routes = StatusRoutes(source: .init(connectionPhase: { .ready }, missingEntities: { [] }, failingBackends: { metrics.failingBackends },
                                                 limitedBackends: { metrics.limitedBackends }, metricsText: { metrics.text(debounced: 0, deduplicated: 0, retries: 0) },
                                                 lanes: { [] }, pushLog: { [] }, now: { 1_700_000_000 }))
@@ -47,7 +48,7 @@ struct StatusRoutesTests {
         #expect(try JSONParser.parse(await routes.respond(toPath: "/healthz").body) == ["status": "ok"])
         // An Island Pulse ID the app has not registered: degraded too, with the fix.
         metrics.push(backend: "pulse", target: "pulse", outcome: "rejected", seconds: 0.1, permanentFailure: nil,
-                     limitCode: .deviceNotRegistered)
+                     limitCode: .known(.notRegistered, of: IslandPulseSchema.definition))
         let unregistered = String(decoding: await routes.respond(toPath: "/healthz").body, as: UTF8.self)
         #expect(unregistered.contains("degraded") && unregistered.contains("open it on the phone once"))
     }

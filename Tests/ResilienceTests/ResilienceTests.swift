@@ -68,7 +68,7 @@ struct ResilienceTests {
             if !body.isEmpty, Bool.random(using: &random) { body[Int.random(in: 0..<body.count, using: &random)] = UInt8.random(in: 0...255, using: &random) }
             let headers = Bool.random(using: &random) ? ["retry-after": ["30", "-1", "soon", "1e309", ""].randomElement(using: &random)!] : [:]
             let kind = [PushKind.start, .update, .end].randomElement(using: &random)!
-            let report = HTTPOutcome.classify(.success(HTTPResponse(status: status, headers: headers, body: body)), kind: kind)
+            let report = HTTPOutcome.classify(.success(HTTPResponse(status: status, headers: headers, body: body)), kind: kind, service: IslandPulseSchema.definition)
             switch status {
             case 200..<300: #expect(report.outcome == .delivered)
             case 429, 500..<600:
