@@ -12,7 +12,8 @@ struct ServiceFootprintTests {
     static let sources = ModuleGraphTests.root.appendingPathComponent("Sources")
     static let users: Set<String> = ["livebridge", "FuzzTargets", "LiveBridgeFuzz", "LiveBridgeBenchmark", "RulesBenchmark"]
 
-    /// `Module/File.swift` of every source file whose code (comments and string literals taken out) matches `name`.
+    /// `Module/File.swift` of every source file whose code (comments and string literals taken out, but for one-word
+    /// literals: a name compared in code) matches `name`.
     static func files(naming name: String) throws -> Set<String> {
         let pattern = try NSRegularExpression(pattern: name)
         var found: Set<String> = []
@@ -29,7 +30,7 @@ struct ServiceFootprintTests {
         return found
     }
 
-    /// The text without comments and string literals (multi-line ones included).
+    /// The text without comments and string literals (multi-line ones included), but for literals of one word.
     static func code(_ text: String) -> String {
         var out: [String] = []
         var inMultiline = false
@@ -42,13 +43,20 @@ struct ServiceFootprintTests {
             var kept = ""
             var inString = false
             var escaped = false
+            var literal = ""
             var previous: Character = " "
             for character in line {
                 if inString {
-                    if escaped { escaped = false } else if character == "\\" { escaped = true } else if character == "\"" { inString = false }
+                    if escaped { escaped = false } else if character == "\\" { escaped = true } else if character == "\"" {
+                        inString = false
+                        // A literal that is one word is a name the code branches on (`type == "pushward"`): kept.
+                        if !literal.isEmpty, literal.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" }) { kept += "\"\(literal)\"" }
+                        continue
+                    }
+                    literal.append(character)
                     continue
                 }
-                if character == "\"" { inString = true; continue }
+                if character == "\"" { inString = true; literal = ""; continue }
                 if character == "/" && previous == "/" { kept.removeLast(); break }
                 kept.append(character)
                 previous = character
@@ -83,5 +91,6 @@ struct ServiceFootprintTests {
         #expect(Self.code("let a = .pushward // PushWard") == "let a = .pushward ")
         #expect(!Self.code("let s = \"PushWard \\\"x\\\"\"; f()").contains("PushWard"))
         #expect(Self.code("a\n\"\"\"\nPushWard\n\"\"\"\nb") == "a\nb")
+        #expect(Self.code("if type == \"pushward\" { f(\"PushWard said no\") }") == "if type == \"pushward\" { f() }")
     }
 }
