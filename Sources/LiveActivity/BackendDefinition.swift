@@ -34,7 +34,8 @@ public struct BackendDefinition: Sendable {
     public let requestsPerMinute: Int?
     /// Its documented address (nil: reached through the Home Assistant connection).
     public let baseURL: String?
-    /// Its pushes go through the phone's Home Assistant push relay (its target is the phone's notify service).
+    /// Its pushes go through the phone's Home Assistant push relay (its target is the phone's notify service): the
+    /// relay's daily budget, the companion app's dismissals and Home Assistant's preconditions apply to it.
     public let spendsRelay: Bool
     /// What of a request the phone holds as content.
     public let contentShare: ContentShare

@@ -32,9 +32,6 @@ public final class ActivityRule: Sendable {
         writtenDismissAfter ?? kind.definition.defaultDismissAfter
     }
 
-    /// Home Assistant's, for what only goes there.
-    public var dismissAfter: Duration { dismissAfter(for: .homeassistant) }
-
     /// Every entity, domain (`states.light`) or all (`expand`) the rule's templates read, found once at load.
     public let reads: EntitySelection
 

@@ -25,7 +25,7 @@ public enum LiveActivityDismissal {
             service = "notify.mobile_app_" + slug
         }
         return rules.activities.flatMap { rule in
-            rule.targets.filter { $0.kind == .homeassistant && $0.id == tag && $0.service == service }.map { (rule.id, $0.name) }
+            rule.targets.filter { $0.kind.definition.spendsRelay && $0.id == tag && $0.service == service }.map { (rule.id, $0.name) }
         }
     }
 
@@ -45,6 +45,6 @@ public enum LiveActivityDismissal {
 
     /// Whether any rule shows an activity through Home Assistant (only then is the event followed).
     public static func isFollowed(by rules: RulesFile) -> Bool {
-        rules.activities.contains { $0.targets.contains { $0.kind == .homeassistant } }
+        rules.activities.contains { $0.targets.contains { $0.kind.definition.spendsRelay } }
     }
 }

@@ -13,7 +13,7 @@ public enum LiveActivityPreconditions {
         var seen: Set<String> = []
         var warnings: [String] = []
         for rule in rules.activities {
-            for target in rule.targets where target.kind == .homeassistant {
+            for target in rule.targets where target.kind.definition.spendsRelay {
                 guard let service = target.service, seen.insert(service).inserted else { continue }
                 if let problem = problem(service, services: services, devices: devices) { warnings.append("\(service): \(problem)") }
             }

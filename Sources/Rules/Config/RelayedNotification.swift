@@ -11,7 +11,7 @@ public enum RelayedNotification {
     public static func ownTags(in rules: RulesFile) -> [String: Set<String>] {
         var tags: [String: Set<String>] = [:]
         for rule in rules.activities {
-            for target in rule.targets where target.kind == .homeassistant {
+            for target in rule.targets where target.kind.definition.spendsRelay {
                 if let service = target.service { tags[service, default: []].insert(target.id) }
             }
         }

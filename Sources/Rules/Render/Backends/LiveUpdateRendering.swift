@@ -55,7 +55,7 @@ struct LiveUpdateRendering: BackendRendering {
             guard issues.isEmpty, var object = normalized?.objectValue else { return .failure(PayloadIssuesError(issues)) }
             if phase != .end, object["stale_date"] == nil, let stale = Self.staleDate(object, now: now) { object["stale_date"] = .int(stale) }
             return .success(.homeAssistant(backend: target.backend.name, service: target.service, fields: object, kind: phase,
-                                           dismissAfter: rule.dismissAfter, now: now))
+                                           dismissAfter: rule.dismissAfter(for: .homeassistant), now: now))
         }
     }
 
