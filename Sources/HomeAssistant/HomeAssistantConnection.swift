@@ -269,10 +269,9 @@ public final class HomeAssistantConnection: @unchecked Sendable {
     }
 
     /// The connection as a child of its owner's task: connects (keeping the entities `selection` names), holds the
-    /// link through reconnects until the task is cancelled, then — once `drained` returns, so the owner can send
-    /// what is due on the still-open socket — closes it. Cancellation is what ends it; a connection runs once.
-    /// Cancelled before it began, it connects not at all and only stops the loop.
-    public func run(selection: EntitySelection?, drained: @Sendable () async -> Void = {}) async {
+    /// link through reconnects until the task is cancelled, then closes it. Cancellation is what ends it; a connection
+    /// runs once. Cancelled before it began, it connects not at all and only stops the loop.
+    public func run(selection: EntitySelection?) async {
         if !Task.isCancelled {
             start(selection: selection)
             // A stream that never yields: its iteration ends when the task is cancelled.
@@ -280,7 +279,6 @@ public final class HomeAssistantConnection: @unchecked Sendable {
             for await _ in cancelled {}
             withExtendedLifetime(keptOpen) {}
         }
-        await drained()
         await close()
     }
 
@@ -688,6 +686,8 @@ extension HomeAssistantConnection: WebSocketConnectionDelegate {
     public func connectionDidOpen(_ connection: WebSocketConnection) {
         guard let session, connection === session.socket else { return }
         cancelSocketTimers(session)
+        // Stopped while it connected: the close asked for already goes out; nothing starts on this socket.
+        guard phase == .connecting else { return }
         phase = .authenticating
         emit(.connected)
         let timeout = settings.authTimeout
