@@ -128,7 +128,8 @@ public actor Dispatcher {
     private let onInfo: @Sendable (String) -> Void
     /// Each budget decision, named.
     private let onDecision: @Sendable (Decision) -> Void
-    private var quietWaiters: [CheckedContinuation<Void, Never>] = []
+    /// Waits for quiet, each released when it comes (or when its task is cancelled).
+    private var quietWaiters: [Latch] = []
     /// Work for `run()` to start as its children, in order.
     private let jobs = AsyncStream.makeStream(of: (@Sendable () async -> Void).self)
 
@@ -358,8 +359,9 @@ public actor Dispatcher {
         slotIndex[DeliveryState.key(activity: activity, target: target)].map { slots[$0].lane.phase }
     }
 
-    /// Sends every queued update now and waits, at most `deadline`, for everything to be delivered.
-    /// Returns whether all got through in time.
+    /// Sends every queued update now and waits, at most `deadline`, for everything to be delivered (the sends are
+    /// `run()`'s children: it must be running). Returns whether all got through in time. From a cancelled task it
+    /// waits for nothing.
     public func flush(deadline: Duration) async -> Bool {
         for i in slots.indices {
             slots[i].lane.hurry()
@@ -367,11 +369,8 @@ public actor Dispatcher {
         }
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await self.waitUntilQuiet() }
-            // The deadline first: every wait for quiet is released (this one's too).
-            group.addTask {
-                guard (try? await Task.sleep(for: deadline)) != nil else { return }
-                await self.releaseQuietWaiters()
-            }
+            group.addTask { try? await Task.sleep(for: deadline) }
+            // Quiet, the deadline, or the task cancelled (both children end at once then): whichever comes first.
             await group.next()
             group.cancelAll()
         }
@@ -379,16 +378,13 @@ public actor Dispatcher {
         return isQuiet
     }
 
-    private func releaseQuietWaiters() {
-        let waiters = quietWaiters
-        quietWaiters = []
-        for waiter in waiters { waiter.resume() }
-    }
-
-    /// Returns once nothing is queued or in flight anywhere (pending debounced updates count as queued).
+    /// Returns once nothing is queued or in flight anywhere (pending debounced updates count as queued), or when the
+    /// waiting task is cancelled.
     public func waitUntilQuiet() async {
         if isQuiet { return }
-        await withCheckedContinuation { quietWaiters.append($0) }
+        let latch = Latch()
+        quietWaiters.append(latch)
+        await latch.wait()
     }
 
     private var isQuiet: Bool { slots.allSatisfy { $0.lane.isQuiet && !$0.inFlight && !$0.rendering } }
@@ -637,6 +633,6 @@ public actor Dispatcher {
         guard !quietWaiters.isEmpty, isQuiet else { return }
         let waiters = quietWaiters
         quietWaiters = []
-        for waiter in waiters { waiter.resume() }
+        for waiter in waiters { waiter.trigger() }
     }
 }

@@ -41,7 +41,7 @@ public struct PushWardBackend: PushBackend, HTTPExchanges {
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
         self.token = token
         self.client = client
-        self.paced = PacedClient(client: client, pacer: pacers?.pacer("pushward \(self.baseURL)", window) ?? RequestPacer(window))
+        self.paced = PacedClient(client: client, pacer: pacers?.pacer("pushward \(self.baseURL.lowercased())", window) ?? RequestPacer(window))
         self.quotaSpentUntil = pacers?.spentUntil("pushward \(self.baseURL.lowercased()) \(token)") ?? Locked(nil)
     }
 

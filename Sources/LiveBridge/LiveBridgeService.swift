@@ -556,11 +556,23 @@ public actor LiveBridgeService: Service {
     /// dispatcher's run and the connection still live); then the status listener stops. Cancelled, nothing more is
     /// sent: the state is saved for the next start.
     private func shutdown() async {
-        logger.info("stopping: sending what is due", ["deadline": "\(options.shutdownDeadline)"])
-        let complete = await dispatcher.flush(deadline: Task.isCancelled ? .zero : options.shutdownDeadline)
+        if Task.isCancelled {
+            logger.info("stopping at once (cancelled): nothing more is sent")
+        } else {
+            logger.info("stopping: sending what is due", ["deadline": "\(options.shutdownDeadline)"])
+        }
+        let complete = await dispatcher.flush(deadline: options.shutdownDeadline)
         if !complete { logger.warning("stopping with pushes still pending; they resume from the state file next start") }
         statusRequests.finish()
-        if let statusLoop { DetachedThread.start { statusLoop.shutdown() } }
+        // The listener's thread ends before run() returns (shut down from another thread: a loop cannot wait for itself).
+        if let statusLoop {
+            await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+                DetachedThread.start {
+                    statusLoop.shutdown()
+                    done.resume()
+                }
+            }
+        }
     }
 }
 

@@ -96,4 +96,21 @@ struct ServiceLifecycleTests {
         let took = clock.now - started
         #expect(took < .seconds(8), "SIGTERM took \(took) to end run()")
     }
+
+    /// Cancelled (not shut down gracefully) while its push is being retried — the backend refuses connections — the
+    /// service returns at once, sending nothing more.
+    @Test(.timeLimit(.minutes(1))) func cancellingTheRunnerWithAPushBeingRetriedReturnsAtOnce() async throws {
+        let simulator = try HomeAssistantSimulator(token: "t")
+        defer { simulator.stop() }
+        await simulator.setStates([("sensor.washer", "running", [:])])
+        let (service, lines, log) = try service(homeAssistant: simulator.url)
+        let (signals, _) = AsyncStream.makeStream(of: UnixSignal.self)
+        let running = Task { try await ServiceRunner.run(service, signals: signals) }
+        for await line in log where line.contains("msg=push") && line.contains("outcome=retry") { break }
+        let clock = ContinuousClock(), started = clock.now
+        running.cancel()
+        try await running.value
+        #expect(clock.now - started < .seconds(4), "the socket's close takes at most 2 s")
+        #expect(lines.withLock { $0.contains { $0.contains("stopping at once (cancelled)") } })
+    }
 }
