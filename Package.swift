@@ -47,18 +47,20 @@ let package = Package(
         .executableTarget(name: "RulesBenchmark", dependencies: ["Rules", "Templates", "LiveActivity", "HomeAssistant", "JSON"]),
         // CPU time and memory of another process, from /proc: for the benchmark and the resilience suite.
         .target(name: "ProcessMeasurement"),
+        // Tests only: a Home Assistant connection run as a task of its own (the product runs it as a child).
+        .target(name: "ConnectionTestSupport", dependencies: ["HomeAssistant"]),
         // make fuzz: libFuzzer targets over what comes from outside (built with -sanitize=fuzzer,address).
         .target(name: "FuzzTargets", dependencies: ["HomeAssistant", "JSON", "Rules", "Templates", "Dispatcher", "LiveActivity"]),
         .executableTarget(name: "LiveBridgeFuzz", dependencies: ["FuzzTargets"]),
         // make bench: livebridge run as a subprocess under the simulator's load.
         .executableTarget(name: "LiveBridgeBenchmark", dependencies: ["HomeAssistantSimulator", "FakePushServices", "HTTPClient", "JSON", "ProcessMeasurement", "WebSocketTransport"]),
-        .testTarget(name: "HomeAssistantTests", dependencies: ["Platform", "HomeAssistant", "HomeAssistantSimulator", "WebSocketTransport", "JSON"]),
+        .testTarget(name: "HomeAssistantTests", dependencies: ["ConnectionTestSupport", "Platform", "HomeAssistant", "HomeAssistantSimulator", "WebSocketTransport", "JSON"]),
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
         .testTarget(name: "WebSocketTransportTests", dependencies: ["Platform", "WebSocketTransport"]),
         .testTarget(name: "HTTPClientTests", dependencies: ["Platform", "HTTPClient", "WebSocketTransport"]),
-        .testTarget(name: "LiveBridgeTests", dependencies: ["Platform", "LiveBridge", "LiveActivity", "WebSocketTransport", "Dispatcher", "HomeAssistant", "HomeAssistantSimulator", "Rules", "Templates", "JSON", "HTTPClient"]),
+        .testTarget(name: "LiveBridgeTests", dependencies: ["ConnectionTestSupport", "Platform", "LiveBridge", "LiveActivity", "WebSocketTransport", "Dispatcher", "HomeAssistant", "HomeAssistantSimulator", "Rules", "Templates", "JSON", "HTTPClient"]),
         .testTarget(name: "PreviewTests", dependencies: ["Preview", "JSON"], exclude: ["Golden"]),
-        .testTarget(name: "ResilienceTests", dependencies: ["Dispatcher", "LiveActivity", "HTTPClient", "HomeAssistant", "HomeAssistantSimulator", "JSON", "Rules"]),
+        .testTarget(name: "ResilienceTests", dependencies: ["ConnectionTestSupport", "Dispatcher", "LiveActivity", "HTTPClient", "HomeAssistant", "HomeAssistantSimulator", "JSON", "Rules"]),
         .testTarget(name: "DispatcherTests", dependencies: ["Platform", "Dispatcher", "LiveActivity", "FakePushServices", "PreviewServer", "HTTPClient", "JSON"]),
         .testTarget(name: "LiveActivityTests", dependencies: ["LiveActivity", "JSON"]),
         .testTarget(name: "TemplatesTests", dependencies: ["Templates", "JSON", "HomeAssistant", "Platform"],

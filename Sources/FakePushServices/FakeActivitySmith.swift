@@ -160,6 +160,7 @@ extension ActivitySmithSchema: FakedService {
     static let testAccounts = ["activitysmith-test-key"]
 
     static func serves(method: String, path: String) -> Bool { path.hasPrefix("/live-activity/stream/") }
+    static let routes = "PUT/DELETE /live-activity/stream/KEY"
 
     static func answer(_ request: HTTPServerRequest, _ body: JSONValue?, in fake: FakePushService) -> HTTPServerResponse {
         fake.activitySmithContract(request, body)

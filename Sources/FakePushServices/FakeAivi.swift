@@ -8,6 +8,7 @@ extension AiviSchema: FakedService {
     static let testAccounts = ["aivi-test-token"]
 
     static func serves(method: String, path: String) -> Bool { method == "PATCH" && path.hasPrefix("/activity/") }
+    static let routes = "PATCH /activity/SLUG"
 
     static func answer(_ request: HTTPServerRequest, _ body: JSONValue?, in fake: FakePushService) -> HTTPServerResponse {
         let header = request.headers["authorization"] ?? ""

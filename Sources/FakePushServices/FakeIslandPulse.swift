@@ -11,6 +11,7 @@ extension IslandPulseSchema: FakedService {
     static let testAccounts = ["pulse-test-id"]
 
     static func serves(method: String, path: String) -> Bool { method == "POST" && path == "/notify" }
+    static let routes = "POST /notify"
 
     static func answer(_ request: HTTPServerRequest, _ body: JSONValue?, in fake: FakePushService) -> HTTPServerResponse {
         let header = request.headers["authorization"] ?? ""

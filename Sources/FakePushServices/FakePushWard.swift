@@ -307,6 +307,7 @@ extension PushWardSchema: FakedService {
     static let testAccounts = ["pushward-test-key"]
 
     static func serves(method: String, path: String) -> Bool { path == "/activities" || path.hasPrefix("/activities/") }
+    static let routes = "POST /activities, PATCH /activities/SLUG"
 
     static func answer(_ request: HTTPServerRequest, _ body: JSONValue?, in fake: FakePushService) -> HTTPServerResponse {
         fake.pushWardContract(request, body)

@@ -9,6 +9,8 @@ protocol FakedService: PushService {
     static var testAccounts: [String] { get }
     /// Whether a request of this method and path is one of its.
     static func serves(method: String, path: String) -> Bool
+    /// Its requests, as its users read them (`PATCH /activity/SLUG`), for the preview server's help.
+    static var routes: String { get }
     /// Its answer by its contract; `fake` holds the accounts, the shared records and the fakes' state.
     static func answer(_ request: HTTPServerRequest, _ body: JSONValue?, in fake: FakePushService) -> HTTPServerResponse
     /// Whether a request of its carries content the preview draws (PushWard's creation does not).
@@ -68,5 +70,10 @@ extension FakePushService {
     /// The fake whose requests these are.
     static func fake(method: String, path: String) -> (any FakedService.Type)? {
         fakes.first { $0.serves(method: method, path: path) }
+    }
+
+    /// The contracts it accepts, for the help: a line each, "  Aivi: PATCH /activity/SLUG".
+    public static var contracts: String {
+        fakes.map { "  \($0.definition.name): \($0.routes)" }.joined(separator: "\n")
     }
 }

@@ -104,6 +104,17 @@ public struct BackendDefinition: Sendable {
     /// Whether LiveBridge draws its content (`preview`, the preview server): not when the companion app builds it.
     public var isDrawnByPreview: Bool { contentShare != .none }
 
+    /// The services whose content LiveBridge draws, for help and messages: "Aivi, Island Pulse, PushWard or ActivitySmith".
+    public static var drawnServiceNames: String {
+        sentence(builtInServices.map { $0.definition }.filter { $0.isDrawnByPreview }.map { $0.name }, "or")
+    }
+
+    /// Names as a sentence's list: "a, b or c".
+    public static func sentence(_ names: [String], _ conjunction: String) -> String {
+        guard names.count > 1 else { return names.first ?? "" }
+        return names.dropLast().joined(separator: ", ") + " \(conjunction) " + names.last!
+    }
+
     /// Why `target` is not one of its requests' targets.
     public func targetProblem(_ target: String) -> String? {
         if let otherTarget { return otherTarget(target) }

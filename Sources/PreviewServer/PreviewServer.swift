@@ -20,6 +20,9 @@ public final class PreviewServer: Sendable {
     }
 
     public var baseURL: String { service.baseURL }
+    /// The services' contracts it accepts, a line each ("  Aivi: PATCH /activity/SLUG"), for the help.
+    public static var contracts: String { FakePushService.contracts }
+
     public func stop() { service.stop() }
     /// Adds a line to the page's log (the demo's budget decisions).
     public func note(_ entry: JSONValue) { service.note(entry) }

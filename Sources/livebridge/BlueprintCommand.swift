@@ -132,7 +132,7 @@ enum BlueprintCommand {
         }
         if let out = args["out"] {
             guard let drawn else {
-                standardError("livebridge blueprint test: nothing to draw (no Aivi, Island Pulse, PushWard or ActivitySmith payload was fired)")
+                standardError("livebridge blueprint test: nothing to draw (no \(BackendDefinition.drawnServiceNames) payload was fired)")
                 return 1
             }
             let svg = PreviewRenderer.svg(drawn.payload, at: now, title: drawn.title)

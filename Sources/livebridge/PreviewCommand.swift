@@ -9,14 +9,16 @@ import Templates
 /// `livebridge preview (PAYLOAD.json | --config FILE --states STATES.json --activity ID) [--at ISO_TIME] --out FILE.svg|FILE.html`:
 /// what the phone will show, drawn.
 enum PreviewCommand {
-    static let help = """
+    static var help: String { """
         usage: livebridge preview PAYLOAD.json [--at ISO_TIME] --out FILE.svg|FILE.html
                livebridge preview --config FILE [--states STATES.json] --activity ID [--at ISO_TIME] --out FILE.svg|FILE.html
 
-        Draws the Lock Screen card and the Dynamic Island (compact, minimal, expanded) for an Aivi, Island Pulse,
-        PushWard or ActivitySmith payload. Timers (time_since / time_until) show their value at --at (default: now). With --config and no
+        Draws the Lock Screen card and the Dynamic Island (compact, minimal, expanded) for a payload of
+        \(BackendDefinition.drawnServiceNames).
+        Timers (time_since / time_until) show their value at --at (default: now). With --config and no
         --states, the activity is rendered from the live states of the Home Assistant the rules file names.
         """
+    }
 
     static func run(_ arguments: [String]) async throws -> Int32 {
         let args = try ArgumentList(arguments, valued: ["config", "states", "activity", "at", "out"])

@@ -6,13 +6,14 @@ import Glibc
 /// `livebridge preview-server [--port 8099] [--listen HOST]`: the demo's preview backend on its own. Point a real rules
 /// file's backends at it (`base_url: http://127.0.0.1:8099`) to see what would be pushed before spending real pushes.
 enum PreviewServerCommand {
-    static let help = """
+    static var help: String { """
         usage: livebridge preview-server [--port 8099] [--listen 127.0.0.1]
 
-        Accepts the Aivi (PATCH /activity/SLUG), Island Pulse (POST /notify), PushWard (POST /activities, PATCH
-        /activities/SLUG) and ActivitySmith (PUT/DELETE /live-activity/stream/KEY) contracts with any token and shows
-        every activity at http://HOST:PORT, live. Set base_url on your backends to this address.
+        Accepts the services' contracts with any token and shows every activity at http://HOST:PORT, live. Set
+        base_url on your backends to this address.
+        \(PreviewServer.contracts)
         """
+    }
 
     static func run(_ arguments: [String]) async throws -> Int32 {
         let args = try ArgumentList(arguments, valued: ["port", "listen"])

@@ -1,5 +1,6 @@
 import Foundation
 import HomeAssistant
+import ConnectionTestSupport
 import HomeAssistantSimulator
 import Testing
 

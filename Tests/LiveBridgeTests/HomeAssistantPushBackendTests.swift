@@ -1,6 +1,7 @@
 import Dispatcher
 import Foundation
 import HomeAssistant
+import ConnectionTestSupport
 import HomeAssistantSimulator
 import LiveActivity
 import LiveBridge

@@ -2,6 +2,7 @@ import Dispatcher
 import Foundation
 import HTTPClient
 import HomeAssistant
+import ConnectionTestSupport
 import HomeAssistantSimulator
 import JSON
 import Rules
