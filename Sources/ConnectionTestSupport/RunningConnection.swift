@@ -14,12 +14,16 @@ public struct RunningConnection: Sendable {
 
 extension HomeAssistantConnection {
     /// Runs the connection, following `entityIDs` (nil: none), until the result's `stop()`.
-    public func started(entityIDs: [String]?) -> RunningConnection {
-        started(selection: entityIDs.map { EntitySelection(entityIDs: $0) })
+    public func started(entityIDs: [String]?) async -> RunningConnection {
+        await started(selection: entityIDs.map { EntitySelection(entityIDs: $0) })
     }
 
-    /// Runs the connection, following what `selection` names, until the result's `stop()`.
-    public func started(selection: EntitySelection?) -> RunningConnection {
-        RunningConnection(task: Task { await self.run(selection: selection) })
+    /// Runs the connection, following what `selection` names, until the result's `stop()`. Returns once it has begun
+    /// (a request's timeout then counts from a connection under way, not from a task still waiting for a thread —
+    /// under ThreadSanitizer with every suite at once, that wait took seconds).
+    public func started(selection: EntitySelection?) async -> RunningConnection {
+        let running = RunningConnection(task: Task { await self.run(selection: selection) })
+        while currentPhase == .idle { await Task.yield() }
+        return running
     }
 }

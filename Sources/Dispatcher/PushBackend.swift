@@ -123,22 +123,20 @@ public struct HTTPPushBackend: PushBackend {
     public var scheme: String { service.authScheme }
     let token: String
     public let allowsOneActiveJob: Bool
-    let client: HTTPClient
-    /// The service's documented allowance, kept on our side (nil: none documented).
-    let pacer: RequestPacer?
+    /// Where its requests go out (paced, when the service documents an allowance).
+    let sender: HTTPSender
 
     public init(name: String, service: BackendDefinition, baseURL: String, token: String, allowsOneActiveJob: Bool = false, client: HTTPClient) {
-        self.init(name: name, service: service, baseURL: baseURL, token: token, allowsOneActiveJob: allowsOneActiveJob, client: client, pacer: nil)
+        self.init(name: name, service: service, baseURL: baseURL, token: token, allowsOneActiveJob: allowsOneActiveJob, sender: HTTPSender(client: client))
     }
 
-    init(name: String, service: BackendDefinition, baseURL: String, token: String, allowsOneActiveJob: Bool, client: HTTPClient, pacer: RequestPacer?) {
-        self.pacer = pacer
+    public init(name: String, service: BackendDefinition, baseURL: String, token: String, allowsOneActiveJob: Bool, sender: HTTPSender) {
+        self.sender = sender
         self.name = name
         self.service = service
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
         self.token = token
         self.allowsOneActiveJob = allowsOneActiveJob
-        self.client = client
     }
 
     public func httpRequest(for request: BackendRequest) -> HTTPRequest {
@@ -149,8 +147,7 @@ public struct HTTPPushBackend: PushBackend {
     public func deliver(_ request: BackendRequest, kind: PushKind) async -> DeliveryReport {
         if let refused = DeliveryReport.invalidTarget(request) { return refused }
         let result: Result<HTTPResponse, HTTPTransportError>
-        await pacer?.turn()
-        do { result = .success(try await client.send(httpRequest(for: request))) } catch { result = .failure(error) }
+        do { result = .success(try await sender.send(httpRequest(for: request))) } catch { result = .failure(error) }
         return HTTPOutcome.classify(result, kind: kind, service: service)
     }
 }

@@ -25,24 +25,29 @@ public struct PushWardBackend: PushBackend, HTTPExchanges {
     public let name: String
     public let baseURL: String
     let token: String
-    let client: HTTPClient
     public let allowsOneActiveJob = false
-    private let paced: PacedClient
+    private let sender: HTTPSender
     /// The content last delivered per slug: the next frame nulls what it no longer has (PATCH is a merge patch).
     private let shown = Locked<[String: JSONValue]>([:])
     /// Until when (epoch seconds: the next month, UTC) the free plan's monthly quota is spent: nothing is sent.
     /// Shared with the other backends using the same key (`pacers`): the quota is the account's.
     private let quotaSpentUntil: Locked<Double?>
 
-    /// `pacers`: shared with the other backends on the same host (its 200 a minute are per address).
-    public init(name: String, baseURL: String, token: String, client: HTTPClient,
-                window: RequestWindow = RequestWindow(documentedFor: .pushward), pacers: PacerRegistry? = nil) {
+    /// `sender`: its requests' way out, paced as the factory made it. `pacers`: where the backends of one key share the
+    /// monthly quota's stop.
+    public init(name: String, baseURL: String, token: String, sender: HTTPSender, pacers: PacerRegistry? = nil) {
         self.name = name
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
         self.token = token
-        self.client = client
-        self.paced = PacedClient(client: client, pacer: pacers?.pacer("pushward \(self.baseURL.lowercased())", window) ?? RequestPacer(window))
+        self.sender = sender
         self.quotaSpentUntil = pacers?.spentUntil("pushward \(self.baseURL.lowercased()) \(token)") ?? Locked(nil)
+    }
+
+    /// Paced to its documented allowance (or `window`), with the pacer `pacers` shares between backends on one address.
+    public init(name: String, baseURL: String, token: String, client: HTTPClient, window: RequestWindow? = nil, pacers: PacerRegistry? = nil) {
+        self.init(name: name, baseURL: baseURL, token: token,
+                  sender: .paced(for: PushWardSchema.definition, baseURL: baseURL, token: token, client: client, pacers: pacers, window: window),
+                  pacers: pacers)
     }
 
     /// A PATCH is a JSON merge patch, and says so (its OpenAPI document's media type).
@@ -157,13 +162,13 @@ public struct PushWardBackend: PushBackend, HTTPExchanges {
     /// The report and the answer's body, for what a report does not carry (a quota's `reset_at`).
     private func sendReading(_ http: HTTPRequest, kind: PushKind) async -> (report: DeliveryReport, body: [UInt8]?) {
         let result: Result<HTTPResponse, HTTPTransportError>
-        do { result = .success(try await paced.send(http)) } catch { result = .failure(error) }
+        do { result = .success(try await sender.send(http)) } catch { result = .failure(error) }
         return (HTTPOutcome.classify(result, kind: kind, service: PushWardSchema.definition), try? result.get().body)
     }
 }
 
 extension PushWardSchema: TransportService {
     public static func transport(_ parts: TransportParts) -> any PushBackend {
-        PushWardBackend(name: parts.name, baseURL: parts.baseURL, token: parts.token, client: parts.client, pacers: parts.pacers)
+        PushWardBackend(name: parts.name, baseURL: parts.baseURL, token: parts.token, sender: parts.sender(for: definition), pacers: parts.pacers)
     }
 }

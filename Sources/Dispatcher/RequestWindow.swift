@@ -1,4 +1,4 @@
-import HTTPClient
+public import HTTPClient
 public import LiveActivity
 import Platform
 
@@ -49,16 +49,43 @@ final class RequestPacer: Sendable {
     }
 }
 
-/// The HTTP a paced service's backend sends through: each request waits its turn in the service's allowance (the pacer
-/// shared by the backends of one account or address), then goes — the create, the PATCH and a re-create alike, each
-/// at the moment it is sent; a push refused before anything is sent books nothing. The backends send through it and
-/// do not pace themselves.
-struct PacedClient: Sendable {
+/// How a backend's requests go out: through its HTTP client, each first waiting its turn in the service's documented
+/// allowance (`requestsPerMinute`, counted by address or by account as its definition says; the pacer shared by every
+/// backend that spends the same allowance) — a create, a PATCH and a re-create alike, each at the moment it is sent; a
+/// push refused before anything is sent books nothing. Made from the definition where the backend is made
+/// (`TransportParts.sender`): backends send through it and pace nothing themselves.
+public struct HTTPSender: Sendable {
     let client: HTTPClient
-    let pacer: RequestPacer
+    let pacer: RequestPacer?
 
-    func send(_ request: HTTPRequest) async throws(HTTPTransportError) -> HTTPResponse {
-        await pacer.turn()
+    /// Unpaced.
+    public init(client: HTTPClient) {
+        self.init(client: client, pacer: nil)
+    }
+
+    init(client: HTTPClient, pacer: RequestPacer?) {
+        self.client = client
+        self.pacer = pacer
+    }
+
+    /// Paced to `service`'s documented allowance (or `window`, a test's), with the pacer `pacers` holds for the address
+    /// or the account (nil: one of its own).
+    public static func paced(for service: BackendDefinition, baseURL: String, token: String, client: HTTPClient,
+                             pacers: PacerRegistry? = nil, window: RequestWindow? = nil) -> HTTPSender {
+        guard let window = window ?? service.requestsPerMinute.map({ _ in RequestWindow(documentedFor: service.kind) }) else {
+            return HTTPSender(client: client)
+        }
+        // One address however it is written (a trailing slash, letter case).
+        let address = (baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL).lowercased()
+        let key = switch service.allowanceCountedBy {
+        case .address: "\(service.kind.rawValue) \(address)"
+        case .account: "\(service.kind.rawValue) \(address) \(token)"
+        }
+        return HTTPSender(client: client, pacer: pacers?.pacer(key, window) ?? RequestPacer(window))
+    }
+
+    public func send(_ request: HTTPRequest) async throws(HTTPTransportError) -> HTTPResponse {
+        await pacer?.turn()
         return try await client.send(request)
     }
 }

@@ -32,15 +32,20 @@ public struct TransportParts: Sendable {
     }
 }
 
+extension TransportParts {
+    /// How the backend's requests go out: paced to `service`'s documented allowance, with the pacer shared by every
+    /// backend that spends it.
+    public func sender(for service: BackendDefinition) -> HTTPSender {
+        .paced(for: service, baseURL: baseURL, token: token, client: client, pacers: pacers)
+    }
+}
+
 extension BackendKind {
-    /// The push backend for `parts`: its service's own transport, else plain HTTP, paced to the service's documented
-    /// allowance when it has one (per key and address: one pacer for every backend of the account).
+    /// The push backend for `parts`: its service's own transport, else plain HTTP with its authorization scheme, paced
+    /// to the service's documented allowance when it has one.
     public func transport(_ parts: TransportParts) -> any PushBackend {
         if let service = service as? any TransportService.Type { return service.transport(parts) }
-        let pacer = definition.requestsPerMinute.map { _ in
-            parts.pacers.pacer("\(rawValue) \(parts.baseURL.lowercased()) \(parts.token)", RequestWindow(documentedFor: self))
-        }
         return HTTPPushBackend(name: parts.name, service: definition, baseURL: parts.baseURL, token: parts.token,
-                               allowsOneActiveJob: parts.freeTier, client: parts.client, pacer: pacer)
+                               allowsOneActiveJob: parts.freeTier, sender: parts.sender(for: definition))
     }
 }

@@ -287,6 +287,9 @@ public final class HomeAssistantConnection: @unchecked Sendable {
     public func running<T: Sendable>(selection: EntitySelection? = nil,
                                      _ body: @Sendable (HomeAssistantConnection) async throws -> T) async throws -> T {
         try await withThrowingTaskGroup(of: Void.self, returning: T.self) { group in
+            // Connecting begins now, on the loop's thread, not when the child gets a thread of the pool: the body's
+            // requests are timed from a connection under way (`run`'s own start is then a no-op).
+            start(selection: selection)
             group.addTask { await self.run(selection: selection) }
             let result = try await body(self)
             group.cancelAll()

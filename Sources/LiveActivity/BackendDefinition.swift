@@ -32,6 +32,13 @@ public struct BackendDefinition: Sendable {
     public let defaultSettle: Duration
     /// Its documented request allowance per minute, kept on our side (nil: none documented).
     public let requestsPerMinute: Int?
+    /// What the allowance is counted by: the service's address (PushWard: per client address) or an account there
+    /// (ActivitySmith: per API key).
+    public let allowanceCountedBy: AllowanceScope
+
+    public enum AllowanceScope: Sendable {
+        case address, account
+    }
     /// Its documented address (nil: reached through the Home Assistant connection).
     public let baseURL: String?
     /// Its pushes go through the phone's Home Assistant push relay (its target is the phone's notify service): the
@@ -52,7 +59,7 @@ public struct BackendDefinition: Sendable {
                 idPath: String?, otherTarget: (@Sendable (String) -> String?)?, configKeys: [String], needsToken: Bool, templates: [String],
                 defaultDismissAfter: Duration, defaultSettle: Duration, requestsPerMinute: Int?, baseURL: String?, spendsRelay: Bool,
                 contentShare: ContentShare, authScheme: String = "Bearer", movingParts: @escaping @Sendable (inout JSONValue) -> PayloadMeasure.MovingParts = { _ in .init() },
-                codes: [ServiceCode] = [], lockExpiryField: String? = nil) {
+                codes: [ServiceCode] = [], lockExpiryField: String? = nil, allowanceCountedBy: AllowanceScope = .account) {
         self.kind = kind
         self.name = name
         self.idKey = idKey
@@ -73,6 +80,7 @@ public struct BackendDefinition: Sendable {
         self.movingParts = movingParts
         self.codes = codes
         self.lockExpiryField = lockExpiryField
+        self.allowanceCountedBy = allowanceCountedBy
     }
 
     /// What its code `text` means, if LiveBridge acts on it.

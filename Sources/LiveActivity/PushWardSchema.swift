@@ -184,7 +184,9 @@ extension PushWardSchema: PushService {
                         explanation: "the key is restricted to other activity slugs; allow this one in PushWard or use another key"),
             // A create refused with a plain 403 (no code): the key lacks the activity:manage scope.
             ServiceCode("forbidden", .permissionMissing, explanation: "the key needs the activity:manage scope to create activities"),
-        ])
+        ],
+        // Its 200 requests a minute are per client address, whatever the key.
+        allowanceCountedBy: .address)
 }
 
 extension BackendRequest {

@@ -18,22 +18,41 @@ struct DispatcherLifecycleTests {
                        body: ["job_id": .string(job), "action": .string(action), "message": "m"])
     }
 
+    /// A backend whose pushes for `slow` wait until released; every push is recorded in the order it was answered.
+    final class GatedBackend: PushBackend, @unchecked Sendable {
+        let name = "pulse"
+        let allowsOneActiveJob = false
+        let answered = Locked<[String]>([])
+        let (slowArrived, slowArrives) = AsyncStream.makeStream(of: Void.self)
+        let (release, releasing) = AsyncStream.makeStream(of: Void.self)
+        func deliver(_ request: BackendRequest, kind: PushKind) async -> DeliveryReport {
+            let job = request.body["job_id"]?.stringValue ?? "?"
+            if job == "slow", kind == .start {
+                slowArrives.yield()
+                for await _ in release { break }
+            }
+            answered.withLock { $0.append("\(job) \(kind.rawValue)") }
+            return DeliveryReport(.delivered, status: 200)
+        }
+    }
+
     @Test func aSlowActivityDoesNotHoldUpAnother() async throws {
-        let service = try FakePushService()
-        service.script([.init(status: 200, delay: .milliseconds(600))])
-        let order = Locked<[String]>([])
-        let backend = HTTPPushBackend(name: "pulse", service: IslandPulseSchema.definition, baseURL: service.baseURL, token: "pulse-test-id", client: HTTPClient())
-        let dispatcher = Dispatcher(backends: [backend], retry: fastRetry, onPush: { record in order.withLock { $0.append(record.activity) } })
+        let backend = GatedBackend()
+        let (pushes, pushed) = AsyncStream.makeStream(of: String.self)
+        let dispatcher = Dispatcher(backends: [backend], retry: fastRetry, onPush: { pushed.yield($0.activity) })
         let dispatcherRun = Task { await dispatcher.run() }
         defer { dispatcherRun.cancel() }
         await dispatcher.submit(activity: "slow", backend: "pulse", budget: budget, .start(request("slow", "start")))
-        #expect(await service.wait { $0.count == 1 })
+        for await _ in backend.slowArrived { break }
         await dispatcher.submit(activity: "fast", backend: "pulse", budget: budget, .start(request("fast", "start")))
         await dispatcher.submit(activity: "slow", backend: "pulse", budget: budget, .end(request("slow", "end")))
+        // The fast activity's start goes while the slow one's hangs.
+        for await activity in pushes where activity == "fast" { break }
+        #expect(backend.answered.withLock { $0 } == ["fast start"])
+        backend.releasing.yield()
         await dispatcher.waitUntilQuiet()
-        #expect(order.withLock { $0 } == ["fast", "slow", "slow"])
         // The slow activity's end waited for its own start: one request in flight per activity, in order.
-        #expect(service.requests.filter { $0.body?["job_id"] == "slow" }.map { $0.body?["action"] } == ["start", "end"])
+        #expect(backend.answered.withLock { $0 } == ["fast start", "slow start", "slow end"])
     }
 
     @Test func anActivityThatEndedWhileLiveBridgeWasDownGetsItsEnd() async throws {

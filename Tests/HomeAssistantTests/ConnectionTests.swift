@@ -16,7 +16,7 @@ struct ConnectionTests {
         await simulator.setState("sensor.other", "x")
         let log = EventLog()
         let connection = try makeConnection(to: simulator, log: log)
-        let connectionRun = connection.started(entityIDs: ["sensor.washer_progress", "timer.laundry"])
+        let connectionRun = await connection.started(entityIDs: ["sensor.washer_progress", "timer.laundry"])
 
         let first = await collect(from: connection.changes) { $0["sensor.washer_progress"] != nil }
         #expect(first?.state("sensor.washer_progress") == "10")
@@ -35,7 +35,7 @@ struct ConnectionTests {
         defer { simulator.stop() }
         let log = EventLog()
         let connection = try makeConnection(to: simulator, log: log)
-        let connectionRun = connection.started(entityIDs: ["b.two", "a.one"])
+        let connectionRun = await connection.started(entityIDs: ["b.two", "a.one"])
         #expect(await log.wait { $0.contains { $0.isReady } })
         let record = simulator.record
         #expect(record.commands(ofType: "supported_features").first?.message["features"] == ["coalesce_messages": 1])
@@ -50,7 +50,7 @@ struct ConnectionTests {
         await simulator.setState("sensor.other", "1")
         let log = EventLog()
         let connection = try makeConnection(to: simulator, log: log)
-        let connectionRun = connection.started(selection: EntitySelection(entityIDs: ["sensor.washer"], domains: ["light"]))
+        let connectionRun = await connection.started(selection: EntitySelection(entityIDs: ["sensor.washer"], domains: ["light"]))
         let first = await collect(from: connection.changes) { $0["light.kitchen"] != nil }
         #expect(first?["sensor.other"] == nil)
         #expect(simulator.record.commands(ofType: "subscribe_entities").first?.message["entity_ids"] == nil)
@@ -71,7 +71,7 @@ struct ConnectionTests {
         let log = EventLog()
         let connection = try makeConnection(to: simulator, log: log)
         var renderings = connection.renderings(of: template).makeAsyncIterator()
-        let connectionRun = connection.started(entityIDs: nil)
+        let connectionRun = await connection.started(entityIDs: nil)
         #expect(await renderings.next() == .result("Kitchen"))
         #expect(simulator.record.commands(ofType: "render_template").first?.message["report_errors"] == true)
         await simulator.setRendering(template, "Küche")
@@ -92,7 +92,7 @@ struct ConnectionTests {
         let template = "{% set title = 'Washing' %}{{ title }}"
         await simulator.setRendering(template, "Washing")
         let connection = try makeConnection(to: simulator, log: EventLog())
-        let connectionRun = connection.started(entityIDs: nil)
+        let connectionRun = await connection.started(entityIDs: nil)
         #expect(await connection.renderings(of: template).first { _ in true } == .result("Washing"))
         #expect(await connection.renderings(of: template).first { _ in true } == .result("Washing"))
         var held = connection.renderings(of: template).makeAsyncIterator()
@@ -106,7 +106,7 @@ struct ConnectionTests {
         defer { simulator.stop() }
         let log = EventLog()
         let connection = try makeConnection(to: simulator, log: log)
-        let connectionRun = connection.started(entityIDs: nil)
+        let connectionRun = await connection.started(entityIDs: nil)
         var unknown = connection.renderings(of: "{{ area_name('nowhere') | bad }}").makeAsyncIterator()
         #expect(await unknown.next() == .failure("UndefinedError: no rendering set for {{ area_name('nowhere') | bad }}"))
         await simulator.refuseRenderTemplate(HomeAssistantError(code: "unauthorized", message: "Unauthorized"))
@@ -120,7 +120,7 @@ struct ConnectionTests {
         defer { simulator.stop() }
         let log = EventLog()
         let connection = try makeConnection(to: simulator, token: "wrong-token-5b1d", log: log)
-        let connectionRun = connection.started(entityIDs: ["sensor.x"])
+        let connectionRun = await connection.started(entityIDs: ["sensor.x"])
         #expect(await log.wait { $0.contains { $0.isRejected } })
         #expect(await connection.changes.next() == nil)
         #expect(connection.currentPhase == .rejected)
@@ -143,13 +143,13 @@ struct ConnectionTests {
         defer { simulator.stop() }
         let log = EventLog()
         let connection = try makeConnection(to: simulator, log: log)
-        let connectionRun = connection.started(entityIDs: ["sensor.x"])
+        let connectionRun = await connection.started(entityIDs: ["sensor.x"])
         #expect(await log.wait { $0.contains { $0.isReady } })
         await simulator.dropConnections()
         #expect(await log.wait { $0.filter { $0.isReady }.count == 2 })
         let rejectedLog = EventLog()
         let rejected = try makeConnection(to: simulator, token: "bad-secret-token-77", log: rejectedLog)
-        let rejectedRun = rejected.started(entityIDs: nil)
+        let rejectedRun = await rejected.started(entityIDs: nil)
         #expect(await rejectedLog.wait { $0.contains { $0.isRejected } })
         let everything = (log.lines + rejectedLog.lines).joined(separator: "\n")
             + "\(connection.configuration)" + "\(rejected.configuration.token)"
@@ -164,7 +164,7 @@ struct ConnectionTests {
         defer { simulator.stop() }
         let log = EventLog()
         let connection = try makeConnection(to: simulator, log: log)
-        let connectionRun = connection.started(entityIDs: nil)
+        let connectionRun = await connection.started(entityIDs: nil)
         let result = try await connection.callService(domain: "light", service: "turn_on", data: ["brightness": 200],
                                                       target: ["entity_id": "light.kitchen"])
         #expect(result["context"]?["id"]?.stringValue?.hasPrefix("01SIM") == true)
@@ -186,7 +186,7 @@ struct ConnectionTests {
         let simulator = try HomeAssistantSimulator(token: simulatorToken)
         defer { simulator.stop() }
         let connection = try makeConnection(to: simulator, log: EventLog())
-        let connectionRun = connection.started(entityIDs: nil)
+        let connectionRun = await connection.started(entityIDs: nil)
         #expect(try await connection.getConfig()["state"] == "RUNNING")
         await connectionRun.stop()
     }
@@ -197,7 +197,7 @@ struct ConnectionTests {
         let log = EventLog()
         let connection = try makeConnection(to: simulator, log: log)
         let events = connection.events(ofType: "livebridge_activity")
-        let connectionRun = connection.started(entityIDs: nil)
+        let connectionRun = await connection.started(entityIDs: nil)
         #expect(await simulator.wait { $0.commands(ofType: "subscribe_events").count == 1 })
         await simulator.fireEvent("livebridge_activity", data: ["activity": "washer"])
         await simulator.fireEvent("other_event", data: ["ignored": true])
@@ -220,7 +220,7 @@ struct ConnectionTests {
         await simulator.setState("sensor.b", "2")
         let log = EventLog()
         let connection = try makeConnection(to: simulator, log: log) { $0.reconnect = ReconnectPolicy(initial: .milliseconds(300), maximum: .milliseconds(300)) }
-        let connectionRun = connection.started(entityIDs: ["sensor.a", "sensor.b"])
+        let connectionRun = await connection.started(entityIDs: ["sensor.a", "sensor.b"])
         _ = await collect(from: connection.changes) { $0.count == 2 }
         await simulator.dropConnections()
         #expect(await log.wait { $0.contains { $0.isDisconnected } })
@@ -240,7 +240,7 @@ struct ConnectionTests {
         await simulator.setState("sensor.late", "loaded")
         let log = EventLog()
         let connection = try makeConnection(to: simulator, log: log)
-        let connectionRun = connection.started(entityIDs: ["sensor.a", "sensor.late"])
+        let connectionRun = await connection.started(entityIDs: ["sensor.a", "sensor.late"])
         _ = await collect(from: connection.changes) { $0.count == 2 }
 
         // Restarting: only sensor.a is known until RUNNING; the client must not drop sensor.late.
@@ -266,7 +266,7 @@ struct ConnectionTests {
             $0.pingInterval = .milliseconds(50)
             $0.pongTimeout = .milliseconds(600)
         }
-        let connectionRun = connection.started(entityIDs: nil)
+        let connectionRun = await connection.started(entityIDs: nil)
         #expect(await simulator.wait { $0.commands(ofType: "ping").count >= 2 })
         #expect(log.count { $0.isDisconnected } == 0)
         await simulator.setAnswersPings(false)
@@ -281,7 +281,7 @@ struct ConnectionTests {
         defer { simulator.stop() }
         let log = EventLog()
         let connection = try makeConnection(to: simulator, log: log)
-        let connectionRun = connection.started(entityIDs: ["sensor.a"])
+        let connectionRun = await connection.started(entityIDs: ["sensor.a"])
         #expect(await log.wait { $0.contains { $0.isReady } })
         _ = try await connection.getConfig()
         await simulator.dropConnections()
@@ -300,7 +300,7 @@ struct ConnectionTests {
         await simulator.addPadding(totalBytes: 20 << 20, count: 20)
         let ids = (0..<20).map { "sensor.padding_\($0)" }
         let connection = try makeConnection(to: simulator, log: EventLog())
-        let connectionRun = connection.started(entityIDs: ids)
+        let connectionRun = await connection.started(entityIDs: ids)
         let states = await collect(from: connection.changes, timeout: .seconds(30)) { $0.count == 20 }
         guard case .updated(let padding)? = states?["sensor.padding_7"] else { Issue.record("padding missing"); return }
         #expect(padding.attributes["blob"]?.stringValue?.count == (20 << 20) / 20)
@@ -313,7 +313,7 @@ struct ConnectionTests {
         await simulator.setState("sensor.small", "1")
         let log = EventLog()
         let connection = try makeConnection(to: simulator, log: log) { $0.maximumMessageSize = 1 << 20 }
-        let connectionRun = connection.started(entityIDs: ["sensor.small", "sensor.huge"])
+        let connectionRun = await connection.started(entityIDs: ["sensor.small", "sensor.huge"])
         #expect(await log.wait { $0.contains { $0.isReady } })
         await simulator.setState("sensor.huge", "on", attributes: ["blob": .string(String(repeating: "y", count: 2 << 20))])
         #expect(await log.wait { events in
@@ -334,7 +334,7 @@ struct ConnectionTests {
         defer { simulator.stop() }
         await simulator.setStates(["sensor.a", "sensor.b", "sensor.c"].map { ($0, "1", [:]) })
         let connection = try makeConnection(to: simulator, log: EventLog())
-        let connectionRun = connection.started(entityIDs: ["sensor.a", "sensor.b", "sensor.c"])
+        let connectionRun = await connection.started(entityIDs: ["sensor.a", "sensor.b", "sensor.c"])
         _ = await collect(from: connection.changes) { $0["sensor.c"] != nil }
         let next = Task { await connection.changes.next() }
         let deadline = ContinuousClock.now.advanced(by: .seconds(10))
@@ -354,7 +354,7 @@ struct ConnectionTests {
         await simulator.setState("sensor.a", "1")
         let log = EventLog()
         let connection = try makeConnection(to: simulator, log: log)
-        let connectionRun = connection.started(entityIDs: ["sensor.a"])
+        let connectionRun = await connection.started(entityIDs: ["sensor.a"])
         _ = await collect(from: connection.changes) { $0["sensor.a"] != nil }
         await simulator.sendRaw("{\"id\": 3, \"type\": \"event\", \"event\": {\"c\": ")
         await simulator.sendRaw("[1, 2")
@@ -374,7 +374,7 @@ struct ConnectionTests {
         await simulator.setState("sensor.a", "1")
         let log = EventLog()
         let connection = try makeConnection(to: simulator, log: log)
-        let connectionRun = connection.started(entityIDs: ["sensor.a"])
+        let connectionRun = await connection.started(entityIDs: ["sensor.a"])
         for round in 1...4 {
             #expect(await log.wait { events in events.filter(\.isReady).count == round })
             await simulator.sendRawBytes(Array(#"{"id":1,"type":"event","event":""#.utf8) + [0xFF] + Array(#""}"#.utf8))
@@ -402,7 +402,7 @@ struct ConnectionTests {
         await simulator.setState("sensor.dryer_status", "idle")
         let log = EventLog()
         let connection = try makeConnection(to: simulator, log: log) { $0.entitySource = source }
-        let connectionRun = connection.started(entityIDs: ["sensor.washer_staus", "sensor.dryer_status", "light.nothing_like_it"])
+        let connectionRun = await connection.started(entityIDs: ["sensor.washer_staus", "sensor.dryer_status", "light.nothing_like_it"])
         #expect(await log.wait { events in events.filter { if case .missingEntity = $0 { true } else { false } }.count == 2 })
         #expect(connection.missingEntities == [MissingEntity(entityID: "light.nothing_like_it", suggestion: nil),
                                                MissingEntity(entityID: "sensor.washer_staus", suggestion: "sensor.washer_status")])
@@ -419,7 +419,7 @@ struct ConnectionTests {
         defer { simulator.stop() }
         let log = EventLog()
         let connection = try makeConnection(to: simulator, log: log)
-        let connectionRun = connection.started(entityIDs: [])
+        let connectionRun = await connection.started(entityIDs: [])
         #expect(await log.wait { $0.contains { $0.isReady } })
         await connectionRun.stop()
         await #expect(throws: HomeAssistantError(code: "stopped", message: "the connection was stopped")) {
@@ -447,7 +447,7 @@ struct ConnectionTests {
         defer { simulator.stop() }
         await simulator.setState("sensor.counter", "0")
         let connection = try makeConnection(to: simulator, log: EventLog())
-        let connectionRun = connection.started(entityIDs: ["sensor.counter", "sensor.last"])
+        let connectionRun = await connection.started(entityIDs: ["sensor.counter", "sensor.last"])
         _ = await collect(from: connection.changes) { $0["sensor.counter"] != nil }
         for n in 1...500 { await simulator.setState("sensor.counter", String(n)) }
         await simulator.setState("sensor.last", "done")
@@ -466,7 +466,7 @@ struct ConnectionTests {
         configuration.handshakeTimeout = .milliseconds(200)
         configuration.reconnect = ReconnectPolicy(initial: .milliseconds(20), maximum: .milliseconds(40))
         let connection = try HomeAssistantConnection(configuration: configuration) { log.record($0) }
-        let connectionRun = connection.started(entityIDs: nil)
+        let connectionRun = await connection.started(entityIDs: nil)
         #expect(await log.wait { $0.filter { $0 == .disconnected(reason: "no WebSocket handshake within 0.200s") }.count >= 2 })
         await connectionRun.stop()
     }
@@ -477,7 +477,7 @@ struct ConnectionTests {
         await simulator.setUnresponsive(true)
         let log = EventLog()
         let connection = try makeConnection(to: simulator, log: log) { $0.authTimeout = .milliseconds(150) }
-        let connectionRun = connection.started(entityIDs: nil)
+        let connectionRun = await connection.started(entityIDs: nil)
         #expect(await log.wait { $0.filter { $0 == .disconnected(reason: "no auth_ok within 0.150s") }.count >= 2 })
         await simulator.setUnresponsive(false)
         #expect(await log.wait { $0.contains { $0.isReady } })
@@ -491,7 +491,7 @@ struct ConnectionTests {
         await simulator.setState("sensor.other", "x")
         let log = EventLog()
         let connection = try makeConnection(to: simulator, log: log) { $0.entitySource = .stateChanged }
-        let connectionRun = connection.started(entityIDs: ["sensor.watched", "sensor.later"])
+        let connectionRun = await connection.started(entityIDs: ["sensor.watched", "sensor.later"])
         let first = await collect(from: connection.changes) { $0["sensor.watched"] != nil }
         #expect(first?.state("sensor.watched") == "1")
         #expect(simulator.record.commands(ofType: "subscribe_entities").isEmpty)
@@ -512,7 +512,7 @@ struct ConnectionTests {
         defer { simulator.stop() }
         let connection = try makeConnection(to: simulator, log: EventLog())
         async let config = connection.getConfig()
-        let connectionRun = connection.started(entityIDs: nil)
+        let connectionRun = await connection.started(entityIDs: nil)
         #expect(try await config["state"] == "RUNNING")
         await connectionRun.stop()
     }

@@ -13,7 +13,7 @@ struct TLSTests {
         defer { simulator.stop() }
         let log = EventLog()
         let connection = try makeConnection(to: simulator, log: log)
-        let connectionRun = connection.started(entityIDs: nil)
+        let connectionRun = await connection.started(entityIDs: nil)
         #expect(await log.wait { $0.filter(\.isDisconnected).count >= 2 })
         #expect(!log.events.contains { $0.isReady })
         #expect(simulator.record.authAttempts == 0)
@@ -30,7 +30,7 @@ struct TLSTests {
         var configuration = try ConnectionConfiguration(url: simulator.url, token: AccessToken(simulatorToken), allowSelfSigned: true)
         configuration.reconnect = ReconnectPolicy(initial: .milliseconds(20), maximum: .milliseconds(100))
         let connection = try HomeAssistantConnection(configuration: configuration) { log.record($0) }
-        let connectionRun = connection.started(entityIDs: nil)
+        let connectionRun = await connection.started(entityIDs: nil)
         #expect(await log.wait { $0.contains { $0.isReady } })
         await connectionRun.stop()
     }
@@ -43,7 +43,7 @@ struct TLSTests {
         var configuration = try ConnectionConfiguration(url: simulator.url, token: AccessToken(simulatorToken), caFile: certificate.certificatePath)
         configuration.reconnect = ReconnectPolicy(initial: .milliseconds(20), maximum: .milliseconds(100))
         let connection = try HomeAssistantConnection(configuration: configuration) { log.record($0) }
-        let connectionRun = connection.started(entityIDs: nil)
+        let connectionRun = await connection.started(entityIDs: nil)
         #expect(await log.wait { $0.contains { $0.isReady } }, "\(log.lines)")
         await connectionRun.stop()
     }

@@ -20,7 +20,7 @@ struct HomeAssistantPushBackendTests {
         let simulator = try HomeAssistantSimulator(token: "llat-dispatch")
         defer { simulator.stop() }
         let connection = try HomeAssistantConnection(configuration: try ConnectionConfiguration(url: simulator.url, token: AccessToken("llat-dispatch")))
-        let connectionRun = connection.started(entityIDs: nil)
+        let connectionRun = await connection.started(entityIDs: nil)
         let backend = HomeAssistantPushBackend(name: "phone", connection: connection)
         let dispatcher = Dispatcher(backends: [backend], retry: fastRetry)
         let dispatcherRun = Task { await dispatcher.run() }
@@ -65,15 +65,15 @@ struct ServiceNotFoundTests {
     let push = BackendRequest(backend: "phone", kind: .homeassistant, method: "call_service", target: "notify.mobile_app_phone",
                               body: ["message": "clear_notification", "data": ["tag": "washer", "dismissal_date": 0]])
 
-    func connected(_ simulator: HomeAssistantSimulator) throws -> (HomeAssistantConnection, RunningConnection) {
+    func connected(_ simulator: HomeAssistantSimulator) async throws -> (HomeAssistantConnection, RunningConnection) {
         let connection = try HomeAssistantConnection(configuration: try ConnectionConfiguration(url: simulator.url, token: AccessToken("llat-nf")))
-        return (connection, connection.started(entityIDs: nil))
+        return (connection, await connection.started(entityIDs: nil))
     }
 
     @Test func whileCoreStartsANotFoundIsRetried() async throws {
         let simulator = try HomeAssistantSimulator(token: "llat-nf")
         defer { simulator.stop() }
-        let (connection, connectionRun) = try connected(simulator)
+        let (connection, connectionRun) = try await connected(simulator)
         await simulator.failService("notify.mobile_app_phone", with: HomeAssistantError(code: "not_found", message: "Service not found."))
         await simulator.setCoreState("STARTING")
         let backend = HomeAssistantPushBackend(name: "phone", connection: connection, missingGrace: .zero)
@@ -84,7 +84,7 @@ struct ServiceNotFoundTests {
     @Test func aServiceListedAgainIsRetriedAndOneMissingWhileCoreRunsIsRefusedAfterTheGrace() async throws {
         let simulator = try HomeAssistantSimulator(token: "llat-nf")
         defer { simulator.stop() }
-        let (connection, connectionRun) = try connected(simulator)
+        let (connection, connectionRun) = try await connected(simulator)
         await simulator.failService("notify.mobile_app_phone", with: HomeAssistantError(code: "not_found", message: "Service not found."))
         await simulator.listServices(["notify": ["mobile_app_phone"]])
         let patient = HomeAssistantPushBackend(name: "phone", connection: connection, missingGrace: .zero)
@@ -100,9 +100,9 @@ struct ServiceNotFoundTests {
 /// What a push whose answer was lost does, and the end's dismissal date counted from when it is sent.
 @Suite(.timeLimit(.minutes(1)))
 struct LostAnswerTests {
-    func connected(_ simulator: HomeAssistantSimulator) throws -> (HomeAssistantConnection, RunningConnection) {
+    func connected(_ simulator: HomeAssistantSimulator) async throws -> (HomeAssistantConnection, RunningConnection) {
         let connection = try HomeAssistantConnection(configuration: try ConnectionConfiguration(url: simulator.url, token: AccessToken("llat-lost")))
-        return (connection, connection.started(entityIDs: nil))
+        return (connection, await connection.started(entityIDs: nil))
     }
 
     func request(_ kind: PushKind) -> BackendRequest {
@@ -114,7 +114,7 @@ struct LostAnswerTests {
     @Test func aStartWhoseAnswerWasLostIsNotSentAgainAnEndIs() async throws {
         let simulator = try HomeAssistantSimulator(token: "llat-lost")
         defer { simulator.stop() }
-        let (connection, connectionRun) = try connected(simulator)
+        let (connection, connectionRun) = try await connected(simulator)
         await simulator.failService("notify.mobile_app_phone", with: HomeAssistantError(code: "disconnected", message: "lost"))
         let backend = HomeAssistantPushBackend(name: "phone", connection: connection)
         #expect(await backend.deliver(request(.start), kind: .start) == DeliveryReport(.delivered, code: .disconnectedTakenAsSent))
@@ -126,7 +126,7 @@ struct LostAnswerTests {
     @Test func theEndsDismissalDateCountsFromWhenItIsSent() async throws {
         let simulator = try HomeAssistantSimulator(token: "llat-lost")
         defer { simulator.stop() }
-        let (connection, connectionRun) = try connected(simulator)
+        let (connection, connectionRun) = try await connected(simulator)
         let backend = HomeAssistantPushBackend(name: "phone", connection: connection)
         let now = Date().timeIntervalSince1970
         #expect(await backend.deliver(request(.end), kind: .end).outcome == .delivered)

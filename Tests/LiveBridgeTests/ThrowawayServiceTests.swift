@@ -116,7 +116,7 @@ struct ThrowawayServiceTests {
 
         // The factory has no transport of its own for it: plain HTTP with the token as a Bearer.
         let backend = BackendFactory.make(try #require(rules.backends["shout"]), client: HTTPClient(), connection: nil)
-        #expect((backend as? HTTPPushBackend)?.pacer == nil, "Echo documents no allowance")
+        #expect((backend as? HTTPPushBackend)?.sender.pacer == nil, "Echo documents no allowance")
         let report = await backend.deliver(request, kind: .start)
         #expect(report.outcome == .delivered)
         let sent = try #require(received.withLock { $0.first })
@@ -160,7 +160,7 @@ struct ThrowawayServiceTests {
             let declared = RulesFile.Backend(name: "m", kind: Metered.definition.kind, token: AccessToken("k"), baseURL: nil, freeTier: false,
                                              services: [], location: SourceLocation(file: "r.yaml", line: 1, column: 1))
             let backend = BackendFactory.make(declared, client: HTTPClient(), connection: nil)
-            let pacer = try #require((backend as? HTTPPushBackend)?.pacer)
+            let pacer = try #require((backend as? HTTPPushBackend)?.sender.pacer)
             #expect(pacer.window.withLock(\.limit) == 30)
             // A push waits its turn in it (nothing listens there: the answer is a transport error, the turn booked).
             let request = BackendRequest(backend: "m", kind: Metered.definition.kind, method: "POST", target: "/m/washer", body: [:])

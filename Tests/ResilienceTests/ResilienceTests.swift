@@ -94,7 +94,7 @@ struct ResilienceTests {
         let connection = try HomeAssistantConnection(configuration: try ConnectionConfiguration(url: simulator.url, token: AccessToken("llat-resilience"))) { event in
             if event.isError { warnings.add() }
         }
-        let connectionRun = connection.started(entityIDs: ["sensor.a"])
+        let connectionRun = await connection.started(entityIDs: ["sensor.a"])
         _ = await connection.changes.next()
         var random = Seeded(state: 3)
         let shapes = ["{", "[1,", "{\"type\":", "\u{0}", "{\"id\":\"x\",\"type\":\"result\"}", "null", "[{\"type\":\"event\",\"id\":99999}]", "\"\\ud800\""]
@@ -121,7 +121,7 @@ struct ResilienceTests {
         let connection = try HomeAssistantConnection(configuration: configuration) { event in
             if case .warning(let text) = event, text.contains("over the 67108864-byte limit") { errors.add() }
         }
-        let connectionRun = connection.started(entityIDs: ["sensor.a"])
+        let connectionRun = await connection.started(entityIDs: ["sensor.a"])
         _ = await connection.changes.next()
         await simulator.sendRaw("{\"type\":\"event\",\"id\":1,\"event\":{\"blob\":\"" + String(repeating: "z", count: 100 << 20) + "\"}}")
         await simulator.setState("sensor.a", "after")
