@@ -26,7 +26,7 @@ public struct PushWardBackend: PushBackend, HTTPExchanges {
     public let baseURL: String
     let token: String
     public let allowsOneActiveJob = false
-    private let sender: HTTPSender
+    let sender: HTTPSender
     /// The content last delivered per slug: the next frame nulls what it no longer has (PATCH is a merge patch).
     private let shown = Locked<[String: JSONValue]>([:])
     /// Until when (epoch seconds: the next month, UTC) the free plan's monthly quota is spent: nothing is sent.

@@ -72,7 +72,7 @@ public struct HTTPSender: Sendable {
     /// or the account (nil: one of its own).
     public static func paced(for service: BackendDefinition, baseURL: String, token: String, client: HTTPClient,
                              pacers: PacerRegistry? = nil, window: RequestWindow? = nil) -> HTTPSender {
-        guard let window = window ?? service.requestsPerMinute.map({ _ in RequestWindow(documentedFor: service.kind) }) else {
+        guard let window = window ?? service.requestsPerMinute.map({ RequestWindow(limit: $0, seconds: 60) }) else {
             return HTTPSender(client: client)
         }
         // One address however it is written (a trailing slash, letter case).

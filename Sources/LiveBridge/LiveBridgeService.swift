@@ -44,6 +44,8 @@ public actor LiveBridgeService: Service {
     let logger: Logger
     private var engine: ActivityEngine
     private let dispatcher: Dispatcher
+    /// The services' request allowances and quota stops, shared by every backend made in this service's life.
+    private let pacers = PacerRegistry()
     /// Says why Home Assistant cannot be reached when connecting fails.
     private let diagnosis: ConnectFailureDiagnosis
     private let connection: HomeAssistantConnection
@@ -85,7 +87,8 @@ public actor LiveBridgeService: Service {
             if event.isError { logger.warning(event.description) } else { logger.info(event.description) }
         }
         self.connection = connection
-        let backends = Self.makeBackends(Array(rules.backends.values), dryRun: options.dryRun, connection: connection, logger: logger)
+        let backends = Self.makeBackends(Array(rules.backends.values), dryRun: options.dryRun, connection: connection, logger: logger,
+                                         pacers: pacers)
         dispatcher = Dispatcher(backends: backends, stateFile: stateFile, eventBornLimit: rules.eventActivityLimit, onPush: { record in
             let outcome: String
             var permanent: DeliveryCode?
@@ -151,11 +154,12 @@ public actor LiveBridgeService: Service {
         return configuration
     }
 
-    /// A push backend per declared backend; Home Assistant's goes through the connection's call_service.
+    /// A push backend per declared backend; Home Assistant's goes through the connection's call_service. `pacers`: the
+    /// service's, for its whole life — a backend a reload adds or changes shares the allowance (and a spent monthly
+    /// quota) with those on its address or account.
     static func makeBackends(_ declared: [RulesFile.Backend], dryRun: Bool, connection: HomeAssistantConnection,
-                             logger: Logger) -> [any PushBackend] {
-        let pacers = PacerRegistry()
-        return declared.sorted { $0.name < $1.name }.map { backend in
+                             logger: Logger, pacers: PacerRegistry) -> [any PushBackend] {
+        declared.sorted { $0.name < $1.name }.map { backend in
             if dryRun { return DryRunBackend(name: backend.name, logger: logger) }
             return BackendFactory.make(backend, client: HTTPClient(), connection: connection, pacers: pacers)
         }
@@ -539,7 +543,8 @@ public actor LiveBridgeService: Service {
             // New or changed backends take over at their next push; removed ones stay for lanes still ending.
             let changed = rules.backends.values.filter { backend in !(old.backends[backend.name].map(backend.isSame) ?? false) }
             if !changed.isEmpty {
-                await dispatcher.replaceBackends(Self.makeBackends(changed, dryRun: options.dryRun, connection: connection, logger: logger))
+                await dispatcher.replaceBackends(Self.makeBackends(changed, dryRun: options.dryRun, connection: connection, logger: logger,
+                                                                   pacers: pacers))
                 logger.info("backends changed", ["backends": changed.map(\.name).sorted().joined(separator: ",")])
             }
             await dispatcher.setEventBornLimit(rules.eventActivityLimit)

@@ -1,0 +1,30 @@
+@testable import Dispatcher
+import HomeAssistant
+import LiveActivity
+@testable import LiveBridge
+import Platform
+@testable import Rules
+import Testing
+
+/// A service's allowance is counted where the service counts it, for the daemon's whole life: a PushWard backend a
+/// reload adds shares the 200 a minute (and a spent monthly quota) with the one already on that address.
+struct SharedAllowanceTests {
+    func pushWard(_ name: String, baseURL: String) -> RulesFile.Backend {
+        RulesFile.Backend(name: name, kind: .pushward, token: AccessToken("k"), baseURL: baseURL, freeTier: false,
+                          services: [], location: SourceLocation(file: "r.yaml", line: 1, column: 1))
+    }
+
+    @Test func aBackendMadeAtAReloadSharesThePacerOfItsAddress() throws {
+        let connection = try HomeAssistantConnection(configuration: try ConnectionConfiguration(url: "ws://127.0.0.1:9", token: AccessToken("t")))
+        let pacers = PacerRegistry(), logger = Logger(level: .error) { _ in }
+        let first = LiveBridgeService.makeBackends([pushWard("a", baseURL: "http://Ward.example:8080")], dryRun: false, connection: connection,
+                                                   logger: logger, pacers: pacers)
+        // SIGHUP: only the new backend is made, on the same address written otherwise.
+        let added = LiveBridgeService.makeBackends([pushWard("b", baseURL: "http://ward.example:8080/")], dryRun: false, connection: connection,
+                                                   logger: logger, pacers: pacers)
+        let a = try #require((first.first as? PushWardBackend)?.sender.pacer)
+        let b = try #require((added.first as? PushWardBackend)?.sender.pacer)
+        #expect(a === b)
+        #expect(a.window.withLock(\.limit) == 200)
+    }
+}
