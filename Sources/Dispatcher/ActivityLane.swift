@@ -108,6 +108,14 @@ public struct ActivityLane: Sendable {
     private var pending = PendingUpdate()
     /// The queued start's body is older than the states: render it again before it goes.
     private var refreshStart = false
+    /// A render `next` asked for, and whether a change came while it was out (the render may predate that change).
+    private var rendering: Rendering?
+
+    private enum Rendering {
+        case asked, askedAndChanged
+        /// What goes next was rendered before the last change: once it has gone, that change is marked again.
+        case staleToSend
+    }
     private var inFlight: Push?
     /// The clear after an end's final content, and when it goes.
     public private(set) var dismissal: (push: Push, at: Instant)?
@@ -177,6 +185,7 @@ public struct ActivityLane: Sendable {
     /// The payload changed while active, not rendered yet: it is rendered when the budget lets the update go
     /// (`next` answers `.render`). `urgent` (a status turning to failed) skips the budget.
     public mutating func markChanged(urgent: Bool = false, at now: Instant) {
+        if rendering == .asked { rendering = .askedAndChanged }
         if queuedStart != nil {
             refreshStart = true
             return
@@ -186,15 +195,21 @@ public struct ActivityLane: Sendable {
         pending.mark(urgent: urgent, at: now)
     }
 
-    /// The payload `.render` asked for (nil: it could not be rendered, and nothing goes).
+    /// The payload `.render` asked for (nil: it could not be rendered, and nothing goes). A change marked while it was
+    /// rendered may be newer than what it read: what was rendered goes, and that change is marked again once it has
+    /// (else it would be lost when no other change follows; rendering again at once could go on for ever in a flood).
     public mutating func rendered(_ push: Push?, at now: Instant) {
+        let stale = rendering == .askedAndChanged
+        rendering = nil
         if refreshStart, let start = queuedStart {
             refreshStart = false
             queuedStart = (push ?? start).retyped(.start, urgent: true)
+            if stale { rendering = .staleToSend }
             return
         }
         guard pending.needsRender else { return }
         pending.rendered(push)
+        if stale, pending.push != nil { rendering = .staleToSend }
     }
 
     /// The renewal `next` asked for: the end and the start of the same content (nil: not active now; asked again
@@ -266,7 +281,7 @@ public struct ActivityLane: Sendable {
             if let settle = budget.settle, settle > .zero, let startedAt = shown.startedAt, now < startedAt.advanced(by: settle) {
                 return .wait(until: startedAt.advanced(by: settle))
             }
-            return send(end, phase: .ending, clearing: \.queuedEnd)
+            return send(end, phase: .ending, clearing: \.queuedEnd, at: now)
         }
         if let (clear, at) = dismissal, phase == .dismissing {
             guard at <= now else { return .wait(until: at) }
@@ -276,8 +291,11 @@ public struct ActivityLane: Sendable {
             return .send(clear)
         }
         if let start = queuedStart, phase == .idle {
-            if refreshStart { return .render(.start) }
-            return send(start, phase: .starting, clearing: \.queuedStart)
+            if refreshStart {
+                rendering = .asked
+                return .render(.start)
+            }
+            return send(start, phase: .starting, clearing: \.queuedStart, at: now)
         }
         if phase == .running, queuedEnd == nil, let renewAfter = budget.renewAfter, let startedAt = shown.startedAt {
             let renewAt = startedAt.advanced(by: renewAfter)
@@ -294,6 +312,7 @@ public struct ActivityLane: Sendable {
         case .hold(let reason, let until):
             return holding(reason, .wait(until: until))
         case .render:
+            rendering = .asked
             return holding(nil, .render(.update))
         case .duplicate:
             pending.clear()
@@ -306,6 +325,7 @@ public struct ActivityLane: Sendable {
         case .send(let update):
             pending.clear()
             inFlight = update
+            markIfStale(at: now)
             return holding(nil, .send(update))
         }
     }
@@ -324,12 +344,20 @@ public struct ActivityLane: Sendable {
         budget.maxPerHour.map { cap in cap - shown.sentUpdates.count(after: now.advanced(by: .zero - Self.hour)) }
     }
 
-    private mutating func send(_ push: Push, phase next: Phase, clearing slot: WritableKeyPath<ActivityLane, Push?>) -> Decision {
+    private mutating func send(_ push: Push, phase next: Phase, clearing slot: WritableKeyPath<ActivityLane, Push?>, at now: Instant) -> Decision {
         self[keyPath: slot] = nil
         inFlight = push
         phase = next
         hold = nil
+        if push.kind == .start { markIfStale(at: now) }
         return .send(push)
+    }
+
+    /// What is going was rendered before the last change: that change waits as the next update.
+    private mutating func markIfStale(at now: Instant) {
+        guard rendering == .staleToSend else { return }
+        rendering = nil
+        markChanged(at: now)
     }
 
     // MARK: What the backend said

@@ -88,4 +88,42 @@ struct PendingUpdateLaneTests {
         lane.finished(.delivered, at: at(11))
         #expect(lane.next(at: at(100)) == .wait(until: nil))
     }
+
+    /// A change marked while the update it asked for was being rendered may be newer than what the render read: what
+    /// was rendered goes, and that change goes after it (it was lost when no other change followed: a flood's last
+    /// state stayed off the phone).
+    @Test func aChangeWhileItsUpdateIsRenderedIsNotLost() {
+        var lane = ActivityLane(budget: UpdateBudget(debounce: .zero, maxWait: .zero, minInterval: .seconds(1)))
+        lane.start(push(.start, 0.1), at: at(0))
+        guard case .send = lane.next(at: at(0)) else { Issue.record("the start did not go"); return }
+        lane.finished(.delivered, at: at(0))
+        lane.markChanged(at: at(2))
+        #expect(lane.next(at: at(2)) == .render(.update))
+        lane.markChanged(at: at(2.001))  // the last change, while the render reads the states before it
+        lane.rendered(push(.update, 0.2), at: at(2.002))
+        guard case .send(let first) = lane.next(at: at(2.002)) else { Issue.record("the rendered update did not go"); return }
+        #expect(first.body == push(.update, 0.2).body)
+        lane.finished(.delivered, at: at(2.01))
+        // The stale change: rendered again once min_interval allows, from the newest states.
+        #expect(lane.next(at: at(2.5)) == .wait(until: at(2.01).advanced(by: .seconds(1))))
+        #expect(lane.next(at: at(3.01)) == .render(.update))
+        lane.rendered(push(.update, 0.3), at: at(3.02))
+        guard case .send(let second) = lane.next(at: at(3.02)) else { Issue.record("the last change did not go"); return }
+        #expect(second.body == push(.update, 0.3).body)
+        lane.finished(.delivered, at: at(3.03))
+        #expect(lane.next(at: at(100)) == .wait(until: nil))
+    }
+
+    /// The same for a start whose content is rendered again before it goes.
+    @Test func aChangeWhileAStartIsRenderedIsNotLost() {
+        var lane = ActivityLane(budget: UpdateBudget(debounce: .zero, maxWait: .zero, minInterval: .zero))
+        lane.start(push(.start, 0.1), at: at(0))
+        lane.markChanged(at: at(0))
+        #expect(lane.next(at: at(0)) == .render(.start))
+        lane.markChanged(at: at(0.001))
+        lane.rendered(push(.update, 0.2), at: at(0.002))
+        guard case .send(let start) = lane.next(at: at(0.002)), start.kind == .start else { Issue.record("the start did not go"); return }
+        lane.finished(.delivered, at: at(0.01))
+        #expect(lane.next(at: at(0.01)) == .render(.update))
+    }
 }
