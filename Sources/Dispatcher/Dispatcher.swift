@@ -84,9 +84,8 @@ public actor Dispatcher {
         /// The device whose Home Assistant push relay this target spends (its notify service), if any.
         var device: String?
         var inFlight = false
-        /// The timer that pumps the lane at `at`; a lane due to wake at or before a new deadline keeps it (no timer per
-        /// change). Triggering the latch ends it early.
-        var wake: (latch: Latch, at: ContinuousClock.Instant)?
+        /// When the dispatcher's timer pumps the lane; a lane due to wake at or before a new deadline keeps it.
+        var wake: ContinuousClock.Instant?
         var lockLogged = false
         /// The lane's counters when last reported (`onDecision` says what changed since).
         var reported = ActivityLane.Counters()
@@ -97,8 +96,6 @@ public actor Dispatcher {
         var eventBorn = false
         /// Forgotten: the position waits in `vacancies` for the next new lane.
         var vacant = false
-        /// Told apart from an earlier lane at the same position: a wake-up of a forgotten lane does not reach the next.
-        var serial: UInt64 = 0
     }
 
     /// Renders an activity's payload when its update is due (pulled, not rendered per change).
@@ -117,7 +114,6 @@ public actor Dispatcher {
     private var slotIndex: [String: Int] = [:]
     /// Positions of forgotten lanes, reused by new ones.
     private var vacancies: [Int] = []
-    private var nextSerial: UInt64 = 0
     /// The counters of forgotten lanes, so the totals never go down.
     private var forgottenCounters = ActivityLane.Counters()
     /// How many lanes events may hold at once (`events.max_activities`).
@@ -133,11 +129,41 @@ public actor Dispatcher {
     /// Work for `run()` to start as its children, in order.
     private let jobs = AsyncStream.makeStream(of: (@Sendable () async -> Void).self)
 
-    /// Runs the dispatcher's work until cancelled: each send, render, timer and save is a child of this call. Work
-    /// asked for before it runs waits for it.
+    /// Runs the dispatcher's work until cancelled: each send, render and save is a child of this call, and so is the
+    /// one timer that wakes the lanes. Work asked for before it runs waits for it.
     public nonisolated func run() async {
         await withDiscardingTaskGroup { group in
+            group.addTask { await self.runTimer() }
             for await job in jobs.stream { group.addTask(operation: job) }
+        }
+    }
+
+    /// The lanes' one timer: sleeps until the earliest wake any lane asked for (or until a nearer one is asked:
+    /// `timerRearm`), then pumps the lanes that are due. One sleeping task, however many lanes wait.
+    private nonisolated func runTimer() async {
+        while !Task.isCancelled {
+            let (next, rearm) = await armTimer()
+            if let next { _ = await rearm.sleep(until: next) } else { await rearm.wait() }
+            guard !Task.isCancelled else { return }
+            await wakeDueLanes()
+        }
+    }
+
+    /// When the timer goes off next, and the latch a nearer wake triggers to re-arm it.
+    private var timer: (at: ContinuousClock.Instant?, rearm: Latch) = (nil, Latch())
+
+    private func armTimer() -> (ContinuousClock.Instant?, Latch) {
+        let next = slots.lazy.filter { !$0.vacant }.compactMap(\.wake).min()
+        timer = (next, Latch())
+        return timer
+    }
+
+    private func wakeDueLanes() {
+        let now = ContinuousClock.now
+        for i in slots.indices where !slots[i].vacant {
+            guard let wake = slots[i].wake, wake <= now else { continue }
+            slots[i].wake = nil
+            pump(i)
         }
     }
 
@@ -268,10 +294,9 @@ public actor Dispatcher {
             if item.eventBorn, case .start = event, eventBornLanes >= eventBornLimit { return false }
             let saved = state.entries[key]
             let started = saved?.started.map { Self.instant(fromEpoch: $0) }
-            nextSerial += 1
             let slot = Slot(lane: ActivityLane(budget: budget, retry: retry, resuming: saved?.running ?? false, deliveredDigest: saved?.digest,
                                                startedAt: started, dismissed: saved?.dismissed ?? false),
-                            key: key, activity: activity, target: item.target, backend: backend, device: item.device, serial: nextSerial)
+                            key: key, activity: activity, target: item.target, backend: backend, device: item.device)
             if let reused = vacancies.popLast() {
                 i = reused
                 slots[i] = slot
@@ -519,27 +544,17 @@ public actor Dispatcher {
         resumeQuietWaiters()
     }
 
+    /// The lane need not be woken (the timer, if it goes off for it, finds nothing due).
     private func cancelWake(_ i: Int) {
-        slots[i].wake?.latch.trigger()
         slots[i].wake = nil
     }
 
     private func schedule(_ i: Int, _ decision: ActivityLane.Decision) {
         guard case .wait(let until?) = decision else { return }
-        if let wake = slots[i].wake, wake.at <= until { return }  // it pumps then, and the lane decides again
-        slots[i].wake?.latch.trigger()
-        let serial = slots[i].serial, latch = Latch()
-        perform { [weak self] in
-            guard await latch.sleep(until: until) else { return }
-            await self?.woke(i, serial: serial)
-        }
-        slots[i].wake = (latch, until)
-    }
-
-    private func woke(_ i: Int, serial: UInt64) {
-        guard slots[i].serial == serial, !slots[i].vacant else { return }
-        slots[i].wake = nil
-        pump(i)
+        if let wake = slots[i].wake, wake <= until { return }  // it pumps then, and the lane decides again
+        slots[i].wake = until
+        // Nearer than the timer's next: it re-arms.
+        if timer.at.map({ until < $0 }) ?? true { timer.rearm.trigger() }
     }
 
     private func completed(_ i: Int, _ push: Push, _ report: DeliveryReport, duration: Duration) {
