@@ -110,7 +110,8 @@ struct ServiceLifecycleTests {
         let clock = ContinuousClock(), started = clock.now
         running.cancel()
         try await running.value
-        #expect(clock.now - started < .seconds(4), "the socket's close takes at most 2 s")
+        // It hung for ever before; the socket's close takes up to 2 s, and ThreadSanitizer beside every suite slows the rest.
+        #expect(clock.now - started < .seconds(10), "\(clock.now - started)")
         #expect(lines.withLock { $0.contains { $0.contains("stopping at once (cancelled)") } })
     }
 }
