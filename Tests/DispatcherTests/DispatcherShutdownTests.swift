@@ -53,7 +53,7 @@ struct DispatcherShutdownTests {
         started = clock.now
         run.cancel()
         await run.value
-        #expect(clock.now - started < .seconds(10), "the pushes hang for 120 s")
+        #expect(clock.now - started < .seconds(20), "the pushes hang for 120 s")
     }
 
     /// As the daemon's service does when it is cancelled rather than shut down gracefully: its dispatcher's run() is
@@ -72,7 +72,7 @@ struct DispatcherShutdownTests {
             return (complete, clock.now - started)
         }
         #expect(!complete, "the push never got through")
-        #expect(took < .seconds(10), "the deadline is 30 s: \(took)")
+        #expect(took < .seconds(20), "the deadline is 30 s: \(took)")
     }
 
     @Test func aGracefulFlushSendsARetryDueWithinItsDeadline() async {

@@ -77,8 +77,8 @@ struct ServiceLifecycleTests {
     }
 
     /// A bad blueprint event is told to Home Assistant (persistent_notification.create); Home Assistant goes silent
-    /// before answering. SIGTERM then should still end the service within the flush deadline (5 s) plus the socket's
-    /// close (2 s), as before the change (stop() closed the connection, failing the pending command at once).
+    /// before answering. SIGTERM then should still end the service without waiting out the command (the pending
+    /// command is cancelled with the followers).
     @Test(.timeLimit(.minutes(1))) func terminateWhileABlueprintProblemIsToldToASilentHomeAssistant() async throws {
         let simulator = try HomeAssistantSimulator(token: "t")
         defer { simulator.stop() }
@@ -94,7 +94,9 @@ struct ServiceLifecycleTests {
         send.yield(.terminate)
         try await running.value
         let took = clock.now - started
-        #expect(took < .seconds(8), "SIGTERM took \(took) to end run()")
+        // Alone it takes well under a second; under ThreadSanitizer beside every suite, CI measured 9.7 s. Waiting out the
+        // silent Home Assistant would take its request timeout, 30 s.
+        #expect(took < .seconds(20), "SIGTERM took \(took) to end run()")
     }
 
     /// Cancelled (not shut down gracefully) while its push is being retried — the backend refuses connections — the
@@ -111,7 +113,7 @@ struct ServiceLifecycleTests {
         running.cancel()
         try await running.value
         // It hung for ever before; the socket's close takes up to 2 s, and ThreadSanitizer beside every suite slows the rest.
-        #expect(clock.now - started < .seconds(10), "\(clock.now - started)")
+        #expect(clock.now - started < .seconds(20), "\(clock.now - started)")
         #expect(lines.withLock { $0.contains { $0.contains("stopping at once (cancelled)") } })
     }
 }
