@@ -31,7 +31,7 @@ public struct PushWardBackend: PushBackend, HTTPExchanges {
     private let shown = Locked<[String: JSONValue]>([:])
     /// Until when (epoch seconds: the next month, UTC) the free plan's monthly quota is spent: nothing is sent.
     /// Shared with the other backends using the same key (`pacers`): the quota is the account's.
-    private let quotaSpentUntil: Locked<Double?>
+    let quotaSpentUntil: Locked<Double?>
 
     /// `sender`: its requests' way out, paced as the factory made it. `pacers`: where the backends of one key share the
     /// monthly quota's stop.
@@ -40,7 +40,8 @@ public struct PushWardBackend: PushBackend, HTTPExchanges {
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
         self.token = token
         self.sender = sender
-        self.quotaSpentUntil = pacers?.spentUntil("pushward \(self.baseURL.lowercased()) \(token)") ?? Locked(nil)
+        // The monthly quota is the account's, whatever the allowance is counted by.
+        self.quotaSpentUntil = pacers?.spentUntil(PacerRegistry.key(PushWardSchema.definition, baseURL: baseURL, token: token)) ?? Locked(nil)
     }
 
     /// Paced to its documented allowance (or `window`), with the pacer `pacers` shares between backends on one address.

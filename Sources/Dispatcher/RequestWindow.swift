@@ -16,11 +16,6 @@ public struct RequestWindow: Sendable, Equatable {
         self.seconds = seconds
     }
 
-    /// The allowance a service documents (`BackendDefinition.requestsPerMinute`); none: no limit kept.
-    public init(documentedFor kind: BackendKind) {
-        self.init(limit: kind.definition.requestsPerMinute ?? .max, seconds: 60)
-    }
-
     /// Books a request asked for at `now` and returns how long it waits first (0: at once). A booked request counts
     /// from the moment it will be sent, so callers asking together are spread over the window.
     public mutating func book(at now: Double) -> Double {
@@ -75,12 +70,7 @@ public struct HTTPSender: Sendable {
         guard let window = window ?? service.requestsPerMinute.map({ RequestWindow(limit: $0, seconds: 60) }) else {
             return HTTPSender(client: client)
         }
-        // One address however it is written (a trailing slash, letter case).
-        let address = (baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL).lowercased()
-        let key = switch service.allowanceCountedBy {
-        case .address: "\(service.kind.rawValue) \(address)"
-        case .account: "\(service.kind.rawValue) \(address) \(token)"
-        }
+        let key = PacerRegistry.key(service, baseURL: baseURL, token: service.allowanceCountedBy == .account ? token : nil)
         return HTTPSender(client: client, pacer: pacers?.pacer(key, window) ?? RequestPacer(window))
     }
 
@@ -108,6 +98,13 @@ public final class PacerRegistry: Sendable {
     }
 
     public init() {}
+
+    /// What a service's limit is kept under: the service and its address (one address however it is written: a
+    /// trailing slash, letter case), and the account's token when it is counted per account (nil: per address).
+    static func key(_ service: BackendDefinition, baseURL: String, token: String?) -> String {
+        let address = (baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL).lowercased()
+        return token.map { "\(service.kind.rawValue) \(address) \($0)" } ?? "\(service.kind.rawValue) \(address)"
+    }
 
     func pacer(_ key: String, _ window: RequestWindow) -> RequestPacer {
         pacers.withLock { pacers in

@@ -154,6 +154,11 @@ public actor LiveBridgeService: Service {
         return configuration
     }
 
+    /// Backends made now (a reload's), sharing the allowances of those made before.
+    func backends(for declared: [RulesFile.Backend]) -> [any PushBackend] {
+        Self.makeBackends(declared, dryRun: options.dryRun, connection: connection, logger: logger, pacers: pacers)
+    }
+
     /// A push backend per declared backend; Home Assistant's goes through the connection's call_service. `pacers`: the
     /// service's, for its whole life — a backend a reload adds or changes shares the allowance (and a spent monthly
     /// quota) with those on its address or account.
@@ -543,8 +548,7 @@ public actor LiveBridgeService: Service {
             // New or changed backends take over at their next push; removed ones stay for lanes still ending.
             let changed = rules.backends.values.filter { backend in !(old.backends[backend.name].map(backend.isSame) ?? false) }
             if !changed.isEmpty {
-                await dispatcher.replaceBackends(Self.makeBackends(changed, dryRun: options.dryRun, connection: connection, logger: logger,
-                                                                   pacers: pacers))
+                await dispatcher.replaceBackends(backends(for: changed))
                 logger.info("backends changed", ["backends": changed.map(\.name).sorted().joined(separator: ",")])
             }
             await dispatcher.setEventBornLimit(rules.eventActivityLimit)

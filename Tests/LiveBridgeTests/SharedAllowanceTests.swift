@@ -14,17 +14,18 @@ struct SharedAllowanceTests {
                           services: [], location: SourceLocation(file: "r.yaml", line: 1, column: 1))
     }
 
-    @Test func aBackendMadeAtAReloadSharesThePacerOfItsAddress() throws {
-        let connection = try HomeAssistantConnection(configuration: try ConnectionConfiguration(url: "ws://127.0.0.1:9", token: AccessToken("t")))
-        let pacers = PacerRegistry(), logger = Logger(level: .error) { _ in }
-        let first = LiveBridgeService.makeBackends([pushWard("a", baseURL: "http://Ward.example:8080")], dryRun: false, connection: connection,
-                                                   logger: logger, pacers: pacers)
+    @Test func aBackendMadeAtAReloadSharesThePacerOfItsAddress() async throws {
+        // The service's own way of making a reload's backends: a registry made per call would give two pacers.
+        let (service, _, _) = try ServiceLifecycleTests().service(homeAssistant: "ws://127.0.0.1:9")
+        let first = await service.backends(for: [pushWard("a", baseURL: "http://Ward.example:8080")])
         // SIGHUP: only the new backend is made, on the same address written otherwise.
-        let added = LiveBridgeService.makeBackends([pushWard("b", baseURL: "http://ward.example:8080/")], dryRun: false, connection: connection,
-                                                   logger: logger, pacers: pacers)
+        let added = await service.backends(for: [pushWard("b", baseURL: "http://ward.example:8080/")])
         let a = try #require((first.first as? PushWardBackend)?.sender.pacer)
         let b = try #require((added.first as? PushWardBackend)?.sender.pacer)
         #expect(a === b)
         #expect(a.window.withLock(\.limit) == 200)
+        // The monthly quota's stop is the account's: a spent quota stops the reload's backend too.
+        let spent = try #require(first.first as? PushWardBackend), later = try #require(added.first as? PushWardBackend)
+        #expect(spent.quotaSpentUntil === later.quotaSpentUntil)
     }
 }
