@@ -123,6 +123,8 @@ enum Arithmetic {
         case (.multiply, .string(let s), .int(let n)), (.multiply, .int(let n), .string(let s)):
             return .string(try repeated(s, n))
         case (.multiply, .list(let items), .int(let n)), (.multiply, .int(let n), .list(let items)):
+            // An empty list repeated any number of times is empty: not n empty copies (a huge n asked that of memory).
+            guard !items.isEmpty, n > 0 else { return .list([]) }
             try EvaluationLimits.checkLength(items.count * Swift.max(0, Swift.min(n, EvaluationLimits.maximumTextLength + 1)), "repeating a list \(n) times")
             try RenderBudget.spendBuilding(items.count * Swift.max(0, Swift.min(n, EvaluationLimits.maximumTextLength + 1)), "repeating a list")
             return .list(Array(Array(repeating: items, count: Swift.max(0, n)).joined()))
