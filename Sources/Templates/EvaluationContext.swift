@@ -3,30 +3,80 @@ public import HomeAssistant
 import Platform
 
 /// What a template sees: the entity states and the time, from an injectable clock.
+///
+/// Its values live in one shared box, copied on write: every render hands the context to an evaluator, and a copy is
+/// then one reference counted, not the six (states, order, the time zone's two functions, Home Assistant's renderings)
+/// that a plain struct would count each time.
 public struct EvaluationContext: Sendable {
-    public var states: [String: EntityState]
+    /// Mutated only while uniquely referenced (`writable()`), so shared copies never see a change.
+    private final class Storage: @unchecked Sendable {
+        var states: [String: EntityState]
+        var order: [String]
+        var now: Double
+        var timeZone: LocalTimeZone
+        var renderedByHomeAssistant: [String: Result<TemplateValue, EvaluationError>]
+        var home: HomeLocation?
+
+        init(states: [String: EntityState], order: [String], now: Double, timeZone: LocalTimeZone,
+             renderedByHomeAssistant: [String: Result<TemplateValue, EvaluationError>], home: HomeLocation?) {
+            self.states = states
+            self.order = order
+            self.now = now
+            self.timeZone = timeZone
+            self.renderedByHomeAssistant = renderedByHomeAssistant
+            self.home = home
+        }
+
+        func copy() -> Storage {
+            Storage(states: states, order: order, now: now, timeZone: timeZone,
+                    renderedByHomeAssistant: renderedByHomeAssistant, home: home)
+        }
+    }
+
+    private var storage: Storage
+
+    private mutating func writable() -> Storage {
+        if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+        return storage
+    }
+
+    public var states: [String: EntityState] {
+        get { storage.states }
+        _modify { let box = writable(); yield &box.states }
+    }
     /// The entity ids in Home Assistant's state machine's order (the order `get_states` and a subscription's
     /// snapshot give, new entities last): `states` and `states.domain` iterate in it, as Home Assistant's templates
     /// do. Ids here without a state are skipped; states without a place come after, by id.
-    public var order: [String] = []
+    public var order: [String] {
+        get { storage.order }
+        _modify { let box = writable(); yield &box.order }
+    }
     /// Seconds since 1970: `now()`.
-    public var now: Double
+    public var now: Double {
+        get { storage.now }
+        set { writable().now = newValue }
+    }
     /// For `timestamp_custom(…, local=true)` (the default, as in Home Assistant).
-    public var timeZone: LocalTimeZone
+    public var timeZone: LocalTimeZone {
+        get { storage.timeZone }
+        set { writable().timeZone = newValue }
+    }
     /// The latest result Home Assistant rendered for each template only it can render, by the template's text.
-    public var renderedByHomeAssistant: [String: Result<TemplateValue, EvaluationError>]
+    public var renderedByHomeAssistant: [String: Result<TemplateValue, EvaluationError>] {
+        get { storage.renderedByHomeAssistant }
+        _modify { let box = writable(); yield &box.renderedByHomeAssistant }
+    }
     /// Home's location and length unit for `distance()`/`closest()`, from Home Assistant's configuration; without it,
     /// `zone.home`'s attributes in kilometres.
-    public var home: HomeLocation?
+    public var home: HomeLocation? {
+        get { storage.home }
+        set { writable().home = newValue }
+    }
 
     public init(states: [String: EntityState], order: [String] = [], now: Double, timeZone: LocalTimeZone = .system,
                 renderedByHomeAssistant: [String: Result<TemplateValue, EvaluationError>] = [:], home: HomeLocation? = nil) {
-        self.home = home
-        self.states = states
-        self.order = order
-        self.now = now
-        self.timeZone = timeZone
-        self.renderedByHomeAssistant = renderedByHomeAssistant
+        storage = Storage(states: states, order: order, now: now, timeZone: timeZone,
+                          renderedByHomeAssistant: renderedByHomeAssistant, home: home)
     }
 
     /// An entity's state by its id as a template writes it: Home Assistant's ids are lower case, and it looks a

@@ -6,7 +6,7 @@ import Platform
 ///
 /// A template that is exactly one expression yields that expression's value with its type (a float stays a float);
 /// anything else is text, as Jinja renders it.
-public struct Template: Sendable {
+public final class Template: Sendable {
     public struct CompileError: Error, Equatable, Sendable, CustomStringConvertible {
         /// Character offset in the template text.
         public let offset: Int
