@@ -96,7 +96,19 @@ public actor Dispatcher {
         var eventBorn = false
         /// Forgotten: the position waits in `vacancies` for the next new lane.
         var vacant = false
+        /// Waits in `sendQueue` for one of its backend's places (`sendsAtOnce`).
+        var queuedToSend = false
     }
+
+    /// Sends running at once to one backend. Every lane may be due in the same instant (two hundred at the top of a
+    /// second under `min_interval`); a lane past this waits here as a number in `sendQueue`, not as a suspended task
+    /// holding its frames in the HTTP client's queue (1.2 MiB of task memory for 200 under the flood). The HTTP client
+    /// runs as many transfers at once to a host (`TransferLoop.maximumConnectionsPerHost`).
+    public static let sendsAtOnce = 8
+    /// Sends running now, by backend name.
+    private var sending: [String: Int] = [:]
+    /// Lanes waiting for a place, by backend name, in the order they asked.
+    private var sendQueue: [String: [Int]] = [:]
 
     /// Renders an activity's payload when its update is due (pulled, not rendered per change).
     private var payloads: (any PayloadSource)?
@@ -448,9 +460,18 @@ public actor Dispatcher {
         for what in said { onDecision(Decision(activity: slots[i].activity, target: slots[i].target, what: what)) }
     }
 
-    private func pump(_ i: Int) {
+    private func pump(_ i: Int, admitted: Bool = false) {
         defer { reportDecisions(i, afterPush: false) }
         guard !slots[i].inFlight, !slots[i].rendering else { return }
+        let name = slots[i].backend.name
+        if !admitted, slots[i].queuedToSend || sending[name, default: 0] >= Self.sendsAtOnce || sendQueue[name]?.isEmpty == false {
+            // The backend's places are taken, or others asked first: the lane is asked again when a place frees.
+            if !slots[i].queuedToSend {
+                slots[i].queuedToSend = true
+                sendQueue[name, default: []].append(i)
+            }
+            return
+        }
         let now = ContinuousClock.now
         if let device = slots[i].device { slots[i].lane.relay = relayAllowance(device) }
         switch slots[i].lane.next(at: now) {
@@ -483,6 +504,7 @@ public actor Dispatcher {
                 return
             }
             slots[i].inFlight = true
+            sending[backend.name, default: 0] += 1
             cancelWake(i)
             if push.kind == .start {
                 // Written ahead: if LiveBridge dies before the answer, the next start knows a start may be on the phone
@@ -559,6 +581,7 @@ public actor Dispatcher {
 
     private func completed(_ i: Int, _ push: Push, _ report: DeliveryReport, duration: Duration) {
         slots[i].inFlight = false
+        sending[slots[i].backend.name, default: 1] -= 1
         slots[i].lane.finished(report.outcome, at: .now, random: Double.random(in: 0..<1))
         if case .delivered = report.outcome {
             slots[i].lockLogged = false
@@ -583,8 +606,21 @@ public actor Dispatcher {
             }
         }
         pump(i)
+        admitWaiting(on: backend.name)
         forgetIfEnded(i)
         resumeQuietWaiters()
+    }
+
+    /// Gives the backend's free places to the lanes waiting for one, first come first served. A lane admitted that
+    /// does not send now (it renders, or waits for its budget) leaves the place to the next.
+    private func admitWaiting(on name: String) {
+        while sending[name, default: 0] < Self.sendsAtOnce, var queue = sendQueue[name], !queue.isEmpty {
+            let j = queue.removeFirst()
+            sendQueue[name] = queue.isEmpty ? nil : queue
+            slots[j].queuedToSend = false
+            guard !slots[j].vacant else { continue }
+            pump(j, admitted: true)
+        }
     }
 
     private func activeJob(on backend: String, except i: Int) -> String? {

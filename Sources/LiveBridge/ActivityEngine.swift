@@ -223,9 +223,13 @@ public struct ActivityEngine: Sendable {
         let context = EvaluationContext(states: states, order: order, now: now, renderedByHomeAssistant: rendered, home: home)
         for position in positions {
             let rule = rules.activities[position]
-            let id = rule.id
             var issues: [PayloadIssue] = []
-            defer { found += problems.newProblems(activity: id, issues).map { "activity \(id): \($0)" } }
+            defer {
+                // Nearly every evaluation has no problem and none on record: nothing to look up then.
+                if !issues.isEmpty || problems.count > 0 {
+                    found += problems.newProblems(activity: rule.id, issues).map { "activity \(rule.id): \($0)" }
+                }
+            }
             let isActive: Bool
             switch ActivityRenderer.isActive(rule, in: context) {
             case .success(let value): isActive = value
@@ -235,7 +239,6 @@ public struct ActivityEngine: Sendable {
             }
             let was = active[position]
             active[position] = isActive
-            let budget = rule.budget
             switch (was, isActive) {
             case (false, false):
                 continue
@@ -249,7 +252,7 @@ public struct ActivityEngine: Sendable {
                 if !held.isEmpty { held.remove(position) }
                 for target in rule.targets {
                     commands.append(command(rule, target, .end(endRequest(rule, target, now: now, notes: &issues))))
-                    lastRequest[Self.key(id, target)] = nil
+                    lastRequest[Self.key(rule.id, target)] = nil
                 }
                 awaitingPull[position] = 0
             case (true, true):
@@ -258,7 +261,7 @@ public struct ActivityEngine: Sendable {
                 let urgent = ActivityRenderer.isUrgent(rule, in: context)
                 // The dispatcher already knows and renders from the newest states when it pulls; a debounce, though,
                 // starts again with every change.
-                if awaitingPull[position] == rule.targets.count && !urgent && budget.debounce == .zero { continue }
+                if awaitingPull[position] == rule.targets.count && !urgent && rule.budget.debounce == .zero { continue }
                 awaitingPull[position] = rule.targets.count
                 for target in rule.targets { commands.append(command(rule, target, .changed(urgent: urgent))) }
             case (false, true):
@@ -269,7 +272,7 @@ public struct ActivityEngine: Sendable {
                     case .failure(let failure):
                         issues += failure.issues
                     case .success(let request):
-                        lastRequest[Self.key(id, target)] = request
+                        lastRequest[Self.key(rule.id, target)] = request
                         starts.append(command(rule, target, .start(request)))
                     }
                 }

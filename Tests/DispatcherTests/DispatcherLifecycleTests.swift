@@ -55,6 +55,53 @@ struct DispatcherLifecycleTests {
         #expect(backend.answered.withLock { $0 } == ["fast start", "slow start", "slow end"])
     }
 
+    /// A backend whose every push waits until the test answers it; it records how many waited at once.
+    final class HeldBackend: PushBackend, @unchecked Sendable {
+        let name = "pulse"
+        let allowsOneActiveJob = false
+        struct State { var running = 0, most = 0, held: [Latch] = [], answered: [String] = [] }
+        let state = Locked(State())
+        let (arrivals, arrived) = AsyncStream.makeStream(of: Void.self)
+        func deliver(_ request: BackendRequest, kind: PushKind) async -> DeliveryReport {
+            let latch = Latch()
+            state.withLock { $0.running += 1; $0.most = max($0.most, $0.running); $0.held.append(latch) }
+            arrived.yield()
+            await latch.wait()
+            state.withLock { $0.running -= 1; $0.answered.append("\(request.body["job_id"]?.stringValue ?? "?") \(kind.rawValue)") }
+            return DeliveryReport(.delivered, status: 200)
+        }
+        /// Answers the push that has waited longest.
+        func answerOldest() { state.withLock { $0.held.isEmpty ? nil : $0.held.removeFirst() }?.trigger() }
+    }
+
+    @Test func aBackendTakesAFewPushesAtOnceAndTheOthersWaitTheirTurn() async {
+        let backend = HeldBackend()
+        let dispatcher = Dispatcher(backends: [backend], retry: fastRetry)
+        let dispatcherRun = Task { await dispatcher.run() }
+        defer { dispatcherRun.cancel() }
+        let count = 30, atOnce = Dispatcher.sendsAtOnce
+        for n in 0..<count { await dispatcher.submit(activity: "a\(n)", backend: "pulse", budget: budget, .start(request("a\(n)", "start"))) }
+        var arrivals = backend.arrivals.makeAsyncIterator()
+        for _ in 0..<atOnce { _ = await arrivals.next() }
+        // Every answer lets exactly one waiting lane in (without the bound all thirty would be waiting here).
+        for _ in atOnce..<count {
+            backend.answerOldest()
+            _ = await arrivals.next()
+        }
+        // The ends wait their turn too, each after its own start.
+        for n in 0..<count { await dispatcher.submit(activity: "a\(n)", backend: "pulse", budget: budget, .end(request("a\(n)", "end"))) }
+        for _ in 0..<count {
+            backend.answerOldest()
+            _ = await arrivals.next()
+        }
+        for _ in 0..<atOnce { backend.answerOldest() }
+        await dispatcher.waitUntilQuiet()
+        let state = backend.state.withLock { $0 }
+        #expect(state.most == atOnce)
+        #expect(state.answered.count == 2 * count)
+        for n in 0..<count { #expect(state.answered.filter { $0.hasPrefix("a\(n) ") } == ["a\(n) start", "a\(n) end"]) }
+    }
+
     @Test func anActivityThatEndedWhileLiveBridgeWasDownGetsItsEnd() async throws {
         let service = try FakePushService()
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("livebridge-ended-\(UUID().uuidString)").path
