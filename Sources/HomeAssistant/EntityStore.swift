@@ -267,20 +267,8 @@ public struct EntityStore: Sendable {
 
         /// Changes `state` in place; returns it as changed.
         func apply(to state: inout EntityState) -> EntityState {
-            if !setAttributes.isEmpty || !removedKeys.isEmpty {
-                // New attributes make the state's own copy; the fields below then change in place.
-                var attributes = state.attributes
-                for (name, value) in setAttributes { attributes[name] = value }
-                for key in removedKeys { attributes[key] = nil }
-                state.attributes = attributes
-            }
-            if let newState { state.state = newState }
-            if let context { state.contextID = context }
-            if let lastChanged {
-                state.lastChanged = lastChanged
-                state.lastUpdated = lastChanged
-            }
-            if let lastUpdated { state.lastUpdated = lastUpdated }
+            state = state.changed(state: newState, contextID: context, lastChanged: lastChanged, lastUpdated: lastUpdated,
+                                  setting: setAttributes, removing: removedKeys)
             return state
         }
     }

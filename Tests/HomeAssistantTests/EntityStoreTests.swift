@@ -233,6 +233,22 @@ struct EntityStoreTests {
         #expect(now.attribute("friendly_name") == "Washer progress")
     }
 
+    /// A sensor's usual diff changes values, not names: the new state is built straight from the old one's attributes.
+    /// The last value given for a name counts, the others stay, and the state given out before is untouched.
+    @Test func aDiffChangingOnlyValuesKeepsEveryOtherAttribute() throws {
+        var store = EntityStore()
+        _ = store.replace(withSnapshot: snapshot)
+        let givenOut = try #require(store["input_number.washer_progress"])
+        _ = store.apply(try JSONParser.parse("""
+            {"c":{"input_number.washer_progress":{"+":{"s":"41.0","a":{"max":60.0,"step":2.0,"max":70.0}}}}}
+            """))
+        let now = try #require(store["input_number.washer_progress"])
+        #expect(now.attributes == ["min": 0.0, "max": 70.0, "step": 2.0, "mode": "slider", "icon": "mdi:washing-machine",
+                                   "friendly_name": "Washer progress"])
+        #expect(now.state == "41.0" && now.lastChanged == 1795343668.42 && now.contextID == "01M8ABC")
+        #expect(givenOut.attribute("max") == .double(100.0) && givenOut.attribute("step") == .double(1.0) && givenOut.state == "0.0")
+    }
+
     /// Events come unchecked (their subscriber reads them, strictly): a malformed part further on must not leave the
     /// parts before it applied, whichever path reads the event.
     @Test func aMalformedEventChangesNothing() throws {
