@@ -14,6 +14,7 @@ public struct ActivitySmithBackend: PushBackend, HTTPExchanges {
     let http: HTTPPushBackend
     public var name: String { http.name }
     public let allowsOneActiveJob = false
+    public var sendsAtOnce: Int? { HTTPClient.transfersAtOncePerHost }
 
     /// `sender`: its requests' way out, paced as the factory made it.
     public init(name: String, baseURL: String, token: String, sender: HTTPSender) {

@@ -96,17 +96,19 @@ public actor Dispatcher {
         var eventBorn = false
         /// Forgotten: the position waits in `vacancies` for the next new lane.
         var vacant = false
-        /// Waits in `sendQueue` for one of its backend's places (`sendsAtOnce`).
+        /// Waits in `sendQueue` for one of its backend's places.
         var queuedToSend = false
+        /// Holds one of its backend's places: from when it was let in, through its render, until its send is answered
+        /// or it has nothing to send now.
+        var holdsPlace = false
     }
 
-    /// Sends running at once to one backend. Every lane may be due in the same instant (two hundred at the top of a
-    /// second under `min_interval`); a lane past this waits here as a number in `sendQueue`, not as a suspended task
-    /// holding its frames in the HTTP client's queue (1.2 MiB of task memory for 200 under the flood). The HTTP client
-    /// runs as many transfers at once to a host (`TransferLoop.maximumConnectionsPerHost`).
-    public static let sendsAtOnce = 8
-    /// Sends running now, by backend name.
-    private var sending: [String: Int] = [:]
+    /// A backend's places (`PushBackend.sendsAtOnce`, its HTTP client's transfers at once to a host). Every lane may be
+    /// due in the same instant (two hundred at the top of a second under `min_interval`); a lane past the places
+    /// waits here as a number in `sendQueue`, not as a suspended task holding its frames in the HTTP client's queue
+    /// (1.2 MiB of task memory for 200 under the flood). A lane let in keeps its place through its render, so a
+    /// rendered update is not sent to the back of the queue to be rendered again.
+    private var placesTaken: [String: Int] = [:]
     /// Lanes waiting for a place, by backend name, in the order they asked.
     private var sendQueue: [String: [Int]] = [:]
 
@@ -348,6 +350,9 @@ public actor Dispatcher {
         guard slot.eventBorn, !slot.vacant, slot.lane.phase == .idle, slot.lane.isQuiet, slot.lane.dismissal == nil, !slot.inFlight,
               !slot.rendering else { return }
         cancelWake(i)
+        // Its place in its backend's queue goes too: the position may be reused by a lane of another backend.
+        if slot.queuedToSend { sendQueue[slot.backend.name]?.removeAll { $0 == i } }
+        if slot.holdsPlace { freePlace(i) }
         forgottenCounters.add(slot.lane.counters)
         slotIndex[slot.key] = nil
         if state.entries[slot.key] != nil { record(slot.key, DeliveryState.Entry(running: false, digest: nil)) }
@@ -467,18 +472,37 @@ public actor Dispatcher {
         for what in said { onDecision(Decision(activity: slots[i].activity, target: slots[i].target, what: what)) }
     }
 
-    private func pump(_ i: Int, admitted: Bool = false) {
+    private func pump(_ i: Int, letIn: Bool = false) {
         defer { reportDecisions(i, afterPush: false) }
         guard !slots[i].inFlight, !slots[i].rendering else { return }
-        let name = slots[i].backend.name
-        if !admitted, slots[i].queuedToSend || sending[name, default: 0] >= Self.sendsAtOnce || sendQueue[name]?.isEmpty == false {
-            // The backend's places are taken, or others asked first: the lane is asked again when a place frees.
-            if !slots[i].queuedToSend {
-                slots[i].queuedToSend = true
-                sendQueue[name, default: []].append(i)
+        if let places = slots[i].backend.sendsAtOnce, !slots[i].holdsPlace {
+            let name = slots[i].backend.name
+            guard !slots[i].queuedToSend, placesTaken[name, default: 0] < places, letIn || sendQueue[name]?.isEmpty ?? true else {
+                // The backend's places are taken, or others asked first: the lane is let in when a place frees.
+                if !slots[i].queuedToSend {
+                    slots[i].queuedToSend = true
+                    sendQueue[name, default: []].append(i)
+                }
+                return
             }
-            return
+            placesTaken[name, default: 0] += 1
+            slots[i].holdsPlace = true
         }
+        decide(i)
+        // Nothing sent or rendered now (it waits for its budget, or has nothing to do): the place goes to the next.
+        if slots[i].holdsPlace, !slots[i].inFlight, !slots[i].rendering { freePlace(i) }
+    }
+
+    /// Gives back the lane's place and lets the next waiting lane in.
+    private func freePlace(_ i: Int) {
+        slots[i].holdsPlace = false
+        let name = slots[i].backend.name
+        placesTaken[name, default: 1] -= 1
+        admitWaiting(on: name)
+    }
+
+    /// What the lane does next: render, send or wait.
+    private func decide(_ i: Int) {
         let now = ContinuousClock.now
         if let device = slots[i].device { slots[i].lane.relay = relayAllowance(device) }
         switch slots[i].lane.next(at: now) {
@@ -511,7 +535,6 @@ public actor Dispatcher {
                 return
             }
             slots[i].inFlight = true
-            sending[backend.name, default: 0] += 1
             cancelWake(i)
             if push.kind == .start {
                 // Written ahead: if LiveBridge dies before the answer, the next start knows a start may be on the phone
@@ -588,7 +611,6 @@ public actor Dispatcher {
 
     private func completed(_ i: Int, _ push: Push, _ report: DeliveryReport, duration: Duration) {
         slots[i].inFlight = false
-        sending[slots[i].backend.name, default: 1] -= 1
         slots[i].lane.finished(report.outcome, at: .now, random: Double.random(in: 0..<1))
         if case .delivered = report.outcome {
             slots[i].lockLogged = false
@@ -612,8 +634,9 @@ public actor Dispatcher {
                 pump(other)
             }
         }
+        // The place goes back before the lane asks again: others waiting for it go first.
+        if slots[i].holdsPlace { freePlace(i) }
         pump(i)
-        admitWaiting(on: backend.name)
         forgetIfEnded(i)
         resumeQuietWaiters()
     }
@@ -621,14 +644,22 @@ public actor Dispatcher {
     /// Gives the backend's free places to the lanes waiting for one, first come first served. A lane admitted that
     /// does not send now (it renders, or waits for its budget) leaves the place to the next.
     private func admitWaiting(on name: String) {
-        while sending[name, default: 0] < Self.sendsAtOnce, var queue = sendQueue[name], !queue.isEmpty {
-            let j = queue.removeFirst()
-            sendQueue[name] = queue.isEmpty ? nil : queue
+        // One loop per backend: a lane let in that frees its place at once does not start another inside this one.
+        guard !admitting.contains(name) else { return }
+        admitting.insert(name)
+        defer { admitting.remove(name) }
+        while let j = sendQueue[name]?.first {
+            if let places = slots[j].backend.sendsAtOnce, placesTaken[name, default: 0] >= places, slots[j].backend.name == name { return }
+            sendQueue[name]!.removeFirst()
+            if sendQueue[name]!.isEmpty { sendQueue[name] = nil }
+            guard slots[j].queuedToSend, !slots[j].vacant, slots[j].backend.name == name else { continue }
             slots[j].queuedToSend = false
-            guard !slots[j].vacant else { continue }
-            pump(j, admitted: true)
+            pump(j, letIn: true)
         }
     }
+
+    /// Backends whose waiting lanes are being let in now.
+    private var admitting: Set<String> = []
 
     private func activeJob(on backend: String, except i: Int) -> String? {
         slots.indices.first { j in

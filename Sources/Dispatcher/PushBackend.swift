@@ -10,6 +10,13 @@ public protocol PushBackend: Sendable {
     /// Island Pulse's free tier: one active job per token.
     var allowsOneActiveJob: Bool { get }
     func deliver(_ request: BackendRequest, kind: PushKind) async -> DeliveryReport
+    /// How many sends its transport runs at once (an HTTP client's transfers to one host); the dispatcher holds the
+    /// lanes past that itself. Nil: no bound (Home Assistant's WebSocket calls), every lane goes at once.
+    var sendsAtOnce: Int? { get }
+}
+
+extension PushBackend {
+    public var sendsAtOnce: Int? { nil }
 }
 
 /// How a push went, for the lifecycle and for the log (never with a token).
@@ -123,6 +130,7 @@ public struct HTTPPushBackend: PushBackend {
     public var scheme: String { service.authScheme }
     let token: String
     public let allowsOneActiveJob: Bool
+    public var sendsAtOnce: Int? { HTTPClient.transfersAtOncePerHost }
     /// Where its requests go out (paced, when the service documents an allowance).
     let sender: HTTPSender
 

@@ -26,6 +26,7 @@ public struct PushWardBackend: PushBackend, HTTPExchanges {
     public let baseURL: String
     let token: String
     public let allowsOneActiveJob = false
+    public var sendsAtOnce: Int? { HTTPClient.transfersAtOncePerHost }
     let sender: HTTPSender
     /// The content last delivered per slug: the next frame nulls what it no longer has (PATCH is a merge patch).
     private let shown = Locked<[String: JSONValue]>([:])

@@ -5,6 +5,9 @@ import Platform
 /// Requests run concurrently on the client's `TransferLoop` (libcurl's multi interface on one thread). Tokens
 /// travel only in headers and never reach a log or an error.
 public final class HTTPClient: Sendable {
+    /// Transfers run at once to one host (scheme, host and port); more wait their turn, in order.
+    public static let transfersAtOncePerHost = TransferLoop.maximumConnectionsPerHost
+
     public struct Options: Sendable {
         public var connectTimeout: Duration = .seconds(5)
         public var totalTimeout: Duration = .seconds(15)

@@ -75,7 +75,8 @@ public struct EntityState: @unchecked Sendable, Equatable, CustomDebugStringConv
         }
         if let lastUpdated { fields.lastUpdated = lastUpdated }
         var changed = self
-        let sameNames = removing.isEmpty && setting.allSatisfy { set in storage.members { EntityAttributes.value(of: set.key, in: $0) != nil } }
+        // A few set names are looked up member by member; many go through the general path's binary searches.
+        let sameNames = removing.isEmpty && setting.count <= 8 && setting.allSatisfy { set in storage.members { EntityAttributes.value(of: set.key, in: $0) != nil } }
         if sameNames {
             changed.storage = storage.members { members in
                 Storage.make(fields, members.lazy.map { member in

@@ -164,7 +164,7 @@ struct DispatcherTests {
             default: await dispatcher.submit(activity: "a\(n)", backend: "pulse2", budget: budget, .start(pulseRequest("a\(n)", "start", "s")))
             }
         }
-        // Each backend sends `Dispatcher.sendsAtOnce` at a time; the others wait their turn. An end given before its
+        // Each HTTP backend sends a few at a time (`sendsAtOnce`); the others wait their turn. An end given before its
         // start went out would cancel both (nothing shown): the ends follow once the starts are through.
         await dispatcher.waitUntilQuiet()
         #expect(service.requests.count == 200)
