@@ -410,7 +410,7 @@ public actor Dispatcher {
     /// `run()`'s children: it must be running). Returns whether all got through in time. From a cancelled task it
     /// waits for nothing.
     public func flush(deadline: Duration) async -> Bool {
-        for i in slots.indices {
+        for i in slots.indices where !slots[i].vacant {
             slots[i].lane.hurry()
             pump(i)
         }

@@ -1,7 +1,10 @@
 public import LiveActivity
 
 /// One request of an activity's lifecycle, as bytes ready for the backend.
-public struct Push: Sendable, Equatable {
+///
+/// A class of constants: a lane holds up to five (queued start and end, pending, in flight, the dismissal), and each
+/// as a reference keeps a lane small (a lane is copied and scanned; inline, the requests made it 1.8 KiB).
+public final class Push: Sendable, Equatable {
     public let kind: PushKind
     /// The exact body; two pushes with equal bodies show the same thing.
     public let body: [UInt8]
@@ -15,6 +18,10 @@ public struct Push: Sendable, Equatable {
         self.body = body
         self.isUrgent = isUrgent
         self.request = request
+    }
+
+    public static func == (lhs: Push, rhs: Push) -> Bool {
+        lhs === rhs || (lhs.kind == rhs.kind && lhs.body == rhs.body && lhs.isUrgent == rhs.isUrgent && lhs.request == rhs.request)
     }
 
     /// The same content as another kind of push (a start that becomes an update…).
