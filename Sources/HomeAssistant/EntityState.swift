@@ -61,24 +61,31 @@ public struct EntityState: @unchecked Sendable, Equatable, CustomDebugStringConv
         return lhs.storage.header.fields == rhs.storage.header.fields && lhs.storage.members { left in rhs.storage.members { left.elementsEqual($0) } }
     }
 
-    /// This state as a diff leaves it: fields given replaced, attributes set and removed by name. When every set
-    /// attribute is already there and none goes (a sensor's attributes change values, not names), the new state is
-    /// built in one allocation straight from this one's sorted attributes, not through a copy of them as a value.
-    func changed(state newState: String?, contextID: String?, lastChanged: Double?, lastUpdated: Double?,
-                 setting: [EntityAttributes.Element], removing: [String]) -> EntityState {
-        var fields = storage.header.fields
-        if let newState { fields.state = newState }
-        if let contextID { fields.contextID = contextID }
-        if let lastChanged {
-            fields.lastChanged = lastChanged
-            fields.lastUpdated = lastChanged
+    /// Applies a diff: fields given replaced, attributes set and removed by name. Fields alone change in place when
+    /// no one else holds the state. When every set attribute is already there and none goes (a sensor's attributes
+    /// change values, not names), the new state is built in one allocation straight from this one's sorted
+    /// attributes, not through a copy of them as a value.
+    mutating func apply(state newState: String?, contextID: String?, lastChanged: Double?, lastUpdated: Double?,
+                        setting: [EntityAttributes.Element], removing: [String]) {
+        func change(_ fields: inout Fields) {
+            if let newState { fields.state = newState }
+            if let contextID { fields.contextID = contextID }
+            if let lastChanged {
+                fields.lastChanged = lastChanged
+                fields.lastUpdated = lastChanged
+            }
+            if let lastUpdated { fields.lastUpdated = lastUpdated }
         }
-        if let lastUpdated { fields.lastUpdated = lastUpdated }
-        var changed = self
+        guard !setting.isEmpty || !removing.isEmpty else {
+            change(&unique().header.fields)
+            return
+        }
+        var fields = storage.header.fields
+        change(&fields)
         // A few set names are looked up member by member; many go through the general path's binary searches.
         let sameNames = removing.isEmpty && setting.count <= 8 && setting.allSatisfy { set in storage.members { EntityAttributes.value(of: set.key, in: $0) != nil } }
         if sameNames {
-            changed.storage = storage.members { members in
+            storage = storage.members { members in
                 Storage.make(fields, members.lazy.map { member in
                     // The last value given for a name wins, as in a JSON object.
                     guard let set = setting.last(where: { $0.key == member.name }) else { return member }
@@ -89,9 +96,8 @@ public struct EntityState: @unchecked Sendable, Equatable, CustomDebugStringConv
             var attributes = self.attributes
             for (name, value) in setting { attributes[name] = value }
             for key in removing { attributes[key] = nil }
-            changed.storage = Storage.make(fields, attributes.members)
+            storage = Storage.make(fields, attributes.members)
         }
-        return changed
     }
 
     /// The storage, copied first when someone else holds it too.

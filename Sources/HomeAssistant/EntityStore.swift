@@ -267,19 +267,8 @@ public struct EntityStore: Sendable {
 
         /// Changes `state` in place; returns it as changed.
         func apply(to state: inout EntityState) -> EntityState {
-            guard setAttributes.isEmpty && removedKeys.isEmpty else {
-                state = state.changed(state: newState, contextID: context, lastChanged: lastChanged, lastUpdated: lastUpdated,
-                                      setting: setAttributes, removing: removedKeys)
-                return state
-            }
-            // The fields alone: changed in place when no one else holds the state.
-            if let newState { state.state = newState }
-            if let context { state.contextID = context }
-            if let lastChanged {
-                state.lastChanged = lastChanged
-                state.lastUpdated = lastChanged
-            }
-            if let lastUpdated { state.lastUpdated = lastUpdated }
+            state.apply(state: newState, contextID: context, lastChanged: lastChanged, lastUpdated: lastUpdated,
+                        setting: setAttributes, removing: removedKeys)
             return state
         }
     }
