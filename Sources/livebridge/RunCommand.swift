@@ -4,14 +4,15 @@ import Glibc
 import LiveBridge
 import Rules
 
-/// `livebridge run --config FILE|--addon-options FILE [--data-dir DIR] [--status-listen HOST:PORT] [--dry-run] [--log-level L] [--log-format text|json]`.
+/// `livebridge run --config FILE|--addon-options FILE [--data-dir DIR] [--status-listen HOST:PORT] [--dry-run] [--log-level L] [--log-format text|json] [--shutdown-deadline SECONDS]`.
 enum RunCommand {
     static let help = """
         usage: livebridge run --config FILE|--addon-options FILE [--data-dir DIR] [--status-listen HOST:PORT] [--dry-run]
-                              [--log-level debug|info|warning|error] [--log-format text|json]
+                              [--log-level debug|info|warning|error] [--log-format text|json] [--shutdown-deadline SECONDS]
 
         Runs beside Home Assistant: pushes Live Activities as the rules say. SIGHUP reloads the rules; SIGTERM or
-        Ctrl-C sends what is due (5 s at most) and exits; a second signal exits at once.
+        Ctrl-C sends what is due (--shutdown-deadline seconds at most, 5 by default: keep it under the supervisor's
+        stop timeout) and exits; a second signal exits at once.
         --data-dir defaults to $STATE_DIRECTORY (systemd), else ~/.local/state/livebridge.
         --status-listen serves /healthz, /metrics, /activities and the status page (/) there, over the rules file's
         status.listen (the add-on serves its ingress page this way).
@@ -20,7 +21,8 @@ enum RunCommand {
         """
 
     static func run(_ arguments: [String]) async throws -> Int32 {
-        let args = try ArgumentList(arguments, valued: ["config", "data-dir", "status-listen", "log-level", "log-format", "addon-options"],
+        let args = try ArgumentList(arguments, valued: ["config", "data-dir", "status-listen", "log-level", "log-format", "addon-options",
+                                                              "shutdown-deadline"],
                                     flags: ["dry-run"])
         let addon: AddonOptions?
         do { addon = try args["addon-options"].map(AddonOptions.init(contentsOf:)) } catch {
@@ -50,6 +52,12 @@ enum RunCommand {
                 throw UsageError("--status-listen \(listen) is not HOST:PORT (e.g. 0.0.0.0:8099)")
             }
             options.statusListen = listener
+        }
+        if let text = args["shutdown-deadline"] {
+            guard let seconds = Double(text), seconds > 0, seconds <= 300 else {
+                throw UsageError("--shutdown-deadline \(OutsideText.quoted(text)) is not a number of seconds from 0 to 300 (e.g. 5)")
+            }
+            options.shutdownDeadline = .milliseconds(max(1, Int64((seconds * 1000).rounded())))
         }
         let logger = Logger(level: level, format: format)
         let service: LiveBridgeService

@@ -47,8 +47,8 @@ struct RunCommandTests {
         return Setup(simulator: simulator, service: service, folder: folder)
     }
 
-    func run(_ setup: Setup, logLevel: String = "info") throws -> Subprocess {
-        try Subprocess(["run", "--config", setup.config, "--data-dir", setup.folder + "/data", "--log-level", logLevel])
+    func run(_ setup: Setup, logLevel: String = "info", extra: [String] = []) throws -> Subprocess {
+        try Subprocess(["run", "--config", setup.config, "--data-dir", setup.folder + "/data", "--log-level", logLevel] + extra)
     }
 
     /// A Home Assistant nothing listens for: run says why beside the connection's own failure (issue 33), not only
