@@ -352,7 +352,6 @@ public actor Dispatcher {
         cancelWake(i)
         // Its place in its backend's queue goes too: the position may be reused by a lane of another backend.
         if slot.queuedToSend { sendQueue[slot.backend.name]?.removeAll { $0 == i } }
-        if slot.holdsPlace { freePlace(i) }
         forgottenCounters.add(slot.lane.counters)
         slotIndex[slot.key] = nil
         if state.entries[slot.key] != nil { record(slot.key, DeliveryState.Entry(running: false, digest: nil)) }
@@ -489,16 +488,17 @@ public actor Dispatcher {
             slots[i].holdsPlace = true
         }
         decide(i)
-        // Nothing sent or rendered now (it waits for its budget, or has nothing to do): the place goes to the next.
-        if slots[i].holdsPlace, !slots[i].inFlight, !slots[i].rendering { freePlace(i) }
+        // Nothing sent or rendered now (it waits for its budget, or has nothing to do): the place goes to the next,
+        // unless the lane was let in by `admitWaiting`, whose loop goes on.
+        if slots[i].holdsPlace, !slots[i].inFlight, !slots[i].rendering {
+            releasePlace(i)
+            if !letIn { admitWaiting(on: slots[i].backend.name) }
+        }
     }
 
-    /// Gives back the lane's place and lets the next waiting lane in.
-    private func freePlace(_ i: Int) {
+    private func releasePlace(_ i: Int) {
         slots[i].holdsPlace = false
-        let name = slots[i].backend.name
-        placesTaken[name, default: 1] -= 1
-        admitWaiting(on: name)
+        placesTaken[slots[i].backend.name, default: 1] -= 1
     }
 
     /// What the lane does next: render, send or wait.
@@ -635,31 +635,25 @@ public actor Dispatcher {
             }
         }
         // The place goes back before the lane asks again: others waiting for it go first.
-        if slots[i].holdsPlace { freePlace(i) }
+        if slots[i].holdsPlace {
+            releasePlace(i)
+            admitWaiting(on: backend.name)
+        }
         pump(i)
         forgetIfEnded(i)
         resumeQuietWaiters()
     }
 
-    /// Gives the backend's free places to the lanes waiting for one, first come first served. A lane admitted that
-    /// does not send now (it renders, or waits for its budget) leaves the place to the next.
+    /// Gives the backend's free places to the lanes waiting for one, first come first served. A lane let in that has
+    /// nothing to send now gives its place back at once, and the next one is let in.
     private func admitWaiting(on name: String) {
-        // One loop per backend: a lane let in that frees its place at once does not start another inside this one.
-        guard !admitting.contains(name) else { return }
-        admitting.insert(name)
-        defer { admitting.remove(name) }
-        while let j = sendQueue[name]?.first {
-            if let places = slots[j].backend.sendsAtOnce, placesTaken[name, default: 0] >= places, slots[j].backend.name == name { return }
+        while let j = sendQueue[name]?.first, placesTaken[name, default: 0] < slots[j].backend.sendsAtOnce ?? .max {
             sendQueue[name]!.removeFirst()
             if sendQueue[name]!.isEmpty { sendQueue[name] = nil }
-            guard slots[j].queuedToSend, !slots[j].vacant, slots[j].backend.name == name else { continue }
             slots[j].queuedToSend = false
             pump(j, letIn: true)
         }
     }
-
-    /// Backends whose waiting lanes are being let in now.
-    private var admitting: Set<String> = []
 
     private func activeJob(on backend: String, except i: Int) -> String? {
         slots.indices.first { j in

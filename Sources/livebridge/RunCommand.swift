@@ -55,7 +55,7 @@ enum RunCommand {
         }
         if let text = args["shutdown-deadline"] {
             guard let seconds = Double(text), seconds > 0, seconds <= 300 else {
-                throw UsageError("--shutdown-deadline \(OutsideText.quoted(text)) is not a number of seconds from 0 to 300 (e.g. 5)")
+                throw UsageError("--shutdown-deadline \(OutsideText.quoted(text)) is not a number of seconds above 0 and at most 300 (e.g. 5)")
             }
             options.shutdownDeadline = .milliseconds(max(1, Int64((seconds * 1000).rounded())))
         }

@@ -49,9 +49,9 @@ struct CommandLineTests {
         (["help", "nothing"], 2, "livebridge: unknown command \"nothing\""),
         ([], 2, "usage: livebridge <command> [options]"),
         (["run", "--config", "x.yaml", "--shutdown-deadline", "soon"], 2,
-         "livebridge run: --shutdown-deadline \"soon\" is not a number of seconds from 0 to 300 (e.g. 5)"),
+         "livebridge run: --shutdown-deadline \"soon\" is not a number of seconds above 0 and at most 300 (e.g. 5)"),
         (["run", "--config", "x.yaml", "--shutdown-deadline", "nan"], 2,
-         "livebridge run: --shutdown-deadline \"nan\" is not a number of seconds from 0 to 300 (e.g. 5)"),
+         "livebridge run: --shutdown-deadline \"nan\" is not a number of seconds above 0 and at most 300 (e.g. 5)"),
         (["check", "/nonexistent/livebridge.yaml"], 1, "/nonexistent/livebridge.yaml:1:1: cannot read /nonexistent/livebridge.yaml: No such file or directory"),
     ])
     func exitStatuses(arguments: [String], status: Int32, firstLine: String) async throws {

@@ -23,7 +23,7 @@ extension RunCommandTests {
         let before = try await HTTPClient().send(HTTPRequest(method: "GET", url: "http://127.0.0.1:\(port)/healthz"))
         #expect(before.status == 200)
         livebridge.signal(SIGTERM)
-        #expect(await livebridge.stderr.wait { $0.contains { $0.contains("stopping: sending what is due") } })
+        #expect(await livebridge.stderr.wait { $0.contains { $0.contains("stopping: sending what is due") && $0.contains("30.0 seconds") } })
         let clock = ContinuousClock()
         let started = clock.now
         let answer: Int? = await withTaskGroup(of: Int?.self) { group in
@@ -37,5 +37,24 @@ extension RunCommandTests {
         #expect(answer != nil && answer! > 0, "GET /healthz during the shutdown: \(String(describing: answer)) after \(took)")
         livebridge.signal(SIGTERM)  // the second signal: exit at once, not after the 30 s flush
         #expect(await livebridge.exitStatus() == 130)
+    }
+
+    /// `--shutdown-deadline` bounds the flush: with a push hanging for a minute, a 1 s deadline ends the daemon
+    /// (status 0, the pending push said to resume next start) long before the push would have answered.
+    @Test func theShutdownDeadlineBoundsTheFlush() async throws {
+        let s = try setup(statusPort: try freePort())
+        defer { s.simulator.stop() }
+        s.service.script([.init(status: 200, delay: .seconds(60))])
+        await s.simulator.setState("sensor.washer_status", "running")
+        let livebridge = try run(s, extra: ["--shutdown-deadline", "1"])
+        #expect(await s.service.wait { $0.count == 1 })
+        let clock = ContinuousClock()
+        let started = clock.now
+        livebridge.signal(SIGTERM)
+        #expect(await livebridge.exitStatus() == 0)
+        let took = clock.now - started
+        #expect(took < .seconds(30), "the push hangs for 60 s: \(took)")
+        #expect(livebridge.stderr.lines.contains { $0.contains("stopping: sending what is due") && $0.contains("1.0 seconds") })
+        #expect(livebridge.stderr.lines.contains { $0.contains("stopping with pushes still pending") })
     }
 }
