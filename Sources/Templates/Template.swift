@@ -6,6 +6,8 @@ import Platform
 ///
 /// A template that is exactly one expression yields that expression's value with its type (a float stays a float);
 /// anything else is text, as Jinja renders it.
+///
+/// A class of constants: an evaluation holds one reference to it, not a copy of its fields.
 public final class Template: Sendable {
     public struct CompileError: Error, Equatable, Sendable, CustomStringConvertible {
         /// Character offset in the template text.
@@ -25,8 +27,6 @@ public final class Template: Sendable {
     public let source: String
 
     let nodes: [TemplateNode]
-    /// The expression when the template is exactly one (nearly every `active_when`): evaluated without a scope.
-    private let lone: Expression?
     /// The entities this template reads, found at load, sorted. An array rather than a set: one template may read
     /// thousands, and they stay for the life of the rules.
     public let sortedEntityIDs: [String]
@@ -64,7 +64,6 @@ public final class Template: Sendable {
             renderedByHomeAssistant = reason
             builder = TemplateBuilder(source: "")
         }
-        if nodes.count == 1, case .expression(let expression) = nodes[0] { lone = expression } else { lone = nil }
         sortedEntityIDs = builder.reads.entityIDs.sorted()
         domains = builder.reads.domains.sorted()
         readsEveryEntity = builder.reads.everything
@@ -118,7 +117,7 @@ public final class Template: Sendable {
             for (name, value) in variables { scope.set(name, value) }
             return scope
         }
-        if let expression = lone {
+        if nodes.count == 1, case .expression(let expression) = nodes[0] {
             // One expression: no scope made unless there are variables to hold.
             let value = try TemplateEvaluator(context: context, scope: variables.isEmpty ? nil : scope()).evaluate(expression)
             if case .string(let text) = value, text.first?.isWhitespace == true || text.last?.isWhitespace == true {
