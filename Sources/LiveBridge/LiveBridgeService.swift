@@ -322,7 +322,8 @@ public actor LiveBridgeService: Service {
             metrics.stateChanges(batch.count)
             let now = Date().timeIntervalSince1970
             let snapshots = connection.snapshotCount
-            if snapshots != snapshotsSeen {
+            let isSnapshot = snapshots != snapshotsSeen
+            if isSnapshot {
                 // A (re)connection's states, perhaps from a Home Assistant still starting.
                 if snapshotsSeen == 0 { group.addTask { await self.checkPreconditions() } }
                 snapshotsSeen = snapshots
@@ -339,6 +340,8 @@ public actor LiveBridgeService: Service {
             logNewlyHeld()
             // The engine's share of a snapshot's short-lived memory (the connection trims its own).
             if batch.count >= FreedMemory.largeBatch { FreedMemory.release() }
+            // The code that read the rules and took the snapshot is not run again while following: unmapped.
+            if isSnapshot { CodePages.release() }
         }
         return connection.currentPhase == .rejected
     }

@@ -1,4 +1,4 @@
-public import Platform
+import Platform
 
 /// Something that runs until it is done, asked to finish, or cancelled (after swift-service-lifecycle's `Service`).
 /// A graceful shutdown (`GracefulShutdown`, the runner's first SIGTERM) asks it to finish what is due within its own
