@@ -190,12 +190,23 @@ public actor Dispatcher {
         jobs.continuation.yield(job)
     }
 
+    /// Where the dispatcher's work runs: the executor it was given, else an executor of its own.
+    public nonisolated var unownedExecutor: UnownedSerialExecutor {
+        executor?.asUnownedSerialExecutor() ?? ownExecutor.unownedExecutor
+    }
+    private let executor: (any SerialExecutor)?
+    /// An actor of its own, whose default executor the dispatcher takes when given none.
+    private let ownExecutor = OwnExecutor()
+    private actor OwnExecutor {}
+
+    /// `executor`: where its work runs (the daemon's: the socket's thread); nil for an executor of its own.
     public init(backends: [any PushBackend], retry: RetryPolicy = RetryPolicy(), stateFile: DeliveryStateFile? = nil,
-                eventBornLimit: Int = 20, onPush: @escaping @Sendable (PushRecord) -> Void = { _ in }, log: @escaping @Sendable (String) -> Void = { _ in },
+                eventBornLimit: Int = 20, executor: (any SerialExecutor)? = nil, onPush: @escaping @Sendable (PushRecord) -> Void = { _ in }, log: @escaping @Sendable (String) -> Void = { _ in },
                 info: @escaping @Sendable (String) -> Void = { _ in }, decision: @escaping @Sendable (Decision) -> Void = { _ in }) {
         self.backends = Dictionary(backends.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         self.retry = retry
         self.stateFile = stateFile
+        self.executor = executor
         self.onPush = onPush
         self.onLog = log
         self.onInfo = info

@@ -20,6 +20,9 @@ public final class HomeAssistantConnection: @unchecked Sendable {
     public let changes = EntityChangeFeed()
 
     private let loop: WebSocketEventLoop
+    /// Runs actors and tasks on the socket's thread, after each read (`EventLoopExecutor`): the daemon's engine and
+    /// dispatcher take the changes where they arrive.
+    public let executor: EventLoopExecutor
     private let onEvent: @Sendable (ConnectionEvent) -> Void
     private let sharedPhase = Locked(ConnectionPhase.idle)
     private let receivedChanges = Atomic<Int>(0)
@@ -85,6 +88,7 @@ public final class HomeAssistantConnection: @unchecked Sendable {
             options.clientCAFile = caFile
         }
         loop = try WebSocketEventLoop(options: options)
+        executor = EventLoopExecutor(loop: loop)
         loop.start()
         loop.perform { [self] in loop.afterEachPass { [weak self] in self?.publishChanges() } }
     }

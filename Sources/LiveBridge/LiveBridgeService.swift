@@ -49,6 +49,8 @@ public actor LiveBridgeService: Service {
     /// Says why Home Assistant cannot be reached when connecting fails.
     private let diagnosis: ConnectFailureDiagnosis
     private let connection: HomeAssistantConnection
+    /// The service, its dispatcher and every task of its run share the socket's thread (`EventLoopExecutor`).
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { connection.executor.asUnownedSerialExecutor() }
     public let metrics = Metrics()
     /// The last pushes, for the status page.
     let pushLog = PushLog()
@@ -89,7 +91,8 @@ public actor LiveBridgeService: Service {
         self.connection = connection
         let backends = Self.makeBackends(Array(rules.backends.values), dryRun: options.dryRun, connection: connection, logger: logger,
                                          pacers: pacers)
-        dispatcher = Dispatcher(backends: backends, stateFile: stateFile, eventBornLimit: rules.eventActivityLimit, onPush: { record in
+        dispatcher = Dispatcher(backends: backends, stateFile: stateFile, eventBornLimit: rules.eventActivityLimit,
+                                executor: connection.executor, onPush: { record in
             let outcome: String
             var permanent: DeliveryCode?
             var limitCode: DeliveryCode?
@@ -227,8 +230,14 @@ public actor LiveBridgeService: Service {
     /// stopped: exiting would let a supervisor restart it into the same rejection). Every task it starts is a child
     /// of this call.
     public func run() async throws {
+        let rejected = await withTaskExecutorPreference(connection.executor) { await runOnTheSocketsThread() }
+        if rejected { throw TokenRejectedError() }
+    }
+
+    /// `run()`, its children preferring the socket's thread too; true if the token was rejected.
+    private func runOnTheSocketsThread() async -> Bool {
         await prepare()
-        let rejected = await withDiscardingTaskGroup(returning: Bool.self) { outer in
+        return await withDiscardingTaskGroup(returning: Bool.self) { outer in
             // The dispatcher's sends, renders and timers, and the connection they go out on, live until the shutdown
             // below has flushed what is due; the status listener is answered until then too.
             let dispatcher = dispatcher, connection = connection, reads = engine.rules.reads
@@ -240,7 +249,6 @@ public actor LiveBridgeService: Service {
             outer.cancelAll()
             return rejected
         }
-        if rejected { throw TokenRejectedError() }
     }
 
     /// Follows Home Assistant until the graceful shutdown is asked for (or the task is cancelled); true if Home

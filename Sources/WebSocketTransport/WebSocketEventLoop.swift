@@ -72,7 +72,19 @@ public final class WebSocketEventLoop: @unchecked Sendable {
         enum Phase { case created, running, stopped }
         var phase = Phase.created
         var work: [@Sendable () -> Void] = []
+        /// Swift concurrency's jobs for an `EventLoopExecutor` of this loop.
+        var jobs: [ExecutorJobEntry] = []
     }
+
+    /// A job and the executor it runs on.
+    struct ExecutorJobEntry: @unchecked Sendable {
+        let job: UnownedJob
+        let executor: EventLoopExecutor
+    }
+    /// Jobs to run after the current pass over the sockets, outside libwebsockets' callbacks. Confined to the loop.
+    private var readyJobs: [ExecutorJobEntry] = []
+    /// Set on the loop thread once the loop takes no more jobs: later ones run on `EventLoopExecutor`'s own queue.
+    private var jobsMoved = false
 
     // Strings and tables libwebsockets keeps pointers to, alive until the context is destroyed.
     private let protocols: UnsafeMutablePointer<lws_protocols>
@@ -260,18 +272,29 @@ public final class WebSocketEventLoop: @unchecked Sendable {
         loopThread.store(UInt(pthread_self()), ordering: .releasing)
         runPending()
         while !stopRequested.load(ordering: .acquiring) {
+            runReadyJobs()
             let serviced = lws_service(context, 0)
             // Also after the last pass: what it brought in is handed on before the loop stops.
             for body in passEnd { body() }
             if serviced < 0 { break }
         }
-        // No new work from here on; what was handed over before runs while connections still exist.
-        let leftover = queue.withLock { queue in
-            queue.phase = .stopped
-            defer { queue.work = [] }
-            return queue.work
+        // What was handed over before runs while connections still exist, and what that hands over in turn; once
+        // nothing is left, no new work is taken (jobs go to their executor's own queue from then on).
+        while true {
+            runReadyJobs()
+            let leftover = queue.withLock { queue -> (work: [@Sendable () -> Void], jobs: [ExecutorJobEntry])? in
+                guard !queue.work.isEmpty || !queue.jobs.isEmpty else {
+                    queue.phase = .stopped
+                    return nil
+                }
+                defer { queue.work = []; queue.jobs = [] }
+                return (queue.work, queue.jobs)
+            }
+            guard let leftover else { break }
+            for item in leftover.work { item() }
+            readyJobs.append(contentsOf: leftover.jobs)
         }
-        for item in leftover { item() }
+        jobsMoved = true
         lws_sul_cancel(&timer.pointee.sul)
         // Set first: connections closing during the destroy may schedule timers, which must not reach the context.
         contextDestroyed = true
@@ -285,14 +308,41 @@ public final class WebSocketEventLoop: @unchecked Sendable {
         finished.signal()
     }
 
-    /// Drains work queued by other threads (LWS_CALLBACK_EVENT_WAIT_CANCELLED).
+    /// Drains work queued by other threads (LWS_CALLBACK_EVENT_WAIT_CANCELLED); their jobs wait for the pass's end.
     func runPending() {
         preconditionInEventLoop()
-        let work = queue.withLock { queue -> [@Sendable () -> Void] in
-            defer { queue.work = [] }
-            return queue.work
+        let (work, jobs) = queue.withLock { queue -> ([@Sendable () -> Void], [ExecutorJobEntry]) in
+            defer { queue.work = []; queue.jobs = [] }
+            return (queue.work, queue.jobs)
         }
+        readyJobs.append(contentsOf: jobs)
         for item in work { item() }
+    }
+
+    /// Takes a job of `executor`: on the loop thread it waits for the end of the pass; from another thread it is
+    /// queued and the loop woken; once the loop has stopped it runs on the executor's own queue.
+    func enqueue(_ job: UnownedJob, on executor: EventLoopExecutor) {
+        let entry = ExecutorJobEntry(job: job, executor: executor)
+        if isInEventLoop, !jobsMoved {
+            readyJobs.append(entry)
+            return
+        }
+        let queued = queue.withLock { queue -> Bool in
+            guard queue.phase != .stopped else { return false }
+            queue.jobs.append(entry)
+            if queue.phase == .running { lws_cancel_service(context) }
+            return true
+        }
+        if !queued { executor.runAfterTheLoop(job) }
+    }
+
+    /// Runs the jobs taken so far, and those they enqueue in turn, before the loop looks at its sockets again.
+    private func runReadyJobs() {
+        while !readyJobs.isEmpty {
+            let jobs = readyJobs
+            readyJobs.removeAll(keepingCapacity: true)
+            for entry in jobs { entry.executor.run(entry.job) }
+        }
     }
 
     // MARK: Listener limits

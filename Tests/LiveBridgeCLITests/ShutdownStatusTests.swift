@@ -9,6 +9,10 @@ import Testing
 /// The status listener while the daemon shuts down (the flush can take the whole
 /// deadline while a push hangs). /healthz should still be answered (or refused at once), not left hanging.
 extension RunCommandTests {
+    /// Answers held a minute each, longer than the HTTP client's 15 s timeout: the retry after a timeout hangs too, so
+    /// the push is still pending whenever a starved test process gets round to its signal.
+    static let hangingAnswers = [FakePushService.Scripted](repeating: .init(status: 200, delay: .seconds(60)), count: 8)
+
     @Test func healthIsAnsweredWhileTheShutdownFlushes() async throws {
         let port = try freePort()
         let s = try setup(statusPort: port)
@@ -16,10 +20,10 @@ extension RunCommandTests {
         // The start's push hangs for 60 s: the shutdown's flush waits its whole deadline, 30 s here so that the
         // request below falls inside it however slowly this test runs (ThreadSanitizer beside every suite once saw
         // the stopping line 3 s late, after a 5 s flush had ended).
-        s.service.script([.init(status: 200, delay: .seconds(60))])
+        s.service.script(Self.hangingAnswers)
         await s.simulator.setState("sensor.washer_status", "running")
         let livebridge = try run(s, extra: ["--shutdown-deadline", "30"])
-        #expect(await s.service.wait { $0.count == 1 })
+        #expect(await s.service.wait { $0.count >= 1 })
         let before = try await HTTPClient().send(HTTPRequest(method: "GET", url: "http://127.0.0.1:\(port)/healthz"))
         #expect(before.status == 200)
         livebridge.signal(SIGTERM)
@@ -34,7 +38,8 @@ extension RunCommandTests {
             return first
         }
         let took = clock.now - started
-        #expect(answer != nil && answer! > 0, "GET /healthz during the shutdown: \(String(describing: answer)) after \(took)")
+        #expect(answer != nil && answer! > 0,
+                "GET /healthz during the shutdown: \(String(describing: answer)) after \(took)\n\(livebridge.stderr.lines.joined(separator: "\n"))")
         livebridge.signal(SIGTERM)  // the second signal: exit at once, not after the 30 s flush
         #expect(await livebridge.exitStatus() == 130)
     }
@@ -44,10 +49,10 @@ extension RunCommandTests {
     @Test func theShutdownDeadlineBoundsTheFlush() async throws {
         let s = try setup(statusPort: try freePort())
         defer { s.simulator.stop() }
-        s.service.script([.init(status: 200, delay: .seconds(60))])
+        s.service.script(Self.hangingAnswers)
         await s.simulator.setState("sensor.washer_status", "running")
         let livebridge = try run(s, extra: ["--shutdown-deadline", "1"])
-        #expect(await s.service.wait { $0.count == 1 })
+        #expect(await s.service.wait { $0.count >= 1 })
         let clock = ContinuousClock()
         let started = clock.now
         livebridge.signal(SIGTERM)
@@ -55,6 +60,7 @@ extension RunCommandTests {
         let took = clock.now - started
         #expect(took < .seconds(30), "the push hangs for 60 s: \(took)")
         #expect(livebridge.stderr.lines.contains { $0.contains("stopping: sending what is due") && $0.contains("1.0 seconds") })
-        #expect(livebridge.stderr.lines.contains { $0.contains("stopping with pushes still pending") })
+        #expect(livebridge.stderr.lines.contains { $0.contains("stopping with pushes still pending") },
+                "\(livebridge.stderr.lines.joined(separator: "\n"))")
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 @testable import Platform
 import Testing
 
@@ -40,7 +41,14 @@ struct CodePagesTests {
 
     /// The resident KiB of the process's executable file mappings, from /proc/self/smaps.
     private func residentCodeKiB() throws -> Int {
-        let smaps = try String(contentsOfFile: "/proc/self/smaps", encoding: .utf8)
+        // Read to the end a page at a time: /proc's files say size 0, and a sanitizer's process has many mappings.
+        var bytes: [UInt8] = []
+        let descriptor = open("/proc/self/smaps", O_RDONLY)
+        guard descriptor >= 0 else { throw CocoaError(.fileReadNoSuchFile) }
+        defer { close(descriptor) }
+        var page = [UInt8](repeating: 0, count: 1 << 16)
+        while case let count = read(descriptor, &page, page.count), count > 0 { bytes += page[..<count] }
+        let smaps = String(decoding: bytes, as: UTF8.self)
         var total = 0, inCode = false
         for line in smaps.split(separator: "\n") {
             let fields = line.split(separator: " ", omittingEmptySubsequences: true)
