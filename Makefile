@@ -35,7 +35,7 @@ build: deps
 ##   toolchain's -lstdc++ pick it.
 STATIC_CXX := $(shell clang -print-file-name=libstdc++.a 2>/dev/null)
 STATIC_CXX_DIR := $(CURDIR)/.build/static-c++
-RELEASE_WITHOUT_ORDER := -c release --static-swift-stdlib -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs \
+RELEASE_WITHOUT_ORDER := -c release --static-swift-stdlib -Xswiftc -enforce-exclusivity=unchecked -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs \
 	-Xlinker --disable-new-dtags -Xlinker -rpath -Xlinker '$$ORIGIN/lib' \
 	-Xlinker -z -Xlinker max-page-size=65536 \
 	-Xswiftc -Xfrontend -Xswiftc -function-sections $(if $(filter /%,$(STATIC_CXX)),-Xswiftc -L$(STATIC_CXX_DIR))
