@@ -272,7 +272,8 @@ public final class WebSocketEventLoop: @unchecked Sendable {
         loopThread.store(UInt(pthread_self()), ordering: .releasing)
         runPending()
         while !stopRequested.load(ordering: .acquiring) {
-            runReadyJobs()
+            // Jobs left over after their time slice: the sockets are looked at without waiting, then the jobs go on.
+            if !runReadyJobs(for: Self.jobSlice) { lws_cancel_service(context) }
             let serviced = lws_service(context, 0)
             // Also after the last pass: what it brought in is handed on before the loop stops.
             for body in passEnd { body() }
@@ -281,7 +282,7 @@ public final class WebSocketEventLoop: @unchecked Sendable {
         // What was handed over before runs while connections still exist, and what that hands over in turn; once
         // nothing is left, no new work is taken (jobs go to their executor's own queue from then on).
         while true {
-            runReadyJobs()
+            runReadyJobs(for: nil)
             let leftover = queue.withLock { queue -> (work: [@Sendable () -> Void], jobs: [ExecutorJobEntry])? in
                 guard !queue.work.isEmpty || !queue.jobs.isEmpty else {
                     queue.phase = .stopped
@@ -336,13 +337,30 @@ public final class WebSocketEventLoop: @unchecked Sendable {
         if !queued { executor.runAfterTheLoop(job) }
     }
 
-    /// Runs the jobs taken so far, and those they enqueue in turn, before the loop looks at its sockets again.
-    private func runReadyJobs() {
+    /// How long jobs run before the loop looks at its sockets again: a run of jobs (renders of slow templates, a
+    /// snapshot's evaluation in parts) must not leave Home Assistant's messages unread for long, or it drops the client.
+    static let jobSlice: Duration = .milliseconds(20)
+
+    /// Runs the jobs taken so far, and those they enqueue in turn, until none is left or `slice` has passed (nil: no
+    /// limit); true when none is left. A job is never cut short: one slow job still holds the loop while it runs.
+    @discardableResult
+    private func runReadyJobs(for slice: Duration?) -> Bool {
+        let clock = ContinuousClock()
+        let deadline = slice.map { clock.now.advanced(by: $0) }
         while !readyJobs.isEmpty {
             let jobs = readyJobs
             readyJobs.removeAll(keepingCapacity: true)
-            for entry in jobs { entry.executor.run(entry.job) }
+            for (index, entry) in jobs.enumerated() {
+                entry.executor.run(entry.job)
+                // The clock read every eight jobs: most run for microseconds.
+                if let deadline, index & 7 == 7, clock.now >= deadline {
+                    readyJobs.insert(contentsOf: jobs[(index + 1)...], at: 0)
+                    return false
+                }
+            }
+            if let deadline, !readyJobs.isEmpty, clock.now >= deadline { return false }
         }
+        return true
     }
 
     // MARK: Listener limits

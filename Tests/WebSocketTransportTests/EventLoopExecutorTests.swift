@@ -87,4 +87,30 @@ struct EventLoopExecutorTests {
         #expect(await probe.offTheLoop >= 500)
         #expect(!(await probe.isOnTheLoop()))
     }
+
+    /// A task that never stops running (it only yields) does not keep the loop from its sockets and its handed-over
+    /// work: jobs run in slices. Without them the work below waits until the task gives up, three seconds on.
+    @Test(.timeLimit(.minutes(1))) func aBusyTaskLeavesTheLoopToItsSocketsBetweenSlices() async throws {
+        let loop = try clientLoop()
+        defer { loop.shutdown() }
+        let executor = EventLoopExecutor(loop: loop)
+        let handedOver = Atomic<Bool>(false)
+        let clock = ContinuousClock()
+        let busy = Task(executorPreference: executor) {
+            let start = clock.now
+            var yields = 0
+            while !handedOver.load(ordering: .acquiring), clock.now - start < .seconds(3) {
+                await Task.yield()
+                yields += 1
+            }
+            return (clock.now - start, yields, loop.isInEventLoop)
+        }
+        // The busy task is under way on the loop before the work is handed over.
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(loop.perform { handedOver.store(true, ordering: .releasing) })
+        let (took, yields, onLoop) = await busy.value
+        #expect(onLoop)
+        #expect(yields > 0)
+        #expect(took < .seconds(3), "the handed-over work waited for the busy task: \(took)")
+    }
 }
