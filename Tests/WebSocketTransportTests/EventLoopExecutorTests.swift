@@ -89,24 +89,29 @@ struct EventLoopExecutorTests {
     }
 
     /// A task that never stops running (it only yields) does not keep the loop from its sockets and its handed-over
-    /// work: jobs run in slices. Without them the work below waits until the task gives up, three seconds on.
+    /// work: jobs run in slices. Without them the work below waits until the task gives up, three seconds after it
+    /// saw the work asked for (timed from there: the test's own thread may be starved beside the other suites).
     @Test(.timeLimit(.minutes(1))) func aBusyTaskLeavesTheLoopToItsSocketsBetweenSlices() async throws {
         let loop = try clientLoop()
         defer { loop.shutdown() }
         let executor = EventLoopExecutor(loop: loop)
-        let handedOver = Atomic<Bool>(false)
+        let asked = Atomic<Bool>(false), handedOver = Atomic<Bool>(false)
         let clock = ContinuousClock()
+        let (running, isRunning) = AsyncStream.makeStream(of: Void.self)
         let busy = Task(executorPreference: executor) {
-            let start = clock.now
+            var seenAsked: ContinuousClock.Instant?
             var yields = 0
-            while !handedOver.load(ordering: .acquiring), clock.now - start < .seconds(3) {
+            isRunning.yield()
+            while !handedOver.load(ordering: .acquiring) {
+                if seenAsked == nil, asked.load(ordering: .acquiring) { seenAsked = clock.now }
+                if let seenAsked, clock.now - seenAsked > .seconds(3) { break }
                 await Task.yield()
                 yields += 1
             }
-            return (clock.now - start, yields, loop.isInEventLoop)
+            return (seenAsked.map { clock.now - $0 } ?? .zero, yields, loop.isInEventLoop)
         }
-        // The busy task is under way on the loop before the work is handed over.
-        try await Task.sleep(for: .milliseconds(50))
+        for await _ in running { break }
+        asked.store(true, ordering: .releasing)
         #expect(loop.perform { handedOver.store(true, ordering: .releasing) })
         let (took, yields, onLoop) = await busy.value
         #expect(onLoop)
