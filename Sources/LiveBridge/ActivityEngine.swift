@@ -33,6 +33,8 @@ public struct ActivityEngine: Sendable {
     /// The batch that last touched each activity, so a batch lists an activity once without building a set.
     private var touchedIn: [UInt32] = []
     private var batch: UInt32 = 0
+    /// Counts the indexings of the rules (start, reload): an `Evaluation` from before a reload holds stale positions.
+    private var indexGeneration = 0
     /// The last request rendered for each `activity@target`: an end that cannot be rendered is built from it.
     private var lastRequest: [String: BackendRequest] = [:]
     private var problems = ProblemReport()
@@ -59,6 +61,7 @@ public struct ActivityEngine: Sendable {
 
     /// Indexes the rules; `ids` are the activities active now.
     private mutating func index(active ids: Set<String>) {
+        indexGeneration &+= 1
         let activities = rules.activities
         readers = ReaderIndex(activities)
         positions = Dictionary(activities.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { first, _ in first })
@@ -182,6 +185,36 @@ public struct ActivityEngine: Sendable {
         return evaluate(positions: Array(rules.activities.indices), now: now)
     }
 
+    /// The activities a batch of changes asks to evaluate, evaluated in parts (`continueEvaluating`): its owner can
+    /// let other work in between, the socket's reading above all, when templates are slow.
+    public struct Evaluation: Sendable {
+        fileprivate let positions: [Int]
+        fileprivate var done = 0
+        /// The rules' indexing it was made under: a reload in between makes the positions meaningless.
+        fileprivate let generation: Int
+        public var isFinished: Bool { done >= positions.count }
+    }
+
+    /// Takes in changes; what is left to evaluate: the activities that read any of them, or every activity (`all`: the
+    /// first snapshot, also those that read no entity).
+    public mutating func evaluation(taking changes: [EntityChange], all: Bool = false) -> Evaluation {
+        let touched = take(changes)
+        return Evaluation(positions: all ? Array(rules.activities.indices) : touched, generation: indexGeneration)
+    }
+
+    /// Evaluates the next activities of `evaluation` until `deadline` has passed (read every eight activities; nil: all
+    /// of them). After a reload the rest is dropped: the reload evaluated every activity under the new rules.
+    public mutating func continueEvaluating(_ evaluation: inout Evaluation, now: Double,
+                                            until deadline: ContinuousClock.Instant?) -> (commands: [Command], problems: [String]) {
+        guard evaluation.generation == indexGeneration else {
+            evaluation.done = evaluation.positions.count
+            return ([], [])
+        }
+        let result = evaluate(positions: evaluation.positions[evaluation.done...], now: now, until: deadline)
+        evaluation.done += result.evaluated
+        return (result.commands, result.problems)
+    }
+
     /// Evaluates these activities now; returns what to dispatch and problems not reported before.
     public mutating func evaluate(ids: [String], now: Double) -> (commands: [Command], problems: [String]) {
         evaluate(positions: ids.compactMap { positions[$0] }, now: now)
@@ -218,10 +251,20 @@ public struct ActivityEngine: Sendable {
     }
 
     private mutating func evaluate(positions: [Int], now: Double) -> (commands: [Command], problems: [String]) {
+        let result = evaluate(positions: positions[...], now: now, until: nil)
+        return (result.commands, result.problems)
+    }
+
+    /// Evaluates activities in order until `deadline` has passed (read every eight); how many it evaluated.
+    private mutating func evaluate(positions: ArraySlice<Int>, now: Double,
+                                   until deadline: ContinuousClock.Instant?) -> (commands: [Command], problems: [String], evaluated: Int) {
         var commands: [Command] = []
         var found: [String] = []
+        var evaluated = 0
         let context = EvaluationContext(states: states, order: order, now: now, renderedByHomeAssistant: rendered, home: home)
         for position in positions {
+            if let deadline, evaluated & 7 == 0, evaluated > 0, ContinuousClock.now >= deadline { break }
+            evaluated += 1
             let rule = rules.activities[position]
             var issues: [PayloadIssue] = []
             defer {
@@ -282,7 +325,7 @@ public struct ActivityEngine: Sendable {
                 commands += starts
             }
         }
-        return (commands, found)
+        return (commands, found, evaluated)
     }
 
     /// The payload of an active activity, rendered now from the newest states, when the dispatcher is about to send

@@ -338,12 +338,15 @@ public actor LiveBridgeService: Service {
                 holdEnds(now: now, in: &group)
                 engine.home = connection.coreConfiguration.flatMap(HomeLocation.init(configuration:))
             }
-            if evaluatedAll {
-                await dispatch(engine.evaluate(changes: batch, now: now))
-            } else {
-                // The first snapshot: every activity, also those that read no entity.
-                evaluatedAll = true
-                await dispatch(engine.evaluateAll(taking: batch, now: now))
+            // The first snapshot: every activity, also those that read no entity.
+            var evaluation = engine.evaluation(taking: batch, all: !evaluatedAll)
+            evaluatedAll = true
+            while true {
+                // In parts of 10 ms: slow templates let the socket be read in between (Home Assistant drops a client
+                // that falls far behind), and what else waits on this thread runs.
+                await dispatch(engine.continueEvaluating(&evaluation, now: now, until: .now + Self.evaluationSlice))
+                if evaluation.isFinished { break }
+                await Task.yield()
             }
             logNewlyHeld()
             // The engine's share of a snapshot's short-lived memory (the connection trims its own).
@@ -353,6 +356,9 @@ public actor LiveBridgeService: Service {
         }
         return connection.currentPhase == .rejected
     }
+
+    /// How long the engine evaluates before it lets other work in (the socket's reading, whatever waits).
+    static let evaluationSlice: Duration = .milliseconds(10)
 
     /// Which restart grace is the current one: a grace started again by a newer (re)connection ends at its own time.
     private var graceGeneration = 0
