@@ -40,6 +40,8 @@ public final class HomeAssistantSimulator: @unchecked Sendable {
     private var coreState = "RUNNING"
     private var listedServices: [String: [String]]?
     private var answersPings = true
+    /// How long a `pong` takes (zero: at once).
+    private var pongDelay: Duration = .zero
     private var unresponsive = false
     private var clients: [ObjectIdentifier: Client] = [:]
     private var contextCounter = 0
@@ -199,6 +201,11 @@ public final class HomeAssistantSimulator: @unchecked Sendable {
     /// While false, `ping` gets no `pong`: the link looks alive but is dead.
     public func setAnswersPings(_ answers: Bool) async {
         await onLoop { sim in sim.answersPings = answers }
+    }
+
+    /// Each `pong` goes this long after its `ping`: a slow link, or a pong that reaches a client busy elsewhere.
+    public func setPongDelay(_ delay: Duration) async {
+        await onLoop { sim in sim.pongDelay = delay }
     }
 
     /// While true the server accepts sockets but says nothing and answers nothing: not even auth_required.
@@ -418,7 +425,11 @@ public final class HomeAssistantSimulator: @unchecked Sendable {
             client.coalesce = message["features"]?["coalesce_messages"]?.intValue == 1
             send(success(id, .null), to: client)
         case "ping":
-            if answersPings { send(["id": .int(id), "type": "pong"], to: client) }
+            if answersPings {
+                if pongDelay == .zero { send(["id": .int(id), "type": "pong"], to: client) } else {
+                    loop.schedule(after: pongDelay) { [self] in send(["id": .int(id), "type": "pong"], to: client) }
+                }
+            }
         case "get_config":
             send(success(id, ["state": .string(coreState), "version": .string(options.haVersion),
                               "location_name": "Simulated home", "time_zone": "UTC", "unit_system": ["temperature": "°C"]]), to: client)

@@ -243,7 +243,10 @@ public actor LiveBridgeService: Service {
             let dispatcher = dispatcher, connection = connection, reads = engine.rules.reads
             outer.addTask { await dispatcher.run() }
             outer.addTask { await connection.run(selection: reads) }
-            if let routes = statusRoutes { outer.addTask { await self.answerStatusRequests(with: routes) } }
+            // Off the socket's thread: /healthz is answered while the engine works there (a slow template).
+            if let routes = statusRoutes {
+                outer.addTask(executorPreference: globalConcurrentExecutor) { await self.answerStatusRequests(with: routes) }
+            }
             let rejected = await followUntilShutdown()
             await shutdown()
             outer.cancelAll()

@@ -547,6 +547,9 @@ public final class WebSocketEventLoop: @unchecked Sendable {
             first.work()
         }
         armTimer()
+        // libwebsockets runs due timers at the start of a pass and then waits on the sockets: what a timer made ready
+        // (a job, a message for the end of the pass) would wait for the next event. The pass ends at once instead.
+        if !readyJobs.isEmpty || !passEnd.isEmpty { lws_cancel_service(context) }
     }
 }
 

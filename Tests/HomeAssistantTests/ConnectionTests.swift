@@ -276,6 +276,31 @@ struct ConnectionTests {
         await connectionRun.stop()
     }
 
+    /// The daemon's own work runs on the connection's thread (`executor`): a job that holds it past the pong timeout
+    /// (a slow template) leaves the pong unread, and libwebsockets runs the due timer before it reads. That timer looks
+    /// again once the socket has been read instead of dropping a healthy link.
+    @Test func aPongLeftUnreadWhileTheLoopWasBusyIsNotAMissingPong() async throws {
+        let simulator = try HomeAssistantSimulator(token: simulatorToken)
+        defer { simulator.stop() }
+        let log = EventLog()
+        let connection = try makeConnection(to: simulator, log: log) {
+            $0.pingInterval = .milliseconds(50)
+            $0.pongTimeout = .milliseconds(600)
+        }
+        await simulator.setPongDelay(.milliseconds(300))
+        let connectionRun = await connection.started(entityIDs: nil)
+        #expect(await simulator.wait { $0.commands(ofType: "ping").count >= 2 })
+        for _ in 0..<3 {
+            // Held for 1.5 s right after a ping: its pong comes 0.3 s after it and waits in the socket.
+            let pings = simulator.record.commands(ofType: "ping").count
+            #expect(await simulator.wait { $0.commands(ofType: "ping").count > pings })
+            await Task(executorPreference: connection.executor) { usleep(1_500_000) }.value
+            #expect(await simulator.wait { $0.commands(ofType: "ping").count >= pings + 3 })
+        }
+        #expect(log.count { $0.isDisconnected } == 0, "\(log.lines)")
+        await connectionRun.stop()
+    }
+
     @Test func idsStrictlyIncreaseWithinAndAcrossReconnects() async throws {
         let simulator = try HomeAssistantSimulator(token: simulatorToken)
         defer { simulator.stop() }
