@@ -16,9 +16,11 @@ import Musl
 /// data, relocated or not, is left alone.
 public enum CodePages {
     /// The bytes of code mapping let go of (the mappings' sizes, not only what was resident).
+    /// Nothing is let go while a debugger traces the process: its breakpoints are written into code pages, which
+    /// would go with them.
     @discardableResult
     public static func release() -> Int {
-        guard let maps = readMaps() else { return 0 }
+        guard !isTraced(), let maps = contents(of: "/proc/self/maps") else { return 0 }
         var released = 0
         for line in maps.split(separator: UInt8(ascii: "\n")) {
             guard let range = executableFileMapping(line) else { continue }
@@ -56,9 +58,18 @@ public enum CodePages {
         return value
     }
 
-    /// `/proc/self/maps`, at most 4 MiB of it (a few hundred lines in practice); nil where there is none.
-    private static func readMaps() -> [UInt8]? {
-        let descriptor = open("/proc/self/maps", O_RDONLY | O_CLOEXEC)
+    /// Whether `/proc/self/status` names a tracer (`TracerPid:` other than 0).
+    static func isTraced() -> Bool {
+        guard let status = contents(of: "/proc/self/status") else { return false }
+        for line in status.split(separator: UInt8(ascii: "\n")) where line.starts(with: "TracerPid:".utf8) {
+            return line.dropFirst(10).contains { $0 >= UInt8(ascii: "1") && $0 <= UInt8(ascii: "9") }
+        }
+        return false
+    }
+
+    /// A file of /proc, at most 4 MiB of it (a few hundred lines in practice); nil where there is none.
+    private static func contents(of path: String) -> [UInt8]? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }
         var text: [UInt8] = []

@@ -27,6 +27,10 @@ struct CodePagesTests {
         #expect(CodePages.executableFileMapping(ArraySlice(line.utf8))?.lowerBound == start)
     }
 
+    @Test func aProcessNobodyTracesIsNotTraced() {
+        #expect(!CodePages.isTraced())
+    }
+
     @Test func residentCodeShrinksAndStillRuns() throws {
         writtenBeforeTheRelease.append(4)
         let before = try residentCodeKiB()
