@@ -202,8 +202,7 @@ public struct ActivityEngine: Sendable {
         return Evaluation(positions: all ? Array(rules.activities.indices) : touched, generation: indexGeneration)
     }
 
-    /// Evaluates the next activities of `evaluation` until `deadline` has passed (read every eight activities; nil: all
-    /// of them). After a reload the rest is dropped: the reload evaluated every activity under the new rules.
+    /// Evaluates the next activities of `evaluation` until `deadline` has passed (nil: all of them); at least one. After a reload the rest is dropped: the reload evaluated every activity under the new rules.
     public mutating func continueEvaluating(_ evaluation: inout Evaluation, now: Double,
                                             until deadline: ContinuousClock.Instant?) -> (commands: [Command], problems: [String]) {
         guard evaluation.generation == indexGeneration else {
@@ -255,7 +254,8 @@ public struct ActivityEngine: Sendable {
         return (result.commands, result.problems)
     }
 
-    /// Evaluates activities in order until `deadline` has passed (read every eight); how many it evaluated.
+    /// Evaluates activities in order until `deadline` has passed (read after each: one may take 2 s); how many it
+    /// evaluated.
     private mutating func evaluate(positions: ArraySlice<Int>, now: Double,
                                    until deadline: ContinuousClock.Instant?) -> (commands: [Command], problems: [String], evaluated: Int) {
         var commands: [Command] = []
@@ -263,7 +263,7 @@ public struct ActivityEngine: Sendable {
         var evaluated = 0
         let context = EvaluationContext(states: states, order: order, now: now, renderedByHomeAssistant: rendered, home: home)
         for position in positions {
-            if let deadline, evaluated & 7 == 0, evaluated > 0, ContinuousClock.now >= deadline { break }
+            if let deadline, evaluated > 0, ContinuousClock.now >= deadline { break }
             evaluated += 1
             let rule = rules.activities[position]
             var issues: [PayloadIssue] = []

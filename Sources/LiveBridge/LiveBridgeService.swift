@@ -347,7 +347,9 @@ public actor LiveBridgeService: Service {
             while true {
                 // In parts of 10 ms: slow templates let the socket be read in between (Home Assistant drops a client
                 // that falls far behind), and what else waits on this thread runs.
-                await dispatch(engine.continueEvaluating(&evaluation, now: now, until: .now + Self.evaluationSlice))
+                // The time of each part: what ran between parts (the minute's tick) may have used a newer one.
+                let partNow = Date().timeIntervalSince1970
+                await dispatch(engine.continueEvaluating(&evaluation, now: partNow, until: .now + Self.evaluationSlice))
                 if evaluation.isFinished { break }
                 await Task.yield()
             }

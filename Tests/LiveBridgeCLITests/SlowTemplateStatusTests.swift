@@ -1,0 +1,35 @@
+import Foundation
+import HTTPClient
+import HomeAssistantSimulator
+import ProcessMeasurement
+import Testing
+
+/// A slow template runs on the socket's thread with the rest of the engine: /healthz is answered all the same.
+extension RunCommandTests {
+    @Test func healthIsAnsweredWhileSlowTemplatesRender() async throws {
+        let port = try freePort()
+        let s = try setup(statusPort: port)
+        defer { s.simulator.stop() }
+        // Two fields that each run to the render's bound (a million steps or 2 s): seconds of work for one start.
+        let slow = #""{% for i in range(60000) %}{% for j in range(60000) %}{% endfor %}{% endfor %}x""#
+        let rules = try String(contentsOfFile: s.config, encoding: .utf8)
+            .replacingOccurrences(of: "header_left: Washing", with: "header_left: \(slow)\n    header_right: \(slow)")
+        try rules.write(toFile: s.config, atomically: true, encoding: .utf8)
+        let livebridge = try run(s)
+        #expect(await livebridge.stderr.wait { $0.contains { $0.contains("ready:") } })
+        await s.simulator.setState("sensor.washer_status", "running")
+        let clock = ContinuousClock()
+        var answers: [(Int, Duration)] = []
+        for _ in 0..<5 {
+            let started = clock.now
+            let status = (try? await HTTPClient().send(HTTPRequest(method: "GET", url: "http://127.0.0.1:\(port)/healthz")))?.status ?? -1
+            answers.append((status, clock.now - started))
+            try await Task.sleep(for: .milliseconds(200))
+        }
+        #expect(answers.allSatisfy { $0.0 == 200 && $0.1 < .seconds(2) }, "\(answers)")
+        #expect(await livebridge.stderr.wait { $0.contains { $0.contains("did too much work") || $0.contains("ran for over") } },
+                "the slow fields ran to their bound: \(livebridge.stderr.lines.suffix(5))")
+        livebridge.signal(SIGTERM)
+        #expect(await livebridge.exitStatus() == 0)
+    }
+}
