@@ -5,6 +5,13 @@ import WebSocketTransport
 struct Heartbeat {
     let interval: Duration
     let timeout: Duration
+
+    /// A pong deadline met this late was passed while the loop was busy (the daemon's own work runs on it): the socket
+    /// has not been read since, and libwebsockets runs due timers before it reads.
+    static let late: Duration = .milliseconds(100)
+    /// How long a second look waits, and how many a pong gets: a loop late every time still gives a dead link up.
+    static let secondLook: Duration = .milliseconds(500)
+    static let secondLooks = 3
     /// The ping waiting for its pong, and the timer that gives up on it.
     private(set) var awaited: (id: Int, timer: WebSocketEventLoop.TimerToken)?
 

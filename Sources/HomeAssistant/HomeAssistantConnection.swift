@@ -568,29 +568,21 @@ public final class HomeAssistantConnection: @unchecked Sendable {
     private func schedulePing(on session: ConnectionSession) {
         addTimer(after: session.heartbeat.interval, on: session) { [self] in
             let id = send(["type": "ping"], on: session) { _ in }
-            awaitPong(id, on: session, for: session.heartbeat.timeout, said: session.heartbeat.timeout, looksLeft: Self.secondLooks)
+            awaitPong(id, on: session, for: session.heartbeat.timeout, looksLeft: Heartbeat.secondLooks)
         }
     }
 
-    /// A deadline met this late was passed while the loop was busy (the daemon's own work runs on it): the socket has
-    /// not been read since, and libwebsockets runs due timers before it reads.
-    static let lateTimer: Duration = .milliseconds(100)
-    /// How long a second look waits, and how many a pong gets: a loop late every time still gives a dead link up.
-    static let secondLook: Duration = .milliseconds(500)
-    static let secondLooks = 3
-
-    /// Gives up on the link when the pong has not come `wait` from now. A deadline that passed while the loop was
-    /// busy gets another look (`secondLook` on, at most `secondLooks` times), once the socket has been read: the pong
-    /// may be waiting in it.
-    private func awaitPong(_ id: Int, on session: ConnectionSession, for wait: Duration, said timeout: Duration, looksLeft: Int) {
+    /// Gives up on the link when the pong has not come `wait` from now. A deadline met late was passed while the loop
+    /// was busy (`Heartbeat.late`): it gets another look once the socket has been read, as the pong may wait in it.
+    private func awaitPong(_ id: Int, on session: ConnectionSession, for wait: Duration, looksLeft: Int) {
         let due = ContinuousClock.now.advanced(by: wait)
         let timer = loop.schedule(after: wait) { [self, weak session] in
             guard let session, self.session === session, session.heartbeat.isAwaiting(id) else { return }
-            if looksLeft > 0, ContinuousClock.now - due > Self.lateTimer {
-                awaitPong(id, on: session, for: Self.secondLook, said: timeout, looksLeft: looksLeft - 1)
+            if looksLeft > 0, ContinuousClock.now - due > Heartbeat.late {
+                awaitPong(id, on: session, for: Heartbeat.secondLook, looksLeft: looksLeft - 1)
                 return
             }
-            abortSocket(reason: "no pong within \(ConnectionEvent.seconds(timeout))")
+            abortSocket(reason: "no pong within \(ConnectionEvent.seconds(session.heartbeat.timeout))")
         }
         session.heartbeat.sent(ping: id, timer: timer)
     }

@@ -58,9 +58,11 @@ public enum CodePages {
         return value
     }
 
-    /// Whether `/proc/self/status` names a tracer (`TracerPid:` other than 0).
-    static func isTraced() -> Bool {
-        guard let status = contents(of: "/proc/self/status") else { return false }
+    /// Whether `/proc/self/status` names a tracer.
+    static func isTraced() -> Bool { contents(of: "/proc/self/status").map(namesTracer) ?? false }
+
+    /// Whether a `/proc/PID/status` text has `TracerPid:` other than 0.
+    static func namesTracer(_ status: [UInt8]) -> Bool {
         for line in status.split(separator: UInt8(ascii: "\n")) where line.starts(with: "TracerPid:".utf8) {
             return line.dropFirst(10).contains { $0 >= UInt8(ascii: "1") && $0 <= UInt8(ascii: "9") }
         }

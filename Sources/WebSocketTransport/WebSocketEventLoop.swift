@@ -281,20 +281,7 @@ public final class WebSocketEventLoop: @unchecked Sendable {
         }
         // What was handed over before runs while connections still exist, and what that hands over in turn; once
         // nothing is left, no new work is taken (jobs go to their executor's own queue from then on).
-        while true {
-            runReadyJobs(for: nil)
-            let leftover = queue.withLock { queue -> (work: [@Sendable () -> Void], jobs: [ExecutorJobEntry])? in
-                guard !queue.work.isEmpty || !queue.jobs.isEmpty else {
-                    queue.phase = .stopped
-                    return nil
-                }
-                defer { queue.work = []; queue.jobs = [] }
-                return (queue.work, queue.jobs)
-            }
-            guard let leftover else { break }
-            for item in leftover.work { item() }
-            readyJobs.append(contentsOf: leftover.jobs)
-        }
+        repeat { runReadyJobs(for: nil) } while runPending(stoppingWhenNone: true)
         jobsMoved = true
         lws_sul_cancel(&timer.pointee.sul)
         // Set first: connections closing during the destroy may schedule timers, which must not reach the context.
@@ -310,14 +297,18 @@ public final class WebSocketEventLoop: @unchecked Sendable {
     }
 
     /// Drains work queued by other threads (LWS_CALLBACK_EVENT_WAIT_CANCELLED); their jobs wait for the pass's end.
-    func runPending() {
+    /// `stoppingWhenNone`: with nothing queued, the loop stops taking work, under the same lock. Whether any was.
+    @discardableResult
+    func runPending(stoppingWhenNone: Bool = false) -> Bool {
         preconditionInEventLoop()
         let (work, jobs) = queue.withLock { queue -> ([@Sendable () -> Void], [ExecutorJobEntry]) in
+            if stoppingWhenNone, queue.work.isEmpty, queue.jobs.isEmpty { queue.phase = .stopped }
             defer { queue.work = []; queue.jobs = [] }
             return (queue.work, queue.jobs)
         }
         readyJobs.append(contentsOf: jobs)
         for item in work { item() }
+        return !work.isEmpty || !jobs.isEmpty
     }
 
     /// Takes a job of `executor`: on the loop thread it waits for the end of the pass; from another thread it is
@@ -347,18 +338,19 @@ public final class WebSocketEventLoop: @unchecked Sendable {
     private func runReadyJobs(for slice: Duration?) -> Bool {
         let clock = ContinuousClock()
         let deadline = slice.map { clock.now.advanced(by: $0) }
+        var ranOne = false
         while !readyJobs.isEmpty {
-            let jobs = readyJobs
-            readyJobs.removeAll(keepingCapacity: true)
+            var jobs: [ExecutorJobEntry] = []
+            swap(&jobs, &readyJobs)
             for (index, entry) in jobs.enumerated() {
-                entry.executor.run(entry.job)
-                // After every job: one may render a template for its whole 2 s bound.
-                if let deadline, clock.now >= deadline {
-                    readyJobs.insert(contentsOf: jobs[(index + 1)...], at: 0)
+                // Before every job but the first: one may render a template for its whole 2 s bound.
+                if ranOne, let deadline, clock.now >= deadline {
+                    readyJobs.insert(contentsOf: jobs[index...], at: 0)
                     return false
                 }
+                entry.executor.run(entry.job)
+                ranOne = true
             }
-            if let deadline, !readyJobs.isEmpty, clock.now >= deadline { return false }
         }
         return true
     }

@@ -256,16 +256,20 @@ struct ConnectionTests {
         await connectionRun.stop()
     }
 
+    /// A ping every 50 ms with 600 ms for its pong: short enough for a quick test, long enough that a pong is never
+    /// late under ThreadSanitizer (make sanitize runs everything several times slower).
+    func heartbeatConnection(to simulator: HomeAssistantSimulator, log: EventLog) throws -> HomeAssistantConnection {
+        try makeConnection(to: simulator, log: log) {
+            $0.pingInterval = .milliseconds(50)
+            $0.pongTimeout = .milliseconds(600)
+        }
+    }
+
     @Test func noPongInTimeMeansDeadAndReconnects() async throws {
         let simulator = try HomeAssistantSimulator(token: simulatorToken)
         defer { simulator.stop() }
         let log = EventLog()
-        // Short enough for a quick test, long enough that a pong is never late under ThreadSanitizer (make sanitize
-        // runs everything several times slower).
-        let connection = try makeConnection(to: simulator, log: log) {
-            $0.pingInterval = .milliseconds(50)
-            $0.pongTimeout = .milliseconds(600)
-        }
+        let connection = try heartbeatConnection(to: simulator, log: log)
         let connectionRun = await connection.started(entityIDs: nil)
         #expect(await simulator.wait { $0.commands(ofType: "ping").count >= 2 })
         #expect(log.count { $0.isDisconnected } == 0)
@@ -283,10 +287,7 @@ struct ConnectionTests {
         let simulator = try HomeAssistantSimulator(token: simulatorToken)
         defer { simulator.stop() }
         let log = EventLog()
-        let connection = try makeConnection(to: simulator, log: log) {
-            $0.pingInterval = .milliseconds(50)
-            $0.pongTimeout = .milliseconds(600)
-        }
+        let connection = try heartbeatConnection(to: simulator, log: log)
         await simulator.setPongDelay(.milliseconds(300))
         let connectionRun = await connection.started(entityIDs: nil)
         #expect(await simulator.wait { $0.commands(ofType: "ping").count >= 2 })
@@ -294,7 +295,7 @@ struct ConnectionTests {
             // Held for 1.5 s right after a ping: its pong comes 0.3 s after it and waits in the socket.
             let pings = simulator.record.commands(ofType: "ping").count
             #expect(await simulator.wait { $0.commands(ofType: "ping").count > pings })
-            await Task(executorPreference: connection.executor) { usleep(1_500_000) }.value
+            _ = await Task(executorPreference: connection.executor) { usleep(1_500_000) }.value
             #expect(await simulator.wait { $0.commands(ofType: "ping").count >= pings + 3 })
         }
         #expect(log.count { $0.isDisconnected } == 0, "\(log.lines)")

@@ -27,7 +27,14 @@ struct CodePagesTests {
         #expect(CodePages.executableFileMapping(ArraySlice(line.utf8))?.lowerBound == start)
     }
 
-    @Test func aProcessNobodyTracesIsNotTraced() {
+    /// A debugger's breakpoints live in code pages: nothing is let go while /proc/self/status names a tracer.
+    @Test(arguments: [("Name:\tx\nTracerPid:\t0\nUid:\t0\n", false), ("TracerPid:\t4121\n", true), ("TracerPid:\t10", true),
+                      ("Name:\tx\n", false), ("", false)])
+    func aTracerIsSeenInTheStatus(status: String, traced: Bool) {
+        #expect(CodePages.namesTracer(Array(status.utf8)) == traced)
+    }
+
+    @Test func thisProcessIsNotTraced() {
         #expect(!CodePages.isTraced())
     }
 
