@@ -103,11 +103,11 @@ sanitize: deps
 	ASAN_OPTIONS="halt_on_error=1 detect_leaks=0 exitcode=67" .build-asan/$(SANITIZED_TESTS)
 
 ## fuzz: libFuzzer (-sanitize=fuzzer,address) on the rules loader, the JSON reader, Home Assistant's frames, templates
-## over hostile states, state.json and blueprint events, FUZZ_SECONDS each (default 60). Seeds: Tests/Fuzz/corpus/TARGET; what it learns stays in
+## over hostile states, state.json, blueprint events and a WebSocket server's bytes, FUZZ_SECONDS each (default 60). Seeds: Tests/Fuzz/corpus/TARGET; what it learns stays in
 ## .build-fuzz/corpus (FUZZ_KEEP=1 merges it, minimised, into Tests/). A crash, a leak-free hang over 10 s or 2 GiB is a
 ## finding, written to Tests/Fuzz/findings/TARGET/: make it a unit test, fix it, commit the file (make test replays it).
 ## Leak detection is off: Swift's lazily made globals look like leaks to LeakSanitizer.
-FUZZ_TARGETS := rules json messages templates entityStates formatSpec suggest stateFile events
+FUZZ_TARGETS := rules json messages templates entityStates formatSpec suggest stateFile events webSocket
 FUZZ_SECONDS ?= 60
 fuzz: deps
 	$(SWIFT) build -c release --product LiveBridgeFuzz --scratch-path .build-fuzz -Xswiftc -sanitize=fuzzer,address -Xswiftc -DLIVEBRIDGE_FUZZING

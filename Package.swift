@@ -50,7 +50,7 @@ let package = Package(
         // Tests only: a Home Assistant connection run as a task of its own (the product runs it as a child).
         .target(name: "ConnectionTestSupport", dependencies: ["HomeAssistant"]),
         // make fuzz: libFuzzer targets over what comes from outside (built with -sanitize=fuzzer,address).
-        .target(name: "FuzzTargets", dependencies: ["HomeAssistant", "JSON", "Rules", "Templates", "Dispatcher", "LiveActivity"]),
+        .target(name: "FuzzTargets", dependencies: ["HomeAssistant", "JSON", "Rules", "Templates", "Dispatcher", "LiveActivity", "WebSocketTransport"]),
         .executableTarget(name: "LiveBridgeFuzz", dependencies: ["FuzzTargets"]),
         // make bench: livebridge run as a subprocess under the simulator's load.
         .executableTarget(name: "LiveBridgeBenchmark", dependencies: ["HomeAssistantSimulator", "FakePushServices", "HTTPClient", "JSON", "ProcessMeasurement", "WebSocketTransport"]),

@@ -5,6 +5,7 @@ import JSON
 import Rules
 import Templates
 import LiveActivity
+import WebSocketTransport
 
 /// libFuzzer targets (`make fuzz`): what comes from outside the daemon, fed hostile bytes. Each must return
 /// normally for every input: a trap, an overflow or a sanitizer report is a finding.
@@ -28,6 +29,9 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case suggest
     /// `state.json` through the loader's checks: no entry may come out with a clear its backend would never send.
     case stateFile
+    /// What a WebSocket server sends a client: the upgrade's answer, then frames. The first byte sets how the rest is
+    /// cut into reads; the frames read in those pieces must give what they give read at once.
+    case webSocket
     /// A `livebridge_activity` event's data through the event path's checks: no request may leave its backend's grammar.
     case events
 
@@ -98,6 +102,26 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
                 if let problem = clear.kind.targetProblem(clear.target) { fatalError("\(key): \(problem)") }
                 if abs(clear.at - now) > 7 * 86_400 { fatalError("\(key): at \(clear.at) kept") }
             }
+        case .webSocket:
+            guard let first = bytes.first else { return }
+            let rest = Array(bytes.dropFirst())
+            var handshake = WebSocketHandshake(nonce: Array("the sample nonce".utf8))
+            _ = rest.withUnsafeBytes { handshake.read($0) }
+            func frames(readsOf size: Int) -> ([WebSocketFrameReader.Event], WebSocketFrameReader.ReadError?) {
+                var reader = WebSocketFrameReader(maximumSize: 4096)
+                var events: [WebSocketFrameReader.Event] = []
+                for start in stride(from: 0, to: rest.count, by: size) {
+                    let result = rest[start..<min(start + size, rest.count)].withUnsafeBytes { raw in
+                        Result { () throws(WebSocketFrameReader.ReadError) in try reader.read(raw) { events.append($0) } }
+                    }
+                    if reader.pendingCount > 4096 { fatalError("\(reader.pendingCount) bytes held over the 4096-byte limit") }
+                    if case .failure(let error) = result { return (events, error) }
+                }
+                return (events, nil)
+            }
+            let whole = frames(readsOf: max(1, rest.count))
+            let pieces = frames(readsOf: 1 + Int(first % 32))
+            if whole.0 != pieces.0 || whole.1 != pieces.1 { fatalError("read at once \(whole), in pieces \(pieces)") }
         case .events:
             guard let data = try? JSONParser.parse(bytes), case .success(let event) = ActivityEvent.decode(data, rules: Self.eventRules) else { return }
             if let problem = event.backend.kind.idProblem(event.activity) { fatalError("accepted: \(problem)") }

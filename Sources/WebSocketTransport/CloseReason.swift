@@ -10,6 +10,8 @@ public enum CloseReason: Sendable, Equatable, CustomStringConvertible {
     case messageTooLarge(size: Int, limit: Int)
     /// A text message was not UTF-8: RFC 6455 says to fail the connection (close code 1007).
     case invalidUTF8(size: Int)
+    /// The peer broke the WebSocket protocol (a masked frame from a server, a bad opcode...): the connection is failed.
+    case protocolViolation(String)
 
     public var description: String {
         switch self {
@@ -19,6 +21,7 @@ public enum CloseReason: Sendable, Equatable, CustomStringConvertible {
         case .messageTooLarge(let size, let limit):
             return "message of at least \(size) bytes is over the \(limit)-byte limit; dropped"
         case .invalidUTF8(let size): return "a \(size)-byte text message that is not valid UTF-8"
+        case .protocolViolation(let why): return why
         }
     }
 }

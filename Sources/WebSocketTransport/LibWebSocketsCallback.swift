@@ -29,6 +29,22 @@ func webSocketCallback(_ wsi: OpaquePointer?, _ reason: lws_callback_reasons, _ 
         guard let connection else { return 0 }
         return connection.writeable(wsi: wsi) ? 0 : -1
 
+    case LWS_CALLBACK_RAW_CONNECTED:
+        connection?.rawConnected(wsi: wsi)
+        return 0
+
+    case LWS_CALLBACK_RAW_RX:
+        guard let connection else { return 0 }
+        return connection.rawReceived(UnsafeRawBufferPointer(start: input, count: input == nil ? 0 : length), wsi: wsi) ? 0 : -1
+
+    case LWS_CALLBACK_RAW_WRITEABLE:
+        guard let connection else { return 0 }
+        return connection.rawWriteable(wsi: wsi) ? 0 : -1
+
+    case LWS_CALLBACK_RAW_CLOSE:
+        connection?.finish(.closed)
+        return 0
+
     case LWS_CALLBACK_CLIENT_CONNECTION_ERROR:
         let why = input.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) } ?? "unknown error"
         connection?.finish(.connectFailed(why))

@@ -23,6 +23,11 @@ public final class WebSocketConnection: @unchecked Sendable {
     private var isFinished = false
     private var cStrings: [UnsafeMutablePointer<CChar>] = []
     private var writeBuffer: [UInt8] = []
+    /// A client's own side of the protocol over libwebsockets' raw socket; nil on a listener's connection, which
+    /// libwebsockets' WebSocket server role frames.
+    private var client: ClientProtocol?
+    /// The client's frame reader: a property of its own, so a message handed on while it reads may touch `client`.
+    private var frameReader: WebSocketFrameReader?
     private static let keptWriteCapacity = 16 * 1024
     private static let largeMessage = 256 * 1024
 
@@ -82,19 +87,28 @@ public final class WebSocketConnection: @unchecked Sendable {
 
     // MARK: Events from the callback
 
+    /// Connects as a client. Over plain TCP, libwebsockets opens the socket in its raw role and the upgrade and the
+    /// frames are our own (`ClientProtocol`, `WebSocketFrameReader`): its client reads a frame a byte at a time.
+    /// Over TLS its WebSocket client does it all: libwebsockets 4.1's raw client starts TLS before its socket exists
+    /// ("tls start fail", EBADF). How long the upgrade may take is the owner's to bound (`close`).
     func open(endpoint: WebSocketEndpoint, context: OpaquePointer?) {
+        let hostHeader = endpoint.port == 80 || endpoint.port == 443 ? endpoint.host : "\(endpoint.host):\(endpoint.port)"
         var info = lws_client_connect_info()
         info.context = context
         info.address = UnsafePointer(keep(endpoint.host))
         info.port = Int32(endpoint.port)
         info.path = UnsafePointer(keep(endpoint.path))
-        let hostHeader = endpoint.port == 80 || endpoint.port == 443 ? endpoint.host : "\(endpoint.host):\(endpoint.port)"
         info.host = UnsafePointer(keep(hostHeader))
-        info.origin = info.host
-        info.protocol = nil
         info.local_protocol_name = UnsafePointer(keep("livebridge"))
-        info.ietf_version_or_minus_one = -1
-        if case .tls(_, let allowSelfSigned) = endpoint.security {
+        switch endpoint.security {
+        case .plain:
+            client = ClientProtocol(host: hostHeader, path: endpoint.path)
+            frameReader = WebSocketFrameReader(maximumSize: assembler.maximumSize)
+            info.method = UnsafePointer(keep("RAW"))
+        case .tls(_, let allowSelfSigned):
+            info.origin = info.host
+            info.protocol = nil
+            info.ietf_version_or_minus_one = -1
             var flags = Int32(LCCSCF_USE_SSL.rawValue)
             if allowSelfSigned {
                 flags |= Int32(LCCSCF_ALLOW_SELFSIGNED.rawValue) | Int32(LCCSCF_SKIP_SERVER_CERT_HOSTNAME_CHECK.rawValue)
@@ -124,33 +138,143 @@ public final class WebSocketConnection: @unchecked Sendable {
         delegate?.connectionDidOpen(self)
     }
 
-    /// Returns false when the connection must be dropped.
+    /// A listener's connection received part of a message (libwebsockets frames it). False: drop the connection.
     func received(_ chunk: UnsafeRawBufferPointer, wsi: OpaquePointer) -> Bool {
         let isLast = lws_is_final_fragment(wsi) != 0 && lws_remaining_packet_payload(wsi) == 0
-        var delivered = 0
-        func assemble() -> Bool {
-            switch assembler.append(chunk, isLast: isLast) {
-            case .incomplete:
-                return true
-            case .complete(let message):
-                // Checked here rather than by libwebsockets, which would close without saying why.
-                if lws_frame_is_binary(wsi) == 0, !UTF8Validation.isValid(message) {
-                    closeReasonOverride = .invalidUTF8(size: message.count)
-                    return false
-                }
-                delivered = message.count
-                delegate?.connection(self, didReceive: message)
-                return true
-            case .tooLarge(let size):
-                closeReasonOverride = .messageTooLarge(size: size, limit: assembler.maximumSize)
-                return false
-            }
+        switch assembler.append(chunk, isLast: isLast) {
+        case .incomplete:
+            return true
+        case .complete(let message):
+            return deliver(message, isText: lws_frame_is_binary(wsi) == 0)
+        case .tooLarge(let size):
+            closeReasonOverride = .messageTooLarge(size: size, limit: assembler.maximumSize)
+            return false
         }
-        let keep = assemble()
+    }
+
+    /// Hands a whole message to the delegate. False: drop the connection.
+    private func deliver(_ message: [UInt8], isText: Bool) -> Bool {
+        // Checked here rather than by libwebsockets, which would close without saying why.
+        if isText, !UTF8Validation.isValid(message) {
+            closeReasonOverride = .invalidUTF8(size: message.count)
+            return false
+        }
+        delegate?.connection(self, didReceive: message)
         // A large message (a snapshot) and all that was made from it are gone once it is handled: hand the freed heap
         // back to the system here, after the frame itself is released, rather than keep it for months.
-        if delivered >= Self.largeMessage { FreedMemory.release() }
+        if message.count >= Self.largeMessage { FreedMemory.release() }
+        return true
+    }
+
+    // MARK: A client's own protocol, over libwebsockets' raw socket
+
+    /// The socket (and TLS) is up: the upgrade request goes out.
+    func rawConnected(wsi: OpaquePointer) {
+        self.wsi = wsi
+        lws_callback_on_writable(wsi)
+    }
+
+    /// Bytes from the server: the upgrade's answer, then frames. False: drop the connection.
+    func rawReceived(_ bytes: UnsafeRawBufferPointer, wsi: OpaquePointer) -> Bool {
+        guard client != nil, !isFinished else { return false }
+        guard isEstablished else {
+            switch client!.handshake.read(bytes) {
+            case .incomplete:
+                return true
+            case .refused(let why):
+                closeReasonOverride = .connectFailed(why)
+                return false
+            case .upgraded(let rest):
+                isEstablished = true
+                delegate?.connectionDidOpen(self)
+                if isFinished || abortRequested { return !abortRequested }
+                if closeRequest != nil { lws_callback_on_writable(wsi) }
+                return rest.withUnsafeBytes { readFrames($0, wsi: wsi) }
+            }
+        }
+        return readFrames(bytes, wsi: wsi)
+    }
+
+    private func readFrames(_ bytes: UnsafeRawBufferPointer, wsi: OpaquePointer) -> Bool {
+        var keep = true
+        do {
+            try frameReader!.read(bytes) { event in
+                guard keep, !abortRequested, !isFinished else { return }
+                switch event {
+                case .message(let message, let isText):
+                    keep = deliver(message, isText: isText)
+                case .ping(let payload):
+                    client!.pong = payload
+                    lws_callback_on_writable(wsi)
+                case .pong:
+                    break
+                case .close(let code, _):
+                    client!.peerClosed = true
+                    if client!.closeSent {
+                        keep = false
+                    } else {
+                        client!.closeReply = code.map { WebSocketFrameWriter.closePayload(code: $0, reason: "") } ?? []
+                        lws_callback_on_writable(wsi)
+                    }
+                }
+            }
+        } catch .tooLarge(let size, let limit) {
+            closeReasonOverride = .messageTooLarge(size: size, limit: limit)
+            return false
+        } catch {
+            closeReasonOverride = .protocolViolation(error.description)
+            return false
+        }
         return keep
+    }
+
+    /// Writes what is due, in one write: the upgrade request, or a pong, the next fragment and a close.
+    /// False: close the socket now.
+    func rawWriteable(wsi: OpaquePointer) -> Bool {
+        guard client != nil, !abortRequested else { return false }
+        let pre = Int(clws_pre())
+        writeBuffer.removeAll(keepingCapacity: true)
+        writeBuffer.append(contentsOf: repeatElement(0, count: pre))
+        var closeAfterWrite = false
+        if !client!.requestSent {
+            client!.requestSent = true
+            writeBuffer.append(contentsOf: client!.handshake.request(host: client!.host, path: client!.path))
+        } else if isEstablished {
+            if let pong = client!.pong {
+                client!.pong = nil
+                WebSocketFrameWriter.append(.pong, payload: pong, mask: client!.nextMask(), to: &writeBuffer)
+            }
+            if let reply = client!.closeReply {
+                // The peer closed: its close is answered and the socket dropped; nothing else goes out.
+                client!.closeReply = nil
+                client!.closeSent = true
+                WebSocketFrameWriter.append(.close, payload: reply, mask: client!.nextMask(), to: &writeBuffer)
+                closeAfterWrite = true
+            } else if !client!.closeSent {
+                if let fragment = outgoing.next() {
+                    WebSocketFrameWriter.append(fragment.isFirst ? .text : .continuation, isFinal: fragment.isLast,
+                                                payload: fragment.bytes, mask: client!.nextMask(), to: &writeBuffer)
+                }
+                if outgoing.isEmpty, let reason = closeRequest {
+                    client!.closeSent = true
+                    WebSocketFrameWriter.append(.close, payload: WebSocketFrameWriter.closePayload(code: 1000, reason: reason),
+                                                mask: client!.nextMask(), to: &writeBuffer)
+                    // The server answers with its close, and the socket is dropped then; or after two seconds.
+                    lws_set_timeout(wsi, PENDING_TIMEOUT_CLOSE_ACK, 2)
+                }
+            }
+        }
+        let count = writeBuffer.count - pre
+        if count > 0 {
+            let written = writeBuffer.withUnsafeMutableBufferPointer { buffer in
+                lws_write(wsi, buffer.baseAddress! + pre, count, lws_write_protocol(UInt32(LWS_WRITE_HTTP.rawValue)))
+            }
+            if written < count { return false }
+        }
+        if writeBuffer.capacity > Self.keptWriteCapacity { writeBuffer = [] }
+        if closeAfterWrite { return false }
+        if isEstablished, !client!.closeSent, !outgoing.isEmpty || closeRequest != nil { lws_callback_on_writable(wsi) }
+        return true
     }
 
     /// Writes one fragment. Returns false when the connection must be closed now.
@@ -182,6 +306,11 @@ public final class WebSocketConnection: @unchecked Sendable {
     /// The socket is gone (closed, failed or destroyed). Reports once.
     func finish(_ reason: CloseReason) {
         guard !isFinished else { return }
+        // A client's socket that closed before the upgrade was answered never connected.
+        var reason = reason
+        if client != nil, !isEstablished, reason == .closed {
+            reason = .connectFailed("the connection closed before the WebSocket upgrade was answered")
+        }
         isFinished = true
         if let wsi { lws_set_opaque_user_data(wsi, nil) }
         wsi = nil

@@ -1,0 +1,24 @@
+/// What a client connection holds of the protocol it speaks itself: the upgrade, what it owes the server (a pong, the
+/// answer to a close) and how far the closing handshake has gone. Confined to the connection's loop.
+struct ClientProtocol {
+    let host: String
+    let path: String
+    var handshake: WebSocketHandshake
+    var requestSent = false
+    /// The latest ping's payload, to answer (RFC 6455 §5.5.3: answering the latest of several is enough).
+    var pong: [UInt8]?
+    /// The payload of the close that answers the server's.
+    var closeReply: [UInt8]?
+    var closeSent = false
+    var peerClosed = false
+    private var generator = SystemRandomNumberGenerator()
+
+    init(host: String, path: String) {
+        self.host = host
+        self.path = path
+        handshake = WebSocketHandshake(nonce: WebSocketHandshake.randomNonce())
+    }
+
+    /// A fresh masking key for each frame, from the system's random source (RFC 6455 §5.3: unpredictable).
+    mutating func nextMask() -> UInt32 { UInt32.random(in: .min ... .max, using: &generator) }
+}
