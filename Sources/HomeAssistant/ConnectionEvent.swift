@@ -34,6 +34,26 @@ public enum ConnectionEvent: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// The same event with every occurrence of `secret` in its text masked (a secret under 8 characters is left: it
+    /// would mask ordinary words, and no access token is that short).
+    public func redacting(_ secret: String) -> ConnectionEvent {
+        guard secret.utf8.count >= 8 else { return self }
+        func masked(_ text: String) -> String {
+            text.contains(secret) ? text.replacing(secret, with: AccessToken(secret).description) : text
+        }
+        switch self {
+        case .connecting(let url, let attempt): return .connecting(url: masked(url), attempt: attempt)
+        case .authenticated(let version): return .authenticated(haVersion: version.map(masked))
+        case .waitingForStartup(let state): return .waitingForStartup(coreState: masked(state))
+        case .disconnected(let reason): return .disconnected(reason: masked(reason))
+        case .rejected(let message): return .rejected(message: masked(message))
+        case .warning(let text): return .warning(masked(text))
+        case .missingEntity(let missing):
+            return .missingEntity(MissingEntity(entityID: masked(missing.entityID), suggestion: missing.suggestion.map(masked)))
+        case .connected, .ready, .reconnecting, .stopped: return self
+        }
+    }
+
     public var isError: Bool {
         switch self {
         case .rejected, .warning, .missingEntity: return true

@@ -693,9 +693,11 @@ public final class HomeAssistantConnection: @unchecked Sendable {
         arrivedChanges.removeAll(keepingCapacity: arrivedChanges.count <= EntityChangeFeed.keptCapacity)
     }
 
+    /// Reports an event, the access token taken out of its text: a server may quote it back (in an answer to the
+    /// upgrade, an error, an auth_invalid message) and what the connection reports is logged.
     private func emit(_ event: ConnectionEvent) {
         loop.preconditionInEventLoop()
-        onEvent(event)
+        onEvent(event.redacting(settings.token.secret))
     }
 }
 
@@ -741,11 +743,10 @@ extension HomeAssistantConnection: WebSocketConnectionDelegate {
         switch reason {
         case .messageTooLarge: emit(.warning("Home Assistant sent a \(reason); raise the message size limit if this repeats"))
         case .invalidUTF8: emit(.warning("Home Assistant sent \(reason); reconnecting"))
-        default:
-            // A link that was ready and then ended for an ordinary reason (a restart, a lost network) is dialled
-            // again from the first step; one ended by what Home Assistant sent keeps counting (the stability timer).
-            if session.reachedReady { reconnection.startOver() }
+        case .protocolViolation: emit(.warning("Home Assistant broke the WebSocket protocol (\(reason)); reconnecting"))
+        default: break
         }
+        if Reconnection.startsOver(after: reason, reachedReady: session.reachedReady) { reconnection.startOver() }
         emit(.disconnected(reason: session.closeReason ?? reason.description))
         switch phase {
         case .stopped, .rejected:

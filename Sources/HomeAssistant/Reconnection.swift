@@ -15,4 +15,15 @@ struct Reconnection {
 
     /// The next attempt comes after the first step again: the link was stable, or the settings changed.
     mutating func startOver() { attempt = 0 }
+
+    /// Whether a link that ended for `reason` is dialled again from the first step: one that was ready and ended for an
+    /// ordinary reason (a restart, a lost network) is; one ended by what Home Assistant sent (a message over the limit,
+    /// text that is not UTF-8, a broken frame) keeps counting, so a server that does it every time is retried ever
+    /// more slowly.
+    static func startsOver(after reason: CloseReason, reachedReady: Bool) -> Bool {
+        switch reason {
+        case .messageTooLarge, .invalidUTF8, .protocolViolation: return false
+        case .connectFailed, .closed, .closedByPeer, .closedLocally: return reachedReady
+        }
+    }
 }

@@ -43,6 +43,8 @@ public final class HomeAssistantSimulator: @unchecked Sendable {
     /// How long a `pong` takes (zero: at once).
     private var pongDelay: Duration = .zero
     private var unresponsive = false
+    /// A hostile server: the token a client presented is quoted back in auth_invalid's message.
+    private var echoesTokens = false
     private var clients: [ObjectIdentifier: Client] = [:]
     private var contextCounter = 0
     private var serviceErrors: [String: HomeAssistantError] = [:]
@@ -206,6 +208,11 @@ public final class HomeAssistantSimulator: @unchecked Sendable {
     /// Each `pong` goes this long after its `ping`: a slow link, or a pong that reaches a client busy elsewhere.
     public func setPongDelay(_ delay: Duration) async {
         await onLoop { sim in sim.pongDelay = delay }
+    }
+
+    /// While true, auth_invalid's message quotes the token the client sent (as a hostile or careless server might).
+    public func setEchoesTokens(_ echoes: Bool) async {
+        await onLoop { sim in sim.echoesTokens = echoes }
     }
 
     /// While true the server accepts sockets but says nothing and answers nothing: not even auth_required.
@@ -404,7 +411,8 @@ public final class HomeAssistantSimulator: @unchecked Sendable {
                 client.authenticated = true
                 send(["type": "auth_ok", "ha_version": .string(options.haVersion)], to: client)
             } else {
-                send(["type": "auth_invalid", "message": "Invalid access token or password"], to: client)
+                let presented = echoesTokens ? ": " + (message["access_token"]?.stringValue ?? "") : ""
+                send(["type": "auth_invalid", "message": .string("Invalid access token or password" + presented)], to: client)
                 flush(client)
                 client.connection.close(reason: "auth_invalid")
             }

@@ -7,10 +7,14 @@ struct ClientProtocol {
     var requestSent = false
     /// The latest ping's payload, to answer (RFC 6455 §5.5.3: answering the latest of several is enough).
     var pong: [UInt8]?
-    /// The payload of the close that answers the server's.
+    /// The payload of the close that answers the server's, or that fails the connection: written alone, then the
+    /// socket is dropped.
     var closeReply: [UInt8]?
     var closeSent = false
-    var peerClosed = false
+    /// A close came in, or what came broke the protocol: nothing more is read.
+    var stoppedReading = false
+    /// Our close was out and the server's came (or it failed): the socket goes now.
+    var dropNow = false
     private var generator = SystemRandomNumberGenerator()
 
     init(host: String, path: String) {

@@ -4,6 +4,8 @@ public enum CloseReason: Sendable, Equatable, CustomStringConvertible {
     case connectFailed(String)
     /// The peer closed, or the socket was lost.
     case closed
+    /// The peer closed with a close frame: its code (none in an empty close) and its reason.
+    case closedByPeer(code: UInt16?, reason: String)
     /// This side closed it, saying why.
     case closedLocally(String)
     /// A message grew past the size cap and was dropped.
@@ -17,6 +19,8 @@ public enum CloseReason: Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .connectFailed(let why): return "connection failed: \(why)"
         case .closed: return "connection closed by peer"
+        case .closedByPeer(let code, let reason):
+            return "connection closed by peer" + (code.map { " (code \($0)" + (reason.isEmpty ? ")" : ": \(reason))") } ?? "")
         case .closedLocally(let why): return "closed: \(why)"
         case .messageTooLarge(let size, let limit):
             return "message of at least \(size) bytes is over the \(limit)-byte limit; dropped"

@@ -195,43 +195,58 @@ public final class WebSocketConnection: @unchecked Sendable {
         return readFrames(bytes, wsi: wsi)
     }
 
+    /// Hands on each frame's event until a close, from the peer or because of what it sent: nothing after that is
+    /// read. A failure is answered with a close frame saying why (RFC 6455 §7.1.7) before the socket is dropped.
     private func readFrames(_ bytes: UnsafeRawBufferPointer, wsi: OpaquePointer) -> Bool {
-        var keep = true
+        guard !client!.stoppedReading else { return true }
         do {
             try frameReader!.read(bytes) { event in
-                guard keep, !abortRequested, !isFinished else { return }
+                guard !client!.stoppedReading, !abortRequested, !isFinished else { return }
                 switch event {
                 case .message(let message, let isText):
-                    keep = deliver(message, isText: isText)
+                    if !deliver(message, isText: isText) { fail(code: 1007, wsi: wsi) }
                 case .ping(let payload):
+                    guard !client!.closeSent else { return }
                     client!.pong = payload
                     lws_callback_on_writable(wsi)
                 case .pong:
                     break
-                case .close(let code, _):
-                    client!.peerClosed = true
-                    if client!.closeSent {
-                        keep = false
-                    } else {
-                        client!.closeReply = code.map { WebSocketFrameWriter.closePayload(code: $0, reason: "") } ?? []
-                        lws_callback_on_writable(wsi)
+                case .close(let code, let reason):
+                    client!.stoppedReading = true
+                    if closeRequest == nil {
+                        closeReasonOverride = .closedByPeer(code: code, reason: String(decoding: reason, as: UTF8.self))
                     }
+                    if client!.closeSent { client!.dropNow = true }
+                    // Its code echoed (RFC 6455 §5.5.1); an empty close is answered with an empty one.
+                    client!.closeReply = code.map { WebSocketFrameWriter.closePayload(code: $0, reason: "") } ?? []
+                    lws_callback_on_writable(wsi)
                 }
             }
         } catch .tooLarge(let size, let limit) {
             closeReasonOverride = .messageTooLarge(size: size, limit: limit)
-            return false
+            fail(code: 1009, wsi: wsi)
         } catch {
             closeReasonOverride = .protocolViolation(error.description)
-            return false
+            fail(code: 1002, wsi: wsi)
         }
-        return keep
+        return !client!.dropNow
     }
 
-    /// Writes what is due, in one write: the upgrade request, or a pong, the next fragment and a close.
+    /// Fails the connection: nothing more is read, a close with `code` goes out, then the socket is dropped (within
+    /// two seconds if the socket never becomes writable). The reason is already set.
+    private func fail(code: UInt16, wsi: OpaquePointer) {
+        client!.stoppedReading = true
+        if client!.closeSent { client!.dropNow = true; return }
+        client!.closeReply = WebSocketFrameWriter.closePayload(code: code, reason: "")
+        lws_callback_on_writable(wsi)
+        lws_set_timeout(wsi, PENDING_TIMEOUT_CLOSE_SEND, 2)
+    }
+
+    /// Writes what is due, in one write: the upgrade request; or a pong, the next fragment and our close; or alone, the
+    /// close that answers the peer's or fails the connection (then the socket is dropped). Nothing after a close.
     /// False: close the socket now.
     func rawWriteable(wsi: OpaquePointer) -> Bool {
-        guard client != nil, !abortRequested else { return false }
+        guard client != nil, !abortRequested, !client!.dropNow else { return false }
         let pre = Int(clws_pre())
         writeBuffer.removeAll(keepingCapacity: true)
         writeBuffer.append(contentsOf: repeatElement(0, count: pre))
@@ -239,18 +254,17 @@ public final class WebSocketConnection: @unchecked Sendable {
         if !client!.requestSent {
             client!.requestSent = true
             writeBuffer.append(contentsOf: client!.handshake.request(host: client!.host, path: client!.path))
-        } else if isEstablished {
-            if let pong = client!.pong {
-                client!.pong = nil
-                WebSocketFrameWriter.append(.pong, payload: pong, mask: client!.nextMask(), to: &writeBuffer)
-            }
+        } else if isEstablished, !client!.closeSent {
             if let reply = client!.closeReply {
-                // The peer closed: its close is answered and the socket dropped; nothing else goes out.
                 client!.closeReply = nil
                 client!.closeSent = true
                 WebSocketFrameWriter.append(.close, payload: reply, mask: client!.nextMask(), to: &writeBuffer)
                 closeAfterWrite = true
-            } else if !client!.closeSent {
+            } else {
+                if let pong = client!.pong {
+                    client!.pong = nil
+                    WebSocketFrameWriter.append(.pong, payload: pong, mask: client!.nextMask(), to: &writeBuffer)
+                }
                 if let fragment = outgoing.next() {
                     WebSocketFrameWriter.append(fragment.isFirst ? .text : .continuation, isFinal: fragment.isLast,
                                                 payload: fragment.bytes, mask: client!.nextMask(), to: &writeBuffer)
@@ -273,7 +287,9 @@ public final class WebSocketConnection: @unchecked Sendable {
         }
         if writeBuffer.capacity > Self.keptWriteCapacity { writeBuffer = [] }
         if closeAfterWrite { return false }
-        if isEstablished, !client!.closeSent, !outgoing.isEmpty || closeRequest != nil { lws_callback_on_writable(wsi) }
+        if isEstablished, !client!.closeSent, !outgoing.isEmpty || closeRequest != nil || client!.closeReply != nil {
+            lws_callback_on_writable(wsi)
+        }
         return true
     }
 

@@ -6,7 +6,7 @@
 /// copied in one piece. Everything RFC 6455 requires a client to refuse is refused, with why: a masked frame, reserved
 /// bits (no extension is negotiated), an unknown opcode, a fragmented or oversized control frame, a continuation
 /// without a message or a message begun inside another, a 64-bit length with its top bit set, and a close frame of one
-/// byte. A message over `maximumSize` is refused as soon as its header says so: its bytes are never buffered.
+/// byte, with a code no peer may send, or with a reason that is not UTF-8. A message over `maximumSize` is refused as soon as its header says so: its bytes are never buffered.
 public struct WebSocketFrameReader: Sendable {
     public enum Event: Equatable, Sendable {
         /// A whole message: its fragments joined. Text is not checked for UTF-8 here (the connection does).
@@ -111,6 +111,15 @@ public struct WebSocketFrameReader: Sendable {
         }
     }
 
+    /// Whether a peer may put `code` in a close frame (RFC 6455 §7.4, and the IANA registry's 1012–1014): 1005, 1006
+    /// and 1015 only stand for "none", "dropped" and "TLS failed" locally; 1016–2999 are unassigned.
+    static func isSendable(closeCode code: UInt16) -> Bool {
+        switch code {
+        case 1000...1003, 1007...1014, 3000...4999: return true
+        default: return false
+        }
+    }
+
     /// How long a header is, from its first two bytes.
     private static func headerLength(_ first: UInt8, _ second: UInt8) -> Int {
         let masked = second & 0x80 != 0 ? 4 : 0
@@ -186,7 +195,10 @@ public struct WebSocketFrameReader: Sendable {
             let payload = current.control
             if payload.count == 1 { throw .protocolError("a close frame of one byte") }
             let code = payload.count >= 2 ? UInt16(payload[0]) << 8 | UInt16(payload[1]) : nil
-            handle(.close(code: code, reason: Array(payload.dropFirst(2))))
+            if let code, !Self.isSendable(closeCode: code) { throw .protocolError("a close frame with code \(code), which no peer may send") }
+            let reason = Array(payload.dropFirst(2))
+            if String(validating: reason, as: UTF8.self) == nil { throw .protocolError("a close frame whose reason is not UTF-8") }
+            handle(.close(code: code, reason: reason))
         case 0x9:
             handle(.ping(current.control))
         case 0xA:

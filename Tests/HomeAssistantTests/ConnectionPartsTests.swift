@@ -58,6 +58,34 @@ struct ConnectionPartsTests {
         #expect((reconnection.nextDelay(policy, random: 0.999_999) / .milliseconds(1)).rounded() == 1000)
     }
 
+    @Test func whatHomeAssistantSentKeepsTheBackOffCountingAndAnOrdinaryEndOfAReadyLinkStartsItOver() {
+        let sentByTheServer: [CloseReason] = [.messageTooLarge(size: 2, limit: 1), .invalidUTF8(size: 3),
+                                              .protocolViolation("WebSocket protocol error: a masked frame from the server")]
+        for reason in sentByTheServer {
+            #expect(!Reconnection.startsOver(after: reason, reachedReady: true), "\(reason)")
+        }
+        let ordinary: [CloseReason] = [.closed, .closedByPeer(code: 1001, reason: ""), .closedLocally("no pong"), .connectFailed("refused")]
+        for reason in ordinary {
+            #expect(Reconnection.startsOver(after: reason, reachedReady: true), "\(reason)")
+            #expect(!Reconnection.startsOver(after: reason, reachedReady: false), "\(reason)")
+        }
+    }
+
+    @Test func aReportedEventNeverCarriesTheToken() {
+        let token = "eyJhbGciOiJIUzI1NiJ9.secret"
+        let events: [ConnectionEvent] = [
+            .disconnected(reason: "the server answered the WebSocket upgrade with HTTP 500 \(token), not 101"),
+            .rejected(message: "bad \(token) and \(token)"), .warning("result: \(token)"),
+            .authenticated(haVersion: token), .waitingForStartup(coreState: token),
+            .missingEntity(MissingEntity(entityID: "sensor.\(token)", suggestion: token)),
+        ]
+        for event in events {
+            let redacted = event.redacting(token)
+            #expect(!redacted.description.contains(token) && redacted.description.contains("<token redacted>"), "\(redacted)")
+        }
+        #expect(ConnectionEvent.warning("a b c").redacting("b") == .warning("a b c"))
+    }
+
     @Test func subscribeEntitiesTakesTheFirstEventAsTheSnapshotAndTheRestAsChanges() throws {
         let following = EntitySubscription(EntitySelection(entityIDs: ["sensor.a", "sensor.b"]))
         #expect(following.subscription == ["type": "subscribe_entities", "entity_ids": ["sensor.a", "sensor.b"]])

@@ -147,6 +147,8 @@ struct ConnectionTests {
         #expect(await log.wait { $0.contains { $0.isReady } })
         await simulator.dropConnections()
         #expect(await log.wait { $0.filter { $0.isReady }.count == 2 })
+        // A server that quotes the presented token back: it is masked before anything reports it.
+        await simulator.setEchoesTokens(true)
         let rejectedLog = EventLog()
         let rejected = try makeConnection(to: simulator, token: "bad-secret-token-77", log: rejectedLog)
         let rejectedRun = await rejected.started(entityIDs: nil)
@@ -155,6 +157,7 @@ struct ConnectionTests {
             + "\(connection.configuration)" + "\(rejected.configuration.token)"
         #expect(!everything.contains(simulatorToken))
         #expect(!everything.contains("bad-secret-token-77"))
+        #expect(rejectedLog.lines.contains { $0.contains("Invalid access token or password: <token redacted>") }, "\(rejectedLog.lines)")
         await connectionRun.stop()
         await rejectedRun.stop()
     }

@@ -150,7 +150,8 @@ import Testing
             seen.withLock { $0.append("socket closed: \(server.peerClosed())") }
         }
         defer { loop.shutdown() }
-        #expect(recorder.waitClosed() == .closed)
+        #expect(recorder.waitClosed() == .closedByPeer(code: 1001, reason: "restarting"))
+        #expect(recorder.closed.withLock { $0 }?.description == "connection closed by peer (code 1001: restarting)")
         #expect(recorder.messages.withLock { $0 } == [Array("one".utf8), Array("two".utf8)])
         #expect(seen.withLock { $0 } == ["GET /api/websocket HTTP/1.1", "pong 10 true are you there", "close 8 true [3, 233]", "socket closed: true"])
     }
@@ -184,26 +185,66 @@ import Testing
     }
 
     @Test(arguments: [
-        (WebSocketFrameReaderTests.frame(0x1, Array("hi".utf8), mask: [9, 9, 9, 9]), CloseReason.protocolViolation("WebSocket protocol error: a masked frame from the server")),
-        (WebSocketFrameReaderTests.frame(0x1, [0xC0, 0x80]), .invalidUTF8(size: 2)),
-        (WebSocketFrameReaderTests.frame(0x2, [UInt8](repeating: 1, count: 70_000)), .messageTooLarge(size: 70_000, limit: 65_536)),
+        (WebSocketFrameReaderTests.frame(0x1, Array("hi".utf8), mask: [9, 9, 9, 9]), CloseReason.protocolViolation("WebSocket protocol error: a masked frame from the server"), UInt16(1002)),
+        (WebSocketFrameReaderTests.frame(0x1, [0xC0, 0x80]), .invalidUTF8(size: 2), 1007),
+        (WebSocketFrameReaderTests.frame(0x2, [UInt8](repeating: 1, count: 70_000)), .messageTooLarge(size: 70_000, limit: 65_536), 1009),
     ])
-    func aBadFrameFailsTheConnectionSayingWhy(frame: [UInt8], reason: CloseReason) throws {
+    func aBadFrameFailsTheConnectionWithACloseSayingWhy(frame: [UInt8], reason: CloseReason, code: UInt16) throws {
         let server = try ScriptedServer()
         let recorder = Recorder()
-        let dropped = Locked(false)
+        let seen = Locked<[String]>([])
         let loop = try run(server, recorder: recorder) { server in
             server.accept()
             guard let request = server.readRequest() else { return }
             server.upgrade(request)
-            server.send(WebSocketFrameReaderTests.frame(0x1, Array("fine".utf8)) + frame + WebSocketFrameReaderTests.frame(0x1, Array("after".utf8)))
-            let closed = server.peerClosed()
-            dropped.withLock { $0 = closed }
+            // What follows the bad frame (a message, a ping) is never read.
+            server.send(WebSocketFrameReaderTests.frame(0x1, Array("fine".utf8)) + frame + WebSocketFrameReaderTests.frame(0x1, Array("after".utf8))
+                        + WebSocketFrameReaderTests.frame(0x9, []))
+            while let frame = server.readFrame() { seen.withLock { $0.append("\(frame.opcode) \(frame.payload)") } }
         }
         defer { loop.shutdown() }
         #expect(recorder.waitClosed() == reason)
         #expect(recorder.messages.withLock { $0 } == [Array("fine".utf8)])
-        #expect(dropped.withLock { $0 })
+        #expect(seen.withLock { $0 } == ["8 \([UInt8(code >> 8), UInt8(code & 0xFF)])"])
+    }
+
+    @Test func nothingIsReadOrAnsweredAfterTheServersClose() throws {
+        let server = try ScriptedServer()
+        let recorder = Recorder()
+        let seen = Locked<[String]>([])
+        let loop = try run(server, recorder: recorder) { server in
+            server.accept()
+            guard let request = server.readRequest() else { return }
+            server.upgrade(request)
+            server.send(WebSocketFrameReaderTests.frame(0x8, [0x03, 0xE8] + Array("bye".utf8))
+                        + WebSocketFrameReaderTests.frame(0x1, Array("late".utf8)) + WebSocketFrameReaderTests.frame(0x9, Array("late".utf8)))
+            while let frame = server.readFrame() { seen.withLock { $0.append("\(frame.opcode) \(frame.payload)") } }
+        }
+        defer { loop.shutdown() }
+        #expect(recorder.waitClosed() == .closedByPeer(code: 1000, reason: "bye"))
+        #expect(recorder.messages.withLock { $0 }.isEmpty)
+        #expect(seen.withLock { $0 } == ["8 [3, 232]"])
+    }
+
+    @Test func afterItsOwnCloseTheClientAnswersNoPing() throws {
+        let server = try ScriptedServer()
+        let recorder = Recorder()
+        recorder.onOpen = { $0.close(reason: "stopping") }
+        let seen = Locked<[String]>([])
+        let loop = try run(server, recorder: recorder) { server in
+            server.accept()
+            guard let request = server.readRequest() else { return }
+            server.upgrade(request)
+            guard let close = server.readFrame() else { return }
+            seen.withLock { $0.append("\(close.opcode)") }
+            // Pings after the client's close, then the server's own close: nothing more may come from the client.
+            server.send(WebSocketFrameReaderTests.frame(0x9, Array("a".utf8)) + WebSocketFrameReaderTests.frame(0x9, Array("b".utf8))
+                        + WebSocketFrameReaderTests.frame(0x8, [0x03, 0xE8]))
+            while let frame = server.readFrame() { seen.withLock { $0.append("\(frame.opcode)") } }
+        }
+        defer { loop.shutdown() }
+        #expect(recorder.waitClosed() == .closedLocally("stopping"))
+        #expect(seen.withLock { $0 } == ["8"])
     }
 
     @Test(arguments: [

@@ -68,6 +68,12 @@ struct WebSocketFrameReaderTests {
         ]
         for cut in 0..<bytes.count { #expect(Self.read(bytes, cuts: [cut, cut + 3]).events == expected, "cut at \(cut)") }
         #expect(Self.read(Self.frame(0x8, [])).events == [.close(code: nil, reason: [])])
+        for code: UInt16 in [1000, 1001, 1003, 1007, 1011, 1014, 3000, 4999] {
+            #expect(Self.read(Self.frame(0x8, [UInt8(code >> 8), UInt8(code & 0xFF)])).events == [.close(code: code, reason: [])])
+        }
+        for code: UInt16 in [0, 999, 1004, 1005, 1006, 1015, 1016, 2999, 5000, 65535] {
+            #expect(Self.read(Self.frame(0x8, [UInt8(code >> 8), UInt8(code & 0xFF)])).failure != nil, "code \(code)")
+        }
     }
 
     @Test(arguments: [
@@ -80,6 +86,11 @@ struct WebSocketFrameReaderTests {
         (frame(0x0, text), "a continuation frame with no message begun"),
         (frame(0x1, text, final: false) + frame(0x1, text), "a new message (opcode 1) before the last one ended"),
         (frame(0x8, [0x03]), "a close frame of one byte"),
+        (frame(0x8, [0x03, 0xED]), "a close frame with code 1005, which no peer may send"),
+        (frame(0x8, [0x03, 0xEE]), "a close frame with code 1006, which no peer may send"),
+        (frame(0x8, [0x03, 0xE7]), "a close frame with code 999, which no peer may send"),
+        (frame(0x8, [0x13, 0x88]), "a close frame with code 5000, which no peer may send"),
+        (frame(0x8, [0x03, 0xE8, 0xFF, 0xFE]), "a close frame whose reason is not UTF-8"),
         ([0x82, 127, 0x80, 0, 0, 0, 0, 0, 0, 0], "a 64-bit length with its top bit set"),
     ])
     func whatAClientMustRefuseIsRefusedWithWhy(bytes: [UInt8], why: String) {
