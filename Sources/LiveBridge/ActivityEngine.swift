@@ -24,6 +24,8 @@ public struct ActivityEngine: Sendable {
     private var readers = ReaderIndex([])
     /// Each activity's position in `rules.activities`; the arrays below are by position.
     private var positions: [String: Int] = [:]
+    /// What a change's evaluation reads of each activity, together, and the distinct conditions.
+    private var facts = ActivityFacts([])
     /// Whether `active_when` held at the last evaluation.
     private var active: [Bool] = []
     /// How many of the activity's targets were told of a change and have not pulled its payload yet: while all of them
@@ -65,6 +67,7 @@ public struct ActivityEngine: Sendable {
         let activities = rules.activities
         readers = ReaderIndex(activities)
         positions = Dictionary(activities.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { first, _ in first })
+        facts = ActivityFacts(activities)
         active = activities.map { ids.contains($0.id) }
         awaitingPull = Array(repeating: 0, count: activities.count)
         touchedIn = Array(repeating: 0, count: activities.count)
@@ -262,19 +265,22 @@ public struct ActivityEngine: Sendable {
         var found: [String] = []
         var evaluated = 0
         let context = EvaluationContext(states: states, order: order, now: now, renderedByHomeAssistant: rendered, home: home)
+        var conditions = ActivityFacts.Values(facts)
         for position in positions {
             if let deadline, evaluated > 0, ContinuousClock.now >= deadline { break }
             evaluated += 1
-            let rule = rules.activities[position]
+            // The common path (still active, its targets already told) reads only `facts`, not the rule.
+            let fact = facts.facts[position]
             var issues: [PayloadIssue] = []
             defer {
                 // Nearly every evaluation has no problem and none on record: nothing to look up then.
                 if !issues.isEmpty || problems.count > 0 {
-                    found += problems.newProblems(activity: rule.id, issues).map { "activity \(rule.id): \($0)" }
+                    let id = rules.activities[position].id
+                    found += problems.newProblems(activity: id, issues).map { "activity \(id): \($0)" }
                 }
             }
             let isActive: Bool
-            switch ActivityRenderer.isActive(rule, in: context) {
+            switch conditions.value(of: fact.condition, in: context) {
             case .success(let value): isActive = value
             case .failure(let error):
                 issues.append(PayloadIssue(path: "active_when", error.message))
@@ -286,6 +292,7 @@ public struct ActivityEngine: Sendable {
             case (false, false):
                 continue
             case (true, false):
+                let rule = rules.activities[position]
                 if let until = holdEndsUntil, now < until, holdable.contains(position), looksLikeStartingUp(rule) {
                     // Perhaps only Home Assistant starting: kept until the hold is over.
                     active[position] = true
@@ -301,13 +308,15 @@ public struct ActivityEngine: Sendable {
             case (true, true):
                 if !held.isEmpty { held.remove(position) }
                 // Only what decides urgency is evaluated now: an Island Pulse status turning to failed.
-                let urgent = ActivityRenderer.isUrgent(rule, in: context)
+                let urgent = fact.hasStatus && ActivityRenderer.isUrgent(rules.activities[position], in: context)
                 // The dispatcher already knows and renders from the newest states when it pulls; a debounce, though,
                 // starts again with every change.
-                if awaitingPull[position] == rule.targets.count && !urgent && rule.budget.debounce == .zero { continue }
+                if awaitingPull[position] == Int(fact.targets) && !urgent && !fact.restartsDebounce { continue }
+                let rule = rules.activities[position]
                 awaitingPull[position] = rule.targets.count
                 for target in rule.targets { commands.append(command(rule, target, .changed(urgent: urgent))) }
             case (false, true):
+                let rule = rules.activities[position]
                 awaitingPull[position] = 0
                 var starts: [Command] = []
                 for target in rule.targets {

@@ -16,6 +16,8 @@ public final class ActivityRule: Sendable {
     let onEnd: FieldTree?
     /// Island Pulse status, a constant or a template.
     let status: FieldTree?
+    /// Whether it has a status (whose turn to `failed` is urgent: `ActivityRenderer.isUrgent`).
+    public var hasStatus: Bool { status != nil }
     public let budget: UpdateBudget
     public let location: SourceLocation
     /// The entity `icon: auto` looks at; else the first entity `active_when` reads.

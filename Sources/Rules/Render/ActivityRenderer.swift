@@ -10,7 +10,12 @@ public enum ActivityRenderer {
     public static let contentLimit = 4096
 
     public static func isActive(_ rule: ActivityRule, in context: EvaluationContext) -> Result<Bool, EvaluationError> {
-        do { return .success(try rule.activeWhen.evaluate(in: context).isTruthy) } catch { return .failure(error) }
+        isActive(rule.activeWhen, in: context)
+    }
+
+    /// Whether an `active_when` condition holds: its value's truth, as Jinja's `if` takes it.
+    public static func isActive(_ condition: Template, in context: EvaluationContext) -> Result<Bool, EvaluationError> {
+        do { return .success(try condition.evaluate(in: context).isTruthy) } catch { return .failure(error) }
     }
 
     /// The request for `phase`, or every problem that stops it (invalid payloads are never sent).

@@ -1,0 +1,75 @@
+import Dispatcher
+import Foundation
+import HomeAssistant
+import JSON
+@testable import LiveBridge
+import Rules
+import Testing
+
+/// What the engine reads of each activity on the common path, laid out apart from the rules: activities sharing an
+/// `active_when` share its evaluation, and each keeps its own targets and debounce.
+struct ActivityFactsTests {
+    static let rules = """
+        backends:
+          aivi: { type: aivi, token: t }
+          aivi2: { type: aivi, token: u }
+        defaults: { backend: aivi, debounce: 0s }
+        activities:
+          washer:
+            active_when: "{{ is_state('sensor.washer', 'on') }}"
+            template: generic
+            progress: 0.5
+          washer_debounced:
+            active_when: "{{ is_state('sensor.washer', 'on') }}"
+            template: generic
+            progress: 0.5
+            debounce: 2s
+          washer_twice:
+            backend: [aivi, aivi2]
+            active_when: "{{ is_state('sensor.washer', 'on') }}"
+            template: generic
+            progress: 0.5
+          dryer:
+            active_when: "{{ is_state('sensor.dryer', 'on') }}"
+            template: generic
+            progress: 0.5
+
+        """
+
+    func load(_ text: String) throws -> RulesFile {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("livebridge-facts-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try text.write(toFile: folder + "/rules.yaml", atomically: true, encoding: .utf8)
+        return try RulesLoader.load(file: folder + "/rules.yaml", environment: [:]).get()
+    }
+
+    func change(_ id: String, _ state: String, _ n: Double) -> [EntityChange] {
+        [.updated(EntityState(entityID: id, state: state, attributes: ["n": .double(n)], lastChanged: 0))]
+    }
+
+    func events(_ commands: [ActivityEngine.Command]) -> [String] { commands.map { "\($0.activity) \($0.event.name)" }.sorted() }
+
+    @Test func sharedConditionsAreOneAndEachActivityKeepsItsOwnFacts() throws {
+        let rules = try load(Self.rules)
+        let facts = ActivityFacts(rules.activities)
+        #expect(facts.conditions.map(\.source) == ["{{ is_state('sensor.washer', 'on') }}", "{{ is_state('sensor.dryer', 'on') }}"])
+        #expect(facts.facts.map(\.condition) == [0, 0, 0, 1])
+        #expect(facts.facts.map(\.targets) == [1, 1, 2, 1])
+        #expect(facts.facts.map(\.restartsDebounce) == [false, true, false, false])
+        #expect(facts.facts.map(\.hasStatus) == [false, false, false, false])
+    }
+
+    @Test func activitiesSharingAConditionStartChangeAndEndEachByItsOwnRules() throws {
+        var engine = ActivityEngine(rules: try load(Self.rules))
+        let starts = events(engine.evaluate(changes: change("sensor.washer", "on", 1), now: 0).commands)
+        #expect(starts == ["washer start", "washer_debounced start", "washer_twice start", "washer_twice start"])
+        // The first change after the start is told to every target.
+        #expect(events(engine.evaluate(changes: change("sensor.washer", "on", 2), now: 1).commands)
+                == ["washer update", "washer_debounced update", "washer_twice update", "washer_twice update"])
+        // While every target waits to pull, a change is told again only where it restarts a debounce.
+        #expect(events(engine.evaluate(changes: change("sensor.washer", "on", 3), now: 2).commands) == ["washer_debounced update"])
+        #expect(events(engine.evaluate(changes: change("sensor.washer", "off", 4), now: 3).commands)
+                == ["washer end", "washer_debounced end", "washer_twice end", "washer_twice end"])
+        #expect(engine.evaluate(changes: change("sensor.dryer", "off", 1), now: 4).commands.isEmpty)
+    }
+}
