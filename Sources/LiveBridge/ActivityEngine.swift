@@ -26,6 +26,8 @@ public struct ActivityEngine: Sendable {
     private var positions: [String: Int] = [:]
     /// What a change's evaluation reads of each activity, together, and the distinct conditions.
     private var facts = ActivityFacts([])
+    /// The conditions' values in the context being evaluated.
+    private var conditionValues = ActivityFacts.Values()
     /// Whether `active_when` held at the last evaluation.
     private var active: [Bool] = []
     /// How many of the activity's targets were told of a change and have not pulled its payload yet: while all of them
@@ -265,7 +267,7 @@ public struct ActivityEngine: Sendable {
         var found: [String] = []
         var evaluated = 0
         let context = EvaluationContext(states: states, order: order, now: now, renderedByHomeAssistant: rendered, home: home)
-        var conditions = ActivityFacts.Values(facts)
+        conditionValues.begin(facts)
         for position in positions {
             if let deadline, evaluated > 0, ContinuousClock.now >= deadline { break }
             evaluated += 1
@@ -280,7 +282,7 @@ public struct ActivityEngine: Sendable {
                 }
             }
             let isActive: Bool
-            switch conditions.value(of: fact.condition, in: context) {
+            switch conditionValues.value(of: fact.condition, in: facts, context: context) {
             case .success(let value): isActive = value
             case .failure(let error):
                 issues.append(PayloadIssue(path: "active_when", error.message))

@@ -44,21 +44,33 @@ struct ActivityFacts: Sendable {
         self.conditions = conditions
     }
 
-    /// The values of the conditions in one context, each evaluated at most once.
+    /// The values of the conditions in one context, each evaluated at most once. Kept by the engine from one context
+    /// to the next (`begin` starts another): a change that reaches one activity costs no array sized to every rule.
     struct Values {
-        private let conditions: [Template]
-        private var known: [Result<Bool, EvaluationError>?]
+        private var known: [Result<Bool, EvaluationError>?] = []
+        private var stamps: [UInt32] = []
+        private var stamp: UInt32 = 0
 
-        init(_ facts: ActivityFacts) {
-            conditions = facts.conditions
-            known = Array(repeating: nil, count: facts.conditions.count)
+        /// A new context: every value known so far is stale.
+        mutating func begin(_ facts: ActivityFacts) {
+            if known.count != facts.conditions.count {
+                known = Array(repeating: nil, count: facts.conditions.count)
+                stamps = Array(repeating: 0, count: facts.conditions.count)
+                stamp = 0
+            }
+            stamp &+= 1
+            if stamp == 0 {
+                stamps = Array(repeating: 0, count: stamps.count)
+                stamp = 1
+            }
         }
 
-        mutating func value(of condition: Int32, in context: EvaluationContext) -> Result<Bool, EvaluationError> {
+        mutating func value(of condition: Int32, in facts: ActivityFacts, context: EvaluationContext) -> Result<Bool, EvaluationError> {
             let index = Int(condition)
-            if let value = known[index] { return value }
-            let value = ActivityRenderer.isActive(conditions[index], in: context)
+            if stamps[index] == stamp, let value = known[index] { return value }
+            let value = ActivityRenderer.isActive(facts.conditions[index], in: context)
             known[index] = value
+            stamps[index] = stamp
             return value
         }
     }

@@ -188,7 +188,7 @@ public final class WebSocketConnection: @unchecked Sendable {
                 isEstablished = true
                 delegate?.connectionDidOpen(self)
                 if isFinished || abortRequested { return !abortRequested }
-                if closeRequest != nil { lws_callback_on_writable(wsi) }
+                if closeRequest != nil || !outgoing.isEmpty { lws_callback_on_writable(wsi) }
                 return rest.withUnsafeBytes { readFrames($0, wsi: wsi) }
             }
         }
@@ -222,12 +222,17 @@ public final class WebSocketConnection: @unchecked Sendable {
                     lws_callback_on_writable(wsi)
                 }
             }
-        } catch .tooLarge(let size, let limit) {
-            closeReasonOverride = .messageTooLarge(size: size, limit: limit)
-            fail(code: 1009, wsi: wsi)
         } catch {
-            closeReasonOverride = .protocolViolation(error.description)
-            fail(code: 1002, wsi: wsi)
+            // A frame broken after the connection already ended or failed (in the same read) changes nothing.
+            guard !client!.stoppedReading, !abortRequested, !isFinished else { return !client!.dropNow }
+            switch error {
+            case .tooLarge(let size, let limit):
+                closeReasonOverride = .messageTooLarge(size: size, limit: limit)
+                fail(code: 1009, wsi: wsi)
+            case .protocolError:
+                closeReasonOverride = .protocolViolation(error.description)
+                fail(code: 1002, wsi: wsi)
+            }
         }
         return !client!.dropNow
     }

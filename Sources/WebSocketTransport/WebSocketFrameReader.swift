@@ -43,6 +43,8 @@ public struct WebSocketFrameReader: Sendable {
     private var messageIsText: Bool?
     /// Set after a failure: nothing more is read.
     private var failed = false
+    /// Set once a close frame is read: the bytes after it are ignored.
+    private var closed = false
 
     private struct Frame {
         let opcode: UInt8
@@ -62,6 +64,8 @@ public struct WebSocketFrameReader: Sendable {
     /// Reads `bytes`, handing each complete event to `handle` in order. A failure stops the reader for good.
     public mutating func read(_ bytes: UnsafeRawBufferPointer, _ handle: (Event) -> Void) throws(ReadError) {
         guard !failed else { throw .protocolError("the connection already failed") }
+        // Nothing follows a close (RFC 6455 §5.5.1): what comes after it is not read.
+        guard !closed else { return }
         do {
             try readAll(bytes, handle)
         } catch {
@@ -75,7 +79,7 @@ public struct WebSocketFrameReader: Sendable {
     private mutating func readAll(_ bytes: UnsafeRawBufferPointer, _ handle: (Event) -> Void) throws(ReadError) {
         var offset = 0
         let count = bytes.count
-        while offset < count {
+        while offset < count, !closed {
             if frame == nil {
                 // Fast path: a whole header in this read.
                 let available = count - offset
@@ -198,6 +202,7 @@ public struct WebSocketFrameReader: Sendable {
             if let code, !Self.isSendable(closeCode: code) { throw .protocolError("a close frame with code \(code), which no peer may send") }
             let reason = Array(payload.dropFirst(2))
             if String(validating: reason, as: UTF8.self) == nil { throw .protocolError("a close frame whose reason is not UTF-8") }
+            closed = true
             handle(.close(code: code, reason: reason))
         case 0x9:
             handle(.ping(current.control))

@@ -226,6 +226,22 @@ import Testing
         #expect(seen.withLock { $0 } == ["8 [3, 232]"])
     }
 
+    @Test func aBrokenFrameAfterTheServersCloseDoesNotTurnItIntoAFailure() throws {
+        let server = try ScriptedServer()
+        let recorder = Recorder()
+        let seen = Locked<[String]>([])
+        let loop = try run(server, recorder: recorder) { server in
+            server.accept()
+            guard let request = server.readRequest() else { return }
+            server.upgrade(request)
+            server.send(WebSocketFrameReaderTests.frame(0x8, [0x03, 0xE9] + Array("restarting".utf8)) + [0xC1, 0x00])
+            while let frame = server.readFrame() { seen.withLock { $0.append("\(frame.opcode) \(frame.payload)") } }
+        }
+        defer { loop.shutdown() }
+        #expect(recorder.waitClosed() == .closedByPeer(code: 1001, reason: "restarting"))
+        #expect(seen.withLock { $0 } == ["8 [3, 233]"])
+    }
+
     @Test func afterItsOwnCloseTheClientAnswersNoPing() throws {
         let server = try ScriptedServer()
         let recorder = Recorder()

@@ -112,6 +112,14 @@ struct WebSocketFrameReaderTests {
         #expect(Self.read(Self.frame(0x1, [UInt8](repeating: 0x61, count: 1000)), limit: 1000).events.count == 1)
     }
 
+    @Test func nothingAfterACloseIsRead() {
+        // A close, then a frame that would fail: the reader stops at the close, in the same read or a later one.
+        let bytes = Self.frame(0x8, [0x03, 0xE9]) + [0xC1, 0x00] + Self.frame(0x1, Self.text)
+        #expect(Self.read(bytes).events == [.close(code: 1001, reason: [])])
+        #expect(Self.read(bytes).failure == nil)
+        #expect(Self.read(bytes, cuts: [4, 5]).failure == nil)
+    }
+
     @Test func afterAFailureNothingMoreIsRead() {
         var reader = WebSocketFrameReader(maximumSize: 100)
         let bad = Self.frame(0x3, [])
