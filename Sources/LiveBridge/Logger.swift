@@ -53,9 +53,12 @@ public final class Logger: Sendable {
     /// Takes libwebsockets' own lines (a failed TLS handshake, a socket it could not open) as this logger's, so
     /// `--log-format json` stays one JSON object per line. Process-wide: libwebsockets keeps one log hook.
     public func takeLibraryLogs() {
-        LibWebSocketsLog.route { [self] line, isError in
-            log(isError ? .error : .warning, "libwebsockets", ["detail": line])
-        }
+        LibWebSocketsLog.route(to: libraryLogHandler)
+    }
+
+    /// How a libwebsockets line becomes this logger's: an error or a warning named `libwebsockets`, the line as detail.
+    var libraryLogHandler: LibWebSocketsLog.Handler {
+        { [self] line, isError in log(isError ? .error : .warning, "libwebsockets", ["detail": line]) }
     }
 
     /// A logfmt value: bare when it is printable ASCII without space, `"`, `=` or `\\`; else quoted and escaped.

@@ -27,12 +27,18 @@ public enum LibWebSocketsLog {
     }()
 
     static func emit(level: Int32, line raw: String) {
+        emit(level: level, line: raw, to: handler.withLock { $0 })
+    }
+
+    /// A line to `target` (nil: stderr), without its line ends; an empty line is dropped. Tests pass their own target:
+    /// the process-wide route is any running daemon's.
+    static func emit(level: Int32, line raw: String, to target: Handler?) {
         var line = Substring(raw)
         while line.last == "\n" || line.last == "\r" { line = line.dropLast() }
         guard !line.isEmpty else { return }
         let isError = level & LLL_ERR != 0
-        if let handler = handler.withLock({ $0 }) {
-            handler(String(line), isError)
+        if let target {
+            target(String(line), isError)
         } else {
             StandardStream.error.write("libwebsockets: \(line)\n")
         }
