@@ -30,7 +30,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     /// `state.json` through the loader's checks: no entry may come out with a clear its backend would never send.
     case stateFile
     /// What a WebSocket server sends a client: the upgrade's answer, then frames. The first byte sets how the rest is
-    /// cut into reads; the frames read in those pieces must give what they give read at once.
+    /// cut into reads, and (its top bit) whether the rest follows a good answer in the same read; the frames read in
+    /// pieces must give what they give read at once.
     case webSocket
     /// A `livebridge_activity` event's data through the event path's checks: no request may leave its backend's grammar.
     case events
@@ -104,9 +105,18 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             }
         case .webSocket:
             guard let first = bytes.first else { return }
-            let rest = Array(bytes.dropFirst())
+            var rest = Array(bytes.dropFirst())
             var handshake = WebSocketHandshake(nonce: Array("the sample nonce".utf8))
-            _ = rest.withUnsafeBytes { handshake.read($0) }
+            if first & 0x80 != 0 {
+                // A good answer, the input after it in the same read: the frames are what the handshake leaves over.
+                let answer = "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                    + "Sec-WebSocket-Accept: \(WebSocketHandshake.expectedAccept(for: handshake.key))\r\n\r\n"
+                let outcome = (Array(answer.utf8) + rest).withUnsafeBytes { handshake.read($0) }
+                guard case .upgraded(let leftOver) = outcome, leftOver == rest else { fatalError("a good answer gave \(outcome)") }
+                rest = leftOver
+            } else {
+                _ = rest.withUnsafeBytes { handshake.read($0) }
+            }
             func frames(readsOf size: Int) -> ([WebSocketFrameReader.Event], WebSocketFrameReader.ReadError?) {
                 var reader = WebSocketFrameReader(maximumSize: 4096)
                 var events: [WebSocketFrameReader.Event] = []

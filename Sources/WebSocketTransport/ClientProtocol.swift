@@ -1,9 +1,9 @@
 /// What a client connection holds of the protocol it speaks itself: the upgrade, what it owes the server (a pong, the
 /// answer to a close) and how far the closing handshake has gone. Confined to the connection's loop.
 struct ClientProtocol {
-    let host: String
-    let path: String
     var handshake: WebSocketHandshake
+    /// The upgrade request, made once.
+    let request: [UInt8]
     var requestSent = false
     /// The latest ping's payload, to answer (RFC 6455 §5.5.3: answering the latest of several is enough).
     var pong: [UInt8]?
@@ -18,9 +18,8 @@ struct ClientProtocol {
     private var generator = SystemRandomNumberGenerator()
 
     init(host: String, path: String) {
-        self.host = host
-        self.path = path
         handshake = WebSocketHandshake(nonce: WebSocketHandshake.randomNonce())
+        request = handshake.request(host: host, path: path)
     }
 
     /// A fresh masking key for each frame, from the system's random source (RFC 6455 §5.3: unpredictable).

@@ -258,7 +258,7 @@ public final class WebSocketConnection: @unchecked Sendable {
         var closeAfterWrite = false
         if !client!.requestSent {
             client!.requestSent = true
-            writeBuffer.append(contentsOf: client!.handshake.request(host: client!.host, path: client!.path))
+            writeBuffer.append(contentsOf: client!.request)
         } else if isEstablished, !client!.closeSent {
             if let reply = client!.closeReply {
                 client!.closeReply = nil

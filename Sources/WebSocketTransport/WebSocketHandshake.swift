@@ -78,16 +78,16 @@ public struct WebSocketHandshake: Sendable {
         return nil
     }
 
-    /// Why the answer is not an upgrade, or nil when it is. The server's own text is quoted in a bounded, printable form.
+    /// Why the answer is not an upgrade, or nil when it is. The server's own text is quoted (`OutsideText.quoted`).
     private func check(_ head: String) -> String? {
         let lines = head.split(separator: "\r\n", omittingEmptySubsequences: true)
         guard let statusLine = lines.first else { return "the server gave an empty answer to the WebSocket upgrade" }
         let parts = statusLine.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: true)
         guard parts.count >= 2, parts[0].hasPrefix("HTTP/1.") else {
-            return "the server did not answer the WebSocket upgrade in HTTP (\(Self.quoted(statusLine)))"
+            return "the server did not answer the WebSocket upgrade in HTTP (\(OutsideText.quoted(String(statusLine))))"
         }
         guard parts[1] == "101" else {
-            return "the server answered the WebSocket upgrade with HTTP \(Self.quoted(parts.dropFirst().joined(separator: " "))), not 101"
+            return "the server answered the WebSocket upgrade with HTTP \(OutsideText.quoted(parts.dropFirst().joined(separator: " "))), not 101"
         }
         var headers: [String: String] = [:]
         for line in lines.dropFirst() {
@@ -97,30 +97,21 @@ public struct WebSocketHandshake: Sendable {
             headers[name] = headers[name].map { $0 + "," + value } ?? value
         }
         guard let upgrade = headers["upgrade"], upgrade.lowercased() == "websocket" else {
-            return "the server's 101 answer has Upgrade: \(Self.quoted(headers["upgrade"] ?? "(none)")), not websocket"
+            return "the server's 101 answer has Upgrade: \((headers["upgrade"].map { OutsideText.quoted($0) } ?? "none")), not websocket"
         }
         let connection = (headers["connection"] ?? "").lowercased().split(separator: ",").map { $0.trimmingSpaces() }
         guard connection.contains("upgrade") else {
-            return "the server's 101 answer has Connection: \(Self.quoted(headers["connection"] ?? "(none)")), not upgrade"
+            return "the server's 101 answer has Connection: \((headers["connection"].map { OutsideText.quoted($0) } ?? "none")), not upgrade"
         }
         guard headers["sec-websocket-accept"] == Self.expectedAccept(for: key) else {
-            return "the server's 101 answer has the wrong Sec-WebSocket-Accept (\(Self.quoted(headers["sec-websocket-accept"] ?? "(none)")))"
+            return "the server's 101 answer has the wrong Sec-WebSocket-Accept (\((headers["sec-websocket-accept"].map { OutsideText.quoted($0) } ?? "none")))"
         }
         if let extensions = headers["sec-websocket-extensions"], !extensions.isEmpty {
-            return "the server's 101 answer agrees to extensions not asked for (\(Self.quoted(extensions)))"
+            return "the server's 101 answer agrees to extensions not asked for (\(OutsideText.quoted(extensions)))"
         }
         if let subprotocol = headers["sec-websocket-protocol"], !subprotocol.isEmpty {
-            return "the server's 101 answer names a subprotocol not asked for (\(Self.quoted(subprotocol)))"
+            return "the server's 101 answer names a subprotocol not asked for (\(OutsideText.quoted(subprotocol)))"
         }
         return nil
-    }
-
-    /// The server's text in an error: printable ASCII only, at most 80 characters.
-    private static func quoted<S: StringProtocol>(_ text: S) -> String {
-        var out = ""
-        for scalar in text.unicodeScalars.prefix(80) {
-            out.unicodeScalars.append(scalar.value >= 0x20 && scalar.value < 0x7F ? scalar : "?")
-        }
-        return out + (text.unicodeScalars.count > 80 ? "…" : "")
     }
 }

@@ -131,6 +131,24 @@ import Testing
         return loop
     }
 
+    /// Upgrades, sends `bytes` at once, and returns every frame the client sent back ("opcode payload") until it
+    /// dropped the socket, with how the client's connection ended.
+    func framesAnswering(_ bytes: [UInt8]) throws -> (frames: [String], reason: CloseReason?, messages: [[UInt8]]) {
+        let server = try ScriptedServer()
+        let recorder = Recorder()
+        let seen = Locked<[String]>([])
+        let loop = try run(server, recorder: recorder) { server in
+            server.accept()
+            guard let request = server.readRequest() else { return }
+            server.upgrade(request)
+            server.send(bytes)
+            while let frame = server.readFrame() { seen.withLock { $0.append("\(frame.opcode) \(frame.payload)") } }
+        }
+        defer { loop.shutdown() }
+        let reason = recorder.waitClosed()
+        return (seen.withLock { $0 }, reason, recorder.messages.withLock { $0 })
+    }
+
     @Test func pingsAreAnsweredMaskedAndAServerCloseIsAnsweredWithItsCode() throws {
         let server = try ScriptedServer()
         let recorder = Recorder()
@@ -190,56 +208,26 @@ import Testing
         (WebSocketFrameReaderTests.frame(0x2, [UInt8](repeating: 1, count: 70_000)), .messageTooLarge(size: 70_000, limit: 65_536), 1009),
     ])
     func aBadFrameFailsTheConnectionWithACloseSayingWhy(frame: [UInt8], reason: CloseReason, code: UInt16) throws {
-        let server = try ScriptedServer()
-        let recorder = Recorder()
-        let seen = Locked<[String]>([])
-        let loop = try run(server, recorder: recorder) { server in
-            server.accept()
-            guard let request = server.readRequest() else { return }
-            server.upgrade(request)
-            // What follows the bad frame (a message, a ping) is never read.
-            server.send(WebSocketFrameReaderTests.frame(0x1, Array("fine".utf8)) + frame + WebSocketFrameReaderTests.frame(0x1, Array("after".utf8))
-                        + WebSocketFrameReaderTests.frame(0x9, []))
-            while let frame = server.readFrame() { seen.withLock { $0.append("\(frame.opcode) \(frame.payload)") } }
-        }
-        defer { loop.shutdown() }
-        #expect(recorder.waitClosed() == reason)
-        #expect(recorder.messages.withLock { $0 } == [Array("fine".utf8)])
-        #expect(seen.withLock { $0 } == ["8 \([UInt8(code >> 8), UInt8(code & 0xFF)])"])
+        // What follows the bad frame (a message, a ping) is never read.
+        let answered = try framesAnswering(WebSocketFrameReaderTests.frame(0x1, Array("fine".utf8)) + frame
+                                           + WebSocketFrameReaderTests.frame(0x1, Array("after".utf8)) + WebSocketFrameReaderTests.frame(0x9, []))
+        #expect(answered.reason == reason)
+        #expect(answered.messages == [Array("fine".utf8)])
+        #expect(answered.frames == ["8 \([UInt8(code >> 8), UInt8(code & 0xFF)])"])
     }
 
     @Test func nothingIsReadOrAnsweredAfterTheServersClose() throws {
-        let server = try ScriptedServer()
-        let recorder = Recorder()
-        let seen = Locked<[String]>([])
-        let loop = try run(server, recorder: recorder) { server in
-            server.accept()
-            guard let request = server.readRequest() else { return }
-            server.upgrade(request)
-            server.send(WebSocketFrameReaderTests.frame(0x8, [0x03, 0xE8] + Array("bye".utf8))
-                        + WebSocketFrameReaderTests.frame(0x1, Array("late".utf8)) + WebSocketFrameReaderTests.frame(0x9, Array("late".utf8)))
-            while let frame = server.readFrame() { seen.withLock { $0.append("\(frame.opcode) \(frame.payload)") } }
-        }
-        defer { loop.shutdown() }
-        #expect(recorder.waitClosed() == .closedByPeer(code: 1000, reason: "bye"))
-        #expect(recorder.messages.withLock { $0 }.isEmpty)
-        #expect(seen.withLock { $0 } == ["8 [3, 232]"])
+        let answered = try framesAnswering(WebSocketFrameReaderTests.frame(0x8, [0x03, 0xE8] + Array("bye".utf8))
+                                           + WebSocketFrameReaderTests.frame(0x1, Array("late".utf8)) + WebSocketFrameReaderTests.frame(0x9, Array("late".utf8)))
+        #expect(answered.reason == .closedByPeer(code: 1000, reason: "bye"))
+        #expect(answered.messages.isEmpty)
+        #expect(answered.frames == ["8 [3, 232]"])
     }
 
     @Test func aBrokenFrameAfterTheServersCloseDoesNotTurnItIntoAFailure() throws {
-        let server = try ScriptedServer()
-        let recorder = Recorder()
-        let seen = Locked<[String]>([])
-        let loop = try run(server, recorder: recorder) { server in
-            server.accept()
-            guard let request = server.readRequest() else { return }
-            server.upgrade(request)
-            server.send(WebSocketFrameReaderTests.frame(0x8, [0x03, 0xE9] + Array("restarting".utf8)) + [0xC1, 0x00])
-            while let frame = server.readFrame() { seen.withLock { $0.append("\(frame.opcode) \(frame.payload)") } }
-        }
-        defer { loop.shutdown() }
-        #expect(recorder.waitClosed() == .closedByPeer(code: 1001, reason: "restarting"))
-        #expect(seen.withLock { $0 } == ["8 [3, 233]"])
+        let answered = try framesAnswering(WebSocketFrameReaderTests.frame(0x8, [0x03, 0xE9] + Array("restarting".utf8)) + [0xC1, 0x00])
+        #expect(answered.reason == .closedByPeer(code: 1001, reason: "restarting"))
+        #expect(answered.frames == ["8 [3, 233]"])
     }
 
     @Test func afterItsOwnCloseTheClientAnswersNoPing() throws {
@@ -264,9 +252,9 @@ import Testing
     }
 
     @Test(arguments: [
-        ("HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\n\r\n", "connection failed: the server answered the WebSocket upgrade with HTTP 403 Forbidden, not 101"),
+        ("HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\n\r\n", #"connection failed: the server answered the WebSocket upgrade with HTTP "403 Forbidden", not 101"#),
         ("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: nope\r\n\r\n",
-         "connection failed: the server's 101 answer has the wrong Sec-WebSocket-Accept (nope)"),
+         #"connection failed: the server's 101 answer has the wrong Sec-WebSocket-Accept ("nope")"#),
         ("HTTP/1.1 101 Switching", "connection failed: the connection closed before the WebSocket upgrade was answered"),
     ])
     func anUpgradeRefusedOrCutShortIsAFailedConnectionSayingWhy(answer: String, reason: String) throws {
