@@ -95,10 +95,14 @@ resilience: deps
 ## Locks are pthread mutexes in the TSan build (-D LIVEBRIDGE_PTHREAD_LOCK): TSan does not see Swift's Mutex on Linux
 ## and would report every value behind one. The CLI tests run the sanitized livebridge binary too. Leak checking is
 ## off: the Swift runtime's metadata caches live until exit by design.
+## Under TSan the tests run one at a time (--no-parallel): in parallel, two CPU-bound tests (the template corpus, the
+## limit walks, a 20 MiB snapshot; 10-27 s each under TSan) held both of a 2-core machine's pool threads, and the tests
+## awaiting sockets or timers ran out of their minute (CI on a slow day: 12 failed; alone each passes). A test's own
+## threads stay concurrent, which is what TSan checks.
 SANITIZED_TESTS = debug/LiveBridgePackageTests.xctest --testing-library swift-testing --skip ResilienceTests
 sanitize: deps
 	$(SWIFT) build --build-tests --sanitize=thread -Xswiftc -DLIVEBRIDGE_PTHREAD_LOCK --scratch-path .build-tsan
-	TSAN_OPTIONS="halt_on_error=1 exitcode=66 second_deadlock_stack=1" .build-tsan/$(SANITIZED_TESTS)
+	TSAN_OPTIONS="halt_on_error=1 exitcode=66 second_deadlock_stack=1" .build-tsan/$(SANITIZED_TESTS) --no-parallel
 	$(SWIFT) build --build-tests --sanitize=address --scratch-path .build-asan
 	ASAN_OPTIONS="halt_on_error=1 detect_leaks=0 exitcode=67" .build-asan/$(SANITIZED_TESTS)
 
