@@ -38,9 +38,7 @@ public enum ConnectionEvent: Sendable, Equatable, CustomStringConvertible {
     /// would mask ordinary words, and no access token is that short).
     public func redacting(_ secret: String) -> ConnectionEvent {
         guard secret.utf8.count >= 8 else { return self }
-        func masked(_ text: String) -> String {
-            text.contains(secret) ? text.replacing(secret, with: AccessToken(secret).description) : text
-        }
+        func masked(_ text: String) -> String { Self.masking(secret, in: text) }
         switch self {
         case .connecting(let url, let attempt): return .connecting(url: masked(url), attempt: attempt)
         case .authenticated(let version): return .authenticated(haVersion: version.map(masked))
@@ -52,6 +50,37 @@ public enum ConnectionEvent: Sendable, Equatable, CustomStringConvertible {
             return .missingEntity(MissingEntity(entityID: masked(missing.entityID), suggestion: missing.suggestion.map(masked)))
         case .connected, .ready, .reconnecting, .stopped: return self
         }
+    }
+
+    /// What of a secret a text may carry: the whole of it, or its start cut short where outside text is quoted to a
+    /// length (an upgrade answer to 80 characters: a JWT's signature is its end, the part cut off). Every run of at
+    /// least `minimumRun` characters that the secret begins with is masked, each as far as it matches.
+    static let minimumRun = 12
+
+    static func masking(_ secret: String, in text: String) -> String {
+        let secretBytes = Array(secret.utf8)
+        let bytes = Array(text.utf8)
+        let run = min(Self.minimumRun, secretBytes.count)
+        guard bytes.count >= run else { return text }
+        let mask = Array(AccessToken(secret).description.utf8)
+        var out: [UInt8] = []
+        var index = 0
+        var changed = false
+        while index < bytes.count {
+            var length = 0
+            while length < secretBytes.count, index + length < bytes.count, bytes[index + length] == secretBytes[length] {
+                length += 1
+            }
+            if length >= run {
+                out.append(contentsOf: mask)
+                index += length
+                changed = true
+            } else {
+                out.append(bytes[index])
+                index += 1
+            }
+        }
+        return changed ? String(decoding: out, as: UTF8.self) : text
     }
 
     public var isError: Bool {

@@ -86,6 +86,20 @@ struct ConnectionPartsTests {
         #expect(ConnectionEvent.warning("a b c").redacting("b") == .warning("a b c"))
     }
 
+    /// Outside text quoted to a length can hold the token's start only (an upgrade answer is cut at 80 characters):
+    /// that start is masked too, while a run shorter than twelve characters, or text unlike the token, is left.
+    @Test func aTokenCutShortIsMaskedToo() {
+        let token = "eyJhbGciOiJIUzI1NiJ9.eyJpc3MiOiJhYmMifQ.c2lnbmF0dXJlLXNlY3JldA"
+        let cut = String(token.prefix(30))
+        let quoted = ConnectionEvent.disconnected(reason: "the server answered \"HTTP/1.1 500 \(cut)…\", not 101").redacting(token)
+        #expect(quoted == .disconnected(reason: "the server answered \"HTTP/1.1 500 <token redacted>…\", not 101"))
+        let twice = ConnectionEvent.warning("\(token)\(token.prefix(12)) and \(token.prefix(11))").redacting(token)
+        #expect(twice == .warning("<token redacted><token redacted> and \(token.prefix(11))"))
+        #expect(ConnectionEvent.warning("eyJhbGciOiJIUzI1NiJ9 is a JWT header").redacting(token)
+                == .warning("<token redacted> is a JWT header"))
+        #expect(ConnectionEvent.warning("nothing like it").redacting(token) == .warning("nothing like it"))
+    }
+
     @Test func subscribeEntitiesTakesTheFirstEventAsTheSnapshotAndTheRestAsChanges() throws {
         let following = EntitySubscription(EntitySelection(entityIDs: ["sensor.a", "sensor.b"]))
         #expect(following.subscription == ["type": "subscribe_entities", "entity_ids": ["sensor.a", "sensor.b"]])

@@ -72,4 +72,70 @@ struct ActivityFactsTests {
                 == ["washer end", "washer_debounced end", "washer_twice end", "washer_twice end"])
         #expect(engine.evaluate(changes: change("sensor.dryer", "off", 1), now: 4).commands.isEmpty)
     }
+
+    /// An Island Pulse status turning to `failed` is told at once, even while every target already waits to pull
+    /// (the one path where the engine reads more than `facts` for an activity still active).
+    @Test func aStatusTurningToFailedIsUrgentEvenWhileTheTargetsWait() throws {
+        let rules = try load("""
+            backends:
+              pulse: { type: islandpulse, token: t }
+            defaults: { backend: pulse, debounce: 0s }
+            activities:
+              backup:
+                job_id: backup
+                active_when: "{{ states('sensor.backup') != 'off' }}"
+                template: progress
+                status: "{{ 'failed' if is_state('sensor.backup', 'broken') else 'running' }}"
+                message: "{{ states('sensor.backup') }}"
+                progress: 0.5
+              quiet:
+                backend: pulse
+                active_when: "{{ states('sensor.backup') != 'off' }}"
+                template: progress
+                message: "{{ states('sensor.backup') }}"
+                progress: 0.5
+
+            """)
+        #expect(ActivityFacts(rules.activities).facts.map(\.hasStatus) == [true, false])
+        var engine = ActivityEngine(rules: rules)
+        func told(_ state: String, _ now: Double) -> [String] {
+            engine.evaluate(changes: change("sensor.backup", state, now), now: now).commands.map { command in
+                if case .changed(let urgent) = command.event { return "\(command.activity) update\(urgent ? " urgent" : "")" }
+                return "\(command.activity) \(command.event.name)"
+            }.sorted()
+        }
+        #expect(told("step1", 0) == ["backup start", "quiet start"])
+        #expect(told("step2", 1) == ["backup update", "quiet update"])
+        // Both wait to pull: a plain change is not told again...
+        #expect(told("step3", 2) == [])
+        // ...but a failure is, urgently, and only where a status says so.
+        #expect(told("broken", 3) == ["backup update urgent"])
+    }
+
+    /// A shared `active_when` that fails is evaluated once, and its problem is reported for each activity that has it.
+    @Test func aSharedConditionsErrorIsReportedForEachActivity() throws {
+        let rules = try load("""
+            backends:
+              aivi: { type: aivi, token: t }
+            defaults: { backend: aivi, debounce: 0s }
+            activities:
+              one:
+                active_when: "{{ states('sensor.x') | float > 1 }}"
+                template: generic
+                progress: 0.5
+              two:
+                active_when: "{{ states('sensor.x') | float > 1 }}"
+                template: generic
+                progress: 0.5
+
+            """)
+        #expect(ActivityFacts(rules.activities).conditions.count == 1)
+        var engine = ActivityEngine(rules: rules)
+        let result = engine.evaluate(changes: change("sensor.x", "not a number", 1), now: 0)
+        #expect(result.commands.isEmpty)
+        #expect(result.problems.count == 2, "\(result.problems)")
+        #expect(result.problems.contains { $0.hasPrefix("activity one: active_when") }, "\(result.problems)")
+        #expect(result.problems.contains { $0.hasPrefix("activity two: active_when") }, "\(result.problems)")
+        #expect(events(engine.evaluate(changes: change("sensor.x", "2", 2), now: 1).commands) == ["one start", "two start"])
+    }
 }
