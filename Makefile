@@ -95,8 +95,8 @@ resilience: deps
 ## Locks are pthread mutexes in the TSan build (-D LIVEBRIDGE_PTHREAD_LOCK): TSan does not see Swift's Mutex on Linux
 ## and would report every value behind one. The CLI tests run the sanitized livebridge binary too. Leak checking is
 ## off: the Swift runtime's metadata caches live until exit by design.
-## Under TSan the tests run one at a time (--no-parallel): in parallel, two CPU-bound tests (the template corpus, the
-## limit walks, a 20 MiB snapshot; 10-27 s each under TSan) held both of a 2-core machine's pool threads, and the tests
+## Under TSan the tests run one at a time (--no-parallel): in parallel, long tests (the template corpus waiting on its
+## subprocess, the limit walks, a 20 MiB snapshot; 10-27 s each under TSan) held both of a 2-core machine's pool threads, and tests
 ## awaiting sockets or timers ran out of their minute (CI on a slow day: 12 failed; alone each passes). A test's own
 ## threads stay concurrent, which is what TSan checks.
 SANITIZED_TESTS = debug/LiveBridgePackageTests.xctest --testing-library swift-testing --skip ResilienceTests

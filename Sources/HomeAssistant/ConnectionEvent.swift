@@ -34,11 +34,10 @@ public enum ConnectionEvent: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    /// The same event with every occurrence of `secret` in its text masked (a secret under 8 characters is left: it
-    /// would mask ordinary words, and no access token is that short).
+    /// The same event with the access token masked in its text (`AccessToken.masking(in:)`), whole or cut short.
     public func redacting(_ secret: String) -> ConnectionEvent {
-        guard secret.utf8.count >= 8 else { return self }
-        func masked(_ text: String) -> String { Self.masking(secret, in: text) }
+        let token = AccessToken(secret)
+        func masked(_ text: String) -> String { token.masking(in: text) }
         switch self {
         case .connecting(let url, let attempt): return .connecting(url: masked(url), attempt: attempt)
         case .authenticated(let version): return .authenticated(haVersion: version.map(masked))
@@ -46,41 +45,9 @@ public enum ConnectionEvent: Sendable, Equatable, CustomStringConvertible {
         case .disconnected(let reason): return .disconnected(reason: masked(reason))
         case .rejected(let message): return .rejected(message: masked(message))
         case .warning(let text): return .warning(masked(text))
-        case .missingEntity(let missing):
-            return .missingEntity(MissingEntity(entityID: masked(missing.entityID), suggestion: missing.suggestion.map(masked)))
+        case .missingEntity(let missing): return .missingEntity(missing.redacting(token))
         case .connected, .ready, .reconnecting, .stopped: return self
         }
-    }
-
-    /// What of a secret a text may carry: the whole of it, or its start cut short where outside text is quoted to a
-    /// length (an upgrade answer to 80 characters: a JWT's signature is its end, the part cut off). Every run of at
-    /// least `minimumRun` characters that the secret begins with is masked, each as far as it matches.
-    static let minimumRun = 12
-
-    static func masking(_ secret: String, in text: String) -> String {
-        let secretBytes = Array(secret.utf8)
-        let bytes = Array(text.utf8)
-        let run = min(Self.minimumRun, secretBytes.count)
-        guard bytes.count >= run else { return text }
-        let mask = Array(AccessToken(secret).description.utf8)
-        var out: [UInt8] = []
-        var index = 0
-        var changed = false
-        while index < bytes.count {
-            var length = 0
-            while length < secretBytes.count, index + length < bytes.count, bytes[index + length] == secretBytes[length] {
-                length += 1
-            }
-            if length >= run {
-                out.append(contentsOf: mask)
-                index += length
-                changed = true
-            } else {
-                out.append(bytes[index])
-                index += 1
-            }
-        }
-        return changed ? String(decoding: out, as: UTF8.self) : text
     }
 
     public var isError: Bool {
@@ -112,6 +79,11 @@ public struct MissingEntity: Sendable, Equatable, CustomStringConvertible {
 
     public var description: String {
         "\(entityID) is not an entity in Home Assistant" + (suggestion.map { " (did you mean \($0)?)" } ?? "")
+    }
+
+    /// The same with `token` masked: the suggestion is one of Home Assistant's ids, which a hostile server chooses.
+    func redacting(_ token: AccessToken) -> MissingEntity {
+        MissingEntity(entityID: token.masking(in: entityID), suggestion: suggestion.map(token.masking(in:)))
     }
 }
 

@@ -558,7 +558,8 @@ public final class HomeAssistantConnection: @unchecked Sendable {
     private func subscribeTemplate(_ template: String, on session: ConnectionSession) {
         let id = send(["type": "render_template", "template": .string(template), "report_errors": true], on: session) { [self] result in
             guard case .failure(let error) = result, error != .disconnected, error != .stopped else { return }
-            for continuation in (templateHandlers[template] ?? [:]).values { continuation.yield(TemplateRendering(refusal: error)) }
+            let refusal = TemplateRendering(refusal: error).redacting(settings.token)
+            for continuation in (templateHandlers[template] ?? [:]).values { continuation.yield(refusal) }
         }
         session.templateSubscriptions[id] = template
     }
@@ -611,13 +612,20 @@ public final class HomeAssistantConnection: @unchecked Sendable {
         case .result(let id, let result):
             guard let request = session.requests.take(id: id) else { return }
             if let timer = request.timer { loop.cancel(timer) }
-            request.finish(result)
+            // An error's message is Home Assistant's text, which callers print: the token masked in it.
+            if case .failure(let error) = result {
+                let token = settings.token
+                request.finish(.failure(HomeAssistantError(code: .init(rawValue: token.masking(in: error.code.rawValue)),
+                                                           message: token.masking(in: error.message))))
+            } else {
+                request.finish(result)
+            }
         case .event(let id, let event):
             if id == session.followingID, let following = session.following {
                 took(following.take(event, into: &store), on: session)
             } else if let template = session.templateSubscriptions[id] {
                 guard let handlers = templateHandlers[template], let value = try? event.value(),
-                      let rendering = TemplateRendering(event: value) else { return }
+                      let rendering = TemplateRendering(event: value)?.redacting(settings.token) else { return }
                 latestRenderings[template] = rendering
                 for continuation in handlers.values { continuation.yield(rendering) }
             } else if let type = session.eventSubscriptions[id] {
@@ -666,7 +674,9 @@ public final class HomeAssistantConnection: @unchecked Sendable {
 
     private func setMissing(_ missing: [MissingEntity]) {
         missingIDs = Set(missing.map(\.entityID))
-        sharedMissing.withLock { $0 = missing }
+        // /healthz shows these: masked as the events are.
+        let shown = missing.map { $0.redacting(settings.token) }
+        sharedMissing.withLock { $0 = shown }
         for entity in missing { emit(.missingEntity(entity)) }
     }
 

@@ -14,6 +14,12 @@ public enum TemplateRendering: Sendable, Equatable {
         self = .failure(message)
     }
 
+    /// The same with `token` masked in a failure's text, which is Home Assistant's (a hostile server's) and is logged.
+    func redacting(_ token: AccessToken) -> TemplateRendering {
+        if case .failure(let message) = self { return .failure(token.masking(in: message)) }
+        return self
+    }
+
     /// Why Home Assistant refused the subscription itself.
     init(refusal error: HomeAssistantError) {
         self = .failure(error.code == .unauthorized

@@ -1,5 +1,6 @@
 @testable import HomeAssistant
 import JSON
+import Platform
 import Testing
 @testable import WebSocketTransport
 
@@ -93,8 +94,15 @@ struct ConnectionPartsTests {
         let cut = String(token.prefix(30))
         let quoted = ConnectionEvent.disconnected(reason: "the server answered \"HTTP/1.1 500 \(cut)…\", not 101").redacting(token)
         #expect(quoted == .disconnected(reason: "the server answered \"HTTP/1.1 500 <token redacted>…\", not 101"))
+        // Runs that touch or overlap are one mask; a run of eleven is left.
         let twice = ConnectionEvent.warning("\(token)\(token.prefix(12)) and \(token.prefix(11))").redacting(token)
-        #expect(twice == .warning("<token redacted><token redacted> and \(token.prefix(11))"))
+        #expect(twice == .warning("<token redacted> and \(token.prefix(11))"))
+        // A start of the token running into the whole of it hides nothing of it.
+        let overlapping = ConnectionEvent.warning("\(token.prefix(21))\(token)!").redacting(token)
+        #expect(overlapping == .warning("<token redacted>!"))
+        // As OutsideText.quoted escapes it, too.
+        let odd = "abc\"def\\ghijklmnop-secret"
+        #expect(AccessToken(odd).masking(in: "got \(OutsideText.quoted(odd, limit: 20))") == "got \"<token redacted>…[5 more bytes cut]\"", "\(OutsideText.quoted(odd, limit: 20))")
         #expect(ConnectionEvent.warning("eyJhbGciOiJIUzI1NiJ9 is a JWT header").redacting(token)
                 == .warning("<token redacted> is a JWT header"))
         #expect(ConnectionEvent.warning("nothing like it").redacting(token) == .warning("nothing like it"))

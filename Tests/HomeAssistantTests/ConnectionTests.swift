@@ -158,6 +158,17 @@ struct ConnectionTests {
         #expect(!everything.contains(simulatorToken))
         #expect(!everything.contains("bad-secret-token-77"))
         #expect(rejectedLog.lines.contains { $0.contains("Invalid access token or password: <token redacted>") }, "\(rejectedLog.lines)")
+        // A command's error and a template's refusal quoting it (the token's start, as a quote cut short leaves it):
+        // callers print both, so they come masked.
+        let start = String(simulatorToken.prefix(12))
+        await simulator.failService("notify.phone", with: HomeAssistantError(code: "home_assistant_error", message: "no \(simulatorToken)"))
+        await #expect(throws: HomeAssistantError(code: "home_assistant_error", message: "no <token redacted>")) {
+            try await connection.callService(domain: "notify", service: "phone")
+        }
+        await simulator.refuseRenderTemplate(HomeAssistantError(code: "unauthorized", message: "for \(start)…"))
+        await simulator.refuseRenderTemplate(HomeAssistantError(code: "template_error", message: "for \(start)…"))
+        #expect(await connection.renderings(of: "{{ 1 }}").first { _ in true }
+                == .failure("Home Assistant refused to render it: template_error: for <token redacted>…"))
         await connectionRun.stop()
         await rejectedRun.stop()
     }

@@ -9,7 +9,7 @@ import Testing
 ///   that now matches must lose its mark.
 /// - Tests/e2e/user-templates.yaml, templates as users wrote them: marked by nobody; the number rendered the same may
 ///   only go up (`userFloor`), and every template has its recorded answer.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.serialized, .timeLimit(.minutes(1)))
 struct TemplateCorpusTests {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     /// How many of the user corpus's templates LiveBridge renders as Home Assistant did (both refusing counts), offline;

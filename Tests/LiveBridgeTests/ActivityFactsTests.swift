@@ -73,9 +73,9 @@ struct ActivityFactsTests {
         #expect(engine.evaluate(changes: change("sensor.dryer", "off", 1), now: 4).commands.isEmpty)
     }
 
-    /// An Island Pulse status turning to `failed` is told at once, even while every target already waits to pull
+    /// An Island Pulse status of `failed` is told at once, even while every target already waits to pull
     /// (the one path where the engine reads more than `facts` for an activity still active).
-    @Test func aStatusTurningToFailedIsUrgentEvenWhileTheTargetsWait() throws {
+    @Test func aFailedStatusIsUrgentEvenWhileTheTargetsWait() throws {
         let rules = try load("""
             backends:
               pulse: { type: islandpulse, token: t }
@@ -108,8 +108,10 @@ struct ActivityFactsTests {
         #expect(told("step2", 1) == ["backup update", "quiet update"])
         // Both wait to pull: a plain change is not told again...
         #expect(told("step3", 2) == [])
-        // ...but a failure is, urgently, and only where a status says so.
+        // ...but a failure is, urgently, and only where a status says so; and so is every change while it is failed
+        // (urgency is the status's value, not its edge: the dispatcher's gate lets an urgent update past the budget).
         #expect(told("broken", 3) == ["backup update urgent"])
+        #expect(told("broken", 4) == ["backup update urgent"])
     }
 
     /// A shared `active_when` that fails is evaluated once, and its problem is reported for each activity that has it.
