@@ -371,6 +371,8 @@ public struct ActivityLane: Sendable {
             retrying.answered()
             switch push.kind {
             case .start, .update:
+                // Swiped away while this push was on its way: it stays dismissed (nothing more, not even its end).
+                guard phase != .dismissed else { return }
                 phase = .running
                 shown.delivered(push, at: now, exactly: outcome == .delivered, countingUpdates: budget.maxPerHour != nil)
                 // Already running: the phone shows an older state of it; send this content as an update, now.
@@ -421,8 +423,10 @@ public struct ActivityLane: Sendable {
     /// four): an end elsewhere on that backend lets it try again at once.
     public var waitsForAPlace: Bool { retrying.waitsForAPlace }
 
-    /// Puts a failed push back where it was, unless something newer took its place.
+    /// Puts a failed push back where it was, unless something newer took its place. A start or an update the user
+    /// swiped away meanwhile is not sent again (a start would bring the activity back).
     private mutating func requeue(_ push: Push, at now: Instant) {
+        if phase == .dismissed, push.kind != .end { return }
         switch push.kind {
         case .start:
             if queuedEnd != nil {

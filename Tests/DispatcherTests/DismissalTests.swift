@@ -56,6 +56,31 @@ struct DismissalTests {
         #expect(lane.next(at: at(400)) == .wait(until: nil))
     }
 
+    /// A swipe while a push is on its way (e2e: the dismissal event came while an update's call was in flight, and
+    /// the end still went): whatever that push's answer, nothing more goes, not even the end, until the next start.
+    @Test(arguments: [PushOutcome.delivered, .alreadyRunning, .retry(after: nil)], [PushKind.start, .update])
+    func aSwipeWhileAPushIsOnItsWayStaysASwipe(outcome: PushOutcome, inFlight: PushKind) {
+        var lane = ActivityLane()
+        lane.start(Self.push(.start, message: "Washing"), at: at(0))
+        guard case .send = lane.next(at: at(0)) else { Issue.record("no start"); return }
+        if inFlight == .update {
+            lane.finished(.delivered, at: at(0))
+            lane.change(Self.push(.update, message: "Rinsing"), at: at(5))
+            guard case .send(let update) = lane.next(at: at(5)), update.kind == .update else { Issue.record("no update"); return }
+        }
+        lane.dismissedByUser()
+        lane.finished(outcome, at: at(6))
+        #expect(lane.phase == .dismissed)
+        #expect(lane.next(at: at(60)) == .wait(until: nil))
+        lane.change(Self.push(.update, message: "Spinning"), at: at(61))
+        lane.end(Self.push(.end, message: "Done"), at: at(62))
+        #expect(lane.next(at: at(120)) == .wait(until: nil), "nothing after the swipe")
+        #expect(lane.phase == .idle)
+        lane.start(Self.push(.start, message: "Again"), at: at(130))
+        guard case .send(let start) = lane.next(at: at(130)) else { Issue.record("no next start"); return }
+        #expect(start.kind == .start && start.request?.body["message"] == "Again")
+    }
+
     @Test func aNewStartBeforeTheClearCancelsIt() {
         var lane = ended()
         lane.start(Self.push(.start, message: "Washing again"), at: at(60))
