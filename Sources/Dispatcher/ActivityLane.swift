@@ -120,6 +120,9 @@ public struct ActivityLane: Sendable {
     /// The clear after an end's final content, and when it goes.
     public private(set) var dismissal: (push: Push, at: Instant)?
     private var retrying = LaneRetry()
+    /// The user swiped the activity away while `inFlight` was on its way: its answer, whatever it is and whatever
+    /// happened to the lane since (an end, the next start), changes nothing.
+    private var swipedInFlight = false
     /// Why the queued update waits now, if the budget holds it.
     public private(set) var hold: Hold?
     /// What the device's push relay allows, set by the dispatcher before it asks `next`.
@@ -237,9 +240,14 @@ public struct ActivityLane: Sendable {
         }
         guard phase == .running || phase == .starting else { return }
         phase = .dismissed
+        swipedInFlight = inFlight != nil
         queuedEnd = nil
+        queuedStart = nil
+        refreshStart = false
         pending.clear()
         dismissal = nil
+        // A back-off of what will not go again must not hold the next start.
+        retrying = LaneRetry()
         shown.swipedAway()
     }
 
@@ -366,13 +374,18 @@ public struct ActivityLane: Sendable {
         guard let push = inFlight else { return }
         inFlight = nil
         retrying.waitsForAPlace = false
+        if swipedInFlight {
+            // Swiped away while it was on its way (e2e: the dismissal came while an update's call was in flight, and
+            // its answer set the lane running again, so the end went to the dismissed activity).
+            swipedInFlight = false
+            if case .rejected = outcome { counters.dropped += 1 }
+            return
+        }
         switch outcome {
         case .delivered, .alreadyRunning:
             retrying.answered()
             switch push.kind {
             case .start, .update:
-                // Swiped away while this push was on its way: it stays dismissed (nothing more, not even its end).
-                guard phase != .dismissed else { return }
                 phase = .running
                 shown.delivered(push, at: now, exactly: outcome == .delivered, countingUpdates: budget.maxPerHour != nil)
                 // Already running: the phone shows an older state of it; send this content as an update, now.
@@ -423,10 +436,8 @@ public struct ActivityLane: Sendable {
     /// four): an end elsewhere on that backend lets it try again at once.
     public var waitsForAPlace: Bool { retrying.waitsForAPlace }
 
-    /// Puts a failed push back where it was, unless something newer took its place. A start or an update the user
-    /// swiped away meanwhile is not sent again (a start would bring the activity back).
+    /// Puts a failed push back where it was, unless something newer took its place.
     private mutating func requeue(_ push: Push, at now: Instant) {
-        if phase == .dismissed, push.kind != .end { return }
         switch push.kind {
         case .start:
             if queuedEnd != nil {

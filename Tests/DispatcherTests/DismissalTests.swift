@@ -57,28 +57,38 @@ struct DismissalTests {
     }
 
     /// A swipe while a push is on its way (e2e: the dismissal event came while an update's call was in flight, and
-    /// the end still went): whatever that push's answer, nothing more goes, not even the end, until the next start.
-    @Test(arguments: [PushOutcome.delivered, .alreadyRunning, .retry(after: nil)], [PushKind.start, .update])
+    /// the end still went): whatever that push's answer, and whenever it comes — before the end, after it, after the
+    /// next start — nothing more goes until the next start, which goes at once (no back-off left over).
+    @Test(arguments: [PushOutcome.delivered, .alreadyRunning, .retry(after: nil), .locked(for: nil), .rejected(.service("bad_request"))],
+          [PushKind.start, .update])
     func aSwipeWhileAPushIsOnItsWayStaysASwipe(outcome: PushOutcome, inFlight: PushKind) {
-        var lane = ActivityLane()
-        lane.start(Self.push(.start, message: "Washing"), at: at(0))
-        guard case .send = lane.next(at: at(0)) else { Issue.record("no start"); return }
-        if inFlight == .update {
-            lane.finished(.delivered, at: at(0))
-            lane.change(Self.push(.update, message: "Rinsing"), at: at(5))
-            guard case .send(let update) = lane.next(at: at(5)), update.kind == .update else { Issue.record("no update"); return }
+        for answered in ["at once", "after the end", "after the next start"] {
+            var lane = ActivityLane()
+            lane.start(Self.push(.start, message: "Washing"), at: at(0))
+            guard case .send = lane.next(at: at(0)) else { Issue.record("no start"); return }
+            if inFlight == .update {
+                lane.finished(.delivered, at: at(0))
+                lane.change(Self.push(.update, message: "Rinsing"), at: at(5))
+                guard case .send(let update) = lane.next(at: at(5)), update.kind == .update else { Issue.record("no update"); return }
+            }
+            lane.dismissedByUser()
+            if answered == "at once" {
+                lane.finished(outcome, at: at(6))
+                #expect(lane.phase == .dismissed && lane.isQuiet, "\(answered)")
+                #expect(lane.next(at: at(7)) == .wait(until: nil), "\(answered)")
+                lane.change(Self.push(.update, message: "Spinning"), at: at(8))
+            }
+            lane.end(Self.push(.end, message: "Done"), at: at(10))
+            if answered == "after the end" { lane.finished(outcome, at: at(11)) }
+            #expect(lane.next(at: at(12)) == .wait(until: nil), "nothing after the swipe, \(answered)")
+            #expect(lane.phase == .idle, "\(answered)")
+            lane.start(Self.push(.start, message: "Again"), at: at(20))
+            if answered == "after the next start" { lane.finished(outcome, at: at(21)) }
+            guard case .send(let start) = lane.next(at: at(21)) else { Issue.record("no next start, \(answered)"); continue }
+            #expect(start.kind == .start && start.request?.body["message"] == "Again", "\(answered)")
+            lane.finished(.delivered, at: at(22))
+            #expect(lane.phase == .running && lane.isQuiet, "\(answered)")
         }
-        lane.dismissedByUser()
-        lane.finished(outcome, at: at(6))
-        #expect(lane.phase == .dismissed)
-        #expect(lane.next(at: at(60)) == .wait(until: nil))
-        lane.change(Self.push(.update, message: "Spinning"), at: at(61))
-        lane.end(Self.push(.end, message: "Done"), at: at(62))
-        #expect(lane.next(at: at(120)) == .wait(until: nil), "nothing after the swipe")
-        #expect(lane.phase == .idle)
-        lane.start(Self.push(.start, message: "Again"), at: at(130))
-        guard case .send(let start) = lane.next(at: at(130)) else { Issue.record("no next start"); return }
-        #expect(start.kind == .start && start.request?.body["message"] == "Again")
     }
 
     @Test func aNewStartBeforeTheClearCancelsIt() {
