@@ -428,6 +428,11 @@ async def phone_lifecycle(session, ha, token, work):
         # (a core shutting down may hold a call for seconds before it posts it).
         arrived = time.time() - (time.monotonic() - relay.calls("laundry")[3][0])
         assert due + 2 <= end["data"]["dismissal_date"] <= arrived + 4 and "silent" not in end["data"], (due, arrived, end)
+        # LiveBridge retries an end whose answer the restart lost until core takes it: after a slow restart (a loaded
+        # machine: reconnects backed off to 8 s) that is seconds after the first reached the relay. Wait for its own
+        # word that the end is done, then for the relay to have what core sent for it.
+        await until(lambda: re.search(r"target=phone kind=end status=\S+ outcome=delivered", log_text()),
+                    "LiveBridge sees the end delivered", timeout=90)
         await asyncio.sleep(4)
         # An end whose answer the restart lost is sent again (the end goes at least once): core relays it as a plain
         # command when its token is gone, or as the same end again when a core shutting down had not yet forgotten the
