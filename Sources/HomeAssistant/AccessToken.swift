@@ -23,13 +23,13 @@ public struct AccessToken: Sendable, Equatable, CustomStringConvertible, CustomD
     /// characters is left alone: it would mask ordinary words, and no access token is that short. Linear in the text.
     public func masking(in text: String) -> String {
         guard secret.utf8.count >= 8, text.utf8.count >= min(Self.minimumRun, secret.utf8.count) else { return text }
-        var ranges = Self.runs(of: Array(secret.utf8), in: Array(text.utf8))
+        let bytes = Array(text.utf8)
+        var ranges = Self.runs(of: Array(secret.utf8), in: bytes)
         let escaped = String(OutsideText.quoted(secret, limit: Int.max).dropFirst().dropLast())
-        if escaped != secret { ranges += Self.runs(of: Array(escaped.utf8), in: Array(text.utf8)) }
+        if escaped != secret { ranges += Self.runs(of: Array(escaped.utf8), in: bytes) }
         guard !ranges.isEmpty else { return text }
         var out: [UInt8] = []
         var position = 0
-        let bytes = Array(text.utf8)
         for range in Self.merged(ranges) {
             out += bytes[position..<range.lowerBound]
             out += description.utf8

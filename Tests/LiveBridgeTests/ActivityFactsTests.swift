@@ -47,7 +47,13 @@ struct ActivityFactsTests {
         [.updated(EntityState(entityID: id, state: state, attributes: ["n": .double(n)], lastChanged: 0))]
     }
 
-    func events(_ commands: [ActivityEngine.Command]) -> [String] { commands.map { "\($0.activity) \($0.event.name)" }.sorted() }
+    /// "activity update" per command, sorted; an update told as urgent says so.
+    func events(_ commands: [ActivityEngine.Command]) -> [String] {
+        commands.map { command in
+            if case .changed(urgent: true) = command.event { return "\(command.activity) update urgent" }
+            return "\(command.activity) \(command.event.name)"
+        }.sorted()
+    }
 
     @Test func sharedConditionsAreOneAndEachActivityKeepsItsOwnFacts() throws {
         let rules = try load(Self.rules)
@@ -99,10 +105,7 @@ struct ActivityFactsTests {
         #expect(ActivityFacts(rules.activities).facts.map(\.hasStatus) == [true, false])
         var engine = ActivityEngine(rules: rules)
         func told(_ state: String, _ now: Double) -> [String] {
-            engine.evaluate(changes: change("sensor.backup", state, now), now: now).commands.map { command in
-                if case .changed(let urgent) = command.event { return "\(command.activity) update\(urgent ? " urgent" : "")" }
-                return "\(command.activity) \(command.event.name)"
-            }.sorted()
+            events(engine.evaluate(changes: change("sensor.backup", state, now), now: now).commands)
         }
         #expect(told("step1", 0) == ["backup start", "quiet start"])
         #expect(told("step2", 1) == ["backup update", "quiet update"])
