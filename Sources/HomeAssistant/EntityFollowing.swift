@@ -13,6 +13,10 @@ protocol EntityFollowing: AnyObject {
     var refusal: (warning: String, closeReason: String) { get }
     /// One event of the subscription, taken into `store`.
     func take(_ event: JSONText, into store: inout EntityStore) -> EntityFollowingOutcome
+    /// A whole frame of this subscription's entity changes read where it stands (`EntityStore.applyDiffFrame`),
+    /// what changed appended to `changes`; false, with nothing taken, for any frame the general path must read.
+    func takeInPlace(_ frame: UnsafeBufferPointer<UInt8>, subscription: Int, into store: inout EntityStore,
+                     changes: inout [EntityChange]) -> Bool
     /// The snapshot command's result (or its failure), taken into `store`.
     func takeSnapshot(_ result: Result<JSONValue, HomeAssistantError>, into store: inout EntityStore) -> EntityFollowingOutcome
 }

@@ -32,23 +32,17 @@ public struct EntityState: @unchecked Sendable, Equatable, CustomDebugStringConv
         get { storage.header.fields.lastUpdated }
         set { unique().header.fields.lastUpdated = newValue }
     }
-    /// The context id of the change that produced this state, when known.
-    public var contextID: String? {
-        get { storage.header.fields.contextID }
-        set { unique().header.fields.contextID = newValue }
-    }
 
     public init(entityID: String, state: String, attributes: EntityAttributes = [:],
-                lastChanged: Double, lastUpdated: Double? = nil, contextID: String? = nil) {
-        let fields = Fields(entityID: entityID, state: state, lastChanged: lastChanged,
-                            lastUpdated: lastUpdated ?? lastChanged, contextID: contextID)
+                lastChanged: Double, lastUpdated: Double? = nil) {
+        let fields = Fields(entityID: entityID, state: state, lastChanged: lastChanged, lastUpdated: lastUpdated ?? lastChanged)
         storage = Storage.make(fields, attributes.members)
     }
 
     /// The fields, as the struct this used to be printed them (for test failures and debugging).
     public var debugDescription: String {
         "EntityState(entityID: \(entityID), state: \(state), attributes: \(attributes.dictionary), "
-            + "lastChanged: \(lastChanged), lastUpdated: \(lastUpdated), contextID: \(contextID ?? "nil"))"
+            + "lastChanged: \(lastChanged), lastUpdated: \(lastUpdated))"
     }
 
     /// One attribute's value, read in place.
@@ -65,11 +59,10 @@ public struct EntityState: @unchecked Sendable, Equatable, CustomDebugStringConv
     /// no one else holds the state. When every set attribute is already there and none goes (a sensor's attributes
     /// change values, not names), the new state is built in one allocation straight from this one's sorted
     /// attributes, not through a copy of them as a value.
-    mutating func apply(state newState: String?, contextID: String?, lastChanged: Double?, lastUpdated: Double?,
+    mutating func apply(state newState: String?, lastChanged: Double?, lastUpdated: Double?,
                         setting: [EntityAttributes.Element], removing: [String]) {
         func change(_ fields: inout Fields) {
             if let newState { fields.state = newState }
-            if let contextID { fields.contextID = contextID }
             if let lastChanged {
                 fields.lastChanged = lastChanged
                 fields.lastUpdated = lastChanged
@@ -114,7 +107,6 @@ public struct EntityState: @unchecked Sendable, Equatable, CustomDebugStringConv
         var state: String
         var lastChanged: Double
         var lastUpdated: Double
-        var contextID: String?
     }
 
     private struct Header {
@@ -144,14 +136,14 @@ public struct EntityState: @unchecked Sendable, Equatable, CustomDebugStringConv
         }
     }
 
-    /// From the full form `get_states` and `state_changed` give (ISO 8601 times, `context.id`); nil without a state.
+    /// From the full form `get_states` and `state_changed` give (ISO 8601 times); nil without a state. The context is
+    /// not kept: nothing LiveBridge does reads it.
     public init?(entityID: String, fullState: JSONValue) {
         guard let state = fullState["state"]?.stringValue else { return nil }
         let lastChanged = fullState["last_changed"]?.stringValue.flatMap(Timestamp.epoch(fromISO8601:))
         let lastUpdated = fullState["last_updated"]?.stringValue.flatMap(Timestamp.epoch(fromISO8601:))
         self.init(entityID: entityID, state: state, attributes: EntityAttributes(fullState["attributes"]?.objectValue ?? [:]),
-                  lastChanged: lastChanged ?? 0, lastUpdated: lastUpdated ?? lastChanged ?? 0,
-                  contextID: fullState["context"]?["id"]?.stringValue)
+                  lastChanged: lastChanged ?? 0, lastUpdated: lastUpdated ?? lastChanged ?? 0)
     }
 
     /// The same line `livebridge watch` prints, with keys in the order people read them.

@@ -11,6 +11,9 @@ import Platform
 public struct EntityStore: Sendable {
     public private(set) var states: [String: EntityState] = [:]
     private var names = SharedNames()
+    /// `applyDiffFrame`'s diffs read but not yet applied, and whose they are: kept between frames for their room.
+    private var pendingDiffs: [Diff] = []
+    private var pendingTargets: [Dictionary<String, EntityState>.Index] = []
     /// Once `share` has named them, the only entities kept: a server that sends others (a bug, or a hostile one
     /// sending a hundred thousand) costs a skip each, not memory.
     private var watched: EntitySelection?
@@ -129,6 +132,42 @@ public struct EntityStore: Sendable {
         return changes
     }
 
+    /// Applies a frame of Home Assistant's one-entity diffs for `subscription`, read in place (`EntityDiffFrame`), and
+    /// appends what changed to `changes`; false, with nothing applied or appended, for a frame of any other shape,
+    /// which the caller then reads the general way. Every message is read (and so checked) before any is applied.
+    public mutating func applyDiffFrame(_ frame: UnsafeBufferPointer<UInt8>, subscription: Int,
+                                        into changes: inout [EntityChange]) -> Bool {
+        // Taken out while reading (nothing is copied), put back with their room for the next frame.
+        var diffs = pendingDiffs, targets = pendingTargets
+        pendingDiffs = []
+        pendingTargets = []
+        var count = 0
+        defer {
+            if diffs.count > Self.keptPendingDiffs { diffs = []; targets = [] }
+            pendingDiffs = diffs
+            pendingTargets = targets
+        }
+        let isDiffFrame = EntityDiffFrame.read(frame, subscription: subscription) { reader, id in
+            // Only a kept entity's diff is read into a change: any other is checked and skipped.
+            guard let index = states.index(forKey: id.string) else { try reader.skipValue(); return }
+            if count == diffs.count {
+                diffs.append(Diff())
+                targets.append(index)
+            } else {
+                diffs[count].reset()
+                targets[count] = index
+            }
+            count += 1
+            try diffs[count - 1].read(&reader, names: &names)
+        }
+        guard isDiffFrame else { return false }
+        for position in 0..<count { changes.append(.updated(diffs[position].apply(to: &states.values[targets[position]]))) }
+        return true
+    }
+
+    /// The most diffs of one frame whose room `applyDiffFrame` keeps (a larger frame's is let go).
+    static let keptPendingDiffs = 256
+
     /// The event nearly every message is, one entity's diff alone (`{"c":{"id":{…}}}`), read in one pass instead of
     /// finding the parts first; nil for any other shape, which `apply` then reads in full.
     /// Read whole (and so checked) before anything is applied.
@@ -196,13 +235,12 @@ public struct EntityStore: Sendable {
         return latest.sorted { $0.key < $1.key }.map { entries[$0.value] }
     }
 
-    /// A full compressed state: `s` (required), `a`, `c`, `lc`, `lu` (defaults to `lc`).
+    /// A full compressed state: `s` (required), `a`, `lc`, `lu` (defaults to `lc`); the context `c` is not kept.
     static func readFull(id: String, _ reader: inout JSONReader, names: inout SharedNames) throws -> EntityState? {
         guard reader.nextKind == .object else { try reader.skipValue(); return nil }
         var state: String?
         var attributes: [EntityAttributes.Element] = []
         var lastChanged: Double?, lastUpdated: Double?
-        var context: String?
         try reader.readMembers { reader, key in
             switch key {
             case "s": state = try reader.readStringIfPresent()
@@ -212,62 +250,110 @@ public struct EntityStore: Sendable {
                 try reader.readObject { reader, name in attributes.append((names.attributeName(name), try reader.readValue())) }
             case "lc": lastChanged = try readTime(&reader)
             case "lu": lastUpdated = try readTime(&reader)
-            case "c": context = try readContextID(&reader)
             default: try reader.skipValue()
             }
         }
         guard let state else { return nil }
         return EntityState(entityID: id, state: state, attributes: EntityAttributes(attributes), lastChanged: lastChanged ?? 0,
-                           lastUpdated: lastUpdated ?? lastChanged ?? 0, contextID: context)
+                           lastUpdated: lastUpdated ?? lastChanged ?? 0)
     }
 
-    /// A diff: `+` sets state, attributes, times and context; then `-` removes attributes. Read whole, then applied
-    /// at once: the state is shared with the engine, so its first change copies it, and only one change should.
+    /// A diff: `+` sets state, attributes and times; then `-` removes attributes. Read whole, then applied at once:
+    /// the state is shared with the engine, so its first change copies it, and only one change should. The context
+    /// (`c`) is checked and dropped: nothing LiveBridge does reads it.
+    ///
+    /// Read member by member with the keys Home Assistant writes tried first as they stand in the text, any other
+    /// spelling (an escape, a space before the colon, an unknown key) through the general key reading.
     struct Diff {
-        var newState: String?, context: String?
+        var newState: String?
         var lastChanged: Double?, lastUpdated: Double?
         var setAttributes: [EntityAttributes.Element] = []
         var removedKeys: [String] = []
 
         init() {}
 
+        /// Empties this diff for the next one, keeping its room.
+        mutating func reset() {
+            newState = nil
+            lastChanged = nil
+            lastUpdated = nil
+            setAttributes.removeAll(keepingCapacity: setAttributes.capacity <= 64)
+            removedKeys.removeAll(keepingCapacity: removedKeys.capacity <= 64)
+        }
+
         /// Reads one entity's diff into this (empty) value.
         mutating func read(_ reader: inout JSONReader, names: inout SharedNames) throws {
             guard reader.nextKind == .object else { try reader.skipValue(); return }
-            try reader.readMembers { reader, key in
-                switch key {
-                case "+":
-                    guard reader.nextKind == .object else { return }
-                    try reader.readMembers { reader, key in
-                        switch key {
-                        case "s": self.newState = try reader.readStringIfPresent() ?? self.newState
-                        case "a":
-                            guard reader.nextKind == .object else { return }
-                            try reader.readObject { reader, name in
-                                self.setAttributes.append((names.attributeName(name), try reader.readValue()))
-                            }
-                        case "lc": self.lastChanged = try readTime(&reader) ?? self.lastChanged
-                        case "lu": self.lastUpdated = try readTime(&reader) ?? self.lastUpdated
-                        case "c": self.context = try readContextID(&reader) ?? self.context
-                        default: try reader.skipValue()
-                        }
+            guard try reader.beginObject() else { return }
+            repeat {
+                if reader.consume(#""+":"#) {
+                    try readAdditions(&reader, names: &names)
+                } else if reader.consume(#""-":"#) {
+                    try readRemovals(&reader)
+                } else {
+                    switch try reader.readKey() {
+                    case "+": try readAdditions(&reader, names: &names)
+                    case "-": try readRemovals(&reader)
+                    default: try reader.skipValue()
                     }
-                case "-":
-                    guard reader.nextKind == .object else { return }
-                    try reader.readMembers { reader, key in
-                        guard key == "a", reader.nextKind == .array else { return }
-                        try reader.readArray { reader in
-                            if let name = try reader.readStringIfPresent() { self.removedKeys.append(name) }
-                        }
-                    }
-                default: try reader.skipValue()
                 }
-            }
+            } while try reader.nextMember()
+        }
+
+        private enum Addition { case state, attributes, lastChanged, lastUpdated, other }
+
+        /// `+`: what is set.
+        private mutating func readAdditions(_ reader: inout JSONReader, names: inout SharedNames) throws {
+            guard reader.nextKind == .object else { try reader.skipValue(); return }
+            guard try reader.beginObject() else { return }
+            repeat {
+                let addition: Addition
+                // In the order Home Assistant writes them.
+                if reader.consume(#""s":"#) { addition = .state }
+                else if reader.consume(#""lc":"#) { addition = .lastChanged }
+                else if reader.consume(#""lu":"#) { addition = .lastUpdated }
+                else if reader.consume(#""c":"#) { addition = .other }
+                else if reader.consume(#""a":"#) { addition = .attributes }
+                else {
+                    switch try reader.readKey() {
+                    case "s": addition = .state
+                    case "a": addition = .attributes
+                    case "lc": addition = .lastChanged
+                    case "lu": addition = .lastUpdated
+                    default: addition = .other
+                    }
+                }
+                switch addition {
+                case .state: newState = try reader.readStringIfPresent() ?? newState
+                case .attributes:
+                    guard reader.nextKind == .object else { try reader.skipValue(); break }
+                    guard try reader.beginObject() else { break }
+                    repeat {
+                        let name = names.attributeName(try reader.readKey().string)
+                        setAttributes.append((name, try reader.readValue()))
+                    } while try reader.nextMember()
+                case .lastChanged: lastChanged = try readTime(&reader) ?? lastChanged
+                case .lastUpdated: lastUpdated = try readTime(&reader) ?? lastUpdated
+                case .other: try reader.skipValue()
+                }
+            } while try reader.nextMember()
+        }
+
+        /// `-`: the attributes removed, `{"a":[names]}`.
+        private mutating func readRemovals(_ reader: inout JSONReader) throws {
+            guard reader.nextKind == .object else { try reader.skipValue(); return }
+            guard try reader.beginObject() else { return }
+            repeat {
+                guard try reader.readKey() == "a", reader.nextKind == .array else { try reader.skipValue(); continue }
+                try reader.readArray { reader in
+                    if let name = try reader.readStringIfPresent() { self.removedKeys.append(name) }
+                }
+            } while try reader.nextMember()
         }
 
         /// Changes `state` in place; returns it as changed.
         func apply(to state: inout EntityState) -> EntityState {
-            state.apply(state: newState, contextID: context, lastChanged: lastChanged, lastUpdated: lastUpdated,
+            state.apply(state: newState, lastChanged: lastChanged, lastUpdated: lastUpdated,
                         setting: setAttributes, removing: removedKeys)
             return state
         }
@@ -277,14 +363,5 @@ public struct EntityStore: Sendable {
     /// more); a time such as 9.2e12 or 1e999999 (infinity) is ignored as if absent, never stored.
     private static func readTime(_ reader: inout JSONReader) throws -> Double? {
         try reader.readDoubleIfPresent().flatMap(Timestamp.checked)
-    }
-
-    /// `c`: the context id, or a context object holding it.
-    private static func readContextID(_ reader: inout JSONReader) throws -> String? {
-        switch reader.nextKind {
-        case .string: return try reader.readStringIfPresent()
-        case .object: return try reader.readValue()["id"]?.stringValue
-        default: try reader.skipValue(); return nil
-        }
     }
 }

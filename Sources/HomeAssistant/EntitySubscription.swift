@@ -28,6 +28,12 @@ final class EntitySubscription: EntityFollowing {
         }
     }
 
+    /// Changes once the snapshot is in: the first event is the snapshot, which the general path reads.
+    func takeInPlace(_ frame: UnsafeBufferPointer<UInt8>, subscription: Int, into store: inout EntityStore,
+                     changes: inout [EntityChange]) -> Bool {
+        !awaitingSnapshot && store.applyDiffFrame(frame, subscription: subscription, into: &changes)
+    }
+
     /// There is no snapshot command: the snapshot is the first event.
     func takeSnapshot(_ result: Result<JSONValue, HomeAssistantError>, into store: inout EntityStore) -> EntityFollowingOutcome { .nothing }
 }

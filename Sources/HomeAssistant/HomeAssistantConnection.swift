@@ -726,6 +726,17 @@ extension HomeAssistantConnection: WebSocketConnectionDelegate {
         }
     }
 
+    /// The commonest frame, entity changes on the subscription (`EntityDiffFrame`), is applied from the socket's
+    /// buffer; any other is left to be copied and decoded (`didReceive`).
+    public func connection(_ connection: WebSocketConnection, tookInPlace message: UnsafeBufferPointer<UInt8>, isText: Bool) -> Bool {
+        guard isText, let session, connection === session.socket, let id = session.followingID,
+              let following = session.following else { return false }
+        let count = arrivedChanges.count
+        guard following.takeInPlace(message, subscription: id, into: &store, changes: &arrivedChanges) else { return false }
+        receivedChanges.add(arrivedChanges.count - count, ordering: .relaxed)
+        return true
+    }
+
     public func connection(_ connection: WebSocketConnection, didReceive message: [UInt8]) {
         guard let session, connection === session.socket else { return }
         let messages: [ServerMessage]

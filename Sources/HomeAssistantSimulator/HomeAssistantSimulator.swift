@@ -339,7 +339,7 @@ public final class HomeAssistantSimulator: @unchecked Sendable {
         for client in clients.values where client.authenticated {
             for (id, filter) in client.entitySubscriptions.sorted(by: { $0.key < $1.key }) {
                 if let filter, !filter.contains(entityID) { continue }
-                send(["id": .int(id), "type": "event", "event": compressed], to: client)
+                sendEvent(compressed, subscription: id, to: client)
             }
         }
         let data: JSONValue = [
@@ -380,6 +380,12 @@ public final class HomeAssistantSimulator: @unchecked Sendable {
     /// Queues a message; it goes out when this pass of the loop ends.
     private func send(_ message: JSONValue, to client: Client) {
         client.outbox.append(message.jsonText)
+    }
+
+    /// An entity subscription's event laid out as Home Assistant's writer lays it out (`cached_state_diff_message`:
+    /// `id`, `type`, then the event), which LiveBridge reads in place; other messages keep this encoder's sorted keys.
+    private func sendEvent(_ event: JSONValue, subscription id: Int, to client: Client) {
+        client.outbox.append(#"{"id":"# + String(id) + #","type":"event","event":"# + event.jsonText + "}")
     }
 
     /// Sends what each client's pass queued as Home Assistant's writer does: one message alone, several in one JSON
@@ -452,7 +458,7 @@ public final class HomeAssistantSimulator: @unchecked Sendable {
                 snapshot[entityID] = entity.compressed
             }
             send(success(id, .null), to: client)
-            send(["id": .int(id), "type": "event", "event": ["a": .object(snapshot)]], to: client)
+            sendEvent(["a": .object(snapshot)], subscription: id, to: client)
         case "subscribe_events":
             client.eventSubscriptions[id] = message["event_type"]?.stringValue ?? "*"
             send(success(id, .null), to: client)

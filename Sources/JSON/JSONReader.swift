@@ -56,6 +56,76 @@ public struct JSONReader {
         guard index == bytes.count else { throw error("unexpected data after the value") }
     }
 
+    /// Whether only whitespace is left.
+    public var isAtEnd: Bool { index == bytes.count }
+
+    /// Consumes `literal` if the text goes on with exactly its bytes (then the whitespace after it too); otherwise
+    /// leaves the position. For a hot path that knows the exact text a writer produces: anything else is left to the
+    /// general reading.
+    public mutating func consume(_ literal: StaticString) -> Bool {
+        let count = literal.utf8CodeUnitCount
+        guard count <= bytes.count - index else { return false }
+        let expected = literal.utf8Start
+        // Literals are a few bytes: compared in place, not through a call.
+        for offset in 0..<count where bytes[index + offset] != expected[offset] { return false }
+        index += count
+        skipWhitespace()
+        return true
+    }
+
+    /// A non-negative integer written as plain digits (no sign, fraction, exponent or leading zero; at most 18
+    /// digits), with the whitespace after it; nil, the position left, for any other text.
+    public mutating func readPlainInteger() -> Int? {
+        var end = index
+        var value = 0
+        while end < bytes.count, end - index < 18, case let digit = bytes[end] &- UInt8(ascii: "0"), digit < 10 {
+            value = value * 10 + Int(digit)
+            end += 1
+        }
+        guard end > index, end - index == 1 || bytes[index] != UInt8(ascii: "0") else { return nil }
+        // A longer number, a fraction or an exponent goes on with a digit, '.', 'e' or 'E'.
+        if end < bytes.count {
+            switch bytes[end] {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E"): return nil
+            default: break
+            }
+        }
+        index = end
+        skipWhitespace()
+        return value
+    }
+
+    /// Enters the object that comes next, for reading it member by member (`readKey`, the value, `nextMember`):
+    /// false when it is empty (then it is consumed whole). Throws if the next value is not an object.
+    public mutating func beginObject() throws -> Bool {
+        guard index < bytes.count, bytes[index] == UInt8(ascii: "{") else { throw error("expected an object") }
+        index += 1
+        skipWhitespace()
+        if index < bytes.count, bytes[index] == UInt8(ascii: "}") { index += 1; skipWhitespace(); return false }
+        return true
+    }
+
+    /// After a member's value: true when another member follows (its key is next), false at the object's end (then
+    /// consumed). Throws on anything else.
+    public mutating func nextMember() throws -> Bool {
+        guard index < bytes.count else { throw error("unexpected end of input") }
+        if bytes[index] == UInt8(ascii: ",") { index += 1; skipWhitespace(); return true }
+        if bytes[index] == UInt8(ascii: "}") { index += 1; skipWhitespace(); return false }
+        throw error("expected ',' or '}'")
+    }
+
+    /// A member's key, checked as a string value is, and the colon after it: for reading an object member by member
+    /// where the caller knows its shape. The key's bytes are valid as long as the reader's.
+    public mutating func readKey() throws -> JSONKey {
+        guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw error("expected a string key") }
+        let key = try self.key()
+        skipWhitespace()
+        guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw error("expected ':'") }
+        index += 1
+        skipWhitespace()
+        return key
+    }
+
     /// The next value as a tree.
     public mutating func readValue() throws -> JSONValue {
         let value = try value(depth: 0)

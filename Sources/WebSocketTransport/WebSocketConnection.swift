@@ -6,8 +6,17 @@ import Platform
 public protocol WebSocketConnectionDelegate: AnyObject {
     func connectionDidOpen(_ connection: WebSocketConnection)
     func connection(_ connection: WebSocketConnection, didReceive message: [UInt8])
+    /// A message offered where it stands (text already checked as UTF-8), valid only during the call, before it is
+    /// copied for `didReceive`: true when the delegate took it, and it then goes no further. By default none is taken.
+    func connection(_ connection: WebSocketConnection, tookInPlace message: UnsafeBufferPointer<UInt8>, isText: Bool) -> Bool
     /// Called once per connection, whatever ended it.
     func connection(_ connection: WebSocketConnection, didCloseWith reason: CloseReason)
+}
+
+extension WebSocketConnectionDelegate {
+    public func connection(_ connection: WebSocketConnection, tookInPlace message: UnsafeBufferPointer<UInt8>, isText: Bool) -> Bool {
+        false
+    }
 }
 
 /// One WebSocket, client or server side. Confined to its loop's thread.
@@ -154,12 +163,19 @@ public final class WebSocketConnection: @unchecked Sendable {
 
     /// Hands a whole message to the delegate. False: drop the connection.
     private func deliver(_ message: [UInt8], isText: Bool) -> Bool {
+        message.withUnsafeBufferPointer { deliver($0, isText: isText, copy: message) }
+    }
+
+    /// Checks a message and offers it to the delegate where it stands, then as an array (`copy`, or made now).
+    private func deliver(_ message: UnsafeBufferPointer<UInt8>, isText: Bool, copy: [UInt8]? = nil) -> Bool {
         // Checked here rather than by libwebsockets, which would close without saying why.
         if isText, !UTF8Validation.isValid(message) {
             closeReasonOverride = .invalidUTF8(size: message.count)
             return false
         }
-        delegate?.connection(self, didReceive: message)
+        if let delegate, !delegate.connection(self, tookInPlace: message, isText: isText) {
+            delegate.connection(self, didReceive: copy ?? Array(message))
+        }
         // A large message (a snapshot) and all that was made from it are gone once it is handled: hand the freed heap
         // back to the system here, after the frame itself is released, rather than keep it for months.
         if message.count >= Self.largeMessage { FreedMemory.release() }
@@ -200,7 +216,11 @@ public final class WebSocketConnection: @unchecked Sendable {
     private func readFrames(_ bytes: UnsafeRawBufferPointer, wsi: OpaquePointer) -> Bool {
         guard !client!.stoppedReading else { return true }
         do {
-            try frameReader!.read(bytes) { event in
+            try frameReader!.read(bytes, inPlace: { message, isText in
+                guard !client!.stoppedReading, !abortRequested, !isFinished else { return true }
+                if !deliver(message, isText: isText) { fail(code: 1007, wsi: wsi) }
+                return true
+            }) { event in
                 guard !client!.stoppedReading, !abortRequested, !isFinished else { return }
                 switch event {
                 case .message(let message, let isText):

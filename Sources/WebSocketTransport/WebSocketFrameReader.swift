@@ -63,11 +63,19 @@ public struct WebSocketFrameReader: Sendable {
 
     /// Reads `bytes`, handing each complete event to `handle` in order. A failure stops the reader for good.
     public mutating func read(_ bytes: UnsafeRawBufferPointer, _ handle: (Event) -> Void) throws(ReadError) {
+        try read(bytes, inPlace: { _, _ in false }, handle)
+    }
+
+    /// `read`, offering a message that is whole inside `bytes` (one frame, in this read) to `inPlace` first, where it
+    /// stands (the buffer is valid only during the call): one it takes (true) is not copied or handed to `handle`.
+    /// Most messages arrive so.
+    public mutating func read(_ bytes: UnsafeRawBufferPointer, inPlace: (UnsafeBufferPointer<UInt8>, _ isText: Bool) -> Bool,
+                              _ handle: (Event) -> Void) throws(ReadError) {
         guard !failed else { throw .protocolError("the connection already failed") }
         // Nothing follows a close (RFC 6455 §5.5.1): what comes after it is not read.
         guard !closed else { return }
         do {
-            try readAll(bytes, handle)
+            try readAll(bytes, inPlace, handle)
         } catch {
             failed = true
             message = []
@@ -76,7 +84,8 @@ public struct WebSocketFrameReader: Sendable {
         }
     }
 
-    private mutating func readAll(_ bytes: UnsafeRawBufferPointer, _ handle: (Event) -> Void) throws(ReadError) {
+    private mutating func readAll(_ bytes: UnsafeRawBufferPointer, _ inPlace: (UnsafeBufferPointer<UInt8>, Bool) -> Bool,
+                                  _ handle: (Event) -> Void) throws(ReadError) {
         var offset = 0
         let count = bytes.count
         while offset < count, !closed {
@@ -103,10 +112,11 @@ public struct WebSocketFrameReader: Sendable {
             if frame!.opcode >= 0x8 {
                 frame!.control.append(contentsOf: piece)
             } else if frame!.isFinal, message.isEmpty, take == frame!.remaining {
-                // A whole one-frame message in this read: one copy, straight out.
+                // A whole one-frame message in this read: read where it stands, or one copy, straight out.
                 frame = nil
-                handle(.message(Array(piece), isText: messageIsText ?? false))
+                let isText = messageIsText ?? false
                 messageIsText = nil
+                if !inPlace(piece, isText) { handle(.message(Array(piece), isText: isText)) }
                 continue
             } else {
                 message.append(contentsOf: piece)

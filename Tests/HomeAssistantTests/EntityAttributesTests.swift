@@ -43,18 +43,17 @@ struct EntityAttributesTests {
 
     /// States share one allocation until one of them changes: the other keeps what it had.
     @Test func aChangedCopyLeavesTheOriginalAlone() {
-        let original = EntityState(entityID: "sensor.washer", state: "on", attributes: ["x": 1], lastChanged: 5, contextID: "c1")
+        let original = EntityState(entityID: "sensor.washer", state: "on", attributes: ["x": 1], lastChanged: 5)
         var copy = original
         #expect(copy == original)
         copy.attributes["x"] = nil
         copy.state = "off"
         copy.lastUpdated = 9
-        copy.contextID = nil
-        #expect(original.attributes["x"] == 1 && original.state == "on" && original.lastUpdated == 5 && original.contextID == "c1")
-        #expect(copy.attributes.isEmpty && copy.state == "off" && copy.lastUpdated == 9 && copy.contextID == nil)
+        #expect(original.attributes["x"] == 1 && original.state == "on" && original.lastUpdated == 5)
+        #expect(copy.attributes.isEmpty && copy.state == "off" && copy.lastUpdated == 9)
         #expect(copy != original)
         #expect(original.attribute("x") == 1 && copy.attribute("x") == nil && original.attribute("missing") == nil)
-        let rebuilt = EntityState(entityID: "sensor.washer", state: "on", attributes: ["x": 1], lastChanged: 5, contextID: "c1")
+        let rebuilt = EntityState(entityID: "sensor.washer", state: "on", attributes: ["x": 1], lastChanged: 5)
         #expect(rebuilt == original, "equal fields in different boxes are equal")
     }
 

@@ -55,6 +55,43 @@ struct WebSocketFrameReaderTests {
         if length <= 300 { #expect(Self.read(bytes, cuts: Array(0..<bytes.count)).events == expected) }
     }
 
+    /// A message whole inside one read is offered where it stands first: one taken there is neither copied nor
+    /// handed on; one declined comes as an event, as do messages split across reads or frames, in order.
+    @Test func aWholeMessageIsOfferedInPlaceFirst() {
+        let taken = Array("taken".utf8), declined = Array("declined".utf8)
+        let bytes = Self.frame(0x1, taken) + Self.frame(0x2, declined) + Self.frame(0x9, Array("p".utf8))
+            + Self.frame(0x1, Array("split".utf8), final: false) + Self.frame(0x0, Array(" message".utf8)) + Self.frame(0x1, taken)
+        for cuts in [[], [3], [bytes.count - 2]] {
+            var reader = WebSocketFrameReader(maximumSize: 1 << 20)
+            var offered: [([UInt8], Bool)] = []
+            var events: [WebSocketFrameReader.Event] = []
+            var start = 0
+            for end in cuts + [bytes.count] {
+                bytes[start..<end].withUnsafeBytes { raw in
+                    try? reader.read(raw, inPlace: { message, isText in
+                        offered.append((Array(message), isText))
+                        events.append(.pong(Array("offered".utf8)))  // marks where in the order it was offered
+                        return Array(message) == taken
+                    }) { events.append($0) }
+                }
+                start = end
+            }
+            let mark = WebSocketFrameReader.Event.pong(Array("offered".utf8))
+            if cuts == [3] {
+                // The first frame was cut: it comes as an event, copied.
+                #expect(events == [.message(taken, isText: true), mark, .message(declined, isText: false), .ping(Array("p".utf8)),
+                                   .message(Array("split message".utf8), isText: true), mark])
+            } else if cuts == [bytes.count - 2] {
+                #expect(events == [mark, mark, .message(declined, isText: false), .ping(Array("p".utf8)),
+                                   .message(Array("split message".utf8), isText: true), .message(taken, isText: true)])
+            } else {
+                #expect(events == [mark, mark, .message(declined, isText: false), .ping(Array("p".utf8)),
+                                   .message(Array("split message".utf8), isText: true), mark])
+                #expect(offered.map(\.1) == [true, false, true])
+            }
+        }
+    }
+
     @Test func fragmentsJoinAndControlFramesBetweenThemAreHandedOnAtOnce() {
         let bytes = Self.frame(0x1, Array("{\"a\":".utf8), final: false)
             + Self.frame(0x9, Array("hi".utf8))

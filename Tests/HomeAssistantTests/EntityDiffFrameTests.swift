@@ -1,0 +1,117 @@
+import HomeAssistant
+import JSON
+import Testing
+
+/// Home Assistant's entity-change frames read in place (`EntityStore.applyDiffFrame`) must give exactly what the
+/// general path gives (`ServerMessage.decode`, then `EntityStore.apply` for each event of the subscription), take
+/// the frames Home Assistant writes, and decline every other frame whole, with nothing applied.
+struct EntityDiffFrameTests {
+    static let snapshot = #"{"a":{"sensor.a":{"s":"1","a":{"old":true,"unit":"W","t":0},"lc":1795343600.0},"sensor.b":{"s":"x","lc":1795343600.0}}}"#
+
+    static func store() throws -> EntityStore {
+        var store = EntityStore()
+        _ = try store.replace(withSnapshot: JSONText(snapshot))
+        return store
+    }
+
+    static func event(_ diff: String, id: Int = 7) -> String { #"{"id":\#(id),"type":"event","event":{"c":\#(diff)}}"# }
+
+    /// In place, and through the general path.
+    static func both(_ frame: String) throws -> (taken: Bool, fast: EntityStore, fastChanges: [EntityChange],
+                                                  general: EntityStore, generalChanges: [EntityChange]) {
+        var fast = try store(), general = try store()
+        var fastChanges: [EntityChange] = []
+        let bytes = Array(frame.utf8)
+        let taken = bytes.withUnsafeBufferPointer { fast.applyDiffFrame($0, subscription: 7, into: &fastChanges) }
+        var generalChanges: [EntityChange] = []
+        if let messages = try? ServerMessage.decode(frame: bytes) {
+            for case .event(7, let text) in messages { generalChanges += (try? general.apply(text)) ?? [] }
+        }
+        return (taken, fast, fastChanges, general, generalChanges)
+    }
+
+    /// What Home Assistant writes, and other spellings of the same diff: taken, and the same as the general path.
+    @Test(arguments: [
+        event(#"{"sensor.a":{"+":{"s":"2","lc":1795343700.0,"c":"01CTX","a":{"t":1.5,"unit":"%"}},"-":{"a":["old"]}}}"#),
+        event(#"{"sensor.a":{"+":{"lu":1795343701.0,"c":{"id":"01X","parent_id":null,"user_id":"u"}}}}"#),
+        event(#"{"sensor.a":{"+":{"s":"2","s":"3","a":{"t":1},"a":{"t":2,"new":[1,{"k":"v"}]}}}}"#),
+        event(#"{"sensor.a":{"-":{"a":["unit","nope"]},"+":{"s":null,"lc":"soon","lu":1e999}}}"#),
+        event(#"{"sensor.a":{ "\u002b" : { "\u0073" : "4" , "x" : [ 1 , 2 ] , "a" : { } } , "other" : 1 }}"#),
+        event(#"{"sensor.a":{"+":{}}}"#),
+        event(#"{"sensor.a":{}}"#),
+        event(#"{"sensor.a":"not a diff"}"#),
+        event(#"{"sensor.unknown":{"+":{"s":"1"}}}"#),
+        event(#"{"sensor.\u0061":{"+":{"s":"escaped id"}}}"#),
+        event(#"{"sensor.a":{"+":{"s":"caf\u00e9 ☕ \ud83d\ude00","a":{"naïve":"ü"}}}}"#),
+        " \n" + event(#"{"sensor.a":{"+":{"s":"5"}}}"#) + " \t",
+        "[" + event(#"{"sensor.a":{"+":{"s":"6"}}}"#) + "," + event(#"{"sensor.b":{"+":{"s":"y"}}}"#) + ","
+            + event(#"{"sensor.a":{"+":{"s":"7"},"-":{"a":["t"]}}}"#) + "]",
+        "[ " + event(#"{"sensor.a":{"+":{"s":"8"}}}"#) + " ]",
+        #"{"id": 7 ,"type":"event","event":{"c":{"sensor.a":{"+":{"s":"9"}}}}}"#,
+    ])
+    func homeAssistantsFramesAreTakenAsTheGeneralPathReadsThem(_ frame: String) throws {
+        let result = try Self.both(frame)
+        #expect(result.taken, "not taken: \(frame)")
+        #expect(result.fastChanges == result.generalChanges, "\(frame)")
+        #expect(result.fast.states == result.general.states, "\(frame)")
+    }
+
+    /// Anything else is declined whole, nothing applied: another subscription, another message, another layout of
+    /// the envelope, more than one entity, malformed JSON anywhere, a malformed element after good ones.
+    @Test(arguments: [
+        event(#"{"sensor.a":{"+":{"s":"2"}}}"#, id: 8),
+        #"{"id":07,"type":"event","event":{"c":{"sensor.a":{"+":{"s":"2"}}}}}"#,
+        #"{"id":7.0,"type":"event","event":{"c":{"sensor.a":{"+":{"s":"2"}}}}}"#,
+        #"{"id":7e0,"type":"event","event":{"c":{"sensor.a":{"+":{"s":"2"}}}}}"#,
+        #"{"id":-7,"type":"event","event":{"c":{"sensor.a":{"+":{"s":"2"}}}}}"#,
+        #"{"id":70000000000000000000000,"type":"event","event":{"c":{"sensor.a":{"+":{"s":"2"}}}}}"#,
+        #"{"type":"event","id":7,"event":{"c":{"sensor.a":{"+":{"s":"2"}}}}}"#,
+        #"{"id":7,"type":"result","success":true,"result":null}"#,
+        #"{"id":7,"type":"event","event":{"c":{"sensor.a":{"+":{"s":"2"}}}},"id":8}"#,
+        #"{"id":7,"type":"event","event":{"c":{"sensor.a":{"+":{"s":"2"}},"sensor.b":{"+":{"s":"3"}}}}}"#,
+        #"{"id":7,"type":"event","event":{"c":{"sensor.a":{"+":{"s":"2"}}},"r":["sensor.b"]}}"#,
+        #"{"id":7,"type":"event","event":{"a":{"sensor.c":{"s":"2"}}}}"#,
+        #"{"id":7,"type":"event","event":{"c":{"sensor.a":{"+":{"s":"2"}}}}"#,
+        #"{"id":7,"type":"event","event":{"c":{"sensor.a":{"+":{"s":"2"}}}}}}"#,
+        #"{"id":7,"type":"event","event":{"c":{"sensor.a":{"+":{"s":"2","a":{"t":01}}}}}}"#,
+        #"{"id":7,"type":"event","event":{"c":{"sensor.a":{"+":{"s":"2\u00"}}}}}"#,
+        #"{"id":7,"type":"event","event":{"c":{"sensor.a":{"+":{"s":"2"},}}}}"#,
+        #"{"id":7,"type":"event","event":{"c":{"sensor.a":{"+":{"s":"2" "a":{}}}}}}"#,
+        #"{"id":7,"type":"event","event":{"c":{"sensor.a":{"+":{"s":"2"}}}}} x"#,
+        #"{"id":7,"type":"event","event":{"c":{"sensor.unknown":{"+":{"s":tru}}}}}"#,
+        "[]",
+        "[" + event(#"{"sensor.a":{"+":{"s":"2"}}}"#) + "," + #"{"id":7,"type":"result","success":true,"result":null}"# + "]",
+        "[" + event(#"{"sensor.a":{"+":{"s":"2"}}}"#) + "," + event(#"{"sensor.b":{"+":{"s":"y"}}"#) + "]",
+        "[" + event(#"{"sensor.a":{"+":{"s":"2"}}}"#) + "," + event(#"{"sensor.b":{"+":{"s":"y"}}}"#),
+        "[" + event(#"{"sensor.a":{"+":{"s":"2"}}}"#) + ",]",
+        "",
+        "{",
+    ])
+    func everyOtherFrameIsDeclinedWhole(_ frame: String) throws {
+        var store = try Self.store()
+        var changes: [EntityChange] = [.removed(entityID: "kept")]
+        let taken = Array(frame.utf8).withUnsafeBufferPointer { store.applyDiffFrame($0, subscription: 7, into: &changes) }
+        #expect(!taken, "taken: \(frame)")
+        #expect(changes == [.removed(entityID: "kept")], "\(frame)")
+        #expect(store.states == (try Self.store()).states, "\(frame)")
+    }
+
+    /// A frame of many diffs, then a small one: the room kept between frames never carries a diff over.
+    @Test func diffsOfOneFrameDoNotLeakIntoTheNext() throws {
+        var store = try Self.store()
+        var changes: [EntityChange] = []
+        let many = "[" + (0..<300).map { n in Self.event(#"{"sensor.a":{"+":{"s":"\#(n)","a":{"n\#(n)":\#(n)}}}}"#) }
+            .joined(separator: ",") + "]"
+        #expect(Array(many.utf8).withUnsafeBufferPointer { store.applyDiffFrame($0, subscription: 7, into: &changes) })
+        #expect(changes.count == 300 && store["sensor.a"]?.state == "299")
+        #expect(store["sensor.a"]?.attributes.count == 303)
+        for n in 0..<3 {
+            changes = []
+            let one = Self.event(#"{"sensor.b":{"+":{"s":"b\#(n)"}}}"#)
+            #expect(Array(one.utf8).withUnsafeBufferPointer { store.applyDiffFrame($0, subscription: 7, into: &changes) })
+            #expect(changes.map(\.entityID) == ["sensor.b"])
+            #expect(store["sensor.b"]?.state == "b\(n)" && store["sensor.b"]?.attributes.isEmpty == true)
+        }
+        #expect(store["sensor.a"]?.state == "299")
+    }
+}
