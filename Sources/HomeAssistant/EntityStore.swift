@@ -277,8 +277,8 @@ public struct EntityStore: Sendable {
             newState = nil
             lastChanged = nil
             lastUpdated = nil
-            setAttributes.removeAll(keepingCapacity: setAttributes.capacity <= 64)
-            removedKeys.removeAll(keepingCapacity: removedKeys.capacity <= 64)
+            if !setAttributes.isEmpty { setAttributes.removeAll(keepingCapacity: setAttributes.capacity <= 64) }
+            if !removedKeys.isEmpty { removedKeys.removeAll(keepingCapacity: removedKeys.capacity <= 64) }
         }
 
         /// Reads one entity's diff into this (empty) value.

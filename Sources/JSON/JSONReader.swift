@@ -10,8 +10,8 @@ import Glibc
 public struct JSONReader {
     public enum Kind: Sendable, Equatable { case object, array, string, number, bool, null }
 
-    let bytes: UnsafeBufferPointer<UInt8>
-    var index = 0
+    @usableFromInline let bytes: UnsafeBufferPointer<UInt8>
+    @usableFromInline var index = 0
     /// The bytes were checked as well-formed JSON before (`JSONText.isChecked`): skipping only finds a value's end.
     let isChecked: Bool
 
@@ -22,9 +22,9 @@ public struct JSONReader {
         skipWhitespace()
     }
 
-    func error(_ reason: String) -> JSONParser.SyntaxError { .init(offset: index, reason: reason) }
+    @usableFromInline func error(_ reason: String) -> JSONParser.SyntaxError { .init(offset: index, reason: reason) }
 
-    mutating func skipWhitespace() {
+    @inlinable mutating func skipWhitespace() {
         while index < bytes.count {
             switch bytes[index] {
             case 0x20, 0x09, 0x0A, 0x0D: index += 1
@@ -57,12 +57,12 @@ public struct JSONReader {
     }
 
     /// Whether only whitespace is left.
-    public var isAtEnd: Bool { index == bytes.count }
+    @inlinable public var isAtEnd: Bool { index == bytes.count }
 
     /// Consumes `literal` if the text goes on with exactly its bytes (then the whitespace after it too); otherwise
     /// leaves the position. For a hot path that knows the exact text a writer produces: anything else is left to the
     /// general reading.
-    public mutating func consume(_ literal: StaticString) -> Bool {
+    @inlinable public mutating func consume(_ literal: StaticString) -> Bool {
         let count = literal.utf8CodeUnitCount
         guard count <= bytes.count - index else { return false }
         let expected = literal.utf8Start
@@ -97,7 +97,7 @@ public struct JSONReader {
 
     /// Enters the object that comes next, for reading it member by member (`readKey`, the value, `nextMember`):
     /// false when it is empty (then it is consumed whole). Throws if the next value is not an object.
-    public mutating func beginObject() throws -> Bool {
+    @inlinable public mutating func beginObject() throws -> Bool {
         guard index < bytes.count, bytes[index] == UInt8(ascii: "{") else { throw error("expected an object") }
         index += 1
         skipWhitespace()
@@ -107,7 +107,7 @@ public struct JSONReader {
 
     /// After a member's value: true when another member follows (its key is next), false at the object's end (then
     /// consumed). Throws on anything else.
-    public mutating func nextMember() throws -> Bool {
+    @inlinable public mutating func nextMember() throws -> Bool {
         guard index < bytes.count else { throw error("unexpected end of input") }
         if bytes[index] == UInt8(ascii: ",") { index += 1; skipWhitespace(); return true }
         if bytes[index] == UInt8(ascii: "}") { index += 1; skipWhitespace(); return false }
