@@ -143,7 +143,13 @@ public struct EntityStore: Sendable {
         pendingTargets = []
         var count = 0
         defer {
-            if diffs.count > Self.keptPendingDiffs { diffs = []; targets = [] }
+            // Only the room is kept: what this frame's diffs hold goes now, taken or declined.
+            if diffs.count > Self.keptPendingDiffs {
+                diffs = []
+                targets = []
+            } else {
+                for position in 0..<count { diffs[position].reset() }
+            }
             pendingDiffs = diffs
             pendingTargets = targets
         }
@@ -154,7 +160,6 @@ public struct EntityStore: Sendable {
                 diffs.append(Diff())
                 targets.append(index)
             } else {
-                diffs[count].reset()
                 targets[count] = index
             }
             count += 1
@@ -167,6 +172,14 @@ public struct EntityStore: Sendable {
 
     /// The most diffs of one frame whose room `applyDiffFrame` keeps (a larger frame's is let go).
     static let keptPendingDiffs = 256
+
+    /// How many values `applyDiffFrame`'s kept room still holds (for tests: none once a frame is done).
+    package var heldDiffValues: Int {
+        pendingDiffs.reduce(0) { held, diff in
+            held + diff.setAttributes.count + diff.removedKeys.count + (diff.newState == nil ? 0 : 1)
+                + (diff.lastChanged == nil ? 0 : 1) + (diff.lastUpdated == nil ? 0 : 1)
+        }
+    }
 
     /// The event nearly every message is, one entity's diff alone (`{"c":{"id":{…}}}`), read in one pass instead of
     /// finding the parts first; nil for any other shape, which `apply` then reads in full.

@@ -382,10 +382,11 @@ public final class HomeAssistantSimulator: @unchecked Sendable {
         client.outbox.append(message.jsonText)
     }
 
-    /// An entity subscription's event laid out as Home Assistant's writer lays it out (`cached_state_diff_message`:
-    /// `id`, `type`, then the event), which LiveBridge reads in place; other messages keep this encoder's sorted keys.
+    /// An entity subscription's event laid out as Home Assistant 2026.11's writer lays it out
+    /// (`cached_state_diff_message`: `type`, the event, then the subscriber's id appended), which LiveBridge reads in
+    /// place; other messages keep this encoder's sorted keys.
     private func sendEvent(_ event: JSONValue, subscription id: Int, to client: Client) {
-        client.outbox.append(#"{"id":"# + String(id) + #","type":"event","event":"# + event.jsonText + "}")
+        client.outbox.append(#"{"type":"event","event":"# + event.jsonText + #","id":"# + String(id) + "}")
     }
 
     /// Sends what each client's pass queued as Home Assistant's writer does: one message alone, several in one JSON

@@ -14,7 +14,10 @@ struct EntityDiffFrameTests {
         return store
     }
 
-    static func event(_ diff: String, id: Int = 7) -> String { #"{"id":\#(id),"type":"event","event":{"c":\#(diff)}}"# }
+    /// As Home Assistant 2026.11 writes it: the cached message, then the subscriber's id appended.
+    static func event(_ diff: String, id: Int = 7) -> String { #"{"type":"event","event":{"c":\#(diff)},"id":\#(id)}"# }
+    /// As older releases (and the bench's server) write it: the id first.
+    static func idFirst(_ diff: String, id: Int = 7) -> String { #"{"id":\#(id),"type":"event","event":{"c":\#(diff)}}"# }
 
     /// In place, and through the general path.
     static func both(_ frame: String) throws -> (taken: Bool, fast: EntityStore, fastChanges: [EntityChange],
@@ -48,6 +51,9 @@ struct EntityDiffFrameTests {
             + event(#"{"sensor.a":{"+":{"s":"7"},"-":{"a":["t"]}}}"#) + "]",
         "[ " + event(#"{"sensor.a":{"+":{"s":"8"}}}"#) + " ]",
         #"{"id": 7 ,"type":"event","event":{"c":{"sensor.a":{"+":{"s":"9"}}}}}"#,
+        #"{"type":"event","event":{"c":{"sensor.a":{"+":{"s":"9"}}}},"id": 7 }"#,
+        idFirst(#"{"sensor.a":{"+":{"s":"2","lc":1795343700.0,"c":"01CTX","a":{"t":1.5,"unit":"%"}},"-":{"a":["old"]}}}"#),
+        "[" + idFirst(#"{"sensor.a":{"+":{"s":"6"}}}"#) + "," + event(#"{"sensor.b":{"+":{"s":"y"}}}"#) + "]",
     ])
     func homeAssistantsFramesAreTakenAsTheGeneralPathReadsThem(_ frame: String) throws {
         let result = try Self.both(frame)
@@ -60,11 +66,22 @@ struct EntityDiffFrameTests {
     /// the envelope, more than one entity, malformed JSON anywhere, a malformed element after good ones.
     @Test(arguments: [
         event(#"{"sensor.a":{"+":{"s":"2"}}}"#, id: 8),
+        idFirst(#"{"sensor.a":{"+":{"s":"2"}}}"#, id: 8),
+        #"{"type":"event","event":{"c":{"sensor.a":{"+":{"s":"2"}}}},"id":7,"id":8}"#,
+        #"{"type":"event","event":{"c":{"sensor.a":{"+":{"s":"2"}}}},"id":7,"x":1}"#,
+        #"{"type":"event","event":{"c":{"sensor.a":{"+":{"s":"2"}}}}}"#,
+        #"{"type":"event","event":{"c":{"sensor.a":{"+":{"s":"2"}}}},"id":"7"}"#,
+        #"{"type":"event","event":{"c":{"sensor.a":{"+":{"s":"2"}}},"r":[]},"id":7}"#,
+        #"{"type":"event","event":{"c":{"sensor.a":{"+":{"s":"2"}}}},"id":7"#,
+        "[" + event(#"{"sensor.a":{"+":{"s":"2"}}}"#) + "," + event(#"{"sensor.b":{"+":{"s":"y"}}}"#, id: 8) + "]",
         #"{"id":07,"type":"event","event":{"c":{"sensor.a":{"+":{"s":"2"}}}}}"#,
         #"{"id":7.0,"type":"event","event":{"c":{"sensor.a":{"+":{"s":"2"}}}}}"#,
         #"{"id":7e0,"type":"event","event":{"c":{"sensor.a":{"+":{"s":"2"}}}}}"#,
         #"{"id":-7,"type":"event","event":{"c":{"sensor.a":{"+":{"s":"2"}}}}}"#,
         #"{"id":70000000000000000000000,"type":"event","event":{"c":{"sensor.a":{"+":{"s":"2"}}}}}"#,
+        #"{"type":"event","event":{"c":{"sensor.a":{"+":{"s":"2"}}}},"id":07}"#,
+        #"{"type":"event","event":{"c":{"sensor.a":{"+":{"s":"2"}}}},"id":7.0}"#,
+        #"{"type":"event","event":{"c":{"sensor.a":{"+":{"s":"2"}}}},"id":70000000000000000000000}"#,
         #"{"type":"event","id":7,"event":{"c":{"sensor.a":{"+":{"s":"2"}}}}}"#,
         #"{"id":7,"type":"result","success":true,"result":null}"#,
         #"{"id":7,"type":"event","event":{"c":{"sensor.a":{"+":{"s":"2"}}}},"id":8}"#,
@@ -94,6 +111,7 @@ struct EntityDiffFrameTests {
         #expect(!taken, "taken: \(frame)")
         #expect(changes == [.removed(entityID: "kept")], "\(frame)")
         #expect(store.states == (try Self.store()).states, "\(frame)")
+        #expect(store.heldDiffValues == 0, "what a declined frame's diffs read is not kept: \(frame)")
     }
 
     /// A frame of many diffs, then a small one: the room kept between frames never carries a diff over.
@@ -104,6 +122,7 @@ struct EntityDiffFrameTests {
             .joined(separator: ",") + "]"
         #expect(Array(many.utf8).withUnsafeBufferPointer { store.applyDiffFrame($0, subscription: 7, into: &changes) })
         #expect(changes.count == 300 && store["sensor.a"]?.state == "299")
+        #expect(store.heldDiffValues == 0)
         #expect(store["sensor.a"]?.attributes.count == 303)
         for n in 0..<3 {
             changes = []
@@ -111,6 +130,7 @@ struct EntityDiffFrameTests {
             #expect(Array(one.utf8).withUnsafeBufferPointer { store.applyDiffFrame($0, subscription: 7, into: &changes) })
             #expect(changes.map(\.entityID) == ["sensor.b"])
             #expect(store["sensor.b"]?.state == "b\(n)" && store["sensor.b"]?.attributes.isEmpty == true)
+            #expect(store.heldDiffValues == 0, "room kept, values let go")
         }
         #expect(store["sensor.a"]?.state == "299")
     }
