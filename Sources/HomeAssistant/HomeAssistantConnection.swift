@@ -43,6 +43,9 @@ public final class HomeAssistantConnection: @unchecked Sendable {
 
     /// Entity changes received from Home Assistant so far (before the feed coalesces them).
     public var receivedChangeCount: Int { receivedChanges.load(ordering: .relaxed) }
+    private let framesInPlace = Atomic<Int>(0)
+    /// Frames of entity changes applied where they arrived (`EntityDiffFrame`), not decoded whole.
+    public var framesReadInPlaceCount: Int { framesInPlace.load(ordering: .relaxed) }
 
     // Everything below is confined to the loop thread.
     /// `configuration`, as the loop reads it on every message.
@@ -734,6 +737,7 @@ extension HomeAssistantConnection: WebSocketConnectionDelegate {
         let count = arrivedChanges.count
         guard following.takeInPlace(message, subscription: id, into: &store, changes: &arrivedChanges) else { return false }
         receivedChanges.add(arrivedChanges.count - count, ordering: .relaxed)
+        framesInPlace.add(1, ordering: .relaxed)
         return true
     }
 

@@ -190,7 +190,8 @@ public actor LiveBridgeService: Service {
                 let counters = await dispatcher.counters
                 let relays = await dispatcher.relayRemaining
                 return metrics.text(debounced: counters.debounced, deduplicated: counters.deduplicated, retries: counters.retries,
-                                    stateChanges: connection.receivedChangeCount, held: counters.held, renewals: counters.renewals,
+                                    stateChanges: connection.receivedChangeCount,
+                                    framesReadInPlace: connection.framesReadInPlaceCount, held: counters.held, renewals: counters.renewals,
                                     relayRemaining: relays,
                                     holds: Dictionary(uniqueKeysWithValues: counters.holds.map { ($0.key.rawValue, $0.value) }))
             },

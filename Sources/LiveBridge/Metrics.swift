@@ -51,7 +51,8 @@ public final class Metrics: Sendable {
     /// `held` and `renewals` come from the dispatcher too, and `relayRemaining` (pushes left through each device's Home
     /// Assistant relay, by notify service).
     /// `holds`: times an update began to be held, by the budget's reason (max_per_hour, min_interval, …).
-    public func text(debounced: Int, deduplicated: Int, retries: Int, stateChanges received: Int? = nil, held: Int = 0, renewals: Int = 0,
+    public func text(debounced: Int, deduplicated: Int, retries: Int, stateChanges received: Int? = nil, framesReadInPlace: Int = 0,
+                     held: Int = 0, renewals: Int = 0,
                      relayRemaining: [String: Int] = [:], holds: [String: Int] = [:]) -> String {
         state.withLock { s in
             var out = ""
@@ -59,6 +60,7 @@ public final class Metrics: Sendable {
                 out += "# HELP \(name) \(help)\n# TYPE \(name) counter\n\(name) \(value)\n"
             }
             counter("livebridge_state_changes_total", "Entity state changes received from Home Assistant.", received ?? s.stateChanges)
+            counter("livebridge_frames_read_in_place_total", "Frames of entity changes applied where they arrived, not decoded whole.", framesReadInPlace)
             counter("livebridge_renders_total", "Activity payloads rendered.", s.renders)
             counter("livebridge_debounced_total", "Updates replaced by a newer one before sending.", debounced)
             counter("livebridge_deduplicated_total", "Updates not sent because the phone already shows them.", deduplicated)

@@ -173,6 +173,13 @@ struct RunCommandTests {
         let activities = try JSONParser.parse(try await client.send(HTTPRequest(method: "GET", url: "http://127.0.0.1:\(port)/activities")).body)
         #expect(activities["activities"]?.arrayValue?.first?["phase"] == "running")
         #expect(activities["activities"]?.arrayValue?.first?["last_delivered"]?["state"] == "ONGOING")
+        #expect(metrics.bodyText.contains("livebridge_frames_read_in_place_total 0\n"), "the snapshot is decoded whole")
+        // A change after the snapshot comes in Home Assistant's layout and is applied where it arrived.
+        await s.simulator.setState("sensor.washer_progress", "20")
+        #expect(await s.service.wait { $0.count == 2 })
+        let after = try await client.send(HTTPRequest(method: "GET", url: "http://127.0.0.1:\(port)/metrics")).bodyText
+        let inPlace = after.split(separator: "\n").first { $0.hasPrefix("livebridge_frames_read_in_place_total ") }
+        #expect(inPlace.flatMap { Int($0.split(separator: " ")[1]) } ?? 0 >= 1, "\(after)")
         livebridge.signal(SIGTERM)
         #expect(await livebridge.exitStatus() == 0)
     }

@@ -192,6 +192,7 @@ class Watch:
 
 
 DAEMON_RULES = """
+status: {{ listen: "127.0.0.1:{status}" }}
 homeassistant:
   url: {url}
   token: !secret ha_token
@@ -498,8 +499,9 @@ async def daemon_pushes(session, ha, token, work):
     port = free_port()
     preview = subprocess.Popen([LIVEBRIDGE, "preview-server", "--port", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     base = f"http://127.0.0.1:{port}"
+    status_port = free_port()
     with open(os.path.join(work, "livebridge.yaml"), "w") as f:
-        f.write(DAEMON_RULES.format(url=ha.base, preview=base))
+        f.write(DAEMON_RULES.format(url=ha.base, preview=base, status=status_port))
     with open(os.path.join(work, "secrets.yaml"), "w") as f:
         f.write(f"ha_token: {token}\n")
     os.chmod(os.path.join(work, "secrets.yaml"), 0o600)
@@ -557,6 +559,12 @@ async def daemon_pushes(session, ha, token, work):
         assert content["icon"] == "washer", content
         assert [e["ended"] for e in pushes(final)] == [False, False, True], pushes(final)
         log("the daemon pushed exactly start, one update and the end")
+        async with session.get(f"http://127.0.0.1:{status_port}/metrics") as response:
+            metrics = await response.text()
+        in_place = [int(line.split()[1]) for line in metrics.splitlines()
+                    if line.startswith("livebridge_frames_read_in_place_total ")]
+        assert in_place and in_place[0] >= 1, "no frame of Home Assistant's was read in place:\n" + metrics
+        log(f"ok: {in_place[0]} of Home Assistant's entity-change frames were applied where they arrived")
 
         await blueprint_pushes(session, ha, token, base, daemon_log)
         daemon.send_signal(signal.SIGTERM)
