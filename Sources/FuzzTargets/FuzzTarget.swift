@@ -16,7 +16,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case rules
     /// The JSON reader: full parse and the validating skip must agree.
     case json
-    /// Home Assistant's frames: the envelope, then snapshot/diff events into the entity store.
+    /// Home Assistant's frames: the envelope, then snapshot/diff events into the entity store; and the same frame read
+    /// in place, which must agree with that or decline it untouched.
     case messages
     /// Templates over hostile states: the first line is a template, each further line an entity's state.
     case templates
@@ -36,6 +37,28 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     /// A `livebridge_activity` event's data through the event path's checks: no request may leave its backend's grammar.
     case events
 
+    /// The frame read in place (`EntityStore.applyDiffFrame`) against the general path, from the same states: taken,
+    /// it must give exactly what decoding gives; declined, nothing may have changed.
+    private static func checkInPlace(_ bytes: [UInt8], decoded: [ServerMessage]?) {
+        func store() -> EntityStore {
+            var store = EntityStore()
+            store.share(entityIDs: ["sensor.a", "sensor.b"])
+            _ = try? store.replace(withSnapshot: JSONText(#"{"a":{"sensor.a":{"s":"1","a":{"t":0,"unit":"W"},"lc":1.0},"sensor.b":{"s":"x","lc":1.0}}}"#))
+            return store
+        }
+        var fast = store(), general = store()
+        var changes: [EntityChange] = []
+        let taken = bytes.withUnsafeBufferPointer { fast.applyDiffFrame($0, subscriptionID: 7, into: &changes) }
+        guard taken else {
+            if !changes.isEmpty || fast.states != general.states { fatalError("a declined frame changed the store: \(bytes)") }
+            return
+        }
+        guard let decoded else { fatalError("a frame taken in place does not decode: \(bytes)") }
+        var expected: [EntityChange] = []
+        for case .event(7, let event) in decoded { expected += (try? general.apply(event)) ?? [] }
+        if changes != expected || fast.states != general.states { fatalError("in place and decoded disagree: \(bytes)") }
+    }
+
     public func run(_ bytes: [UInt8]) {
         switch self {
         case .rules:
@@ -50,7 +73,9 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             if (parsed != nil) != skipped { fatalError("parse and skip disagree on \(bytes)") }
             if let parsed { _ = parsed.jsonText }
         case .messages:
-            guard let messages = try? ServerMessage.decode(frame: bytes) else { return }
+            let messages = try? ServerMessage.decode(frame: bytes)
+            Self.checkInPlace(bytes, decoded: messages)
+            guard let messages else { return }
             var store = EntityStore()
             store.share(entityIDs: ["sensor.a", "sensor.b"])
             for case .event(_, let event) in messages {

@@ -14,18 +14,18 @@ import JSON
 enum EntityDiffFrame {
     /// Calls `diff` for each message in order, with the entity's id and the reader at that entity's diff, which `diff`
     /// reads or skips whole (strictly). False as soon as a message is anything but one entity's diff for
-    /// `subscription`, or is malformed: the caller must then apply none of what `diff` was given.
-    static func read(_ frame: UnsafeBufferPointer<UInt8>, subscription: Int,
+    /// `subscriptionID`, or is malformed: the caller must then apply none of what `diff` was given.
+    static func read(_ frame: UnsafeBufferPointer<UInt8>, subscriptionID: Int,
                      _ diff: (inout JSONReader, JSONKey) throws -> Void) -> Bool {
         var reader = JSONReader(frame)
         do {
             if reader.consume("[") {
                 repeat {
-                    guard try message(&reader, subscription: subscription, diff) else { return false }
+                    guard try message(&reader, subscriptionID: subscriptionID, diff) else { return false }
                 } while reader.consume(",")
                 guard reader.consume("]") else { return false }
             } else {
-                guard try message(&reader, subscription: subscription, diff) else { return false }
+                guard try message(&reader, subscriptionID: subscriptionID, diff) else { return false }
             }
             return reader.isAtEnd
         } catch {
@@ -35,15 +35,15 @@ enum EntityDiffFrame {
 
     /// One message: Home Assistant's envelope as its writer lays it out, one entity in `c`, nothing else. The diff is
     /// handed on before an id that comes last is seen: the caller applies nothing until the whole frame is accepted.
-    private static func message(_ reader: inout JSONReader, subscription: Int,
+    private static func message(_ reader: inout JSONReader, subscriptionID: Int,
                                 _ diff: (inout JSONReader, JSONKey) throws -> Void) throws -> Bool {
         if reader.consume(#"{"type":"event","event":{"c":{"#) {
             try diff(&reader, try reader.readKey())
             // The entity's object, `c`'s (a second entity is for the general path) and the event's, then the id.
             return reader.consume("}") && reader.consume("}") && reader.consume(#","id":"#)
-                && reader.readPlainInteger() == subscription && reader.consume("}")
+                && reader.readPlainInteger() == subscriptionID && reader.consume("}")
         }
-        guard reader.consume(#"{"id":"#), reader.readPlainInteger() == subscription,
+        guard reader.consume(#"{"id":"#), reader.readPlainInteger() == subscriptionID,
               reader.consume(#","type":"event","event":{"c":{"#) else { return false }
         try diff(&reader, try reader.readKey())
         return reader.consume("}") && reader.consume("}") && reader.consume("}")

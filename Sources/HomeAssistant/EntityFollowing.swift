@@ -15,7 +15,7 @@ protocol EntityFollowing: AnyObject {
     func take(_ event: JSONText, into store: inout EntityStore) -> EntityFollowingOutcome
     /// A whole frame of this subscription's entity changes read where it stands (`EntityStore.applyDiffFrame`),
     /// what changed appended to `changes`; false, with nothing taken, for any frame the general path must read.
-    func takeInPlace(_ frame: UnsafeBufferPointer<UInt8>, subscription: Int, into store: inout EntityStore,
+    func takeInPlace(_ frame: UnsafeBufferPointer<UInt8>, subscriptionID: Int, into store: inout EntityStore,
                      changes: inout [EntityChange]) -> Bool
     /// The snapshot command's result (or its failure), taken into `store`.
     func takeSnapshot(_ result: Result<JSONValue, HomeAssistantError>, into store: inout EntityStore) -> EntityFollowingOutcome

@@ -1,5 +1,4 @@
 public import JSON
-import Platform
 
 /// The local copy of the entities LiveBridge watches, kept from `subscribe_entities`' compressed messages, read
 /// straight from their text (or, on the `state_changed` path, from full states: `replace(withFullStates:keeping:)`,
@@ -11,9 +10,9 @@ import Platform
 public struct EntityStore: Sendable {
     public private(set) var states: [String: EntityState] = [:]
     private var names = SharedNames()
-    /// `applyDiffFrame`'s diffs read but not yet applied, and whose they are: kept between frames for their room.
-    private var pendingDiffs: [Diff] = []
-    private var pendingTargets: [Dictionary<String, EntityState>.Index] = []
+    /// Room for a frame's diffs while `applyDiffFrame` reads them, and whose they are: kept between frames, empty.
+    private var frameDiffs: [Diff] = []
+    private var frameTargets: [Dictionary<String, EntityState>.Index] = []
     /// Once `share` has named them, the only entities kept: a server that sends others (a bug, or a hostile one
     /// sending a hundred thousand) costs a skip each, not memory.
     private var watched: EntitySelection?
@@ -132,15 +131,15 @@ public struct EntityStore: Sendable {
         return changes
     }
 
-    /// Applies a frame of Home Assistant's one-entity diffs for `subscription`, read in place (`EntityDiffFrame`), and
+    /// Applies a frame of Home Assistant's one-entity diffs for subscription `subscriptionID`, read in place (`EntityDiffFrame`), and
     /// appends what changed to `changes`; false, with nothing applied or appended, for a frame of any other shape,
     /// which the caller then reads the general way. Every message is read (and so checked) before any is applied.
-    public mutating func applyDiffFrame(_ frame: UnsafeBufferPointer<UInt8>, subscription: Int,
+    public mutating func applyDiffFrame(_ frame: UnsafeBufferPointer<UInt8>, subscriptionID: Int,
                                         into changes: inout [EntityChange]) -> Bool {
         // Taken out while reading (nothing is copied), put back with their room for the next frame.
-        var diffs = pendingDiffs, targets = pendingTargets
-        pendingDiffs = []
-        pendingTargets = []
+        var diffs = frameDiffs, targets = frameTargets
+        frameDiffs = []
+        frameTargets = []
         var count = 0
         defer {
             // Only the room is kept: what this frame's diffs hold goes now, taken or declined.
@@ -150,10 +149,10 @@ public struct EntityStore: Sendable {
             } else {
                 for position in 0..<count { diffs[position].reset() }
             }
-            pendingDiffs = diffs
-            pendingTargets = targets
+            frameDiffs = diffs
+            frameTargets = targets
         }
-        let isDiffFrame = EntityDiffFrame.read(frame, subscription: subscription) { reader, id in
+        let isDiffFrame = EntityDiffFrame.read(frame, subscriptionID: subscriptionID) { reader, id in
             // Only a kept entity's diff is read into a change: any other is checked and skipped.
             guard let index = states.index(forKey: id.string) else { try reader.skipValue(); return }
             if count == diffs.count {
@@ -175,7 +174,7 @@ public struct EntityStore: Sendable {
 
     /// How many values `applyDiffFrame`'s kept room still holds (for tests: none once a frame is done).
     package var heldDiffValues: Int {
-        pendingDiffs.reduce(0) { held, diff in
+        frameDiffs.reduce(0) { held, diff in
             held + diff.setAttributes.count + diff.removedKeys.count + (diff.newState == nil ? 0 : 1)
                 + (diff.lastChanged == nil ? 0 : 1) + (diff.lastUpdated == nil ? 0 : 1)
         }
@@ -269,112 +268,5 @@ public struct EntityStore: Sendable {
         guard let state else { return nil }
         return EntityState(entityID: id, state: state, attributes: EntityAttributes(attributes), lastChanged: lastChanged ?? 0,
                            lastUpdated: lastUpdated ?? lastChanged ?? 0)
-    }
-
-    /// A diff: `+` sets state, attributes and times; then `-` removes attributes. Read whole, then applied at once:
-    /// the state is shared with the engine, so its first change copies it, and only one change should. The context
-    /// (`c`) is checked and dropped: nothing LiveBridge does reads it.
-    ///
-    /// Read member by member with the keys Home Assistant writes tried first as they stand in the text, any other
-    /// spelling (an escape, a space before the colon, an unknown key) through the general key reading.
-    struct Diff {
-        var newState: String?
-        var lastChanged: Double?, lastUpdated: Double?
-        var setAttributes: [EntityAttributes.Element] = []
-        var removedKeys: [String] = []
-
-        init() {}
-
-        /// Empties this diff for the next one, keeping its room.
-        mutating func reset() {
-            newState = nil
-            lastChanged = nil
-            lastUpdated = nil
-            if !setAttributes.isEmpty { setAttributes.removeAll(keepingCapacity: setAttributes.capacity <= 64) }
-            if !removedKeys.isEmpty { removedKeys.removeAll(keepingCapacity: removedKeys.capacity <= 64) }
-        }
-
-        /// Reads one entity's diff into this (empty) value.
-        mutating func read(_ reader: inout JSONReader, names: inout SharedNames) throws {
-            guard reader.nextKind == .object else { try reader.skipValue(); return }
-            guard try reader.beginObject() else { return }
-            repeat {
-                if reader.consume(#""+":"#) {
-                    try readAdditions(&reader, names: &names)
-                } else if reader.consume(#""-":"#) {
-                    try readRemovals(&reader)
-                } else {
-                    switch try reader.readKey() {
-                    case "+": try readAdditions(&reader, names: &names)
-                    case "-": try readRemovals(&reader)
-                    default: try reader.skipValue()
-                    }
-                }
-            } while try reader.nextMember()
-        }
-
-        private enum Addition { case state, attributes, lastChanged, lastUpdated, other }
-
-        /// `+`: what is set.
-        private mutating func readAdditions(_ reader: inout JSONReader, names: inout SharedNames) throws {
-            guard reader.nextKind == .object else { try reader.skipValue(); return }
-            guard try reader.beginObject() else { return }
-            repeat {
-                let addition: Addition
-                // In the order Home Assistant writes them.
-                if reader.consume(#""s":"#) { addition = .state }
-                else if reader.consume(#""lc":"#) { addition = .lastChanged }
-                else if reader.consume(#""lu":"#) { addition = .lastUpdated }
-                else if reader.consume(#""c":"#) { addition = .other }
-                else if reader.consume(#""a":"#) { addition = .attributes }
-                else {
-                    switch try reader.readKey() {
-                    case "s": addition = .state
-                    case "a": addition = .attributes
-                    case "lc": addition = .lastChanged
-                    case "lu": addition = .lastUpdated
-                    default: addition = .other
-                    }
-                }
-                switch addition {
-                case .state: newState = try reader.readStringIfPresent() ?? newState
-                case .attributes:
-                    guard reader.nextKind == .object else { try reader.skipValue(); break }
-                    guard try reader.beginObject() else { break }
-                    repeat {
-                        let name = names.attributeName(try reader.readKey().string)
-                        setAttributes.append((name, try reader.readValue()))
-                    } while try reader.nextMember()
-                case .lastChanged: lastChanged = try readTime(&reader) ?? lastChanged
-                case .lastUpdated: lastUpdated = try readTime(&reader) ?? lastUpdated
-                case .other: try reader.skipValue()
-                }
-            } while try reader.nextMember()
-        }
-
-        /// `-`: the attributes removed, `{"a":[names]}`.
-        private mutating func readRemovals(_ reader: inout JSONReader) throws {
-            guard reader.nextKind == .object else { try reader.skipValue(); return }
-            guard try reader.beginObject() else { return }
-            repeat {
-                guard try reader.readKey() == "a", reader.nextKind == .array else { try reader.skipValue(); continue }
-                try reader.readArray { reader in
-                    if let name = try reader.readStringIfPresent() { self.removedKeys.append(name) }
-                }
-            } while try reader.nextMember()
-        }
-
-        /// Changes `state` in place; returns it as changed.
-        func apply(to state: inout EntityState) -> EntityState {
-            state.apply(state: newState, lastChanged: lastChanged, lastUpdated: lastUpdated,
-                        setting: setAttributes, removing: removedKeys)
-            return state
-        }
-    }
-
-    /// `lc`/`lu`: seconds since 1970, taken only if Python's datetime could hold them (Home Assistant cannot send
-    /// more); a time such as 9.2e12 or 1e999999 (infinity) is ignored as if absent, never stored.
-    private static func readTime(_ reader: inout JSONReader) throws -> Double? {
-        try reader.readDoubleIfPresent().flatMap(Timestamp.checked)
     }
 }

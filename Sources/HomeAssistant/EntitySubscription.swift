@@ -29,9 +29,9 @@ final class EntitySubscription: EntityFollowing {
     }
 
     /// Changes once the snapshot is in: the first event is the snapshot, which the general path reads.
-    func takeInPlace(_ frame: UnsafeBufferPointer<UInt8>, subscription: Int, into store: inout EntityStore,
+    func takeInPlace(_ frame: UnsafeBufferPointer<UInt8>, subscriptionID: Int, into store: inout EntityStore,
                      changes: inout [EntityChange]) -> Bool {
-        !awaitingSnapshot && store.applyDiffFrame(frame, subscription: subscription, into: &changes)
+        !awaitingSnapshot && store.applyDiffFrame(frame, subscriptionID: subscriptionID, into: &changes)
     }
 
     /// There is no snapshot command: the snapshot is the first event.

@@ -731,11 +731,14 @@ extension HomeAssistantConnection: WebSocketConnectionDelegate {
 
     /// The commonest frame, entity changes on the subscription (`EntityDiffFrame`), is applied from the socket's
     /// buffer; any other is left to be copied and decoded (`didReceive`).
-    public func connection(_ connection: WebSocketConnection, tookInPlace message: UnsafeBufferPointer<UInt8>, isText: Bool) -> Bool {
+    public func connection(_ connection: WebSocketConnection, takeInPlace message: UnsafeBufferPointer<UInt8>, isText: Bool) -> Bool {
         guard isText, let session, connection === session.socket, let id = session.followingID,
               let following = session.following else { return false }
         let count = arrivedChanges.count
-        guard following.takeInPlace(message, subscription: id, into: &store, changes: &arrivedChanges) else { return false }
+        // Straight into this pass's changes, without `changesArrived`'s look for entities no longer missing: a diff
+        // applies only to an entity already in the store, and a missing one never is (entities enter the store by a
+        // snapshot or an `a`, both read the general way).
+        guard following.takeInPlace(message, subscriptionID: id, into: &store, changes: &arrivedChanges) else { return false }
         receivedChanges.add(arrivedChanges.count - count, ordering: .relaxed)
         framesInPlace.add(1, ordering: .relaxed)
         return true

@@ -12,11 +12,11 @@ final class StateChangedFollowing: EntityFollowing {
     var snapshotCommand: [String: JSONValue]? { ["type": "get_states"] }
     var refusal: (warning: String, closeReason: String) { ("subscribe_events state_changed failed", "could not subscribe to state_changed") }
 
-    /// One state_changed event: a watched entity's new state, or its removal.
     /// `state_changed` events carry full states: read the general way.
-    func takeInPlace(_ frame: UnsafeBufferPointer<UInt8>, subscription: Int, into store: inout EntityStore,
+    func takeInPlace(_ frame: UnsafeBufferPointer<UInt8>, subscriptionID: Int, into store: inout EntityStore,
                      changes: inout [EntityChange]) -> Bool { false }
 
+    /// One state_changed event: a watched entity's new state, or its removal.
     func take(_ event: JSONText, into store: inout EntityStore) -> EntityFollowingOutcome {
         guard !awaitingSnapshot else { return .nothing }
         do {

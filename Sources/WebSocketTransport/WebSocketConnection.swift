@@ -7,14 +7,15 @@ public protocol WebSocketConnectionDelegate: AnyObject {
     func connectionDidOpen(_ connection: WebSocketConnection)
     func connection(_ connection: WebSocketConnection, didReceive message: [UInt8])
     /// A message offered where it stands (text already checked as UTF-8), valid only during the call, before it is
-    /// copied for `didReceive`: true when the delegate took it, and it then goes no further. By default none is taken.
-    func connection(_ connection: WebSocketConnection, tookInPlace message: UnsafeBufferPointer<UInt8>, isText: Bool) -> Bool
+    /// copied for `didReceive`: the delegate takes it if it can and says whether it did (then it goes no further).
+    /// By default none is taken.
+    func connection(_ connection: WebSocketConnection, takeInPlace message: UnsafeBufferPointer<UInt8>, isText: Bool) -> Bool
     /// Called once per connection, whatever ended it.
     func connection(_ connection: WebSocketConnection, didCloseWith reason: CloseReason)
 }
 
 extension WebSocketConnectionDelegate {
-    public func connection(_ connection: WebSocketConnection, tookInPlace message: UnsafeBufferPointer<UInt8>, isText: Bool) -> Bool {
+    public func connection(_ connection: WebSocketConnection, takeInPlace message: UnsafeBufferPointer<UInt8>, isText: Bool) -> Bool {
         false
     }
 }
@@ -173,7 +174,7 @@ public final class WebSocketConnection: @unchecked Sendable {
             closeReasonOverride = .invalidUTF8(size: message.count)
             return false
         }
-        if let delegate, !delegate.connection(self, tookInPlace: message, isText: isText) {
+        if let delegate, !delegate.connection(self, takeInPlace: message, isText: isText) {
             delegate.connection(self, didReceive: copy ?? Array(message))
         }
         // A large message (a snapshot) and all that was made from it are gone once it is handled: hand the freed heap

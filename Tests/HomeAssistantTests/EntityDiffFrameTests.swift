@@ -25,7 +25,7 @@ struct EntityDiffFrameTests {
         var fast = try store(), general = try store()
         var fastChanges: [EntityChange] = []
         let bytes = Array(frame.utf8)
-        let taken = bytes.withUnsafeBufferPointer { fast.applyDiffFrame($0, subscription: 7, into: &fastChanges) }
+        let taken = bytes.withUnsafeBufferPointer { fast.applyDiffFrame($0, subscriptionID: 7, into: &fastChanges) }
         var generalChanges: [EntityChange] = []
         if let messages = try? ServerMessage.decode(frame: bytes) {
             for case .event(7, let text) in messages { generalChanges += (try? general.apply(text)) ?? [] }
@@ -107,7 +107,7 @@ struct EntityDiffFrameTests {
     func everyOtherFrameIsDeclinedWhole(_ frame: String) throws {
         var store = try Self.store()
         var changes: [EntityChange] = [.removed(entityID: "kept")]
-        let taken = Array(frame.utf8).withUnsafeBufferPointer { store.applyDiffFrame($0, subscription: 7, into: &changes) }
+        let taken = Array(frame.utf8).withUnsafeBufferPointer { store.applyDiffFrame($0, subscriptionID: 7, into: &changes) }
         #expect(!taken, "taken: \(frame)")
         #expect(changes == [.removed(entityID: "kept")], "\(frame)")
         #expect(store.states == (try Self.store()).states, "\(frame)")
@@ -120,14 +120,14 @@ struct EntityDiffFrameTests {
         var changes: [EntityChange] = []
         let many = "[" + (0..<300).map { n in Self.event(#"{"sensor.a":{"+":{"s":"\#(n)","a":{"n\#(n)":\#(n)}}}}"#) }
             .joined(separator: ",") + "]"
-        #expect(Array(many.utf8).withUnsafeBufferPointer { store.applyDiffFrame($0, subscription: 7, into: &changes) })
+        #expect(Array(many.utf8).withUnsafeBufferPointer { store.applyDiffFrame($0, subscriptionID: 7, into: &changes) })
         #expect(changes.count == 300 && store["sensor.a"]?.state == "299")
         #expect(store.heldDiffValues == 0)
         #expect(store["sensor.a"]?.attributes.count == 303)
         for n in 0..<3 {
             changes = []
             let one = Self.event(#"{"sensor.b":{"+":{"s":"b\#(n)"}}}"#)
-            #expect(Array(one.utf8).withUnsafeBufferPointer { store.applyDiffFrame($0, subscription: 7, into: &changes) })
+            #expect(Array(one.utf8).withUnsafeBufferPointer { store.applyDiffFrame($0, subscriptionID: 7, into: &changes) })
             #expect(changes.map(\.entityID) == ["sensor.b"])
             #expect(store["sensor.b"]?.state == "b\(n)" && store["sensor.b"]?.attributes.isEmpty == true)
             #expect(store.heldDiffValues == 0, "room kept, values let go")

@@ -174,7 +174,7 @@ struct EntityStoreTests {
         #expect(store["sensor.ok"]?.state == "on")
     }
 
-    /// The full form of `get_states` and `state_changed`: ISO times, `context.id`; no state, no entity.
+    /// The full form of `get_states` and `state_changed`: ISO times (the context is not kept); no state, no entity.
     @Test func aFullStateBecomesAnEntityState() throws {
         let full: JSONValue = ["entity_id": "sensor.a", "state": "on", "attributes": ["x": 1],
                                "last_changed": "2026-11-22T12:00:00+00:00", "last_updated": "2026-11-22T12:00:30.5+00:00",
