@@ -1,8 +1,7 @@
 import JSON
 import Platform
 
-/// One entity's diff in a `subscribe_entities` event, read and applied by the store.
-
+// One entity's diff in a `subscribe_entities` event, read and applied by the store.
 extension EntityStore {
     /// A diff: `+` sets state, attributes and times; then `-` removes attributes. Read whole, then applied at once:
     /// the state is shared with the engine, so its first change copies it, and only one change should. The context

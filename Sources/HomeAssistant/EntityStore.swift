@@ -143,7 +143,7 @@ public struct EntityStore: Sendable {
         var count = 0
         defer {
             // Only the room is kept: what this frame's diffs hold goes now, taken or declined.
-            if diffs.count > Self.keptPendingDiffs {
+            if diffs.count > Self.keptFrameDiffs {
                 diffs = []
                 targets = []
             } else {
@@ -170,7 +170,7 @@ public struct EntityStore: Sendable {
     }
 
     /// The most diffs of one frame whose room `applyDiffFrame` keeps (a larger frame's is let go).
-    static let keptPendingDiffs = 256
+    static let keptFrameDiffs = 256
 
     /// How many values `applyDiffFrame`'s kept room still holds (for tests: none once a frame is done).
     package var heldDiffValues: Int {

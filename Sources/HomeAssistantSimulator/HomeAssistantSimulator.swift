@@ -382,11 +382,13 @@ public final class HomeAssistantSimulator: @unchecked Sendable {
         client.outbox.append(message.jsonText)
     }
 
-    /// An entity subscription's event laid out as Home Assistant 2026.11's writer lays it out
+    /// An entity subscription's change laid out as Home Assistant 2026.11's writer lays it out
     /// (`cached_state_diff_message`: `type`, the event, then the subscriber's id appended), which LiveBridge reads in
-    /// place; other messages keep this encoder's sorted keys.
-    private func sendEvent(_ event: JSONValue, subscription id: Int, to client: Client) {
-        client.outbox.append(#"{"type":"event","event":"# + event.jsonText + #","id":"# + String(id) + "}")
+    /// place; its first event, the snapshot, id first (`_send_handle_entities_init_response`). Other messages keep
+    /// this encoder's sorted keys.
+    private func sendEvent(_ event: JSONValue, subscription id: Int, to client: Client, isSnapshot: Bool = false) {
+        client.outbox.append(isSnapshot ? #"{"id":"# + String(id) + #","type":"event","event":"# + event.jsonText + "}"
+                                        : #"{"type":"event","event":"# + event.jsonText + #","id":"# + String(id) + "}")
     }
 
     /// Sends what each client's pass queued as Home Assistant's writer does: one message alone, several in one JSON
@@ -459,7 +461,7 @@ public final class HomeAssistantSimulator: @unchecked Sendable {
                 snapshot[entityID] = entity.compressed
             }
             send(success(id, .null), to: client)
-            sendEvent(["a": .object(snapshot)], subscription: id, to: client)
+            sendEvent(["a": .object(snapshot)], subscription: id, to: client, isSnapshot: true)
         case "subscribe_events":
             client.eventSubscriptions[id] = message["event_type"]?.stringValue ?? "*"
             send(success(id, .null), to: client)
