@@ -1,11 +1,12 @@
 import Platform
 import Synchronization
 
-/// Entity changes handed from the connection's thread to one consumer, coalesced per entity.
+/// Entity changes handed from the connection's thread to one consumer, coalesced per entity while it is behind.
 ///
 /// The reader of the socket never waits for the consumer: a consumer slower than the stream
 /// gets the latest state of each entity that changed, in first-changed order, and memory is
-/// bounded by the number of entities, not by how far behind it is.
+/// bounded by the number of entities, not by how far behind it is. A consumer already waiting gets a published
+/// batch as it is (one socket read's changes, in order).
 public final class EntityChangeFeed: Sendable {
     private struct State {
         var latest: [String: EntityChange] = [:]
@@ -24,6 +25,12 @@ public final class EntityChangeFeed: Sendable {
         guard !changes.isEmpty else { return }
         let resume: (CheckedContinuation<[EntityChange]?, Never>, [EntityChange])? = state.withLock { s in
             guard !s.finished else { return nil }
+            // The consumer waits and nothing is pending: the batch goes to it as it is, in order (a later change of
+            // an entity after an earlier one), without the coalescing table, which is for a consumer behind.
+            if s.order.isEmpty, let waiter = s.waiter {
+                s.waiter = nil
+                return (waiter, changes)
+            }
             for change in changes {
                 if s.latest.updateValue(change, forKey: change.entityID) == nil {
                     s.order.append(change.entityID)

@@ -63,7 +63,8 @@ public final class Logger: Sendable {
 
     /// A logfmt value: bare when it is printable ASCII without space, `"`, `=` or `\\`; else quoted and escaped.
     static func quote(_ value: String) -> String {
-        guard value.isEmpty || value.unicodeScalars.contains(where: { !(0x21...0x7E).contains($0.value) || $0 == "\"" || $0 == "=" || $0 == "\\" })
+        // By bytes: any byte of a scalar beyond ASCII is beyond 0x7E too.
+        guard value.isEmpty || value.utf8.contains(where: { !(0x21...0x7E).contains($0) || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "=") || $0 == UInt8(ascii: "\\") })
         else { return value }
         return "\"" + escaped(value) + "\""
     }

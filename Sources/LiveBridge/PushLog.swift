@@ -15,18 +15,30 @@ final class PushLog: Sendable {
     }
 
     let capacity: Int
-    private let entries = Locked<[Entry]>([])
+    /// A ring once full: `next` is where the oldest entry stands and the next one goes (no shifting per push).
+    private struct Ring {
+        var entries: [Entry] = []
+        var next = 0
+    }
+    private let ring = Locked(Ring())
 
-    init(capacity: Int = 100) { self.capacity = capacity }
+    init(capacity: Int = 100) { self.capacity = max(capacity, 1) }
 
     func append(_ entry: Entry) {
-        entries.withLock { entries in
-            entries.append(entry)
-            if entries.count > capacity { entries.removeFirst(entries.count - capacity) }
+        ring.withLock { ring in
+            if ring.entries.count < capacity {
+                ring.entries.append(entry)
+            } else {
+                ring.entries[ring.next] = entry
+                ring.next = (ring.next + 1) % capacity
+            }
         }
     }
 
-    var recent: [Entry] { entries.withLock { $0 } }
+    /// Oldest first.
+    var recent: [Entry] {
+        ring.withLock { ring in Array(ring.entries[ring.next...] + ring.entries[..<ring.next]) }
+    }
 }
 
 extension PushLog.Entry {

@@ -8,6 +8,8 @@ public enum OutsideText {
     /// `text` when it has at most `limit` Unicode scalars, else its first `limit` and `…[N more bytes cut]`.
     /// Counted in scalars, not characters, so a huge value costs no grapheme breaking.
     public static func bounded(_ text: String, limit: Int = limit) -> String {
+        // No more bytes than the limit: no more scalars either, nothing to count.
+        if text.utf8.count <= limit { return text }
         let scalars = text.unicodeScalars
         guard let end = scalars.index(scalars.startIndex, offsetBy: limit, limitedBy: scalars.endIndex), end != scalars.endIndex else {
             return text

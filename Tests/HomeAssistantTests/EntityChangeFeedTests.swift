@@ -22,6 +22,20 @@ struct EntityChangeFeedTests {
         #expect(await batch == [state("a", "1")])
     }
 
+    /// A consumer already waiting gets the batch as published, in order; what comes while it is busy is coalesced.
+    @Test func aWaitingConsumerGetsTheBatchAsPublishedAndABusyOneTheLatest() async {
+        let feed = EntityChangeFeed()
+        async let batch = feed.next()
+        while !feed.isAwaited { await Task.yield() }
+        feed.publish([state("a", "1"), state("b", "1"), state("a", "2")])
+        #expect(await batch == [state("a", "1"), state("b", "1"), state("a", "2")])
+        #expect(feed.coalescedCount == 0)
+        feed.publish([state("a", "3")])
+        feed.publish([state("b", "2"), state("a", "4")])
+        #expect(await feed.next() == [state("a", "4"), state("b", "2")])
+        #expect(feed.coalescedCount == 1)
+    }
+
     /// A consumer cancelled while it waits gets nil (the service stops by cancellation); the feed goes on.
     @Test func aCancelledConsumerGetsNilAndTheFeedGoesOn() async {
         let feed = EntityChangeFeed()

@@ -146,5 +146,13 @@ struct StatusRoutesTests {
             log.append(.init(at: Double(i), activity: "a\(i)", backend: "b", kind: "update", outcome: "delivered", status: "200"))
         }
         #expect(log.recent.map(\.activity) == ["a2", "a3", "a4"])
+        // Oldest first at every fill, before and after the ring wraps (twice).
+        for count in 0...8 {
+            let log = PushLog(capacity: 3)
+            for i in 0..<count {
+                log.append(.init(at: Double(i), activity: "a\(i)", backend: "b", kind: "update", outcome: "delivered", status: "200"))
+            }
+            #expect(log.recent.map(\.activity) == (0..<count).suffix(3).map { "a\($0)" }, "after \(count)")
+        }
     }
 }
