@@ -47,6 +47,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             return store
         }
         var fast = store(), general = store()
+        checkMixed(bytes, decoded: decoded, store: store())
         var changes: [EntityChange] = []
         let taken = bytes.withUnsafeBufferPointer { fast.applyDiffFrame($0, subscriptionID: 7, into: &changes) }
         guard taken else {
@@ -57,6 +58,43 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         var expected: [EntityChange] = []
         for case .event(7, let event) in decoded { expected += (try? general.apply(event)) ?? [] }
         if changes != expected || fast.states != general.states { fatalError("in place and decoded disagree: \(bytes)") }
+    }
+
+    /// A frame read into parts (`EntityStore.readDiffFrame`), applied as the connection applies them — diffs in
+    /// place until a message of the subscription itself or a result, then the general way — must end where decoding
+    /// the frame whole and applying each of the subscription's events ends; every other part must decode alone to
+    /// the message decoding whole gives in its place.
+    private static func checkMixed(_ bytes: [UInt8], decoded: [ServerMessage]?, store: EntityStore) {
+        var fast = store, general = store
+        guard let parts = bytes.withUnsafeBufferPointer({ fast.readDiffFrame($0, subscriptionID: 7) }) else {
+            if fast.states != general.states || fast.heldDiffValues != 0 { fatalError("a declined frame left something: \(bytes)") }
+            return
+        }
+        guard let decoded, decoded.count == parts.count else { fatalError("parts and decoded messages disagree: \(bytes)") }
+        var changes: [EntityChange] = [], expected: [EntityChange] = []
+        var generally = false
+        for (part, message) in zip(parts, decoded) {
+            let alone = bytes.withUnsafeBufferPointer { try? ServerMessage.decode(message: UnsafeBufferPointer(rebasing: $0[part.range])) }
+            if alone != message { fatalError("a part decodes alone unlike in its frame: \(bytes)") }
+            if case .event(7, let event) = message { expected += (try? general.apply(event)) ?? [] }
+            switch part {
+            case .diff(let position, _):
+                if generally, case .event(7, let event) = message { changes += (try? fast.apply(event)) ?? [] }
+                else if !generally { changes.append(fast.applyFrameDiff(position)) }
+            case .notKept:
+                if generally, case .event(7, let event) = message { changes += (try? fast.apply(event)) ?? [] }
+            case .other:
+                switch message {
+                case .event(7, let event): changes += (try? fast.apply(event)) ?? []; generally = true
+                case .event, .pong: break
+                default: generally = true
+                }
+            }
+        }
+        fast.endFrame(parts)
+        if changes != expected || fast.states != general.states || fast.heldDiffValues != 0 {
+            fatalError("a frame read into parts and the frame decoded whole disagree: \(bytes)")
+        }
     }
 
     public func run(_ bytes: [UInt8]) {

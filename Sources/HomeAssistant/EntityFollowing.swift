@@ -13,10 +13,10 @@ protocol EntityFollowing: AnyObject {
     var refusal: (warning: String, closeReason: String) { get }
     /// One event of the subscription, taken into `store`.
     func take(_ event: JSONText, into store: inout EntityStore) -> EntityFollowingOutcome
-    /// A whole frame of this subscription's entity changes read where it stands (`EntityStore.applyDiffFrame`),
-    /// what changed appended to `changes`; false, with nothing taken, for any frame the general path must read.
-    func takeInPlace(_ frame: UnsafeBufferPointer<UInt8>, subscriptionID: Int, into store: inout EntityStore,
-                     changes: inout [EntityChange]) -> Bool
+    /// A frame of this subscription's entity changes read where it stands (`EntityStore.readDiffFrame`): its parts,
+    /// for the caller to apply in order and hand back to the store; nil, with nothing read, for any frame the
+    /// general path must read.
+    func readInPlace(_ frame: UnsafeBufferPointer<UInt8>, subscriptionID: Int, into store: inout EntityStore) -> [EntityStore.FramePart]?
     /// The snapshot command's result (or its failure), taken into `store`.
     func takeSnapshot(_ result: Result<JSONValue, HomeAssistantError>, into store: inout EntityStore) -> EntityFollowingOutcome
 }

@@ -131,28 +131,41 @@ public struct EntityStore: Sendable {
         return changes
     }
 
-    /// Applies a frame of Home Assistant's one-entity diffs for subscription `subscriptionID`, read in place (`EntityDiffFrame`), and
-    /// appends what changed to `changes`; false, with nothing applied or appended, for a frame of any other shape,
-    /// which the caller then reads the general way. Every message is read (and so checked) before any is applied.
-    public mutating func applyDiffFrame(_ frame: UnsafeBufferPointer<UInt8>, subscriptionID: Int,
-                                        into changes: inout [EntityChange]) -> Bool {
+    /// A frame `readDiffFrame` took, message by message in order.
+    public enum FramePart: Sendable, Equatable {
+        /// A diff read, to apply with `applyFrameDiff(_:)` (its room's position), and the message's bytes.
+        case diff(Int, Range<Int>)
+        /// A diff of an entity not kept: nothing to apply.
+        case notKept(Range<Int>)
+        /// Any other message, valid JSON, not read: the caller decodes and handles it in its place.
+        case other(Range<Int>)
+
+        /// Where the message stands in the frame.
+        public var range: Range<Int> {
+            switch self {
+            case .diff(_, let range), .notKept(let range), .other(let range): range
+            }
+        }
+    }
+
+    /// Room for a frame's parts, kept between frames (the caller holds it from `readDiffFrame` to `endFrame`).
+    private var frameParts: [FramePart] = []
+    /// How many of the room's diffs the current frame uses.
+    private var frameDiffCount = 0
+
+    /// Reads a frame of Home Assistant's one-entity diffs for subscription `subscriptionID` in place
+    /// (`EntityDiffFrame`), every message before any is applied: its parts in order, for the caller to apply
+    /// (`applyFrameDiff`) and hand back (`endFrame`). Nil, with nothing kept, for a frame of any other shape, which
+    /// the caller then reads the general way.
+    public mutating func readDiffFrame(_ frame: UnsafeBufferPointer<UInt8>, subscriptionID: Int) -> [FramePart]? {
         // Taken out while reading (nothing is copied), put back with their room for the next frame.
-        var diffs = frameDiffs, targets = frameTargets
+        var diffs = frameDiffs, targets = frameTargets, parts = frameParts
         frameDiffs = []
         frameTargets = []
+        frameParts = []
         var count = 0
-        defer {
-            // Only the room is kept: what this frame's diffs hold goes now, taken or declined.
-            if diffs.count > Self.keptFrameDiffs {
-                diffs = []
-                targets = []
-            } else {
-                for position in 0..<count { diffs[position].reset() }
-            }
-            frameDiffs = diffs
-            frameTargets = targets
-        }
-        let isDiffFrame = EntityDiffFrame.read(frame, subscriptionID: subscriptionID) { reader, id in
+        var readThis = false
+        let isDiffFrame = EntityDiffFrame.read(frame, subscriptionID: subscriptionID, diff: { reader, id in
             // Only a kept entity's diff is read into a change: any other is checked and skipped.
             guard let index = states.index(forKey: id.string) else { try reader.skipValue(); return }
             if count == diffs.count {
@@ -162,14 +175,69 @@ public struct EntityStore: Sendable {
                 targets[count] = index
             }
             count += 1
+            readThis = true
             try diffs[count - 1].read(&reader, names: &names)
+        }, element: { element in
+            switch element {
+            case .diff(let range):
+                parts.append(readThis ? .diff(count - 1, range) : .notKept(range))
+            case .other(let range):
+                if readThis {
+                    // Read as a diff, then not one after all: forgotten.
+                    count -= 1
+                    diffs[count].reset()
+                }
+                parts.append(.other(range))
+            }
+            readThis = false
+        })
+        frameDiffs = diffs
+        frameTargets = targets
+        frameDiffCount = count
+        guard isDiffFrame else {
+            endFrame(parts)
+            return nil
         }
-        guard isDiffFrame else { return false }
-        for position in 0..<count { changes.append(.updated(diffs[position].apply(to: &states.values[targets[position]]))) }
-        return true
+        return parts
     }
 
-    /// The most diffs of one frame whose room `applyDiffFrame` keeps (a larger frame's is let go).
+    /// Applies the current frame's diff at `position` (a `.diff` of its parts) to its entity; what changed.
+    /// Valid only while nothing else changed the store since `readDiffFrame` (the diff knows its entity by place).
+    public mutating func applyFrameDiff(_ position: Int) -> EntityChange {
+        precondition(position < frameDiffCount, "a diff of the frame read last")
+        return .updated(frameDiffs[position].apply(to: &states.values[frameTargets[position]]))
+    }
+
+    /// The frame is done, applied or not: its parts' room comes back, what its diffs held goes now.
+    public mutating func endFrame(_ parts: consuming [FramePart]) {
+        var parts = parts
+        if frameDiffs.count > Self.keptFrameDiffs || parts.count > Self.keptFrameDiffs {
+            frameDiffs = []
+            frameTargets = []
+            frameParts = []
+        } else {
+            for position in 0..<frameDiffCount { frameDiffs[position].reset() }
+            parts.removeAll(keepingCapacity: true)
+            frameParts = parts
+        }
+        frameDiffCount = 0
+    }
+
+    /// Applies a frame of one-entity diffs only (no other message) in place, appending what changed to `changes`;
+    /// false, with nothing applied, for any other frame. (`readDiffFrame` with the applying done here: for a caller
+    /// with no other messages to handle.)
+    public mutating func applyDiffFrame(_ frame: UnsafeBufferPointer<UInt8>, subscriptionID: Int,
+                                        into changes: inout [EntityChange]) -> Bool {
+        guard let parts = readDiffFrame(frame, subscriptionID: subscriptionID) else { return false }
+        let isDiffsOnly = !parts.contains { if case .other = $0 { true } else { false } }
+        if isDiffsOnly {
+            for part in parts { if case .diff(let position, _) = part { changes.append(applyFrameDiff(position)) } }
+        }
+        endFrame(parts)
+        return isDiffsOnly
+    }
+
+    /// The most diffs (and messages) of one frame whose room is kept (a larger frame's is let go).
     static let keptFrameDiffs = 256
 
     /// How many values `applyDiffFrame`'s kept room still holds (for tests: none once a frame is done).

@@ -29,9 +29,8 @@ final class EntitySubscription: EntityFollowing {
     }
 
     /// Changes once the snapshot is in: the first event is the snapshot, which the general path reads.
-    func takeInPlace(_ frame: UnsafeBufferPointer<UInt8>, subscriptionID: Int, into store: inout EntityStore,
-                     changes: inout [EntityChange]) -> Bool {
-        !awaitingSnapshot && store.applyDiffFrame(frame, subscriptionID: subscriptionID, into: &changes)
+    func readInPlace(_ frame: UnsafeBufferPointer<UInt8>, subscriptionID: Int, into store: inout EntityStore) -> [EntityStore.FramePart]? {
+        awaitingSnapshot ? nil : store.readDiffFrame(frame, subscriptionID: subscriptionID)
     }
 
     /// There is no snapshot command: the snapshot is the first event.

@@ -730,18 +730,70 @@ extension HomeAssistantConnection: WebSocketConnectionDelegate {
     }
 
     /// The commonest frame, entity changes on the subscription (`EntityDiffFrame`), is applied from the socket's
-    /// buffer; any other is left to be copied and decoded (`didReceive`).
+    /// buffer; any other is left to be copied and decoded (`didReceive`). In a coalesced array, the other messages
+    /// (a `render_template` event that came in the same tick) are decoded one by one and handled in their place.
     public func connection(_ connection: WebSocketConnection, takeInPlace message: UnsafeBufferPointer<UInt8>, isText: Bool) -> Bool {
         guard isText, let session, connection === session.socket, let id = session.followingID,
-              let following = session.following else { return false }
-        let count = arrivedChanges.count
-        // Straight into this pass's changes, without `changesArrived`'s look for entities no longer missing: a diff
-        // applies only to an entity already in the store, and a missing one never is (entities enter the store by a
-        // snapshot or an `a`, both read the general way).
-        guard following.takeInPlace(message, subscriptionID: id, into: &store, changes: &arrivedChanges) else { return false }
-        receivedChanges.add(arrivedChanges.count - count, ordering: .relaxed)
+              let following = session.following,
+              let parts = following.readInPlace(message, subscriptionID: id, into: &store) else { return false }
+        let taken = apply(parts, of: message, subscriptionID: id, on: session)
+        store.endFrame(parts)
+        return taken
+    }
+
+    /// A frame read in place, its parts applied and handled in order; false, with nothing done, when one of its
+    /// other messages does not decode.
+    private func apply(_ parts: [EntityStore.FramePart], of message: UnsafeBufferPointer<UInt8>, subscriptionID id: Int,
+                       on session: ConnectionSession) -> Bool {
+        // Taken only whole, as the general path takes a frame: every other message decodes before anything is applied.
+        var others: [ServerMessage] = []
+        for part in parts {
+            guard case .other(let range) = part else { continue }
+            guard let decoded = try? ServerMessage.decode(message: UnsafeBufferPointer(rebasing: message[range])) else { return false }
+            others.append(decoded)
+        }
         framesInPlace.add(1, ordering: .relaxed)
+        var applied = 0
+        var nextOther = 0
+        // Set once another message may have changed the store or the subscription (a result's callback, an event of
+        // the subscription itself): the diffs after it are then handled from their bytes the general way, as if
+        // the frame had been decoded whole.
+        var generally = false
+        for part in parts {
+            switch part {
+            case .diff(let position, let range):
+                if generally {
+                    handleAlone(message, range, on: session)
+                } else {
+                    // Straight into this pass's changes, without `changesArrived`'s look for entities no longer
+                    // missing: a diff applies only to an entity already in the store, and a missing one never is
+                    // (entities enter the store by a snapshot or an `a`, both read the general way).
+                    arrivedChanges.append(store.applyFrameDiff(position))
+                    applied += 1
+                }
+            case .notKept(let range):
+                if generally { handleAlone(message, range, on: session) }
+            case .other:
+                let other = others[nextOther]
+                nextOther += 1
+                handle(other, on: session)
+                switch other {
+                case .event(let eventID, _) where eventID != id: break
+                case .pong: break
+                default: generally = true
+                }
+            }
+            if self.session !== session { break }
+        }
+        receivedChanges.add(applied, ordering: .relaxed)
         return true
+    }
+
+    /// One message of a frame read in place, decoded and handled as the general path does.
+    private func handleAlone(_ frame: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, on session: ConnectionSession) {
+        guard self.session === session,
+              let decoded = try? ServerMessage.decode(message: UnsafeBufferPointer(rebasing: frame[range])) else { return }
+        handle(decoded, on: session)
     }
 
     public func connection(_ connection: WebSocketConnection, didReceive message: [UInt8]) {

@@ -30,6 +30,18 @@ public enum ServerMessage: Sendable, Equatable {
         }
     }
 
+    /// One message of a frame, alone (its bytes copied: an event keeps them as its text). An array here is one
+    /// message that is not an object (`.other`), as it is inside a coalesced frame.
+    public static func decode(message: UnsafeBufferPointer<UInt8>) throws -> ServerMessage {
+        let bytes = Array(message)
+        return try bytes.withUnsafeBufferPointer { buffer in
+            var reader = JSONReader(buffer)
+            let decoded = try decode(&reader, frame: bytes)
+            try reader.expectEnd()
+            return decoded
+        }
+    }
+
     private static func decode(_ reader: inout JSONReader, frame: [UInt8]) throws -> ServerMessage {
         guard reader.nextKind == .object else { return .other(try reader.readValue()) }
         let start = reader.offset

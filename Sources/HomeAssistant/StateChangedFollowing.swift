@@ -13,8 +13,7 @@ final class StateChangedFollowing: EntityFollowing {
     var refusal: (warning: String, closeReason: String) { ("subscribe_events state_changed failed", "could not subscribe to state_changed") }
 
     /// `state_changed` events carry full states: read the general way.
-    func takeInPlace(_ frame: UnsafeBufferPointer<UInt8>, subscriptionID: Int, into store: inout EntityStore,
-                     changes: inout [EntityChange]) -> Bool { false }
+    func readInPlace(_ frame: UnsafeBufferPointer<UInt8>, subscriptionID: Int, into store: inout EntityStore) -> [EntityStore.FramePart]? { nil }
 
     /// One state_changed event: a watched entity's new state, or its removal.
     func take(_ event: JSONText, into store: inout EntityStore) -> EntityFollowingOutcome {

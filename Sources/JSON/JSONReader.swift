@@ -56,6 +56,12 @@ public struct JSONReader {
         guard index == bytes.count else { throw error("unexpected data after the value") }
     }
 
+    /// Moves back to `offset`, where this reader has been (to read a value again, another way).
+    public mutating func rewind(to offset: Int) {
+        precondition(offset >= 0 && offset <= index, "rewind only to where the reader has been")
+        index = offset
+    }
+
     /// Whether only whitespace is left.
     @inlinable public var isAtEnd: Bool { index == bytes.count }
 

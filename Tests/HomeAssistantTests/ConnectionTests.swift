@@ -388,6 +388,50 @@ struct ConnectionTests {
         await connectionRun.stop()
     }
 
+    /// A coalesced frame mixing the subscription's diffs with other messages (a field Home Assistant renders brings
+    /// its `render_template` event in the same tick): the diffs are applied where they arrived, the others decoded
+    /// alone, all in the frame's order; after a message that changes the entities themselves (a removal), the diffs
+    /// that follow are handled the general way, against the store as it then is.
+    @Test func aMixedCoalescedFrameIsTakenInPlaceInItsOrder() async throws {
+        let simulator = try HomeAssistantSimulator(token: simulatorToken)
+        defer { simulator.stop() }
+        await simulator.setStates(["sensor.a", "sensor.b", "sensor.c"].map { ($0, "1", [:]) })
+        let template = "{{ area_name('laundry') }}"
+        await simulator.setRendering(template, "Laundry")
+        let connection = try makeConnection(to: simulator, log: EventLog())
+        var renderings = connection.renderings(of: template).makeAsyncIterator()
+        let connectionRun = await connection.started(entityIDs: ["sensor.a", "sensor.b", "sensor.c"])
+        #expect(await renderings.next() == .result("Laundry"))
+        _ = await collect(from: connection.changes) { $0["sensor.c"] != nil }
+        let subscription = try #require(simulator.record.commands(ofType: "subscribe_entities").last?.message["id"]?.intValue)
+        let rendering = try #require(simulator.record.commands(ofType: "render_template").last?.message["id"]?.intValue)
+        let before = connection.framesReadInPlaceCount
+        func diff(_ id: String, _ state: String) -> String {
+            #"{"type":"event","event":{"c":{""# + id + #"":{"+":{"s":""# + state + #""}}}},"id":\#(subscription)}"#
+        }
+        let frame = "[" + [
+            diff("sensor.a", "2"),
+            #"{"id":\#(rendering),"type":"event","event":{"result":"Dryer","listeners":{"all":false,"entities":[],"domains":[],"time":false}}}"#,
+            diff("sensor.b", "2"),
+            #"{"id":\#(subscription),"type":"event","event":{"r":["sensor.b"]}}"#,
+            diff("sensor.b", "3"),
+            diff("sensor.c", "2"),
+        ].joined(separator: ",") + "]"
+        await simulator.sendRaw(frame)
+        let after = await collect(from: connection.changes) { $0.state("sensor.c") == "2" }
+        #expect(after?.state("sensor.a") == "2")
+        #expect(after?["sensor.b"] == .removed(entityID: "sensor.b"), "removed, and its later diff not applied to a missing entity")
+        #expect(await renderings.next() == .result("Dryer"))
+        #expect(connection.framesReadInPlaceCount == before + 1)
+        // A message this client does not act on is passed over in its place; the diffs around it are applied.
+        await simulator.sendRaw("[" + [diff("sensor.a", "5"), #"{"id":"x","type":"event","event":{}}"#, "[1]", diff("sensor.c", "5")]
+            .joined(separator: ",") + "]")
+        let later = await collect(from: connection.changes) { $0.state("sensor.c") == "5" }
+        #expect(later?.state("sensor.a") == "5")
+        #expect(connection.framesReadInPlaceCount == before + 2)
+        await connectionRun.stop()
+    }
+
     @Test func aMalformedFrameIsIgnoredAndTheStreamGoesOn() async throws {
         let simulator = try HomeAssistantSimulator(token: simulatorToken)
         defer { simulator.stop() }

@@ -114,6 +114,40 @@ struct EntityDiffFrameTests {
         #expect(store.heldDiffValues == 0, "what a declined frame's diffs read is not kept: \(frame)")
     }
 
+    /// A coalesced array mixing diffs with other messages: each message's part in order — a diff read (what was read
+    /// of one that turns out not to be a diff is forgotten), a diff of an entity not kept, any other valid message by
+    /// its bytes. Malformed JSON anywhere, or no diff at all, and nothing is kept.
+    @Test func aMixedArrayIsReadIntoItsPartsInOrder() throws {
+        var store = try Self.store()
+        let messages = [
+            Self.event(#"{"sensor.a":{"+":{"s":"2"}}}"#),
+            #"{"id":9,"type":"event","event":{"result":"Dryer"}}"#,
+            Self.event(#"{"sensor.a":{"+":{"s":"3"}},"sensor.b":{"+":{"s":"4"}}}"#),
+            Self.event(#"{"sensor.unknown":{"+":{"s":"1"}}}"#),
+            "[1,2]",
+            Self.idFirst(#"{"sensor.b":{"+":{"s":"6"}}}"#),
+        ]
+        let frame = Array(("[" + messages.joined(separator: ", ") + "]").utf8)
+        let parts = try #require(frame.withUnsafeBufferPointer { store.readDiffFrame($0, subscriptionID: 7) })
+        #expect(parts.map(\.range).map { String(decoding: frame[$0], as: UTF8.self).trimmingSuffix() } == messages)
+        #expect(parts.map { part -> String in
+            switch part {
+            case .diff(let position, _): "diff \(position)"
+            case .notKept: "not kept"
+            case .other: "other"
+            }
+        } == ["diff 0", "other", "other", "not kept", "other", "diff 1"])
+        #expect(store.applyFrameDiff(0) == .updated(try #require(store["sensor.a"])) && store["sensor.a"]?.state == "2")
+        #expect(store.applyFrameDiff(1).entityID == "sensor.b" && store["sensor.b"]?.state == "6")
+        store.endFrame(parts)
+        #expect(store.heldDiffValues == 0)
+        for declined in ["[" + messages[1] + "]", "[" + messages[0] + ", {]", "[" + messages[0] + ", " + messages[1]] {
+            let before = store.states
+            #expect(Array(declined.utf8).withUnsafeBufferPointer { store.readDiffFrame($0, subscriptionID: 7) } == nil, "\(declined)")
+            #expect(store.states == before && store.heldDiffValues == 0)
+        }
+    }
+
     /// A frame of many diffs, then a small one: the room kept between frames never carries a diff over.
     @Test func diffsOfOneFrameDoNotLeakIntoTheNext() throws {
         var store = try Self.store()
@@ -134,4 +168,9 @@ struct EntityDiffFrameTests {
         }
         #expect(store["sensor.a"]?.state == "299")
     }
+}
+
+private extension String {
+    /// Without the spaces a frame puts after a message.
+    func trimmingSuffix() -> String { String(reversed().drop { $0 == " " }.reversed()) }
 }
