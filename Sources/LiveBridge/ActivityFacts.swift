@@ -22,6 +22,9 @@ struct ActivityFacts: Sendable {
     let facts: [Facts]
     /// The distinct `active_when` templates, by their text.
     let conditions: [Template]
+    /// Each condition's quick form (`has_value('id')`, `is_state('id', 'on')`), tested from this table without
+    /// loading the template.
+    let quickTests: [Template.QuickTest?]
 
     init(_ activities: [ActivityRule]) {
         var slots: [String: Int32] = [:]
@@ -42,6 +45,7 @@ struct ActivityFacts: Sendable {
         }
         self.facts = facts
         self.conditions = conditions
+        quickTests = conditions.map(\.quickTest)
     }
 
     /// The values of the conditions in one context, each evaluated at most once. Kept by the engine from one context
@@ -68,7 +72,8 @@ struct ActivityFacts: Sendable {
         mutating func value(of condition: Int32, in facts: ActivityFacts, context: EvaluationContext) -> Result<Bool, EvaluationError> {
             let index = Int(condition)
             if stamps[index] == stamp, let value = known[index] { return value }
-            let value = ActivityRenderer.isActive(facts.conditions[index], in: context)
+            let value = facts.quickTests[index].map { Result.success($0.holds(in: context)) }
+                ?? ActivityRenderer.isActive(facts.conditions[index], in: context)
             known[index] = value
             stamps[index] = stamp
             return value

@@ -44,8 +44,7 @@ enum Functions {
             return .bool(Arithmetic.equal(TemplateValue(actual), expected))
         case .hasValue:
             let (_, state) = try entity()
-            guard let state else { return .bool(false) }
-            return .bool(state.state != "unknown" && state.state != "unavailable")
+            return .bool(TemplateEvaluator.hasValue(state))
         case .now:
             // Home Assistant's now() is in its configured zone; utcnow() in UTC.
             return .datetime(context.now, offset: context.timeZone.secondsFromGMT(at: context.now))

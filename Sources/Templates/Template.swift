@@ -85,6 +85,32 @@ public final class Template: Sendable {
         }
     }
 
+    /// A condition read without walking the template: `{{ has_value('id') }}` or `{{ is_state('id', 'on') }}`, the
+    /// commonest `active_when` by far. Tested where it is kept (the engine's table of conditions), it does not load
+    /// the template's nodes, whose cold loads were most of a condition's cost in the flood (perf).
+    public enum QuickTest: Sendable, Equatable {
+        case hasValue(String)
+        case isState(String, String)
+
+        /// The value the template gives, as its truth (`TemplateEvaluator` gives the same for these expressions).
+        public func holds(in context: EvaluationContext) -> Bool {
+            switch self {
+            case .hasValue(let id): TemplateEvaluator.hasValue(context.state(id))
+            case .isState(let id, let value): context.state(id)?.state == value
+            }
+        }
+    }
+
+    /// This template's quick form, when it is one of those.
+    public var quickTest: QuickTest? {
+        guard renderedByHomeAssistant == nil, nodes.count == 1, case .expression(let expression) = nodes[0] else { return nil }
+        switch expression {
+        case .hasValue(let id): return .hasValue(id)
+        case .isState(let id, let value): return .isState(id, value)
+        default: return nil
+        }
+    }
+
     /// The literal text outside expressions and statements, as written.
     public var fixedText: [String] { nodes.compactMap { if case .text(let t) = $0 { t } else { nil } } }
 

@@ -9,6 +9,12 @@ struct TemplateEvaluator {
     /// The variables of a template with statements; nil for a lone expression, which has none.
     var scope: TemplateScope? = nil
 
+    /// `has_value`: the entity exists and is neither unknown nor unavailable.
+    static func hasValue(_ state: EntityState?) -> Bool {
+        guard let state = state?.state else { return false }
+        return state != "unknown" && state != "unavailable"
+    }
+
     func evaluate(_ expression: Expression) throws(EvaluationError) -> TemplateValue {
         try RenderBudget.spend(1, "an expression")
         switch expression {
@@ -99,8 +105,7 @@ struct TemplateEvaluator {
         case .isState(let id, let value):
             return .bool(context.state(id)?.state == value)
         case .hasValue(let id):
-            guard let state = context.state(id)?.state else { return .bool(false) }
-            return .bool(state != "unknown" && state != "unavailable")
+            return .bool(Self.hasValue(context.state(id)))
         case .number(let input, let integer, let fallback):
             let value = try evaluate(input)
             if case .undefined(let why) = value { throw EvaluationError(why) }
