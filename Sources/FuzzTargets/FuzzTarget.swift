@@ -84,11 +84,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             case .notKept:
                 if generally, case .event(7, let event) = message { changes += (try? fast.apply(event)) ?? [] }
             case .other:
-                switch message {
-                case .event(7, let event): changes += (try? fast.apply(event)) ?? []; generally = true
-                case .event, .pong: break
-                default: generally = true
-                }
+                if case .event(7, let event) = message { changes += (try? fast.apply(event)) ?? [] }
+                if !message.leavesEntitiesAsTheyAre(subscriptionID: 7) { generally = true }
             }
         }
         fast.endFrame(parts)

@@ -25,9 +25,10 @@ public final class EntityChangeFeed: Sendable {
         guard !changes.isEmpty else { return }
         let resume: (CheckedContinuation<[EntityChange]?, Never>, [EntityChange])? = state.withLock { s in
             guard !s.finished else { return nil }
-            // The consumer waits and nothing is pending: the batch goes to it as it is, in order (a later change of
-            // an entity after an earlier one), without the coalescing table, which is for a consumer behind.
-            if s.order.isEmpty, let waiter = s.waiter {
+            if let waiter = s.waiter {
+                // The consumer waits, so nothing is pending (it waits only then): the batch goes to it as it is, in
+                // order (a later change of an entity after an earlier one), without the coalescing table, which is
+                // for a consumer behind.
                 s.waiter = nil
                 return (waiter, changes)
             }
@@ -38,9 +39,7 @@ public final class EntityChangeFeed: Sendable {
                     s.coalesced += 1
                 }
             }
-            guard let waiter = s.waiter else { return nil }
-            s.waiter = nil
-            return (waiter, Self.drain(&s))
+            return nil
         }
         if let (waiter, batch) = resume { waiter.resume(returning: batch) }
     }

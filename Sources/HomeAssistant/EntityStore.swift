@@ -10,7 +10,7 @@ public import JSON
 public struct EntityStore: Sendable {
     public private(set) var states: [String: EntityState] = [:]
     private var names = SharedNames()
-    /// Room for a frame's diffs while `applyDiffFrame` reads them, and whose they are: kept between frames, empty.
+    /// Room for a frame's diffs while `readDiffFrame` reads them, and whose they are: kept between frames, empty.
     private var frameDiffs: [Diff] = []
     private var frameTargets: [Dictionary<String, EntityState>.Index] = []
     /// Once `share` has named them, the only entities kept: a server that sends others (a bug, or a hostile one
@@ -224,9 +224,9 @@ public struct EntityStore: Sendable {
     }
 
     /// Applies a frame of one-entity diffs only (no other message) in place, appending what changed to `changes`;
-    /// false, with nothing applied, for any other frame. (`readDiffFrame` with the applying done here: for a caller
-    /// with no other messages to handle.)
-    public mutating func applyDiffFrame(_ frame: UnsafeBufferPointer<UInt8>, subscriptionID: Int,
+    /// false, with nothing applied, for any other frame. For tests and the fuzz target, which compare it with the
+    /// general path; the connection reads frames with `readDiffFrame` and handles their other messages itself.
+    package mutating func applyDiffFrame(_ frame: UnsafeBufferPointer<UInt8>, subscriptionID: Int,
                                         into changes: inout [EntityChange]) -> Bool {
         guard let parts = readDiffFrame(frame, subscriptionID: subscriptionID) else { return false }
         let isDiffsOnly = !parts.contains { if case .other = $0 { true } else { false } }
@@ -240,7 +240,7 @@ public struct EntityStore: Sendable {
     /// The most diffs (and messages) of one frame whose room is kept (a larger frame's is let go).
     static let keptFrameDiffs = 256
 
-    /// How many values `applyDiffFrame`'s kept room still holds (for tests: none once a frame is done).
+    /// How many values the frame room still holds (for tests: none once a frame is done).
     package var heldDiffValues: Int {
         frameDiffs.reduce(0) { held, diff in
             held + diff.setAttributes.count + diff.removedKeys.count + (diff.newState == nil ? 0 : 1)

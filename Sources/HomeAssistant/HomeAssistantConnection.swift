@@ -752,7 +752,6 @@ extension HomeAssistantConnection: WebSocketConnectionDelegate {
             guard let decoded = try? ServerMessage.decode(message: UnsafeBufferPointer(rebasing: message[range])) else { return false }
             others.append(decoded)
         }
-        framesInPlace.add(1, ordering: .relaxed)
         var applied = 0
         var nextOther = 0
         // Set once another message may have changed the store or the subscription (a result's callback, an event of
@@ -777,15 +776,13 @@ extension HomeAssistantConnection: WebSocketConnectionDelegate {
                 let other = others[nextOther]
                 nextOther += 1
                 handle(other, on: session)
-                switch other {
-                case .event(let eventID, _) where eventID != id: break
-                case .pong: break
-                default: generally = true
-                }
+                if !other.leavesEntitiesAsTheyAre(subscriptionID: id) { generally = true }
             }
             if self.session !== session { break }
         }
         receivedChanges.add(applied, ordering: .relaxed)
+        // Counted when a diff was applied where it arrived (not when a result first sent them all the general way).
+        if applied > 0 { framesInPlace.add(1, ordering: .relaxed) }
         return true
     }
 

@@ -30,6 +30,18 @@ public enum ServerMessage: Sendable, Equatable {
         }
     }
 
+    /// Whether handling this message leaves the entities and the entity subscription `subscriptionID` as they are:
+    /// another subscription's event (a template's rendering, an automation's event) or a pong. Anything else — the
+    /// subscription's own event, a result whose callback may resubscribe, an auth message — may change them: a diff
+    /// read in place before it must then be handled after it the general way.
+    public func leavesEntitiesAsTheyAre(subscriptionID: Int) -> Bool {
+        switch self {
+        case .event(let id, _): id != subscriptionID
+        case .pong: true
+        default: false
+        }
+    }
+
     /// One message of a frame, alone (its bytes copied: an event keeps them as its text). An array here is one
     /// message that is not an object (`.other`), as it is inside a coalesced frame.
     public static func decode(message: UnsafeBufferPointer<UInt8>) throws -> ServerMessage {

@@ -96,7 +96,7 @@ public final class Template: Sendable {
         public func holds(in context: EvaluationContext) -> Bool {
             switch self {
             case .hasValue(let id): TemplateEvaluator.hasValue(context.state(id))
-            case .isState(let id, let value): context.state(id)?.state == value
+            case .isState(let id, let value): TemplateEvaluator.isState(context.state(id), value)
             }
         }
     }

@@ -15,6 +15,9 @@ struct TemplateEvaluator {
         return state != "unknown" && state != "unavailable"
     }
 
+    /// `is_state` with one expected state: the entity exists and is in it.
+    static func isState(_ state: EntityState?, _ expected: String) -> Bool { state?.state == expected }
+
     func evaluate(_ expression: Expression) throws(EvaluationError) -> TemplateValue {
         try RenderBudget.spend(1, "an expression")
         switch expression {
@@ -103,7 +106,7 @@ struct TemplateEvaluator {
         case .attributeOf(let id, let name):
             return context.state(id)?.attribute(name).map(TemplateValue.init) ?? .none
         case .isState(let id, let value):
-            return .bool(context.state(id)?.state == value)
+            return .bool(Self.isState(context.state(id), value))
         case .hasValue(let id):
             return .bool(Self.hasValue(context.state(id)))
         case .number(let input, let integer, let fallback):

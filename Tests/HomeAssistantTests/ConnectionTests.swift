@@ -429,6 +429,18 @@ struct ConnectionTests {
         let later = await collect(from: connection.changes) { $0.state("sensor.c") == "5" }
         #expect(later?.state("sensor.a") == "5")
         #expect(connection.framesReadInPlaceCount == before + 2)
+        // The frame's order, exactly as a waiting consumer gets it: a diff, the subscription's own `a` for the same
+        // entity, then diffs after it (handled the general way), each where it stood.
+        let next = Task { await connection.changes.next() }
+        let deadline = ContinuousClock.now.advanced(by: .seconds(10))
+        while !connection.changes.isAwaited, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
+        await simulator.sendRaw("[" + [diff("sensor.a", "7"), #"{"id":\#(subscription),"type":"event","event":{"a":{"sensor.a":{"s":"8"}}}}"#,
+                                      diff("sensor.a", "9"), diff("sensor.c", "9")].joined(separator: ",") + "]")
+        let batch = await next.value
+        #expect(batch?.map { change -> String in
+            if case .updated(let state) = change { "\(state.entityID)=\(state.state)" } else { "\(change.entityID) removed" }
+        } == ["sensor.a=7", "sensor.a=8", "sensor.a=9", "sensor.c=9"])
+        #expect(connection.framesReadInPlaceCount == before + 3)
         await connectionRun.stop()
     }
 
