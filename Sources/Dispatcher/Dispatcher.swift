@@ -44,11 +44,14 @@ public actor Dispatcher {
         public let target: String
         /// "debounced 2 updates", "deduplicated 1 update", "held 1 update (not worth a push)", "renewed".
         public let what: String
+        /// A hold for the same reason as the lane's last one told, with no unheld push between (`HoldTelling`): not news.
+        public let isRepeat: Bool
 
-        public init(activity: String, target: String, what: String) {
+        public init(activity: String, target: String, what: String, isRepeat: Bool = false) {
             self.activity = activity
             self.target = target
             self.what = what
+            self.isRepeat = isRepeat
         }
     }
 
@@ -89,6 +92,8 @@ public actor Dispatcher {
         var lockLogged = false
         /// The lane's counters when last reported (`onDecision` says what changed since).
         var reported = ActivityLane.Counters()
+        /// Which holds were told, so a lane held the same way before every push is not news every time.
+        var holdTelling = HoldTelling()
         var lastDelivered: [UInt8]?
         /// A payload is being rendered for it: nothing else is asked of the lane until it is handed over.
         var rendering = false
@@ -464,22 +469,26 @@ public actor Dispatcher {
         slots[i].reported.renewals = now.renewals
         slots[i].reported.holds = now.holds
         func updates(_ n: Int) -> String { n == 1 ? "1 update" : "\(n) updates" }
-        var said: [String] = []
-        if now.debounced > before.debounced { said.append("debounced \(updates(now.debounced - before.debounced))") }
-        if now.deduplicated > before.deduplicated { said.append("deduplicated \(updates(now.deduplicated - before.deduplicated)) (the phone shows it)") }
-        if now.held > before.held { said.append("held \(updates(now.held - before.held)) (not worth a push)") }
-        if now.renewals > before.renewals { said.append("renewed (ended and started again before eight hours)") }
+        var said: [(what: String, isRepeat: Bool)] = []
+        func say(_ what: String) { said.append((what, false)) }
+        if now.debounced > before.debounced { say("debounced \(updates(now.debounced - before.debounced))") }
+        if now.deduplicated > before.deduplicated { say("deduplicated \(updates(now.deduplicated - before.deduplicated)) (the phone shows it)") }
+        if now.held > before.held { say("held \(updates(now.held - before.held)) (not worth a push)") }
+        if now.renewals > before.renewals { say("renewed (ended and started again before eight hours)") }
         // Each time the budget starts to hold the next update, and why: the phone lags Home Assistant on purpose.
         for reason in ActivityLane.Hold.allCases where now.holds[reason, default: 0] > before.holds[reason, default: 0] {
-            switch reason {
-            case .startSettle: said.append("holding the next update: start_settle (Home Assistant's activity token is not there yet)")
-            case .minInterval: said.append("holding the next update: min_interval since the last push")
-            case .hourlyBudget: said.append("holding the next update: max_per_hour spent (\(slots[i].lane.budget.maxPerHour ?? 0) in the last hour)")
-            case .relayBudget: said.append("holding the next update: the relay's daily budget is kept for ends")
-            case .notWorthAPush: said.append("holding the next update: under min_change (a small move waits for a quiet)")
+            let what = switch reason {
+            case .startSettle: "holding the next update: start_settle (Home Assistant's activity token is not there yet)"
+            case .minInterval: "holding the next update: min_interval since the last push"
+            case .hourlyBudget: "holding the next update: max_per_hour spent (\(slots[i].lane.budget.maxPerHour ?? 0) in the last hour)"
+            case .relayBudget: "holding the next update: the relay's daily budget is kept for ends"
+            case .notWorthAPush: "holding the next update: under min_change (a small move waits for a quiet)"
             }
+            said.append((what, slots[i].holdTelling.began(reason)))
         }
-        for what in said { onDecision(Decision(activity: slots[i].activity, target: slots[i].target, what: what)) }
+        for (what, isRepeat) in said {
+            onDecision(Decision(activity: slots[i].activity, target: slots[i].target, what: what, isRepeat: isRepeat))
+        }
     }
 
     private func pump(_ i: Int, letIn: Bool = false) {
@@ -637,6 +646,7 @@ public actor Dispatcher {
             onLog("activity \(activity): \(slots[i].target) refused the \(push.kind.rawValue) (\(code.explained)); not retried")
         }
         persist(slots[i].key, slots[i].lane)
+        slots[i].holdTelling.pushed()
         reportDecisions(i, afterPush: true)
         // An end frees a place: starts waiting on the backend's limit of activities at once try again now.
         if push.kind == .end, slots[i].lane.phase == .idle {

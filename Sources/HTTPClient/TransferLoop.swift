@@ -51,6 +51,9 @@ final class TransferLoop: @unchecked Sendable {
         /// Transfers whose task was cancelled: ended on the loop, wherever they are (queued, running or done).
         var cancelled: [Transfer] = []
         var stopping = false
+        /// A wake-up went out that the loop has not answered yet (it takes the inbox after it): a burst of submits wakes
+        /// it once, not once each.
+        var awoken = false
     }
 
     private let options: HTTPClient.Options
@@ -90,7 +93,7 @@ final class TransferLoop: @unchecked Sendable {
     func submit(_ transfer: Transfer) {
         inbox.withLock { inbox in
             inbox.transfers.append(transfer)
-            curl_multi_wakeup(multi)
+            wake(&inbox)
         }
     }
 
@@ -99,8 +102,15 @@ final class TransferLoop: @unchecked Sendable {
     func cancel(_ transfer: Transfer) {
         inbox.withLock { inbox in
             inbox.cancelled.append(transfer)
-            curl_multi_wakeup(multi)
+            wake(&inbox)
         }
+    }
+
+    /// Under the inbox's lock, so the multi handle is not yet freed when the wake-up goes out.
+    private func wake(_ inbox: inout Inbox) {
+        guard !inbox.awoken else { return }
+        inbox.awoken = true
+        curl_multi_wakeup(multi)
     }
 
     /// Ends the loop: transfers still running fail with `CURLE_ABORTED_BY_CALLBACK`. The wake-up is sent under the
@@ -115,7 +125,7 @@ final class TransferLoop: @unchecked Sendable {
     private func run() {
         while true {
             let (incoming, cancelled, stopping) = inbox.withLock { inbox in
-                defer { inbox.transfers = []; inbox.cancelled = [] }
+                defer { inbox.transfers = []; inbox.cancelled = []; inbox.awoken = false }
                 return (inbox.transfers, inbox.cancelled, inbox.stopping)
             }
             if stopping {
@@ -286,11 +296,22 @@ final class TransferLoop: @unchecked Sendable {
             transfer.headers = [:]
             return false
         }
-        let line = data.withMemoryRebound(to: UInt8.self, capacity: count) { String(decoding: UnsafeBufferPointer(start: $0, count: count), as: UTF8.self) }
-        if line.hasPrefix("HTTP/") { transfer.headers = [:]; return true }  // a new response (after 100 Continue or a proxy's)
-        guard let colon = line.firstIndex(of: ":") else { return true }
-        let name = line[..<colon].lowercased()
-        transfer.headers[name] = line[line.index(after: colon)...].trimmingWhitespace()
+        // By bytes: a string for the name and one for the value, nothing for the line.
+        let line = UnsafeRawBufferPointer(start: data, count: count)
+        if line.starts(with: "HTTP/".utf8) { transfer.headers = [:]; return true }  // a new response (after 100 Continue or a proxy's)
+        guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { return true }
+        let name = String(unsafeUninitializedCapacity: colon) { buffer in
+            for i in 0..<colon {
+                let byte = line[i]
+                buffer[i] = (0x41...0x5A).contains(byte) ? byte | 0x20 : byte
+            }
+            return colon
+        }
+        func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0D || byte == 0x0A }
+        var start = colon + 1, end = count
+        while start < end, isSpace(line[start]) { start += 1 }
+        while end > start, isSpace(line[end - 1]) { end -= 1 }
+        transfer.headers[name] = String(decoding: UnsafeRawBufferPointer(rebasing: line[start..<end]), as: UTF8.self)
         return true
     }
 }

@@ -237,6 +237,8 @@ public struct ActivityEngine: Sendable {
         self.touchedIn = []
         defer { self.touchedIn = touchedIn }
         var touched: [Int] = []
+        // Most changes touch one activity: one allocation, not a regrowth every doubling.
+        touched.reserveCapacity(min(changes.count, touchedIn.count))
         for change in changes {
             switch change {
             case .updated(let state):

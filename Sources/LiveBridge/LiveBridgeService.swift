@@ -119,8 +119,9 @@ public actor LiveBridgeService: Service {
         }, log: { logger.warning($0) }, info: { logger.info($0) }, decision: { [onBudgetDecision = options.onBudgetDecision] decision in
             pushLog.append(.init(at: Date().timeIntervalSince1970, activity: decision.activity, backend: decision.target, kind: "budget",
                                  outcome: decision.what, status: "-"))
-            // A hold is said where people look (the phone lags on purpose); the routine debounce stays at debug.
-            if decision.what.hasPrefix("holding") {
+            // A hold is said where people look (the phone lags on purpose), once until it changes or the lane goes
+            // quiet (a lane held before every push would double the log); the routine debounce stays at debug.
+            if decision.what.hasPrefix("holding"), !decision.isRepeat {
                 logger.info("budget", ["activity": decision.activity, "target": decision.target, "decision": decision.what])
             } else {
                 logger.debug("budget", ["activity": decision.activity, "target": decision.target, "decision": decision.what])

@@ -31,14 +31,28 @@ public final class Logger: Sendable {
 
     public func log(_ level: Level, _ message: @autoclosure () -> String, _ fields: KeyValuePairs<String, String> = [:]) {
         guard level >= self.level else { return }
-        let time = Timestamp.logTime(Date().timeIntervalSince1970)
+        let now = Date().timeIntervalSince1970
         let message = OutsideText.bounded(message())
         switch format {
         case .text:
-            var line = "time=\(time) level=\(level.name) msg=\(Self.quote(message))"
-            for (key, value) in fields { line += " \(Self.quote(key))=\(Self.quote(OutsideText.bounded(value)))" }
-            write(line)
+            // Built as bytes: a line a push, and most fields need no quotes.
+            var line: [UInt8] = []
+            line.reserveCapacity(192)
+            line.append(contentsOf: "time=".utf8)
+            Timestamp.appendLogTime(now, to: &line)
+            line.append(contentsOf: " level=".utf8)
+            line.append(contentsOf: level.name.utf8)
+            line.append(contentsOf: " msg=".utf8)
+            Self.appendQuoted(message, to: &line)
+            for (key, value) in fields {
+                line.append(UInt8(ascii: " "))
+                Self.appendQuoted(key, to: &line)
+                line.append(UInt8(ascii: "="))
+                Self.appendQuoted(OutsideText.bounded(value), to: &line)
+            }
+            write(String(decoding: line, as: UTF8.self))
         case .json:
+            let time = Timestamp.logTime(now)
             var object = "{\"time\":\"\(time)\",\"level\":\"\(level.name)\",\"msg\":\(Self.json(message))"
             for (key, value) in fields { object += ",\(Self.json(key)):\(Self.json(OutsideText.bounded(value)))" }
             write(object + "}")
@@ -63,10 +77,24 @@ public final class Logger: Sendable {
 
     /// A logfmt value: bare when it is printable ASCII without space, `"`, `=` or `\\`; else quoted and escaped.
     static func quote(_ value: String) -> String {
-        // By bytes: any byte of a scalar beyond ASCII is beyond 0x7E too.
-        guard value.isEmpty || value.utf8.contains(where: { !(0x21...0x7E).contains($0) || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "=") || $0 == UInt8(ascii: "\\") })
-        else { return value }
-        return "\"" + escaped(value) + "\""
+        needsQuotes(value) ? "\"" + escaped(value) + "\"" : value
+    }
+
+    /// `quote(value)` written onto `line`.
+    static func appendQuoted(_ value: String, to line: inout [UInt8]) {
+        if needsQuotes(value) {
+            line.append(UInt8(ascii: "\""))
+            line.append(contentsOf: escaped(value).utf8)
+            line.append(UInt8(ascii: "\""))
+        } else {
+            line.append(contentsOf: value.utf8)
+        }
+    }
+
+    /// Empty, or holding a byte that is not printable ASCII, a space, `"`, `=` or `\\`. By bytes: any byte of a scalar
+    /// beyond ASCII is beyond 0x7E too.
+    private static func needsQuotes(_ value: String) -> Bool {
+        value.isEmpty || value.utf8.contains(where: { !(0x21...0x7E).contains($0) || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "=") || $0 == UInt8(ascii: "\\") })
     }
 
     /// Each line to stderr in one write: lines from several threads never interleave.

@@ -25,9 +25,28 @@ public enum Timestamp {
 
     /// UTC with milliseconds and `Z` (`2026-11-22T12:00:00.123Z`), as log lines carry it: fixed width, no ICU.
     public static func logTime(_ epoch: Double) -> String {
+        var bytes: [UInt8] = []
+        appendLogTime(epoch, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// `logTime` written onto `bytes`: a log line is built as bytes, without a string per field.
+    public static func appendLogTime(_ epoch: Double, to bytes: inout [UInt8]) {
         let c = components((epoch * 1000).rounded(.down) / 1000)
-        return pad(Int64(c.year), 4) + "-" + pad(Int64(c.month), 2) + "-" + pad(Int64(c.day), 2) + "T" + pad(Int64(c.hour), 2) + ":"
-            + pad(Int64(c.minute), 2) + ":" + pad(Int64(c.second), 2) + "." + pad(Int64(c.microsecond / 1000), 3) + "Z"
+        func digits(_ value: Int, _ width: Int) {
+            var divisor = 1
+            for _ in 1..<width { divisor *= 10 }
+            var rest = value
+            while divisor > 0 {
+                bytes.append(UInt8(ascii: "0") &+ UInt8(rest / divisor % 10))
+                rest %= divisor
+                divisor /= 10
+            }
+        }
+        digits(c.year, 4); bytes.append(UInt8(ascii: "-")); digits(c.month, 2); bytes.append(UInt8(ascii: "-")); digits(c.day, 2)
+        bytes.append(UInt8(ascii: "T")); digits(c.hour, 2); bytes.append(UInt8(ascii: ":")); digits(c.minute, 2)
+        bytes.append(UInt8(ascii: ":")); digits(c.second, 2); bytes.append(UInt8(ascii: ".")); digits(c.microsecond / 1000, 3)
+        bytes.append(UInt8(ascii: "Z"))
     }
 
     /// Parses `YYYY-MM-DDTHH:MM[:SS[.ffffff]]` with `Z`, `±HH:MM` or no offset (taken as UTC); nil outside years 1–9999.
