@@ -83,7 +83,12 @@ public actor Dispatcher {
         let key: String
         let activity: String
         let target: String
-        var backend: any PushBackend
+        /// Set with `use`, which keeps its name and places beside it.
+        private(set) var backend: any PushBackend
+        /// `backend.name` and `backend.sendsAtOnce`, read on every pump: read through the existential, each read
+        /// copied the whole slot (3 % of the flood's samples).
+        private(set) var backendName: String
+        private(set) var places: Int?
         /// The device whose Home Assistant push relay this target spends (its notify service), if any.
         var device: String?
         var inFlight = false
@@ -106,6 +111,25 @@ public actor Dispatcher {
         /// Holds one of its backend's places: from when it was let in, through its render, until its send is answered
         /// or it has nothing to send now.
         var holdsPlace = false
+
+        init(lane: ActivityLane, key: String, activity: String, target: String, backend: any PushBackend, device: String? = nil,
+             vacant: Bool = false) {
+            self.lane = lane
+            self.key = key
+            self.activity = activity
+            self.target = target
+            self.backend = backend
+            backendName = backend.name
+            places = backend.sendsAtOnce
+            self.device = device
+            self.vacant = vacant
+        }
+
+        mutating func use(_ backend: any PushBackend) {
+            self.backend = backend
+            backendName = backend.name
+            places = backend.sendsAtOnce
+        }
     }
 
     /// A backend's places (`PushBackend.sendsAtOnce`, its HTTP client's transfers at once to a host). Every lane may be
@@ -255,7 +279,7 @@ public actor Dispatcher {
     public func replaceBackends(_ replacements: [any PushBackend]) {
         for backend in replacements { backends[backend.name] = backend }
         for i in slots.indices {
-            if let backend = backends[slots[i].backend.name] { slots[i].backend = backend }
+            if let backend = backends[slots[i].backendName] { slots[i].use(backend) }
         }
     }
 
@@ -367,7 +391,7 @@ public actor Dispatcher {
               !slot.rendering else { return }
         cancelWake(i)
         // Its place in its backend's queue goes too: the position may be reused by a lane of another backend.
-        if slot.queuedToSend { sendQueue[slot.backend.name]?.removeAll { $0 == i } }
+        if slot.queuedToSend { sendQueue[slot.backendName]?.removeAll { $0 == i } }
         forgottenCounters.add(slot.lane.counters)
         slotIndex[slot.key] = nil
         if state.entries[slot.key] != nil { record(slot.key, DeliveryState.Entry(running: false, digest: nil)) }
@@ -494,8 +518,8 @@ public actor Dispatcher {
     private func pump(_ i: Int, letIn: Bool = false) {
         defer { reportDecisions(i, afterPush: false) }
         guard !slots[i].inFlight, !slots[i].rendering else { return }
-        if let places = slots[i].backend.sendsAtOnce, !slots[i].holdsPlace {
-            let name = slots[i].backend.name
+        if let places = slots[i].places, !slots[i].holdsPlace {
+            let name = slots[i].backendName
             guard !slots[i].queuedToSend, placesTaken[name, default: 0] < places, letIn || sendQueue[name]?.isEmpty ?? true else {
                 // The backend's places are taken, or others asked first: the lane is let in when a place frees.
                 if !slots[i].queuedToSend {
@@ -512,13 +536,13 @@ public actor Dispatcher {
         // unless the lane was let in by `admitWaiting`, whose loop goes on.
         if slots[i].holdsPlace, !slots[i].inFlight, !slots[i].rendering {
             releasePlace(i)
-            if !letIn { admitWaiting(on: slots[i].backend.name) }
+            if !letIn { admitWaiting(on: slots[i].backendName) }
         }
     }
 
     private func releasePlace(_ i: Int) {
         slots[i].holdsPlace = false
-        placesTaken[slots[i].backend.name, default: 1] -= 1
+        placesTaken[slots[i].backendName, default: 1] -= 1
     }
 
     /// What the lane does next: render, send or wait.
@@ -640,7 +664,7 @@ public actor Dispatcher {
             state.relays[device, default: RelayBudget()].record(at: Date().timeIntervalSince1970)
             saveSoon()
         }
-        let (activity, backend) = (slots[i].activity, slots[i].backend)
+        let (activity, backendName) = (slots[i].activity, slots[i].backendName)
         onPush(PushRecord(activity: activity, target: slots[i].target, kind: push.kind, report: report, duration: duration))
         if case .rejected(let code) = report.outcome {
             onLog("activity \(activity): \(slots[i].target) refused the \(push.kind.rawValue) (\(code.explained)); not retried")
@@ -650,7 +674,7 @@ public actor Dispatcher {
         reportDecisions(i, afterPush: true)
         // An end frees a place: starts waiting on the backend's limit of activities at once try again now.
         if push.kind == .end, slots[i].lane.phase == .idle {
-            for other in slots.indices where other != i && slots[other].backend.name == backend.name && slots[other].lane.waitsForAPlace {
+            for other in slots.indices where other != i && slots[other].backendName == backendName && slots[other].lane.waitsForAPlace {
                 slots[other].lane.retryNow()
                 pump(other)
             }
@@ -658,7 +682,7 @@ public actor Dispatcher {
         // The place goes back before the lane asks again: others waiting for it go first.
         if slots[i].holdsPlace {
             releasePlace(i)
-            admitWaiting(on: backend.name)
+            admitWaiting(on: backendName)
         }
         pump(i)
         forgetIfEnded(i)
@@ -668,7 +692,7 @@ public actor Dispatcher {
     /// Gives the backend's free places to the lanes waiting for one, first come first served. A lane let in that has
     /// nothing to send now gives its place back at once, and the next one is let in.
     private func admitWaiting(on name: String) {
-        while let j = sendQueue[name]?.first, placesTaken[name, default: 0] < slots[j].backend.sendsAtOnce ?? .max {
+        while let j = sendQueue[name]?.first, placesTaken[name, default: 0] < slots[j].places ?? .max {
             sendQueue[name]!.removeFirst()
             if sendQueue[name]!.isEmpty { sendQueue[name] = nil }
             slots[j].queuedToSend = false
@@ -678,7 +702,7 @@ public actor Dispatcher {
 
     private func activeJob(on backend: String, except i: Int) -> String? {
         slots.indices.first { j in
-            j != i && slots[j].backend.name == backend && [.running, .starting, .ending].contains(slots[j].lane.phase)
+            j != i && slots[j].backendName == backend && [.running, .starting, .ending].contains(slots[j].lane.phase)
         }.map { slots[$0].activity }
     }
 

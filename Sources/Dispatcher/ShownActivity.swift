@@ -8,8 +8,11 @@ struct ShownActivity: Sendable {
 
     /// A digest of the body the phone shows now, as far as we know (nil: unknown).
     var digest: String?
-    /// What the phone shows, measured: later updates are judged against it.
+    /// What the phone shows, measured: later updates are judged against it. Measured when a budget first needs it
+    /// (`measureIfNeeded`): most lanes never judge a small move, and measuring re-encodes the body.
     var measure: PayloadMeasure?
+    /// The request the phone shows, not measured yet.
+    var unmeasured: BackendRequest?
     /// When the activity now on the phone was started.
     var startedAt: Instant?
     var lastPush: Instant?
@@ -22,7 +25,8 @@ struct ShownActivity: Sendable {
         lastPush = now
         if push.kind == .start { startedAt = now }
         if push.kind == .update, countingUpdates { sentUpdates.record(now) }
-        measure = push.request.map(PayloadMeasure.init)
+        measure = nil
+        unmeasured = push.request
         digest = exactly ? DeliveryState.digest(push.body) : nil
     }
 
@@ -32,11 +36,20 @@ struct ShownActivity: Sendable {
         lastPush = nil
         startedAt = nil
         measure = nil
+        unmeasured = nil
+    }
+
+    /// Measures what the phone shows, if that is not done yet.
+    mutating func measureIfNeeded() {
+        guard let request = unmeasured else { return }
+        measure = PayloadMeasure(request)
+        unmeasured = nil
     }
 
     /// The user swiped it away: what it showed is gone.
     mutating func swipedAway() {
         digest = nil
         measure = nil
+        unmeasured = nil
     }
 }
