@@ -101,4 +101,31 @@ struct BudgetDecisionTests {
             Dispatcher.Decision(activity: "washer", target: "aivi", what: "held 1 update (not worth a push)"),
         ])
     }
+
+    /// A lane held by min_interval before one push and again before the next tells the second hold as a repeat (the
+    /// daemon logs it at debug, not info). Real time: the dispatcher's clock; the interval is 2 s so a slow machine
+    /// still submits the second change inside it.
+    @Test func aHoldBeforeEveryPushIsToldAsNewsOnce() async throws {
+        let (decisions, told) = AsyncStream.makeStream(of: Dispatcher.Decision.self)
+        let dispatcher = Dispatcher(backends: [Aivi()], decision: { told.yield($0) })
+        let dispatcherRun = Task { await dispatcher.run() }
+        defer { dispatcherRun.cancel() }
+        let budget = UpdateBudget(debounce: .zero, maxWait: .zero, minInterval: .seconds(2))
+        await dispatcher.submit(activity: "washer", backend: "aivi", budget: budget, .start(Self.request(0.1)))
+        await dispatcher.waitUntilQuiet()
+        await dispatcher.submit(activity: "washer", backend: "aivi", budget: budget, .change(Self.request(0.2), urgent: false))
+        // Held until 2 s after the start, then pushed: the dispatcher is quiet again.
+        await dispatcher.waitUntilQuiet()
+        await dispatcher.submit(activity: "washer", backend: "aivi", budget: budget, .change(Self.request(0.3), urgent: false))
+        var holds: [Dispatcher.Decision] = []
+        for await decision in decisions where decision.what.hasPrefix("holding") {
+            holds.append(decision)
+            if holds.count == 2 { break }
+        }
+        let hold = "holding the next update: min_interval since the last push"
+        #expect(holds == [
+            Dispatcher.Decision(activity: "washer", target: "aivi", what: hold, isRepeat: false),
+            Dispatcher.Decision(activity: "washer", target: "aivi", what: hold, isRepeat: true),
+        ])
+    }
 }
