@@ -670,7 +670,8 @@ public actor Dispatcher {
             onLog("activity \(activity): \(slots[i].target) refused the \(push.kind.rawValue) (\(code.explained)); not retried")
         }
         persist(slots[i].key, slots[i].lane)
-        slots[i].holdTelling.pushed()
+        // Only a push that reached the service: a retried one is the same push, not a sign the lane went quiet.
+        if report.outcome == .delivered || report.outcome == .alreadyRunning { slots[i].holdTelling.pushed() }
         reportDecisions(i, afterPush: true)
         // An end frees a place: starts waiting on the backend's limit of activities at once try again now.
         if push.kind == .end, slots[i].lane.phase == .idle {

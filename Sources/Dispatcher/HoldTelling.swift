@@ -12,7 +12,7 @@ struct HoldTelling: Sendable, Equatable {
         return told == reason
     }
 
-    /// A push was answered: if nothing held it since the last one, the next hold is news again.
+    /// A push reached the service: if nothing held it since the last one, the next hold is news again.
     mutating func pushed() {
         if !heldSincePush { told = nil }
         heldSincePush = false

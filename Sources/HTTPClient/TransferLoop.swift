@@ -296,7 +296,8 @@ final class TransferLoop: @unchecked Sendable {
             transfer.headers = [:]
             return false
         }
-        // By bytes: a string for the name and one for the value, nothing for the line.
+        // By bytes: a string for the name and one for the value, nothing for the line. Names are lowercased in ASCII
+        // (a header name is a token: ASCII only), values trimmed of HTTP's whitespace (space, tab) and the line's end.
         let line = UnsafeRawBufferPointer(start: data, count: count)
         if line.starts(with: "HTTP/".utf8) { transfer.headers = [:]; return true }  // a new response (after 100 Continue or a proxy's)
         guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { return true }

@@ -240,13 +240,16 @@ public struct ActivityEngine: Sendable {
         // Most changes touch one activity: one allocation, not a regrowth every doubling.
         touched.reserveCapacity(min(changes.count, touchedIn.count))
         for change in changes {
+            let id: String
             switch change {
             case .updated(let state):
-                if states.updateValue(state, forKey: state.entityID) == nil { order.append(state.entityID) }
-            case .removed(let id):
+                id = state.entityID
+                if states.updateValue(state, forKey: id) == nil { order.append(id) }
+            case .removed(let removed):
+                id = removed
                 if states.removeValue(forKey: id) != nil, let at = order.firstIndex(of: id) { order.remove(at: at) }
             }
-            readers.forEachReader(of: change.entityID) { position in
+            readers.forEachReader(of: id) { position in
                 if touchedIn[position] != stamp {
                     touchedIn[position] = stamp
                     touched.append(position)

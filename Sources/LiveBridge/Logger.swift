@@ -75,12 +75,8 @@ public final class Logger: Sendable {
         { [self] line, isError in log(isError ? .error : .warning, "libwebsockets", ["detail": line]) }
     }
 
-    /// A logfmt value: bare when it is printable ASCII without space, `"`, `=` or `\\`; else quoted and escaped.
-    static func quote(_ value: String) -> String {
-        needsQuotes(value) ? "\"" + escaped(value) + "\"" : value
-    }
-
-    /// `quote(value)` written onto `line`.
+    /// A logfmt value onto `line`: bare when it is printable ASCII without space, `"`, `=` or `\\`; else quoted and
+    /// escaped.
     static func appendQuoted(_ value: String, to line: inout [UInt8]) {
         if needsQuotes(value) {
             line.append(UInt8(ascii: "\""))
