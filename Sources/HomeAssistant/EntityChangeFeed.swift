@@ -11,6 +11,9 @@ public final class EntityChangeFeed: Sendable {
     private struct State {
         var latest: [String: EntityChange] = [:]
         var order: [String] = []
+        /// Entities removed and then back while the consumer was behind: it gets the removal before the new state, so
+        /// the entity comes back last in Home Assistant's order (templates iterate `states` in it), not in its old place.
+        var removedFirst: Set<String> = []
         var waiter: CheckedContinuation<[EntityChange]?, Never>?
         var finished = false
         var coalesced = 0
@@ -33,10 +36,16 @@ public final class EntityChangeFeed: Sendable {
                 return (waiter, changes)
             }
             for change in changes {
-                if s.latest.updateValue(change, forKey: change.entityID) == nil {
-                    s.order.append(change.entityID)
-                } else {
-                    s.coalesced += 1
+                let id = change.entityID
+                guard let previous = s.latest.updateValue(change, forKey: id) else {
+                    s.order.append(id)
+                    continue
+                }
+                s.coalesced += 1
+                switch (previous, change) {
+                case (.removed, .updated): s.removedFirst.insert(id)
+                case (_, .removed): s.removedFirst.remove(id)
+                default: break
                 }
             }
             return nil
@@ -90,7 +99,13 @@ public final class EntityChangeFeed: Sendable {
     static let keptCapacity = FreedMemory.largeBatch
 
     private static func drain(_ s: inout State) -> [EntityChange] {
-        let batch = s.order.map { s.latest[$0]! }
+        var batch: [EntityChange] = []
+        batch.reserveCapacity(s.order.count + s.removedFirst.count)
+        for id in s.order {
+            if !s.removedFirst.isEmpty, s.removedFirst.contains(id) { batch.append(.removed(entityID: id)) }
+            batch.append(s.latest[id]!)
+        }
+        s.removedFirst.removeAll()
         let keep = s.order.count <= keptCapacity
         s.order.removeAll(keepingCapacity: keep)
         s.latest.removeAll(keepingCapacity: keep)

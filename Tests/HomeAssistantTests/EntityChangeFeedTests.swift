@@ -14,6 +14,20 @@ struct EntityChangeFeedTests {
         #expect(feed.coalescedCount == 2)
     }
 
+    /// Removed and back while the consumer is behind: it sees the removal, then the new state (Home Assistant puts a
+    /// re-added entity last in its order; taking only the update would keep the old place). Removed again: only that.
+    @Test func anEntityRemovedAndBackWhileTheConsumerIsBehindIsReportedRemovedThenUpdated() async {
+        let feed = EntityChangeFeed()
+        feed.publish([state("a", "1"), state("b", "1")])
+        feed.publish([.removed(entityID: "a")])
+        feed.publish([state("a", "2"), state("c", "1")])
+        #expect(await feed.next() == [.removed(entityID: "a"), state("a", "2"), state("b", "1"), state("c", "1")])
+        feed.publish([.removed(entityID: "b"), state("b", "2"), .removed(entityID: "b")])
+        #expect(await feed.next() == [.removed(entityID: "b")])
+        feed.publish([state("c", "2")])
+        #expect(await feed.next() == [state("c", "2")], "nothing left over from before")
+    }
+
     @Test func aWaitingConsumerIsWokenByPublish() async {
         let feed = EntityChangeFeed()
         async let batch = feed.next()
