@@ -103,33 +103,42 @@ struct BudgetDecisionTests {
     }
 
     /// A lane held by min_interval before one push and again before the next tells the second hold as a repeat (the
-    /// daemon logs it at debug, not info); once a push went out that nothing held, the next hold is news again. Real
-    /// time (the dispatcher's clock): each change is submitted right after the push before it, well inside 1 s.
+    /// daemon logs it at debug, not info); once a push went out that nothing held, the next hold is news again. The
+    /// interval is an hour, so every non-urgent change is held whatever the machine's speed; urgent changes go at once
+    /// and make the pushes in between.
     @Test func aHoldBeforeEveryPushIsToldAsNewsOnce() async throws {
         let (decisions, told) = AsyncStream.makeStream(of: Dispatcher.Decision.self)
         let dispatcher = Dispatcher(backends: [Aivi()], decision: { told.yield($0) })
         let dispatcherRun = Task { await dispatcher.run() }
         defer { dispatcherRun.cancel() }
-        let budget = UpdateBudget(debounce: .zero, maxWait: .zero, minInterval: .seconds(1))
-        func change(_ progress: Double) async {
-            await dispatcher.submit(activity: "washer", backend: "aivi", budget: budget, .change(Self.request(progress), urgent: false))
-            await dispatcher.waitUntilQuiet()  // held until 1 s after the push before, then pushed
+        let budget = UpdateBudget(debounce: .zero, maxWait: .zero, minInterval: .seconds(3600))
+        var progress = 0.1
+        func change(urgent: Bool) async {
+            progress += 0.1
+            await dispatcher.submit(activity: "washer", backend: "aivi", budget: budget, .change(Self.request(progress), urgent: urgent))
+            // An urgent change is pushed before the dispatcher is quiet; a held one leaves it waiting for its time, so
+            // the hold's decision is what the test waits for (below), in order.
+            if urgent { await dispatcher.waitUntilQuiet() }
         }
-        await dispatcher.submit(activity: "washer", backend: "aivi", budget: budget, .start(Self.request(0.1)))
+        await dispatcher.submit(activity: "washer", backend: "aivi", budget: budget, .start(Self.request(progress)))
         await dispatcher.waitUntilQuiet()
-        await change(0.2)
-        await change(0.3)
-        // The lane goes quiet past min_interval: the next change goes at once, unheld.
-        try await Task.sleep(for: .milliseconds(1100))
-        await change(0.4)
-        await dispatcher.submit(activity: "washer", backend: "aivi", budget: budget, .change(Self.request(0.5), urgent: false))
-        var holds: [Dispatcher.Decision] = []
-        for await decision in decisions where decision.what.hasPrefix("holding") {
-            holds.append(decision)
-            if holds.count == 3 { break }
+        var holds: [Bool] = []
+        var iterator = decisions.makeAsyncIterator()
+        func nextHold() async -> Bool? {
+            while let decision = await iterator.next() {
+                if decision.what == "holding the next update: min_interval since the last push" { return decision.isRepeat }
+            }
+            return nil
         }
-        let hold = "holding the next update: min_interval since the last push"
-        #expect(holds.map(\.isRepeat) == [false, true, false], "\(holds)")
-        #expect(holds.allSatisfy { $0 == Dispatcher.Decision(activity: "washer", target: "aivi", what: hold, isRepeat: $0.isRepeat) })
+        await change(urgent: false)  // held: news
+        holds.append(await nextHold() ?? true)
+        await change(urgent: true)  // pushed at once (the hold before it counts)
+        await change(urgent: false)  // held again before the next push: a repeat
+        holds.append(await nextHold() ?? false)
+        await change(urgent: true)
+        await change(urgent: true)  // a push nothing held: the lane went quiet
+        await change(urgent: false)  // held: news again
+        holds.append(await nextHold() ?? true)
+        #expect(holds == [false, true, false])
     }
 }
