@@ -15,12 +15,21 @@ public enum Timestamp {
     /// shows the wall time of that zone, with its offset.
     public static func iso8601(_ epoch: Double, offset: Int = 0, separator: String = "T") -> String {
         let c = components(epoch + Double(offset))
-        var out = pad(Int64(c.year), 4) + "-" + pad(Int64(c.month), 2) + "-" + pad(Int64(c.day), 2)
-        out += separator + pad(Int64(c.hour), 2) + ":" + pad(Int64(c.minute), 2) + ":" + pad(Int64(c.second), 2)
-        if c.microsecond != 0 { out += "." + pad(Int64(c.microsecond), 6) }
-        let sign = offset < 0 ? "-" : "+"
-        let minutes = Int64(abs(offset) / 60)
-        return out + sign + pad(minutes / 60, 2) + ":" + pad(minutes % 60, 2)
+        var out: [UInt8] = []
+        out.reserveCapacity(32)
+        appendDate(c, to: &out)
+        out.append(contentsOf: separator.utf8)
+        appendTime(c, to: &out)
+        if c.microsecond != 0 {
+            out.append(UInt8(ascii: "."))
+            appendDigits(c.microsecond, width: 6, to: &out)
+        }
+        out.append(offset < 0 ? UInt8(ascii: "-") : UInt8(ascii: "+"))
+        let minutes = abs(offset) / 60
+        appendDigits(minutes / 60, width: 2, to: &out)
+        out.append(UInt8(ascii: ":"))
+        appendDigits(minutes % 60, width: 2, to: &out)
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// UTC with milliseconds and `Z` (`2026-11-22T12:00:00.123Z`), as log lines carry it: fixed width, no ICU.
@@ -33,20 +42,45 @@ public enum Timestamp {
     /// `logTime` written onto `bytes`: a log line is built as bytes, without a string per field.
     public static func appendLogTime(_ epoch: Double, to bytes: inout [UInt8]) {
         let c = components((epoch * 1000).rounded(.down) / 1000)
-        func digits(_ value: Int, _ width: Int) {
-            var divisor = 1
-            for _ in 1..<width { divisor *= 10 }
-            var rest = value
-            while divisor > 0 {
-                bytes.append(UInt8(ascii: "0") &+ UInt8(rest / divisor % 10))
-                rest %= divisor
-                divisor /= 10
-            }
-        }
-        digits(c.year, 4); bytes.append(UInt8(ascii: "-")); digits(c.month, 2); bytes.append(UInt8(ascii: "-")); digits(c.day, 2)
-        bytes.append(UInt8(ascii: "T")); digits(c.hour, 2); bytes.append(UInt8(ascii: ":")); digits(c.minute, 2)
-        bytes.append(UInt8(ascii: ":")); digits(c.second, 2); bytes.append(UInt8(ascii: ".")); digits(c.microsecond / 1000, 3)
+        appendDate(c, to: &bytes)
+        bytes.append(UInt8(ascii: "T"))
+        appendTime(c, to: &bytes)
+        bytes.append(UInt8(ascii: "."))
+        appendDigits(c.microsecond / 1000, width: 3, to: &bytes)
         bytes.append(UInt8(ascii: "Z"))
+    }
+
+    /// `YYYY-MM-DD`.
+    private static func appendDate(_ c: Components, to bytes: inout [UInt8]) {
+        appendDigits(c.year, width: 4, to: &bytes)
+        bytes.append(UInt8(ascii: "-"))
+        appendDigits(c.month, width: 2, to: &bytes)
+        bytes.append(UInt8(ascii: "-"))
+        appendDigits(c.day, width: 2, to: &bytes)
+    }
+
+    /// `HH:MM:SS`.
+    private static func appendTime(_ c: Components, to bytes: inout [UInt8]) {
+        appendDigits(c.hour, width: 2, to: &bytes)
+        bytes.append(UInt8(ascii: ":"))
+        appendDigits(c.minute, width: 2, to: &bytes)
+        bytes.append(UInt8(ascii: ":"))
+        appendDigits(c.second, width: 2, to: &bytes)
+    }
+
+    /// `value` in decimal, zero-padded to `width` digits (all its digits when it has more; a timestamp's fields are
+    /// never negative, and a negative value is written as 0).
+    private static func appendDigits(_ value: Int, width: Int, to bytes: inout [UInt8]) {
+        let value = max(value, 0)
+        var divisor = 1, count = 1
+        while count < width || value / divisor >= 10 {
+            divisor *= 10
+            count += 1
+        }
+        while divisor > 0 {
+            bytes.append(UInt8(ascii: "0") &+ UInt8(value / divisor % 10))
+            divisor /= 10
+        }
     }
 
     /// Parses `YYYY-MM-DDTHH:MM[:SS[.ffffff]]` with `Z`, `±HH:MM` or no offset (taken as UTC); nil outside years 1–9999.
@@ -143,11 +177,6 @@ public enum Timestamp {
         return Components(year: Int(year), month: Int(month), day: Int(day), hour: Int(seconds / 3600),
                           minute: Int(seconds % 3600 / 60), second: Int(seconds % 60), weekday: weekday,
                           dayOfYear: dayOfYear, microsecond: Int(micros))
-    }
-
-    private static func pad(_ value: Int64, _ width: Int) -> String {
-        let text = String(value)
-        return text.count >= width ? text : String(repeating: "0", count: width - text.count) + text
     }
 
     // Howard Hinnant's civil-from-days and days-from-civil.
