@@ -19,6 +19,9 @@ public final class HTTPClient: Sendable {
         public var maximumResponseBody = 256 << 10
         /// The most header bytes of an answer taken in, likewise.
         public var maximumHeaderBytes = 64 << 10
+        /// How long the transfer loop sleeps with nothing to do before it looks at its inbox again. Every submit wakes
+        /// it, so this is only a safety net; a test sets it long, so that a lost wake-up hangs instead of being slow.
+        public var idlePoll: Duration = .seconds(1)
         public init() {}
     }
 

@@ -138,7 +138,7 @@ final class TransferLoop: @unchecked Sendable {
             var stillRunning: Int32 = 0
             curl_multi_perform(multi, &stillRunning)
             collectFinished()
-            curl_multi_poll(multi, nil, 0, 1000, nil)
+            curl_multi_poll(multi, nil, 0, Int32(clamping: HTTPClient.milliseconds(options.idlePoll)), nil)
         }
         for handle in active.keys {
             curl_multi_remove_handle(multi, handle)
