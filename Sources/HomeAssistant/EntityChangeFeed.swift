@@ -42,10 +42,10 @@ public final class EntityChangeFeed: Sendable {
                     continue
                 }
                 s.coalesced += 1
-                switch (previous, change) {
-                case (.removed, .updated): s.removedFirst.insert(id)
-                case (_, .removed): s.removedFirst.remove(id)
-                default: break
+                if change.isRemoval {
+                    s.removedFirst.remove(id)
+                } else if previous.isRemoval {
+                    s.removedFirst.insert(id)
                 }
             }
             return nil

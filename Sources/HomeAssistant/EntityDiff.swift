@@ -98,9 +98,13 @@ extension EntityStore {
 
         /// Changes `state` in place; returns it as changed.
         func apply(to state: inout EntityState) -> EntityState {
+            applyInPlace(to: &state)
+            return state
+        }
+
+        func applyInPlace(to state: inout EntityState) {
             state.apply(state: newState, lastChanged: lastChanged, lastUpdated: lastUpdated,
                         setting: setAttributes, removing: removedKeys)
-            return state
         }
     }
 

@@ -55,10 +55,11 @@ public struct EntityState: @unchecked Sendable, Equatable, CustomDebugStringConv
         return lhs.storage.header.fields == rhs.storage.header.fields && lhs.storage.members { left in rhs.storage.members { left.elementsEqual($0) } }
     }
 
-    /// Applies a diff: fields given replaced, attributes set and removed by name. Fields alone change in place when
-    /// no one else holds the state. When every set attribute is already there and none goes (a sensor's attributes
-    /// change values, not names), the new state is built in one allocation straight from this one's sorted
-    /// attributes, not through a copy of them as a value.
+    /// Applies a diff: fields given replaced, attributes set and removed by name. When no one else holds the state
+    /// (the daemon's store is its only holder: the engine reads the store, changes carry ids) fields and the values
+    /// of attributes already there change in place, without an allocation. Otherwise, when every set attribute is
+    /// already there and none goes (a sensor's attributes change values, not names), the new state is built in one
+    /// allocation straight from this one's sorted attributes, not through a copy of them as a value.
     mutating func apply(state newState: String?, lastChanged: Double?, lastUpdated: Double?,
                         setting: [EntityAttributes.Element], removing: [String]) {
         func change(_ fields: inout Fields) {
@@ -73,10 +74,22 @@ public struct EntityState: @unchecked Sendable, Equatable, CustomDebugStringConv
             change(&unique().header.fields)
             return
         }
-        var fields = storage.header.fields
-        change(&fields)
         // A few set names are looked up member by member; many go through the general path's binary searches.
         let sameNames = removing.isEmpty && setting.count <= 8 && setting.allSatisfy { set in storage.members { EntityAttributes.value(of: set.key, in: $0) != nil } }
+        if sameNames, isKnownUniquelyReferenced(&storage) {
+            storage.withUnsafeMutablePointers { header, elements in
+                change(&header.pointee.fields)
+                // In the order given: the last value for a name wins, as in a JSON object.
+                let members = UnsafeMutableBufferPointer(start: elements, count: header.pointee.count)
+                for (name, value) in setting {
+                    let at = members.sortedPosition(of: name) { $0.name }
+                    if at < members.endIndex, members[at].name == name { members[at].value = value }
+                }
+            }
+            return
+        }
+        var fields = storage.header.fields
+        change(&fields)
         if sameNames {
             storage = storage.members { members in
                 Storage.make(fields, members.lazy.map { member in
@@ -92,6 +105,9 @@ public struct EntityState: @unchecked Sendable, Equatable, CustomDebugStringConv
             storage = Storage.make(fields, attributes.members)
         }
     }
+
+    /// Which storage holds the state (for tests: a diff applied to a state the store alone holds changes it in place).
+    package var storageIdentity: ObjectIdentifier { ObjectIdentifier(storage) }
 
     /// The storage, copied first when someone else holds it too.
     private mutating func unique() -> Storage {
@@ -164,11 +180,23 @@ public struct EntityState: @unchecked Sendable, Equatable, CustomDebugStringConv
 public enum EntityChange: Sendable, Equatable {
     case updated(EntityState)
     case removed(entityID: String)
+    /// Changed, its new state left in the store it came to (`HomeAssistantConnection.lendsStates`): the consumer reads
+    /// the store, so the store stays the state's only holder and the next diff changes it in place.
+    case changed(entityID: String)
 
     public var entityID: String {
         switch self {
         case .updated(let state): return state.entityID
-        case .removed(let id): return id
+        case .removed(let id), .changed(let id): return id
         }
+    }
+
+    public var isRemoval: Bool {
+        if case .removed = self { true } else { false }
+    }
+
+    /// The same change without its state: the entity's id only.
+    public var withoutState: EntityChange {
+        if case .updated(let state) = self { .changed(entityID: state.entityID) } else { self }
     }
 }

@@ -9,6 +9,9 @@ public import JSON
 /// `-` removes attributes) and `r` (removed). Every method returns what changed, in order.
 public struct EntityStore: Sendable {
     public private(set) var states: [String: EntityState] = [:]
+    /// The ids in Home Assistant's state machine's order, as `get_states` and a snapshot give them: first seen first,
+    /// an entity removed and back comes last (templates iterate `states` in it). A place outlives a reconnection.
+    public private(set) var order: [String] = []
     private var names = SharedNames()
     /// Room for a frame's diffs while `readDiffFrame` reads them, and whose they are: kept between frames, empty.
     private var frameDiffs: [Diff] = []
@@ -29,6 +32,7 @@ public struct EntityStore: Sendable {
         names.share(entityIDs: selection.entityIDs)
         watched = selection
         states = states.filter { selection.contains($0.key) }
+        order.removeAll { !selection.contains($0) }
     }
 
     private func isWatched(_ id: String) -> Bool { watched?.contains(id) ?? true }
@@ -82,6 +86,10 @@ public struct EntityStore: Sendable {
         for id in order where states[id] != fresh[id] {
             changes.append(.updated(fresh[id]!))
         }
+        // Kept in place, gone out, new ones last in the snapshot's order.
+        var placed = self.order.filter { fresh[$0] != nil }
+        placed += order.filter { states[$0] == nil }
+        self.order = placed
         states = fresh
         return changes
     }
@@ -102,7 +110,7 @@ public struct EntityStore: Sendable {
                     if let state = try Self.readFull(id: id, &reader, names: &names) { entities.append((id, state)) }
                 }
                 for (id, state) in Self.latestByID(entities) {
-                    states[id] = state
+                    if states.updateValue(state, forKey: id) == nil { order.append(id) }
                     changes.append(.updated(state))
                 }
             }
@@ -123,6 +131,7 @@ public struct EntityStore: Sendable {
                 guard ids.nextKind == .array else { return }
                 try ids.readArray { reader in
                     if let id = try reader.readStringIfPresent(), states.removeValue(forKey: id) != nil {
+                        removeFromOrder(id)
                         changes.append(.removed(entityID: id))
                     }
                 }
@@ -208,6 +217,15 @@ public struct EntityStore: Sendable {
         return .updated(frameDiffs[position].apply(to: &states.values[frameTargets[position]]))
     }
 
+    /// `applyFrameDiff` for a consumer that reads the store (`EntityChange.changed`): the change does not hold the
+    /// state, so the store stays its only holder and the next diff of the entity changes it in place.
+    public mutating func applyFrameDiffLeavingState(_ position: Int) -> EntityChange {
+        precondition(position < frameDiffCount, "a diff of the frame read last")
+        let index = frameTargets[position]
+        frameDiffs[position].applyInPlace(to: &states.values[index])
+        return .changed(entityID: states.keys[index])
+    }
+
     /// The frame is done, applied or not: its parts' room comes back, what its diffs held goes now.
     public mutating func endFrame(_ parts: consuming [FramePart]) {
         var parts = parts
@@ -226,12 +244,15 @@ public struct EntityStore: Sendable {
     /// Applies a frame of one-entity diffs only (no other message) in place, appending what changed to `changes`;
     /// false, with nothing applied, for any other frame. For tests and the fuzz target, which compare it with the
     /// general path; the connection reads frames with `readDiffFrame` and handles their other messages itself.
+    /// `leavingStates`: as a lending connection applies them (`applyFrameDiffLeavingState`).
     package mutating func applyDiffFrame(_ frame: UnsafeBufferPointer<UInt8>, subscriptionID: Int,
-                                        into changes: inout [EntityChange]) -> Bool {
+                                        into changes: inout [EntityChange], leavingStates: Bool = false) -> Bool {
         guard let parts = readDiffFrame(frame, subscriptionID: subscriptionID) else { return false }
         let isDiffsOnly = !parts.contains { if case .other = $0 { true } else { false } }
         if isDiffsOnly {
-            for part in parts { if case .diff(let position, _) = part { changes.append(applyFrameDiff(position)) } }
+            for case .diff(let position, _) in parts {
+                changes.append(leavingStates ? applyFrameDiffLeavingState(position) : applyFrameDiff(position))
+            }
         }
         endFrame(parts)
         return isDiffsOnly
@@ -280,10 +301,16 @@ public struct EntityStore: Sendable {
     public mutating func set(_ entityID: String, fullState: JSONValue) -> [EntityChange] {
         let id = names.entityID(entityID)
         guard let state = EntityState(entityID: id, fullState: fullState) else {
-            return states.removeValue(forKey: id) == nil ? [] : [.removed(entityID: id)]
+            guard states.removeValue(forKey: id) != nil else { return [] }
+            removeFromOrder(id)
+            return [.removed(entityID: id)]
         }
-        states[id] = state
+        if states.updateValue(state, forKey: id) == nil { order.append(id) }
         return [.updated(state)]
+    }
+
+    private mutating func removeFromOrder(_ id: String) {
+        if let at = order.firstIndex(of: id) { order.remove(at: at) }
     }
 
     /// Where an event's `a`, `c` and `r` are, so they are applied in that order whatever order they came in.

@@ -76,7 +76,15 @@ public final class HomeAssistantConnection: @unchecked Sendable {
     private var missingIDs: Set<String> = []
     private var closeWaiters: [CheckedContinuation<Void, Never>] = []
 
-    public init(configuration: ConnectionConfiguration, onEvent: @escaping @Sendable (ConnectionEvent) -> Void = { _ in }) throws {
+    /// Changes go out without their states (`EntityChange.changed`; removals as they are) and the consumer reads the
+    /// states where they are kept, on the loop's thread (`withStates`): the store then stays each state's only holder
+    /// and a diff changes it in place, without an allocation. The daemon's engine, on the socket's thread, reads so;
+    /// a consumer on another thread (`livebridge watch`, tests) takes changes with their states (the default).
+    public let lendsStates: Bool
+
+    public init(configuration: ConnectionConfiguration, lendsStates: Bool = false,
+                onEvent: @escaping @Sendable (ConnectionEvent) -> Void = { _ in }) throws {
+        self.lendsStates = lendsStates
         self.sharedConfiguration = Locked(configuration)
         self.settings = configuration
         self.onEvent = onEvent
@@ -100,6 +108,14 @@ public final class HomeAssistantConnection: @unchecked Sendable {
 
     /// Where the connection stands now.
     public var currentPhase: ConnectionPhase { sharedPhase.withLock { $0 } }
+
+    /// The entities kept and their ids in Home Assistant's order, lent to `body` where they are. Call on the loop's
+    /// thread, as the connection's executor runs its jobs (or, once the loop has ended, after it, when nothing changes
+    /// them any more). What `body` keeps past its return is a copy: the next change to the store is then made on one.
+    public func withStates<Result>(_ body: (_ states: [String: EntityState], _ order: [String]) throws -> Result) rethrows -> Result {
+        loop.preconditionInEventLoopOrEnded()
+        return try body(store.states, store.order)
+    }
 
     /// Starts connecting. `entityIDs` are the entities to keep (nil: none, only events and commands).
     /// Connects (keeping the entities `selection` names; nil: none, only events and commands). Called by `run`.
@@ -695,7 +711,11 @@ public final class HomeAssistantConnection: @unchecked Sendable {
             }
         }
         receivedChanges.add(applied.count, ordering: .relaxed)
-        arrivedChanges += applied
+        if lendsStates {
+            arrivedChanges.append(contentsOf: applied.lazy.map(\.withoutState))
+        } else {
+            arrivedChanges += applied
+        }
     }
 
     /// Hands what this pass took in to the consumer at once: the messages of one socket read are applied together
@@ -767,7 +787,7 @@ extension HomeAssistantConnection: WebSocketConnectionDelegate {
                     // Straight into this pass's changes, without `changesArrived`'s look for entities no longer
                     // missing: a diff applies only to an entity already in the store, and a missing one never is
                     // (entities enter the store by a snapshot or an `a`, both read the general way).
-                    arrivedChanges.append(store.applyFrameDiff(position))
+                    arrivedChanges.append(lendsStates ? store.applyFrameDiffLeavingState(position) : store.applyFrameDiff(position))
                     applied += 1
                 }
             case .notKept(let range):

@@ -15,12 +15,18 @@ public struct ActivityEngine: Sendable {
     public typealias Command = Dispatcher.Submission
 
     public private(set) var rules: RulesFile
-    public private(set) var states: [String: EntityState] = [:]
+    /// The states the rules read, in Home Assistant's order: the lender's, or the engine's own table.
+    public var states: [String: EntityState] { lender?.states() ?? ownStates }
+    /// Where the states are read when the engine keeps none (the daemon: the connection's store, read on the socket's
+    /// thread, and changes that carry ids only). Nil: the engine keeps its own table from the changes it takes (the
+    /// tools, tests).
+    public var lender: StateLender?
+    private var ownStates: [String: EntityState] = [:]
     /// Home's location and length unit from Home Assistant's configuration, for `distance()` and `closest()`.
     public var home: HomeLocation?
     /// Each entity's place in Home Assistant's order, as first seen (a snapshot reports new entities in the state
     /// machine's order, later ones come last): templates iterate `states` in it. A place outlives a reconnection.
-    private var order: [String] = []
+    private var ownOrder: [String] = []
     private var readers = ReaderIndex([])
     /// Each activity's position in `rules.activities`; the arrays below are by position.
     private var positions: [String: Int] = [:]
@@ -58,9 +64,28 @@ public struct ActivityEngine: Sendable {
     private var renderedReaders: [String: [String]] = [:]
 
     /// `running`: activities the dispatcher says are on a phone (after a restart), so a false condition ends them.
-    public init(rules: RulesFile, running: Set<String> = []) {
+    public init(rules: RulesFile, running: Set<String> = [], lender: StateLender? = nil) {
         self.rules = rules
+        self.lender = lender
         index(active: running)
+    }
+
+    /// Lends the states and their order for the length of one evaluation: held only while it runs, so the lender's
+    /// own copy stays the only one between evaluations.
+    public struct StateLender: Sendable {
+        public let states: @Sendable () -> [String: EntityState]
+        public let statesInOrder: @Sendable () -> (states: [String: EntityState], order: [String])
+
+        public init(statesInOrder: @escaping @Sendable () -> (states: [String: EntityState], order: [String])) {
+            self.statesInOrder = statesInOrder
+            states = { statesInOrder().states }
+        }
+    }
+
+    /// A context of the states now, in their order.
+    private func evaluationContext(now: Double) -> EvaluationContext {
+        let (states, order) = lender?.statesInOrder() ?? (ownStates, ownOrder)
+        return EvaluationContext(states: states, order: order, now: now, renderedByHomeAssistant: rendered, home: home)
     }
 
     /// Indexes the rules; `ids` are the activities active now.
@@ -153,7 +178,7 @@ public struct ActivityEngine: Sendable {
             let names = Set(targets.map(\.name))
             more.removeAll { $0.activity == rule.id && names.contains($0.target) }
             var issues: [PayloadIssue] = []
-            let context = EvaluationContext(states: states, order: order, now: now, renderedByHomeAssistant: rendered, home: home)
+            let context = evaluationContext(now: now)
             for target in targets {
                 switch ActivityRenderer.render(rule, for: target, phase: .start, in: context, notes: &issues) {
                 case .failure(let failure): issues += failure.issues
@@ -244,10 +269,14 @@ public struct ActivityEngine: Sendable {
             switch change {
             case .updated(let state):
                 id = state.entityID
-                if states.updateValue(state, forKey: id) == nil { order.append(id) }
+                if lender == nil, ownStates.updateValue(state, forKey: id) == nil { ownOrder.append(id) }
             case .removed(let removed):
                 id = removed
-                if states.removeValue(forKey: id) != nil, let at = order.firstIndex(of: id) { order.remove(at: at) }
+                if lender == nil, ownStates.removeValue(forKey: id) != nil, let at = ownOrder.firstIndex(of: id) { ownOrder.remove(at: at) }
+            case .changed(let changed):
+                // Its state is the lender's (an engine of its own table never gets one: only a lending connection
+                // sends it).
+                id = changed
             }
             readers.forEachReader(of: id) { position in
                 if touchedIn[position] != stamp {
@@ -271,7 +300,7 @@ public struct ActivityEngine: Sendable {
         var commands: [Command] = []
         var found: [String] = []
         var evaluated = 0
-        let context = EvaluationContext(states: states, order: order, now: now, renderedByHomeAssistant: rendered, home: home)
+        let context = evaluationContext(now: now)
         conditionValues.begin(facts)
         for position in positions {
             if let deadline, evaluated > 0, ContinuousClock.now >= deadline { break }
@@ -353,7 +382,7 @@ public struct ActivityEngine: Sendable {
         guard let target = rule.target(named: name) else { return (nil, []) }
         if awaitingPull[position] > 0 { awaitingPull[position] -= 1 }
         var issues: [PayloadIssue] = []
-        let context = EvaluationContext(states: states, order: order, now: now, renderedByHomeAssistant: rendered, home: home)
+        let context = evaluationContext(now: now)
         let result = ActivityRenderer.render(rule, for: target, phase: kind == .start ? .start : .update, in: context, notes: &issues)
         var request: BackendRequest?
         switch result {
@@ -373,7 +402,7 @@ public struct ActivityEngine: Sendable {
         let rule = rules.activities[position]
         guard let target = rule.target(named: name) else { return (nil, []) }
         var issues: [PayloadIssue] = []
-        let context = EvaluationContext(states: states, order: order, now: now, renderedByHomeAssistant: rendered, home: home)
+        let context = evaluationContext(now: now)
         switch ActivityRenderer.renewal(rule, for: target, in: context, notes: &issues) {
         case .success(let pair):
             lastRequest[Self.key(id, target)] = pair.start
@@ -386,7 +415,8 @@ public struct ActivityEngine: Sendable {
     /// Whether the states `active_when` reads look like Home Assistant starting rather than a real end: one of them
     /// missing, `unavailable` or `unknown`, or a number at 0 (a power sensor before its integration reports).
     private func looksLikeStartingUp(_ rule: ActivityRule) -> Bool {
-        rule.activeWhen.entityIDs.contains { id in
+        let states = self.states
+        return rule.activeWhen.entityIDs.contains { id in
             guard let state = states[id]?.state else { return true }
             return state == "unavailable" || state == "unknown" || Double(state) == 0
         }
@@ -394,7 +424,7 @@ public struct ActivityEngine: Sendable {
 
     /// The end push: the rendered end, or when its fields cannot be rendered a minimal one (`ActivityRenderer.end`).
     private func endRequest(_ rule: ActivityRule, _ target: ActivityTarget, now: Double, notes: inout [PayloadIssue]) -> BackendRequest {
-        ActivityRenderer.end(rule, for: target, in: EvaluationContext(states: states, order: order, now: now, renderedByHomeAssistant: rendered, home: home),
+        ActivityRenderer.end(rule, for: target, in: evaluationContext(now: now),
                              last: lastRequest[Self.key(rule.id, target)], notes: &notes)
     }
 }

@@ -83,7 +83,8 @@ public actor LiveBridgeService: Service {
         let metrics = self.metrics, pushLog = self.pushLog
         let diagnosis = ConnectFailureDiagnosis(endpoint: configuration.endpoint, url: settings.url) { logger.warning($0) }
         self.diagnosis = diagnosis
-        let connection = try HomeAssistantConnection(configuration: configuration) { event in
+        // The engine reads the connection's store where it is (both run on the socket's thread): changes carry ids.
+        let connection = try HomeAssistantConnection(configuration: configuration, lendsStates: true) { event in
             if case .reconnecting = event { metrics.reconnect() }
             if case .disconnected(let reason) = event { diagnosis.failed(reason) }
             if event.isError { logger.warning(event.description) } else { logger.info(event.description) }
@@ -128,7 +129,7 @@ public actor LiveBridgeService: Service {
             }
             onBudgetDecision?(decision)
         })
-        engine = ActivityEngine(rules: rules)
+        engine = ActivityEngine(rules: rules, lender: Self.lender(connection))
         if let listen = options.statusListen ?? rules.status {
             var loopOptions = WebSocketEventLoop.Options()
             loopOptions.listen = (listen.host, listen.port)
@@ -287,12 +288,17 @@ public actor LiveBridgeService: Service {
         }
     }
 
+    /// The connection's store, lent to the engine for each evaluation.
+    private static func lender(_ connection: HomeAssistantConnection) -> ActivityEngine.StateLender {
+        ActivityEngine.StateLender { connection.withStates { ($0, $1) } }
+    }
+
     /// What runs before the first change: the dispatcher resumes what was pending, the status listener starts.
     private func prepare() async {
         await dispatcher.setPayloadSource(EnginePayloads(service: self))
         await dispatcher.resume()
         let running = await dispatcher.runningActivities
-        engine = ActivityEngine(rules: engine.rules, running: Set(running.map(\.activity)))
+        engine = ActivityEngine(rules: engine.rules, running: Set(running.map(\.activity)), lender: Self.lender(connection))
         if !running.isEmpty { logger.info("resuming activities on phones", ["activities": running.map(\.activity).joined(separator: ",")]) }
         let entities = engine.rules.entityIDs.sorted()
         logger.info("starting", ["activities": String(engine.rules.activities.count), "entities": String(entities.count),

@@ -245,6 +245,13 @@ public final class WebSocketEventLoop: @unchecked Sendable {
         assert(isInEventLoop, "\(options.name): must run on its event loop's thread", file: file, line: line)
     }
 
+    /// `preconditionInEventLoop`, or the loop has ended: what it confined then changes no more, and the thread its
+    /// executor's jobs run on after it (`EventLoopExecutor`) may read it.
+    public func preconditionInEventLoopOrEnded(file: StaticString = #fileID, line: UInt = #line) {
+        assert(isInEventLoop || queue.withLock { $0.phase == .stopped }, "\(options.name): must run on its event loop's thread",
+               file: file, line: line)
+    }
+
     /// Runs `body` on the loop thread after each pass over the sockets, once whatever one read brought in has been
     /// handled: so the messages of one read can be handed on together. Call on the loop thread.
     public func afterEachPass(_ body: @escaping () -> Void) {

@@ -70,6 +70,9 @@ enum WatchCommand {
                         var line = "{\"entity_id\":"
                         JSONValue.writeString(id, to: &line)
                         out += line + ",\"state\":null}\n"
+                    case .changed:
+                        // Only a connection that lends its states sends these; this one does not.
+                        break
                     }
                 }
                 standardOutput(out)

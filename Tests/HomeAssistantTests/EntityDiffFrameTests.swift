@@ -62,6 +62,48 @@ struct EntityDiffFrameTests {
         #expect(result.fast.states == result.general.states, "\(frame)")
     }
 
+    /// Applied as a connection that lends its states applies them (ids handed on, the store the states' only holder,
+    /// changed in place): the same states, and the same entities changed in the same order.
+    @Test(arguments: [
+        event(#"{"sensor.a":{"+":{"s":"2","lc":1795343700.0,"c":"01CTX","a":{"t":1.5,"unit":"%"}},"-":{"a":["old"]}}}"#),
+        event(#"{"sensor.a":{"+":{"s":"2","s":"3","a":{"t":1},"a":{"t":2,"new":[1,{"k":"v"}]}}}}"#),
+        event(#"{"sensor.a":{"+":{"s":"2","a":{"t":1,"unit":"V","t":3}}}}"#),
+        event(#"{"sensor.a":{"-":{"a":["unit","nope"]},"+":{"s":null,"lc":"soon","lu":1e999}}}"#),
+        event(#"{"sensor.b":{"+":{"a":{"first":1}}}}"#),
+        "[" + event(#"{"sensor.a":{"+":{"s":"6","a":{"t":6}}}}"#) + "," + event(#"{"sensor.b":{"+":{"s":"y"}}}"#) + ","
+            + event(#"{"sensor.a":{"+":{"s":"7","a":{"t":7}}}}"#) + "," + event(#"{"sensor.a":{"+":{"a":{"unit":"kW"}},"-":{"a":["t"]}}}"#) + "]",
+    ])
+    func framesAppliedLeavingTheirStatesInTheStoreAreTheSame(_ frame: String) throws {
+        let result = try Self.both(frame)
+        var lending = try Self.store()
+        var changes: [EntityChange] = []
+        let taken = Array(frame.utf8).withUnsafeBufferPointer { lending.applyDiffFrame($0, subscriptionID: 7, into: &changes, leavingStates: true) }
+        #expect(taken)
+        #expect(changes == result.generalChanges.map(\.withoutState), "\(frame)")
+        #expect(lending.states == result.general.states, "\(frame)")
+    }
+
+    /// A diff that changes values only, to a state the store alone holds, changes it where it is: no new allocation.
+    /// One held elsewhere too (a change on its way) is copied first and stays as it was.
+    @Test func aStateTheStoreAloneHoldsIsChangedInPlace() throws {
+        var store = try Self.store()
+        let before = try #require(store["sensor.a"]).storageIdentity
+        var changes: [EntityChange] = []
+        let frame = Array(Self.event(#"{"sensor.a":{"+":{"s":"2","lc":1795343700.0,"c":"01CTX","a":{"t":1.5,"unit":"%"}}}}"#).utf8)
+        #expect(frame.withUnsafeBufferPointer { store.applyDiffFrame($0, subscriptionID: 7, into: &changes, leavingStates: true) })
+        let after = try #require(store["sensor.a"])
+        #expect(after.storageIdentity == before, "changed in place")
+        #expect(after.state == "2" && after.lastChanged == 1795343700.0 && after.lastUpdated == 1795343700.0)
+        #expect(after.attributes == ["old": true, "unit": "%", "t": 1.5])
+        let held = after
+        let again = Array(Self.event(#"{"sensor.a":{"+":{"s":"3","a":{"t":2}}}}"#).utf8)
+        #expect(again.withUnsafeBufferPointer { store.applyDiffFrame($0, subscriptionID: 7, into: &changes, leavingStates: true) })
+        #expect(try #require(store["sensor.a"]).storageIdentity != held.storageIdentity, "copied: someone else holds it")
+        #expect(held.state == "2" && held.attribute("t") == .double(1.5))
+        #expect(store["sensor.a"]?.state == "3" && store["sensor.a"]?.attribute("t") == .int(2))
+        #expect(changes == [.changed(entityID: "sensor.a"), .changed(entityID: "sensor.a")])
+    }
+
     /// Anything else is declined whole, nothing applied: another subscription, another message, another layout of
     /// the envelope, more than one entity, malformed JSON anywhere, a malformed element after good ones.
     @Test(arguments: [

@@ -48,6 +48,32 @@ struct EntityStoreTests {
         #expect(changes.map(\.entityID) == ["sensor.b", "light.z", "sensor.a"])
     }
 
+    /// The store keeps Home Assistant's order, which a lending connection's consumer reads: first seen first (a
+    /// snapshot in its own order), an added entity last, a removed one out, back again last; a later snapshot keeps
+    /// the places of the entities still there, drops the gone and puts the new last in its order. A selection keeps
+    /// its own.
+    @Test func theStoreKeepsHomeAssistantsOrder() throws {
+        var store = EntityStore()
+        func entity(_ id: String) -> String { #""\#(id)":{"s":"1","a":{},"c":"1","lc":1795343000.0}"# }
+        _ = try store.replace(withSnapshot: JSONText(#"{"a":{\#(entity("sensor.b")),\#(entity("light.z")),\#(entity("sensor.a"))}}"#))
+        #expect(store.order == ["sensor.b", "light.z", "sensor.a"])
+        _ = try store.apply(JSONText(#"{"a":{\#(entity("sensor.c")),\#(entity("light.z"))}}"#))
+        #expect(store.order == ["sensor.b", "light.z", "sensor.a", "sensor.c"], "an entity added again keeps its place")
+        _ = try store.apply(JSONText(#"{"r":["sensor.b"]}"#))
+        #expect(store.order == ["light.z", "sensor.a", "sensor.c"])
+        _ = try store.apply(JSONText(#"{"a":{\#(entity("sensor.b"))}}"#))
+        #expect(store.order == ["light.z", "sensor.a", "sensor.c", "sensor.b"], "back again: last")
+        _ = store.set("sensor.a", fullState: .null)
+        _ = store.set("sensor.a", fullState: ["state": "2"])
+        _ = store.set("sensor.new", fullState: ["state": "2"])
+        #expect(store.order == ["light.z", "sensor.c", "sensor.b", "sensor.a", "sensor.new"])
+        _ = try store.replace(withSnapshot: JSONText(#"{"a":{\#(entity("sensor.d")),\#(entity("sensor.b")),\#(entity("light.z")),\#(entity("sensor.e"))}}"#))
+        #expect(store.order == ["light.z", "sensor.b", "sensor.d", "sensor.e"])
+        #expect(Set(store.order) == Set(store.states.keys))
+        store.share(entityIDs: ["sensor.b", "sensor.e"])
+        #expect(store.order == ["sensor.b", "sensor.e"])
+    }
+
     @Test func aDiffSetsStateAddsAndRemovesAttributes() throws {
         var store = EntityStore()
         _ = store.replace(withSnapshot: snapshot)

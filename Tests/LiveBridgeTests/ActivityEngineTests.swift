@@ -6,6 +6,7 @@ import Testing
 import LiveActivity
 import JSON
 import Dispatcher
+import Synchronization
 
 /// Edges of active_when, and only the activities that read a change are evaluated.
 struct ActivityEngineTests {
@@ -88,6 +89,57 @@ struct ActivityEngineTests {
         #expect(evaluated(&engine, touched) == ["washer end IDLE 0.4"])
         touched = engine.apply([state("sensor.washer_progress", "60")])
         #expect(engine.evaluate(ids: touched, now: 0).commands.isEmpty)
+    }
+
+    /// The daemon's engine keeps no states: it reads the connection's store (lent for each evaluation) and takes
+    /// changes that carry ids. Fed the same history, it tells the same starts, updates and ends as an engine of its own
+    /// table, and a template iterating `states` sees the lender's order.
+    @Test func anEngineReadingLentStatesActsAsOneKeepingItsOwn() throws {
+        let rules = Self.rules + """
+
+              count:
+                active_when: "{{ states.sensor | list | count > 0 }}"
+                template: generic
+                state: "{{ states.sensor | map(attribute='entity_id') | join(',') }}"
+                progress: 0.5
+            """
+        let store = Mutex<(states: [String: EntityState], order: [String])>(([:], []))
+        var own = ActivityEngine(rules: try load(rules))
+        var lent = ActivityEngine(rules: try load(rules), lender: .init { store.withLock { $0 } })
+        func change(_ id: String, _ value: String?) -> [String] {
+            let changed: EntityChange = value.map { state(id, $0) } ?? .removed(entityID: id)
+            store.withLock { store in
+                if let value {
+                    if store.states.updateValue(EntityState(entityID: id, state: value, lastChanged: 0), forKey: id) == nil { store.order.append(id) }
+                } else {
+                    store.states[id] = nil
+                    store.order.removeAll { $0 == id }
+                }
+            }
+            func told(_ engine: inout ActivityEngine, _ changes: [EntityChange]) -> [String] {
+                engine.evaluate(changes: changes, now: 0).commands.map { command in
+                    let body: JSONValue? = switch command.event {
+                    case .start(let request), .change(let request, _), .end(let request): request.body
+                    case .changed: engine.payload(activity: command.activity, target: command.target, kind: .update, now: 0).request?.body
+                    }
+                    let shown = body?["content"]?["state"]?.stringValue ?? body?["state"]?.stringValue ?? "-"
+                    return "\(command.activity) \(command.event.name) \(shown)"
+                }
+            }
+            let ownTold = told(&own, [changed])
+            let lentTold = told(&lent, [changed.withoutState])
+            #expect(ownTold == lentTold, "\(id) → \(value ?? "removed")")
+            #expect(own.states == lent.states)
+            return lentTold
+        }
+        #expect(change("sensor.washer_progress", "20") == ["count start sensor.washer_progress"])
+        #expect(change("sensor.washer", "running") == ["washer start ONGOING", "count update sensor.washer_progress,sensor.washer"])
+        #expect(change("sensor.washer_progress", "40") == ["washer update ONGOING", "count update sensor.washer_progress,sensor.washer"])
+        _ = change("sensor.dryer", "running")
+        _ = change("sensor.washer_progress", nil)
+        #expect(change("sensor.washer_progress", "50").contains("count update sensor.washer,sensor.dryer,sensor.washer_progress"))
+        _ = change("sensor.washer", "idle")
+        _ = change("sensor.dryer", nil)
     }
 
     @Test func onlyActivitiesReadingAChangeAreTouched() throws {
