@@ -22,6 +22,22 @@ public struct EntityStore: Sendable {
 
     public init() {}
 
+    /// For a consumer that reads the store where it is (`HomeAssistantConnection.lendsStates`): a snapshot's states
+    /// are lent (`lent`) only once the consumer has taken the snapshot's changes (`tookSnapshot`); until then it reads
+    /// the states from before it, as a consumer keeping its own copy would. A (re)connection's snapshot is Home
+    /// Assistant's states fresh from a restart: what evaluates before the consumer has taken it, and begun its restart
+    /// grace, must not see them.
+    public var holdsSnapshotsBack = false
+    /// The states and order a snapshot replaced, while the consumer has not taken it (the first of several).
+    private var beforeSnapshot: (states: [String: EntityState], order: [String])?
+
+    /// What a consumer reading the store sees: the states and Home Assistant's order, or those from before a
+    /// snapshot it has not taken yet.
+    public var lent: (states: [String: EntityState], order: [String]) { beforeSnapshot ?? (states, order) }
+
+    /// The consumer has taken the snapshots so far: it reads the store as it is from now on.
+    public mutating func tookSnapshot() { beforeSnapshot = nil }
+
     /// The ids the rules watch, sorted: only these are kept from now on, and they keep the rules' instance of their id.
     public mutating func share(entityIDs sorted: [String]) {
         share(EntitySelection(entityIDs: sorted))
@@ -86,6 +102,7 @@ public struct EntityStore: Sendable {
         for id in order where states[id] != fresh[id] {
             changes.append(.updated(fresh[id]!))
         }
+        if holdsSnapshotsBack, beforeSnapshot == nil { beforeSnapshot = (states, self.order) }
         // Kept in place, gone out, new ones last in the snapshot's order.
         var placed = self.order.filter { fresh[$0] != nil }
         placed += order.filter { states[$0] == nil }

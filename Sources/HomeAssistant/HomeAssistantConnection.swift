@@ -85,6 +85,7 @@ public final class HomeAssistantConnection: @unchecked Sendable {
     public init(configuration: ConnectionConfiguration, lendsStates: Bool = false,
                 onEvent: @escaping @Sendable (ConnectionEvent) -> Void = { _ in }) throws {
         self.lendsStates = lendsStates
+        store.holdsSnapshotsBack = lendsStates
         self.sharedConfiguration = Locked(configuration)
         self.settings = configuration
         self.onEvent = onEvent
@@ -109,12 +110,21 @@ public final class HomeAssistantConnection: @unchecked Sendable {
     /// Where the connection stands now.
     public var currentPhase: ConnectionPhase { sharedPhase.withLock { $0 } }
 
-    /// The entities kept and their ids in Home Assistant's order, lent to `body` where they are. Call on the loop's
-    /// thread, as the connection's executor runs its jobs (or, once the loop has ended, after it, when nothing changes
-    /// them any more). What `body` keeps past its return is a copy: the next change to the store is then made on one.
+    /// The entities kept and their ids in Home Assistant's order, lent to `body` where they are: until the consumer
+    /// has taken a (re)connection's snapshot (`tookSnapshot`), those from before it. Call on the loop's thread, as the
+    /// connection's executor runs its jobs (or, once the loop has ended, after it, when nothing changes them any
+    /// more). What `body` keeps past its return is a copy: the next change to the store is then made on one.
     public func withStates<Result>(_ body: (_ states: [String: EntityState], _ order: [String]) throws -> Result) rethrows -> Result {
         loop.preconditionInEventLoopOrEnded()
-        return try body(store.states, store.order)
+        let lent = store.lent
+        return try body(lent.states, lent.order)
+    }
+
+    /// The consumer of a lending connection has taken the snapshots so far (and begun its restart grace):
+    /// `withStates` lends the store as it is from now on. On the loop's thread, as `withStates`.
+    public func tookSnapshot() {
+        loop.preconditionInEventLoopOrEnded()
+        store.tookSnapshot()
     }
 
     /// Starts connecting. `entityIDs` are the entities to keep (nil: none, only events and commands).

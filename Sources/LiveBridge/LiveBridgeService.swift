@@ -347,6 +347,9 @@ public actor LiveBridgeService: Service {
                 if snapshotsSeen == 0 { group.addTask { await self.checkPreconditions() } }
                 snapshotsSeen = snapshots
                 holdEnds(now: now, in: &group)
+                // The grace in force, the engine reads the new states (until now, those from before the snapshot:
+                // whatever evaluated in between saw what it would have seen had it kept its own copy).
+                connection.tookSnapshot()
                 engine.home = connection.coreConfiguration.flatMap(HomeLocation.init(configuration:))
             }
             // The first snapshot: every activity, also those that read no entity.
