@@ -49,6 +49,9 @@ public struct EntityStore: Sendable {
         watched = selection
         states = states.filter { selection.contains($0.key) }
         order.removeAll { !selection.contains($0) }
+        if let before = beforeSnapshot {
+            beforeSnapshot = (before.states.filter { selection.contains($0.key) }, before.order.filter { selection.contains($0) })
+        }
     }
 
     private func isWatched(_ id: String) -> Bool { watched?.contains(id) ?? true }
@@ -102,7 +105,9 @@ public struct EntityStore: Sendable {
         for id in order where states[id] != fresh[id] {
             changes.append(.updated(fresh[id]!))
         }
-        if holdsSnapshotsBack, beforeSnapshot == nil { beforeSnapshot = (states, self.order) }
+        // A snapshot that changes nothing is not handed over (no change to publish), so nothing would take it: the
+        // states from before it are not kept for it (they equal these).
+        if holdsSnapshotsBack, beforeSnapshot == nil, !changes.isEmpty { beforeSnapshot = (states, self.order) }
         // Kept in place, gone out, new ones last in the snapshot's order.
         var placed = self.order.filter { fresh[$0] != nil }
         placed += order.filter { states[$0] == nil }

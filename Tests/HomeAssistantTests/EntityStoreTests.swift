@@ -74,6 +74,33 @@ struct EntityStoreTests {
         #expect(store.order == ["sensor.b", "sensor.e"])
     }
 
+    /// A store that holds snapshots back lends the states from before a snapshot until its consumer took it; a
+    /// snapshot that changes nothing (no change handed over, nothing to take) is lent at once; a selection filters
+    /// what is held back too.
+    @Test func aSnapshotIsLentOnceTaken() throws {
+        var store = EntityStore()
+        store.holdsSnapshotsBack = true
+        func entity(_ id: String, _ state: String) -> String { #""\#(id)":{"s":"\#(state)","a":{},"c":"1","lc":1795343000.0}"# }
+        let first = #"{"a":{\#(entity("sensor.a", "1")),\#(entity("sensor.b", "1"))}}"#
+        _ = try store.replace(withSnapshot: JSONText(first))
+        #expect(store.lent.states.isEmpty && store.lent.order.isEmpty)
+        store.tookSnapshot()
+        #expect(store.lent.order == ["sensor.a", "sensor.b"])
+        #expect(try store.replace(withSnapshot: JSONText(first)).isEmpty)
+        #expect(store.lent.order == ["sensor.a", "sensor.b"], "nothing changed: nothing held back")
+        _ = store.apply(try JSONParser.parse(#"{"c":{"sensor.a":{"+":{"s":"5"}}}}"#))
+        #expect(store.lent.states["sensor.a"]?.state == "5", "nothing held back: the change is lent")
+        _ = try store.replace(withSnapshot: JSONText(#"{"a":{\#(entity("sensor.a", "unavailable")),\#(entity("sensor.b", "1"))}}"#))
+        _ = try store.replace(withSnapshot: JSONText(#"{"a":{\#(entity("sensor.a", "0"))}}"#))
+        #expect(store.lent.states["sensor.a"]?.state == "5" && store.lent.order == ["sensor.a", "sensor.b"], "from before the first not taken")
+        store.share(entityIDs: ["sensor.b"])
+        #expect(store.lent.order == ["sensor.b"] && store.lent.states.keys.sorted() == ["sensor.b"])
+        store.tookSnapshot()
+        #expect(store.lent.order.isEmpty, "the store as it is: sensor.a gone with the last snapshot, sensor.b outside the selection")
+        _ = store.apply(try JSONParser.parse(#"{"a":{"sensor.b":{"s":"2","a":{},"c":"1","lc":1795343000.0}}}"#))
+        #expect(store.lent.states["sensor.b"]?.state == "2", "changes after a snapshot taken are lent at once")
+    }
+
     @Test func aDiffSetsStateAddsAndRemovesAttributes() throws {
         var store = EntityStore()
         _ = store.replace(withSnapshot: snapshot)
