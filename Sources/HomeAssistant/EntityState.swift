@@ -180,7 +180,7 @@ public struct EntityState: @unchecked Sendable, Equatable, CustomDebugStringConv
 public enum EntityChange: Sendable, Equatable {
     case updated(EntityState)
     case removed(entityID: String)
-    /// Changed, its new state left in the store it came to (`HomeAssistantConnection.lendsStates`): the consumer reads
+    /// Changed, its new state left in the store it came to (`EntityStore.isLent`): the consumer reads
     /// the store, so the store stays the state's only holder and the next diff changes it in place.
     case changed(entityID: String)
 

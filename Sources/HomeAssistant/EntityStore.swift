@@ -22,12 +22,13 @@ public struct EntityStore: Sendable {
 
     public init() {}
 
-    /// For a consumer that reads the store where it is (`HomeAssistantConnection.lendsStates`): a snapshot's states
-    /// are lent (`lent`) only once the consumer has taken the snapshot's changes (`tookSnapshot`); until then it reads
-    /// the states from before it, as a consumer keeping its own copy would. A (re)connection's snapshot is Home
-    /// Assistant's states fresh from a restart: what evaluates before the consumer has taken it, and begun its restart
-    /// grace, must not see them.
-    public var holdsSnapshotsBack = false
+    /// A consumer reads the store where it is (`HomeAssistantConnection(lendsStates:)`) rather than a copy of its own:
+    /// a frame's diff then hands over its entity's id (`EntityChange.changed`), so the store stays the state's only
+    /// holder and the next diff changes it in place; and a snapshot's states are lent (`lent`) only once the consumer
+    /// has taken the snapshot's changes (`tookSnapshot`), until then those from before it, as a consumer keeping its
+    /// own copy would have them. A (re)connection's snapshot is Home Assistant's states fresh from a restart: what
+    /// evaluates before the consumer has taken it, and begun its restart grace, must not see them.
+    public var isLent = false
     /// The states and order a snapshot replaced, while the consumer has not taken it (the first of several).
     private var beforeSnapshot: (states: [String: EntityState], order: [String])?
 
@@ -107,7 +108,7 @@ public struct EntityStore: Sendable {
         }
         // A snapshot that changes nothing is not handed over (no change to publish), so nothing would take it: the
         // states from before it are not kept for it (they equal these).
-        if holdsSnapshotsBack, beforeSnapshot == nil, !changes.isEmpty { beforeSnapshot = (states, self.order) }
+        if isLent, beforeSnapshot == nil, !changes.isEmpty { beforeSnapshot = (states, self.order) }
         // Kept in place, gone out, new ones last in the snapshot's order.
         var placed = self.order.filter { fresh[$0] != nil }
         placed += order.filter { states[$0] == nil }
@@ -234,16 +235,11 @@ public struct EntityStore: Sendable {
 
     /// Applies the current frame's diff at `position` (a `.diff` of its parts) to its entity; what changed.
     /// Valid only while nothing else changed the store since `readDiffFrame` (the diff knows its entity by place).
+    /// A lent store's change holds no state (`isLent`): only the entity's id.
     public mutating func applyFrameDiff(_ position: Int) -> EntityChange {
         precondition(position < frameDiffCount, "a diff of the frame read last")
-        return .updated(frameDiffs[position].apply(to: &states.values[frameTargets[position]]))
-    }
-
-    /// `applyFrameDiff` for a consumer that reads the store (`EntityChange.changed`): the change does not hold the
-    /// state, so the store stays its only holder and the next diff of the entity changes it in place.
-    public mutating func applyFrameDiffLeavingState(_ position: Int) -> EntityChange {
-        precondition(position < frameDiffCount, "a diff of the frame read last")
         let index = frameTargets[position]
+        guard isLent else { return .updated(frameDiffs[position].apply(to: &states.values[index])) }
         frameDiffs[position].applyInPlace(to: &states.values[index])
         return .changed(entityID: states.keys[index])
     }
@@ -266,15 +262,12 @@ public struct EntityStore: Sendable {
     /// Applies a frame of one-entity diffs only (no other message) in place, appending what changed to `changes`;
     /// false, with nothing applied, for any other frame. For tests and the fuzz target, which compare it with the
     /// general path; the connection reads frames with `readDiffFrame` and handles their other messages itself.
-    /// `leavingStates`: as a lending connection applies them (`applyFrameDiffLeavingState`).
     package mutating func applyDiffFrame(_ frame: UnsafeBufferPointer<UInt8>, subscriptionID: Int,
-                                        into changes: inout [EntityChange], leavingStates: Bool = false) -> Bool {
+                                        into changes: inout [EntityChange]) -> Bool {
         guard let parts = readDiffFrame(frame, subscriptionID: subscriptionID) else { return false }
         let isDiffsOnly = !parts.contains { if case .other = $0 { true } else { false } }
         if isDiffsOnly {
-            for case .diff(let position, _) in parts {
-                changes.append(leavingStates ? applyFrameDiffLeavingState(position) : applyFrameDiff(position))
-            }
+            for case .diff(let position, _) in parts { changes.append(applyFrameDiff(position)) }
         }
         endFrame(parts)
         return isDiffsOnly

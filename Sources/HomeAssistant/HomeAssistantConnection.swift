@@ -76,16 +76,14 @@ public final class HomeAssistantConnection: @unchecked Sendable {
     private var missingIDs: Set<String> = []
     private var closeWaiters: [CheckedContinuation<Void, Never>] = []
 
-    /// Changes go out without their states (`EntityChange.changed`; removals as they are) and the consumer reads the
-    /// states where they are kept, on the loop's thread (`withStates`): the store then stays each state's only holder
-    /// and a diff changes it in place, without an allocation. The daemon's engine, on the socket's thread, reads so;
-    /// a consumer on another thread (`livebridge watch`, tests) takes changes with their states (the default).
-    public let lendsStates: Bool
-
+    /// `lendsStates`: changes go out without their states (`EntityChange.changed`; removals as they are) and the
+    /// consumer reads the states where they are kept, on the loop's thread (`lentStates`): the store then stays each
+    /// state's only holder and a diff changes it in place, without an allocation (`EntityStore.isLent`). The daemon's
+    /// engine, on the socket's thread, reads so; a consumer on another thread (`livebridge watch`, tests) takes
+    /// changes with their states (the default).
     public init(configuration: ConnectionConfiguration, lendsStates: Bool = false,
                 onEvent: @escaping @Sendable (ConnectionEvent) -> Void = { _ in }) throws {
-        self.lendsStates = lendsStates
-        store.holdsSnapshotsBack = lendsStates
+        store.isLent = lendsStates
         self.sharedConfiguration = Locked(configuration)
         self.settings = configuration
         self.onEvent = onEvent
@@ -110,18 +108,17 @@ public final class HomeAssistantConnection: @unchecked Sendable {
     /// Where the connection stands now.
     public var currentPhase: ConnectionPhase { sharedPhase.withLock { $0 } }
 
-    /// The entities kept and their ids in Home Assistant's order, lent to `body` where they are: until the consumer
-    /// has taken a (re)connection's snapshot (`tookSnapshot`), those from before it. Call on the loop's thread, as the
+    /// The entities kept and their ids in Home Assistant's order, where they are (no copy): until the consumer has
+    /// taken a (re)connection's snapshot (`tookSnapshot`), those from before it. Read on the loop's thread, as the
     /// connection's executor runs its jobs (or, once the loop has ended, after it, when nothing changes them any
-    /// more). What `body` keeps past its return is a copy: the next change to the store is then made on one.
-    public func withStates<Result>(_ body: (_ states: [String: EntityState], _ order: [String]) throws -> Result) rethrows -> Result {
+    /// more), and let go before the loop reads on: the next change to the store is otherwise made on a copy.
+    public var lentStates: (states: [String: EntityState], order: [String]) {
         loop.preconditionInEventLoopOrEnded()
-        let lent = store.lent
-        return try body(lent.states, lent.order)
+        return store.lent
     }
 
     /// The consumer of a lending connection has taken the snapshots so far (and begun its restart grace):
-    /// `withStates` lends the store as it is from now on. On the loop's thread, as `withStates`.
+    /// `lentStates` is the store as it is from now on. On the loop's thread, as `lentStates`.
     public func tookSnapshot() {
         loop.preconditionInEventLoopOrEnded()
         store.tookSnapshot()
@@ -721,7 +718,7 @@ public final class HomeAssistantConnection: @unchecked Sendable {
             }
         }
         receivedChanges.add(applied.count, ordering: .relaxed)
-        if lendsStates {
+        if store.isLent {
             arrivedChanges.append(contentsOf: applied.lazy.map(\.withoutState))
         } else {
             arrivedChanges += applied
@@ -797,7 +794,7 @@ extension HomeAssistantConnection: WebSocketConnectionDelegate {
                     // Straight into this pass's changes, without `changesArrived`'s look for entities no longer
                     // missing: a diff applies only to an entity already in the store, and a missing one never is
                     // (entities enter the store by a snapshot or an `a`, both read the general way).
-                    arrivedChanges.append(lendsStates ? store.applyFrameDiffLeavingState(position) : store.applyFrameDiff(position))
+                    arrivedChanges.append(store.applyFrameDiff(position))
                     applied += 1
                 }
             case .notKept(let range):

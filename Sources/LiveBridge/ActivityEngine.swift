@@ -16,7 +16,7 @@ public struct ActivityEngine: Sendable {
 
     public private(set) var rules: RulesFile
     /// The states the rules read, in Home Assistant's order: the lender's, or the engine's own table.
-    public var states: [String: EntityState] { lender?.states() ?? ownStates }
+    public var states: [String: EntityState] { lender?.read().states ?? ownStates }
     /// Where the states are read when the engine keeps none (the daemon: the connection's store, read on the socket's
     /// thread, and changes that carry ids only). Nil: the engine keeps its own table from the changes it takes (the
     /// tools, tests).
@@ -73,18 +73,15 @@ public struct ActivityEngine: Sendable {
     /// Lends the states and their order for the length of one evaluation: held only while it runs, so the lender's
     /// own copy stays the only one between evaluations.
     public struct StateLender: Sendable {
-        public let states: @Sendable () -> [String: EntityState]
-        public let statesInOrder: @Sendable () -> (states: [String: EntityState], order: [String])
+        /// The states and their order now.
+        public let read: @Sendable () -> (states: [String: EntityState], order: [String])
 
-        public init(statesInOrder: @escaping @Sendable () -> (states: [String: EntityState], order: [String])) {
-            self.statesInOrder = statesInOrder
-            states = { statesInOrder().states }
-        }
+        public init(read: @escaping @Sendable () -> (states: [String: EntityState], order: [String])) { self.read = read }
     }
 
     /// A context of the states now, in their order.
     private func evaluationContext(now: Double) -> EvaluationContext {
-        let (states, order) = lender?.statesInOrder() ?? (ownStates, ownOrder)
+        let (states, order) = lender?.read() ?? (ownStates, ownOrder)
         return EvaluationContext(states: states, order: order, now: now, renderedByHomeAssistant: rendered, home: home)
     }
 

@@ -290,7 +290,7 @@ public actor LiveBridgeService: Service {
 
     /// The connection's store, lent to the engine for each evaluation.
     private static func lender(_ connection: HomeAssistantConnection) -> ActivityEngine.StateLender {
-        ActivityEngine.StateLender { connection.withStates { ($0, $1) } }
+        ActivityEngine.StateLender { connection.lentStates }
     }
 
     /// What runs before the first change: the dispatcher resumes what was pending, the status listener starts.

@@ -81,4 +81,20 @@ struct EntityChangeFeedTests {
         #expect(await feed.next() == [state("a", "1")])
         #expect(await feed.next() == nil)
     }
+
+    /// The feed coalesces ids as it coalesces states: removed and back, the removal first; back and removed again, the
+    /// removal only; a change of a behind consumer, the id once, in first-changed order.
+    @Test func theFeedCoalescesIDsAsItCoalescesStates() async {
+        let feed = EntityChangeFeed()
+        feed.publish([.changed(entityID: "a"), .changed(entityID: "b")])
+        feed.publish([.removed(entityID: "a"), .changed(entityID: "b")])
+        feed.publish([.changed(entityID: "a"), .changed(entityID: "c"), .changed(entityID: "a")])
+        #expect(await feed.next() == [.removed(entityID: "a"), .changed(entityID: "a"), .changed(entityID: "b"), .changed(entityID: "c")])
+        feed.publish([.removed(entityID: "b"), .changed(entityID: "b"), .removed(entityID: "b")])
+        feed.publish([.removed(entityID: "c"), .changed(entityID: "c")])
+        #expect(await feed.next() == [.removed(entityID: "b"), .removed(entityID: "c"), .changed(entityID: "c")])
+        feed.publish([.changed(entityID: "d")])
+        #expect(await feed.next() == [.changed(entityID: "d")], "nothing left over")
+        #expect(feed.coalescedCount == 7)
+    }
 }

@@ -76,8 +76,9 @@ struct EntityDiffFrameTests {
     func framesAppliedLeavingTheirStatesInTheStoreAreTheSame(_ frame: String) throws {
         let result = try Self.both(frame)
         var lending = try Self.store()
+        lending.isLent = true
         var changes: [EntityChange] = []
-        let taken = Array(frame.utf8).withUnsafeBufferPointer { lending.applyDiffFrame($0, subscriptionID: 7, into: &changes, leavingStates: true) }
+        let taken = Array(frame.utf8).withUnsafeBufferPointer { lending.applyDiffFrame($0, subscriptionID: 7, into: &changes) }
         #expect(taken)
         #expect(changes == result.generalChanges.map(\.withoutState), "\(frame)")
         #expect(lending.states == result.general.states, "\(frame)")
@@ -87,17 +88,18 @@ struct EntityDiffFrameTests {
     /// One held elsewhere too (a change on its way) is copied first and stays as it was.
     @Test func aStateTheStoreAloneHoldsIsChangedInPlace() throws {
         var store = try Self.store()
+        store.isLent = true
         let before = try #require(store["sensor.a"]).storageIdentity
         var changes: [EntityChange] = []
         let frame = Array(Self.event(#"{"sensor.a":{"+":{"s":"2","lc":1795343700.0,"c":"01CTX","a":{"t":1.5,"unit":"%"}}}}"#).utf8)
-        #expect(frame.withUnsafeBufferPointer { store.applyDiffFrame($0, subscriptionID: 7, into: &changes, leavingStates: true) })
+        #expect(frame.withUnsafeBufferPointer { store.applyDiffFrame($0, subscriptionID: 7, into: &changes) })
         let after = try #require(store["sensor.a"])
         #expect(after.storageIdentity == before, "changed in place")
         #expect(after.state == "2" && after.lastChanged == 1795343700.0 && after.lastUpdated == 1795343700.0)
         #expect(after.attributes == ["old": true, "unit": "%", "t": 1.5])
         let held = after
         let again = Array(Self.event(#"{"sensor.a":{"+":{"s":"3","a":{"t":2}}}}"#).utf8)
-        #expect(again.withUnsafeBufferPointer { store.applyDiffFrame($0, subscriptionID: 7, into: &changes, leavingStates: true) })
+        #expect(again.withUnsafeBufferPointer { store.applyDiffFrame($0, subscriptionID: 7, into: &changes) })
         #expect(try #require(store["sensor.a"]).storageIdentity != held.storageIdentity, "copied: someone else holds it")
         #expect(held.state == "2" && held.attribute("t") == .double(1.5))
         #expect(store["sensor.a"]?.state == "3" && store["sensor.a"]?.attribute("t") == .int(2))

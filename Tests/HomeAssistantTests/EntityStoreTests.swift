@@ -79,7 +79,7 @@ struct EntityStoreTests {
     /// what is held back too.
     @Test func aSnapshotIsLentOnceTaken() throws {
         var store = EntityStore()
-        store.holdsSnapshotsBack = true
+        store.isLent = true
         func entity(_ id: String, _ state: String) -> String { #""\#(id)":{"s":"\#(state)","a":{},"c":"1","lc":1795343000.0}"# }
         let first = #"{"a":{\#(entity("sensor.a", "1")),\#(entity("sensor.b", "1"))}}"#
         _ = try store.replace(withSnapshot: JSONText(first))

@@ -25,12 +25,6 @@ struct ActivityEngineTests {
             progress: 0.5
         """
 
-    func load(_ text: String = rules) throws -> RulesFile {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("livebridge-engine-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        try text.write(toFile: folder + "/rules.yaml", atomically: true, encoding: .utf8)
-        return try RulesLoader.load(file: folder + "/rules.yaml", environment: [:]).get()
-    }
 
     func state(_ id: String, _ value: String) -> EntityChange { .updated(EntityState(entityID: id, state: value, lastChanged: 0)) }
 
@@ -58,7 +52,7 @@ struct ActivityEngineTests {
     /// each one starts the quiet period again.
     @Test func aChangeIsToldOnceUntilThePayloadIsPulled() throws {
         let rules = Self.rules.replacingOccurrences(of: "backends:", with: "defaults: { debounce: 0s }\nbackends:")
-        var engine = ActivityEngine(rules: try load(rules))
+        var engine = ActivityEngine(rules: try loadRules(rules))
         _ = engine.evaluate(changes: [state("sensor.washer", "running"), state("sensor.washer_progress", "10")], now: 0)
         var told = 0
         for n in 11...1_010 {
@@ -72,14 +66,14 @@ struct ActivityEngineTests {
         #expect(engine.evaluate(changes: [state("sensor.washer", "running")], now: 0).commands.map(\.event.name) == ["start"])
         #expect(engine.evaluate(changes: [state("sensor.washer_progress", "60")], now: 0).commands.map(\.event.name) == ["update"])
 
-        var debounced = ActivityEngine(rules: try load())
+        var debounced = ActivityEngine(rules: try loadRules(Self.rules))
         _ = debounced.evaluate(changes: [state("sensor.washer", "running"), state("sensor.washer_progress", "10")], now: 0)
         let each = (11...20).map { debounced.evaluate(changes: [state("sensor.washer_progress", String($0))], now: 0).commands.count }
         #expect(each == Array(repeating: 1, count: 10))
     }
 
     @Test func risingStartsChangesUpdateFallingEnds() throws {
-        var engine = ActivityEngine(rules: try load())
+        var engine = ActivityEngine(rules: try loadRules(Self.rules))
         var touched = engine.apply([state("sensor.washer", "running"), state("sensor.washer_progress", "20")])
         #expect(touched == ["washer"])
         #expect(evaluated(&engine, touched) == ["washer start ONGOING 0.2"])
@@ -104,8 +98,8 @@ struct ActivityEngineTests {
                 progress: 0.5
             """
         let store = Mutex<(states: [String: EntityState], order: [String])>(([:], []))
-        var own = ActivityEngine(rules: try load(rules))
-        var lent = ActivityEngine(rules: try load(rules), lender: .init { store.withLock { $0 } })
+        var own = ActivityEngine(rules: try loadRules(rules))
+        var lent = ActivityEngine(rules: try loadRules(rules), lender: .init { store.withLock { $0 } })
         func change(_ id: String, _ value: String?) -> [String] {
             let changed: EntityChange = value.map { state(id, $0) } ?? .removed(entityID: id)
             store.withLock { store in
@@ -143,7 +137,7 @@ struct ActivityEngineTests {
     }
 
     @Test func onlyActivitiesReadingAChangeAreTouched() throws {
-        var engine = ActivityEngine(rules: try load())
+        var engine = ActivityEngine(rules: try loadRules(Self.rules))
         #expect(engine.apply([state("sensor.dryer", "running")]) == ["dryer"])
         #expect(engine.apply([state("sensor.unrelated", "x")]) == [])
     }
@@ -151,7 +145,7 @@ struct ActivityEngineTests {
     /// The reader index keeps an entity's first reader inline and the others in a list: all come back, in rule order,
     /// each once however many of its entities a batch changes.
     @Test func aChangeInAnIteratedDomainOrAnExpandedGroupTouchesItsReaders() throws {
-        let rules = try load("""
+        let rules = try loadRules("""
             backends:
               aivi: { type: aivi, token: t }
             activities:
@@ -181,7 +175,7 @@ struct ActivityEngineTests {
     }
 
     @Test func aFieldHomeAssistantRendersTakesItsLatestResult() throws {
-        let rules = try load("""
+        let rules = try loadRules("""
             backends:
               aivi: { type: aivi, token: t }
             activities:
@@ -218,14 +212,14 @@ struct ActivityEngineTests {
                 template: generic
                 progress: 0.5
             """
-        var engine = ActivityEngine(rules: try load(shared))
+        var engine = ActivityEngine(rules: try loadRules(shared))
         #expect(engine.apply([state("sensor.shared", "on")]) == ["c_first", "a_second", "b_third"])
         #expect(engine.apply([state("sensor.own", "1"), state("sensor.shared", "off")]) == ["c_first", "a_second", "b_third"])
         #expect(engine.apply([state("sensor.own", "2")]) == ["c_first", "a_second"])
     }
 
     @Test func anUnrenderableStartWaitsAndIsReportedOnce() throws {
-        var engine = ActivityEngine(rules: try load())
+        var engine = ActivityEngine(rules: try loadRules(Self.rules))
         var touched = engine.apply([state("sensor.washer", "running"), state("sensor.washer_progress", "unavailable")])
         var result = engine.evaluate(ids: touched, now: 0)
         #expect(result.commands.isEmpty)
@@ -239,16 +233,16 @@ struct ActivityEngineTests {
     }
 
     @Test func afterARestartARunningActivityWhoseConditionEndedGetsItsEnd() throws {
-        var engine = ActivityEngine(rules: try load(), running: ["dryer"])
+        var engine = ActivityEngine(rules: try loadRules(Self.rules), running: ["dryer"])
         let touched = engine.apply([state("sensor.dryer", "idle")])
         #expect(evaluated(&engine, touched) == ["dryer end IDLE 0.5"])
     }
 
     @Test func aReloadEndsRemovedActivitiesAndKeepsTheOthers() throws {
-        var engine = ActivityEngine(rules: try load())
+        var engine = ActivityEngine(rules: try loadRules(Self.rules))
         let touched = engine.apply([state("sensor.washer", "running"), state("sensor.washer_progress", "20"), state("sensor.dryer", "running")])
         _ = engine.evaluate(ids: touched, now: 0)
-        let without = try load(Self.rules.components(separatedBy: "  dryer:")[0])
+        let without = try loadRules(Self.rules.components(separatedBy: "  dryer:")[0])
         let reloaded = engine.reload(without, now: 0).commands
         #expect(summary(reloaded, pulling: &engine) == ["dryer end IDLE 0.5", "washer update ONGOING 0.2"])
     }

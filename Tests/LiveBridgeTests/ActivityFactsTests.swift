@@ -36,12 +36,6 @@ struct ActivityFactsTests {
 
         """
 
-    func load(_ text: String) throws -> RulesFile {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("livebridge-facts-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        try text.write(toFile: folder + "/rules.yaml", atomically: true, encoding: .utf8)
-        return try RulesLoader.load(file: folder + "/rules.yaml", environment: [:]).get()
-    }
 
     func change(_ id: String, _ state: String, _ n: Double) -> [EntityChange] {
         [.updated(EntityState(entityID: id, state: state, attributes: ["n": .double(n)], lastChanged: 0))]
@@ -56,7 +50,7 @@ struct ActivityFactsTests {
     }
 
     @Test func sharedConditionsAreOneAndEachActivityKeepsItsOwnFacts() throws {
-        let rules = try load(Self.rules)
+        let rules = try loadRules(Self.rules)
         let facts = ActivityFacts(rules.activities)
         #expect(facts.conditions.map(\.source) == ["{{ is_state('sensor.washer', 'on') }}", "{{ is_state('sensor.dryer', 'on') }}"])
         #expect(facts.facts.map(\.condition) == [0, 0, 0, 1])
@@ -66,7 +60,7 @@ struct ActivityFactsTests {
     }
 
     @Test func activitiesSharingAConditionStartChangeAndEndEachByItsOwnRules() throws {
-        var engine = ActivityEngine(rules: try load(Self.rules))
+        var engine = ActivityEngine(rules: try loadRules(Self.rules))
         let starts = events(engine.evaluate(changes: change("sensor.washer", "on", 1), now: 0).commands)
         #expect(starts == ["washer start", "washer_debounced start", "washer_twice start", "washer_twice start"])
         // The first change after the start is told to every target.
@@ -82,7 +76,7 @@ struct ActivityFactsTests {
     /// An Island Pulse status of `failed` is told at once, even while every target already waits to pull
     /// (the one path where the engine reads more than `facts` for an activity still active).
     @Test func aFailedStatusIsUrgentEvenWhileTheTargetsWait() throws {
-        let rules = try load("""
+        let rules = try loadRules("""
             backends:
               pulse: { type: islandpulse, token: t }
             defaults: { backend: pulse, debounce: 0s }
@@ -119,7 +113,7 @@ struct ActivityFactsTests {
 
     /// A shared `active_when` that fails is evaluated once, and its problem is reported for each activity that has it.
     @Test func aSharedConditionsErrorIsReportedForEachActivity() throws {
-        let rules = try load("""
+        let rules = try loadRules("""
             backends:
               aivi: { type: aivi, token: t }
             defaults: { backend: aivi, debounce: 0s }

@@ -26,12 +26,6 @@ struct ActivityTargetsEngineTests {
         """
     }
 
-    func load(_ text: String) throws -> RulesFile {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("livebridge-targets-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        try text.write(toFile: folder + "/rules.yaml", atomically: true, encoding: .utf8)
-        return try RulesLoader.load(file: folder + "/rules.yaml", environment: [:]).get()
-    }
 
     func state(_ id: String, _ value: String) -> EntityChange { .updated(EntityState(entityID: id, state: value, lastChanged: 0)) }
 
@@ -48,7 +42,7 @@ struct ActivityTargetsEngineTests {
     }
 
     @Test func everyTargetStartsUpdatesAndEnds() throws {
-        var engine = ActivityEngine(rules: try load(Self.rules(backend: "[family, aivi]")))
+        var engine = ActivityEngine(rules: try loadRules(Self.rules(backend: "[family, aivi]")))
         let start = engine.evaluate(changes: [state("sensor.washer", "running"), state("sensor.washer_progress", "10")], now: 0).commands
         #expect(lines(start) == [
             "family/notify.mobile_app_me family start notify.mobile_app_me",
@@ -75,7 +69,7 @@ struct ActivityTargetsEngineTests {
     /// debounced); while all wait, nobody is told.
     @Test func aChangeIsToldAgainOnceAnyTargetHasPulled() throws {
         let text = Self.rules(backend: "[family, aivi]").replacingOccurrences(of: "backends:", with: "defaults: { debounce: 0s }\nbackends:")
-        var engine = ActivityEngine(rules: try load(text))
+        var engine = ActivityEngine(rules: try loadRules(text))
         _ = engine.evaluate(changes: [state("sensor.washer", "running"), state("sensor.washer_progress", "10")], now: 0)
         #expect(engine.evaluate(changes: [state("sensor.washer_progress", "20")], now: 1).commands.count == 3)
         #expect(engine.evaluate(changes: [state("sensor.washer_progress", "30")], now: 2).commands.isEmpty)
@@ -84,15 +78,15 @@ struct ActivityTargetsEngineTests {
     }
 
     @Test func aReloadEndsARemovedTargetAndStartsAnAddedOneOnly() throws {
-        var engine = ActivityEngine(rules: try load(Self.rules(backend: "[family, aivi]")))
+        var engine = ActivityEngine(rules: try loadRules(Self.rules(backend: "[family, aivi]")))
         _ = engine.evaluate(changes: [state("sensor.washer", "running"), state("sensor.washer_progress", "10")], now: 0)
-        let narrowed = engine.reload(try load(Self.rules(backend: "aivi")), now: 1).commands
+        let narrowed = engine.reload(try loadRules(Self.rules(backend: "aivi")), now: 1).commands
         #expect(lines(narrowed).filter { !$0.hasSuffix(" update -") } == [
             "family/notify.mobile_app_me family end notify.mobile_app_me",
             "family/notify.mobile_app_partner family end notify.mobile_app_partner",
         ])
         #expect(lines(narrowed).filter { $0.hasSuffix(" update -") } == ["aivi aivi update -"])
-        let widened = engine.reload(try load(Self.rules(backend: "[aivi, family]")), now: 2).commands
+        let widened = engine.reload(try loadRules(Self.rules(backend: "[aivi, family]")), now: 2).commands
         #expect(lines(widened) == [
             "aivi aivi update -",
             "family/notify.mobile_app_me family start notify.mobile_app_me",

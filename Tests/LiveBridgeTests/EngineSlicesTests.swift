@@ -14,18 +14,12 @@ struct EngineSlicesTests {
 
     static let noDeadline: ContinuousClock.Instant? = nil
 
-    func load(_ text: String) throws -> RulesFile {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("livebridge-slices-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        try text.write(toFile: folder + "/rules.yaml", atomically: true, encoding: .utf8)
-        return try RulesLoader.load(file: folder + "/rules.yaml", environment: [:]).get()
-    }
 
     func changes(load value: String) -> [EntityChange] { [.updated(EntityState(entityID: "sensor.load", state: value, lastChanged: 0))] }
 
     /// Past its deadline, each part evaluates one activity; the parts together start what one evaluation starts.
     @Test func partsPastTheirDeadlineAddUpToTheWhole() throws {
-        let rules = try load(Self.rules)
+        let rules = try loadRules(Self.rules)
         var whole = ActivityEngine(rules: rules)
         let expected = whole.evaluate(changes: changes(load: "100"), now: 0).commands.map { "\($0.activity) \($0.event.name)" }
         #expect(expected.count == 20)
@@ -49,10 +43,10 @@ struct EngineSlicesTests {
     /// A reload between parts: the rest of the old evaluation is dropped (its positions belong to the old rules), as
     /// the reload evaluated every activity under the new ones.
     @Test func aReloadBetweenPartsDropsTheRest() throws {
-        var engine = ActivityEngine(rules: try load(Self.rules))
+        var engine = ActivityEngine(rules: try loadRules(Self.rules))
         var evaluation = engine.evaluation(taking: changes(load: "100"))
         #expect(engine.continueEvaluating(&evaluation, now: 0, until: .now - .seconds(1)).commands.count == 1)
-        let fewer = try load("backends:\n  aivi: { type: aivi, token: t }\nactivities:\n  a0:\n    active_when: \"{{ true }}\"\n    template: generic\n    progress: 0.5\n")
+        let fewer = try loadRules("backends:\n  aivi: { type: aivi, token: t }\nactivities:\n  a0:\n    active_when: \"{{ true }}\"\n    template: generic\n    progress: 0.5\n")
         _ = engine.reload(fewer, now: 0)
         #expect(engine.continueEvaluating(&evaluation, now: 0, until: Self.noDeadline).commands.isEmpty)
         #expect(evaluation.isFinished)

@@ -45,16 +45,11 @@ struct LendingDifferentialTests {
         .replacingOccurrences(of: "for s in states.sensor %}", with: "for s in states.sensor | sort(attribute='entity_id') %}")
         .replacingOccurrences(of: "for s in states.light %}", with: "for s in states.light | sort(attribute='entity_id') %}")
 
-    func load(_ text: String = rules) throws -> RulesFile {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("livebridge-lending-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        try text.write(toFile: folder + "/rules.yaml", atomically: true, encoding: .utf8)
-        return try RulesLoader.load(file: folder + "/rules.yaml", environment: [:]).get()
-    }
 
     /// The store the lent engine reads (as the connection's, confined to one thread here: the test's).
     final class Box: @unchecked Sendable {
         var store = EntityStore()
+        init() { store.isLent = true }
     }
 
     struct Random: RandomNumberGenerator {
@@ -181,7 +176,7 @@ struct LendingDifferentialTests {
             var a: [EntityChange] = [], b: [EntityChange] = []
             let bytes = Array(text.utf8)
             let takenA = bytes.withUnsafeBufferPointer { old.applyDiffFrame($0, subscriptionID: 7, into: &a) }
-            let takenB = bytes.withUnsafeBufferPointer { lending.applyDiffFrame($0, subscriptionID: 7, into: &b, leavingStates: true) }
+            let takenB = bytes.withUnsafeBufferPointer { lending.applyDiffFrame($0, subscriptionID: 7, into: &b) }
             #expect(takenA && takenB, "frame not taken: \(text)")
             return (a, b)
         case .set(let id, let value):
@@ -208,7 +203,7 @@ struct LendingDifferentialTests {
     @Test(arguments: 0..<30)
     func aLentEngineTellsWhatAnEngineOfItsOwnTableTells(_ seed: Int) throws {
         var r = Random(state: UInt64(seed) &* 7919 &+ 17)
-        let rules = try load()
+        let rules = try loadRules(Self.rules)
         let box = Box()
         var oldStore = EntityStore()
         var own = ActivityEngine(rules: rules)
@@ -261,7 +256,7 @@ struct LendingDifferentialTests {
     func aLentEngineBehindTellsWhatAnEngineOfItsOwnTableTells(_ seed: Int) async throws {
         var r = Random(state: UInt64(seed) &* 104_729 &+ 3)
         #expect(Self.sortedRules != Self.rules)
-        let rules = try load(Self.sortedRules)
+        let rules = try loadRules(Self.sortedRules)
         let box = Box()
         var oldStore = EntityStore()
         var own = ActivityEngine(rules: rules)

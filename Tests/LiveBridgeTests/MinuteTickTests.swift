@@ -10,15 +10,9 @@ import Dispatcher
 /// Templates reading the time are evaluated again each minute, as Home Assistant renders them: a countdown's bar
 /// moves with no entity changing, a condition on the time of day turns.
 struct MinuteTickTests {
-    func load(_ text: String) throws -> RulesFile {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("livebridge-tick-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        try text.write(toFile: folder + "/rules.yaml", atomically: true, encoding: .utf8)
-        return try RulesLoader.load(file: folder + "/rules.yaml", environment: [:]).get()
-    }
 
     @Test func onlyTheActivitiesReadingTheTimeAreEvaluatedEachMinute() throws {
-        var engine = ActivityEngine(rules: try load("""
+        var engine = ActivityEngine(rules: try loadRules("""
             backends: { aivi: { type: aivi, token: t } }
             defaults: { debounce: 0s }
             activities:
@@ -48,7 +42,7 @@ struct MinuteTickTests {
     }
 
     @Test func rulesReadingNoTimeNeedNoClock() throws {
-        let engine = ActivityEngine(rules: try load("""
+        let engine = ActivityEngine(rules: try loadRules("""
             backends: { aivi: { type: aivi, token: t } }
             activities:
               washer:

@@ -16,7 +16,7 @@ struct RestartGraceTests {
 
     /// A washer started at 0, then Home Assistant restarting at 1000 (its snapshot taken with a grace of 120 s).
     func restarted() throws -> ActivityEngine {
-        var engine = ActivityEngine(rules: try engineTests.load())
+        var engine = ActivityEngine(rules: try loadRules(ActivityEngineTests.rules))
         #expect(engine.evaluate(changes: [state("sensor.washer", "running"), state("sensor.washer_progress", "20")], now: 0).commands
             .map(\.event.name) == ["start"])
         engine.holdEnds(until: 1120)
@@ -57,9 +57,9 @@ struct RestartGraceTests {
     @Test func aStartWithinTheGraceIsAStartAndTheGraceIsConfigured() throws {
         var engine = try restarted()
         #expect(engine.evaluate(changes: [state("sensor.dryer", "running")], now: 1010).commands.map(\.event.name) == ["start"])
-        let rules = try engineTests.load("homeassistant: { url: http://ha.local:8123, token: t, restart_grace: 0s }\n" + ActivityEngineTests.rules)
+        let rules = try loadRules("homeassistant: { url: http://ha.local:8123, token: t, restart_grace: 0s }\n" + ActivityEngineTests.rules)
         #expect(rules.homeAssistant?.restartGrace == .zero)
-        #expect(try engineTests.load("homeassistant: { url: http://ha.local:8123, token: t }\n" + ActivityEngineTests.rules)
+        #expect(try loadRules("homeassistant: { url: http://ha.local:8123, token: t }\n" + ActivityEngineTests.rules)
             .homeAssistant?.restartGrace == .seconds(120))
     }
 }
