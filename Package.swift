@@ -58,7 +58,7 @@ let package = Package(
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
         .testTarget(name: "WebSocketTransportTests", dependencies: ["Platform", "WebSocketTransport"]),
         .testTarget(name: "HTTPClientTests", dependencies: ["Platform", "HTTPClient", "WebSocketTransport"]),
-        .testTarget(name: "LiveBridgeTests", dependencies: ["ConnectionTestSupport", "Platform", "LiveBridge", "LiveActivity", "WebSocketTransport", "Dispatcher", "HomeAssistant", "HomeAssistantSimulator", "Rules", "Templates", "JSON", "HTTPClient"]),
+        .testTarget(name: "LiveBridgeTests", dependencies: ["ConnectionTestSupport", "Platform", "LiveBridge", "FakePushServices", "LiveActivity", "WebSocketTransport", "Dispatcher", "HomeAssistant", "HomeAssistantSimulator", "Rules", "Templates", "JSON", "HTTPClient"]),
         .testTarget(name: "PreviewTests", dependencies: ["Preview", "JSON"], exclude: ["Golden"]),
         .testTarget(name: "ResilienceTests", dependencies: ["ConnectionTestSupport", "Dispatcher", "LiveActivity", "HTTPClient", "HomeAssistant", "HomeAssistantSimulator", "JSON", "Rules"]),
         .testTarget(name: "DispatcherTests", dependencies: ["Platform", "Dispatcher", "LiveActivity", "FakePushServices", "PreviewServer", "HTTPClient", "JSON"]),

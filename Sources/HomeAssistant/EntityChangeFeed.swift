@@ -15,6 +15,8 @@ public final class EntityChangeFeed: Sendable {
         /// the entity comes back last in Home Assistant's order (templates iterate `states` in it), not in its old place.
         var removedFirst: Set<String> = []
         var waiter: CheckedContinuation<[EntityChange]?, Never>?
+        /// `wake` came while the consumer was not waiting: its next call returns at once.
+        var woken = false
         var finished = false
         var coalesced = 0
     }
@@ -61,7 +63,7 @@ public final class EntityChangeFeed: Sendable {
             await withCheckedContinuation { continuation in
                 let ready: [EntityChange]?? = state.withLock { s in
                     if Task.isCancelled { return .some(nil) }
-                    if !s.order.isEmpty { return .some(Self.drain(&s)) }
+                    if !s.order.isEmpty || s.woken { return .some(Self.drain(&s)) }
                     if s.finished { return .some(nil) }
                     precondition(s.waiter == nil, "EntityChangeFeed has one consumer")
                     s.waiter = continuation
@@ -77,6 +79,18 @@ public final class EntityChangeFeed: Sendable {
             }
             waiter?.resume(returning: nil)
         }
+    }
+
+    /// Hands the consumer a batch even with no change in it (at once if it waits, else its next call returns at once):
+    /// a (re)connection's snapshot that changed nothing is still news to a consumer that counts snapshots.
+    public func wake() {
+        let waiter = state.withLock { s -> CheckedContinuation<[EntityChange]?, Never>? in
+            guard !s.finished else { return nil }
+            guard let waiter = s.waiter else { s.woken = true; return nil }
+            s.waiter = nil
+            return waiter
+        }
+        waiter?.resume(returning: [])
     }
 
     /// Ends the feed: a waiting consumer gets nil.
@@ -106,6 +120,7 @@ public final class EntityChangeFeed: Sendable {
             batch.append(s.latest[id]!)
         }
         s.removedFirst.removeAll()
+        s.woken = false
         let keep = s.order.count <= keptCapacity
         s.order.removeAll(keepingCapacity: keep)
         s.latest.removeAll(keepingCapacity: keep)

@@ -27,6 +27,8 @@ public final class HomeAssistantConnection: @unchecked Sendable {
     private let sharedPhase = Locked(ConnectionPhase.idle)
     private let receivedChanges = Atomic<Int>(0)
     private let receivedSnapshots = Atomic<Int>(0)
+    /// A snapshot came in this pass: the consumer is told even if it changed nothing (`publishChanges`).
+    private var snapshotToTell = false
 
     /// Snapshots taken so far (one per connection that reached ready), counted before the snapshot's changes are
     /// fed: a reader that sees a snapshot's batch sees the count that includes it.
@@ -666,6 +668,9 @@ public final class HomeAssistantConnection: @unchecked Sendable {
     private func snapshotArrived(_ snapshot: [EntityChange], knownIDs: [String]?, on session: ConnectionSession) {
         receivedSnapshots.add(1, ordering: .releasing)
         changesArrived(snapshot)
+        // The lending consumer (the daemon's service) counts snapshots: one that changed nothing still begins its
+        // restart grace and lets it read the states as they are.
+        if store.isLent { snapshotToTell = true }
         becameReady(on: session)
         emit(.ready(entities: store.count))
         findMissingEntities(knownIDs: knownIDs, on: session)
@@ -728,7 +733,11 @@ public final class HomeAssistantConnection: @unchecked Sendable {
     /// Hands what this pass took in to the consumer at once: the messages of one socket read are applied together
     /// before anything is evaluated, and the consumer is woken once for them.
     private func publishChanges() {
-        guard !arrivedChanges.isEmpty else { return }
+        defer { snapshotToTell = false }
+        guard !arrivedChanges.isEmpty else {
+            if snapshotToTell { changes.wake() }
+            return
+        }
         changes.publish(arrivedChanges)
         arrivedChanges.removeAll(keepingCapacity: arrivedChanges.count <= EntityChangeFeed.keptCapacity)
     }

@@ -412,6 +412,9 @@ public struct ActivityEngine: Sendable {
     /// Whether the states `active_when` reads look like Home Assistant starting rather than a real end: one of them
     /// missing, `unavailable` or `unknown`, or a number at 0 (a power sensor before its integration reports).
     private func looksLikeStartingUp(_ rule: ActivityRule) -> Bool {
+        // A condition only Home Assistant renders reads what LiveBridge cannot see: whether it turned false only
+        // because Home Assistant is starting cannot be told, so the grace holds it too.
+        if rule.activeWhen.renderedByHomeAssistant != nil { return true }
         let states = self.states
         return rule.activeWhen.entityIDs.contains { id in
             guard let state = states[id]?.state else { return true }

@@ -25,9 +25,19 @@ public actor LiveBridgeService: Service {
         public var statusListen: RulesFile.StatusListener?
         /// Told each budget decision besides the status page's log (the demo's page shows them).
         public var onBudgetDecision: (@Sendable (Dispatcher.Decision) -> Void)?
+        /// Waits for the start of the next minute, when templates reading the time are evaluated again; false when
+        /// cancelled. The wall clock's by default; a test gives its own.
+        public var nextMinute: @Sendable () async -> Bool = Options.wallClockMinute
         public init(configPath: String, dataDirectory: String) {
             self.configPath = configPath
             self.dataDirectory = dataDirectory
+        }
+
+        /// Sleeps until just past the wall clock's next whole minute.
+        public static let wallClockMinute: @Sendable () async -> Bool = {
+            let now = Date().timeIntervalSince1970
+            let next = (now / 60).rounded(.down) * 60 + 60
+            return (try? await Task.sleep(for: .milliseconds(Int64((next - now) * 1000) + 1))) != nil
         }
     }
 
@@ -336,24 +346,28 @@ public actor LiveBridgeService: Service {
     /// rejects the token (true then, also when cancelled meanwhile).
     private func followChanges(in group: inout DiscardingTaskGroup) async -> Bool {
         var evaluatedAll = false
-        var snapshotsSeen = 0
         while !Task.isCancelled, let batch = await connection.changes.next() {
             metrics.stateChanges(batch.count)
             let now = Date().timeIntervalSince1970
             let snapshots = connection.snapshotCount
-            let isSnapshot = snapshots != snapshotsSeen
+            let isSnapshot = snapshots != freshStates.snapshotsTaken
+            // Home Assistant's renderings that came before this snapshot was taken, applied under its grace.
+            var renderedReaders: [String] = []
             if isSnapshot {
                 // A (re)connection's states, perhaps from a Home Assistant still starting.
-                if snapshotsSeen == 0 { group.addTask { await self.checkPreconditions() } }
-                snapshotsSeen = snapshots
+                if freshStates.snapshotsTaken == 0 { group.addTask { await self.checkPreconditions() } }
                 holdEnds(now: now, in: &group)
                 // The grace in force, the engine reads the new states (until now, those from before the snapshot:
                 // whatever evaluated in between saw what it would have seen had it kept its own copy).
                 connection.tookSnapshot()
+                for (source, rendering) in freshStates.tookSnapshot(count: snapshots) {
+                    renderedReaders += engine.apply(rendering, of: source)
+                }
                 engine.home = connection.coreConfiguration.flatMap(HomeLocation.init(configuration:))
             }
             // The first snapshot: every activity, also those that read no entity.
-            var evaluation = engine.evaluation(taking: batch, all: !evaluatedAll)
+            let all = !evaluatedAll
+            var evaluation = engine.evaluation(taking: batch, all: all)
             evaluatedAll = true
             while true {
                 // In parts of 10 ms: slow templates let the socket be read in between (Home Assistant drops a client
@@ -363,6 +377,9 @@ public actor LiveBridgeService: Service {
                 await dispatch(engine.continueEvaluating(&evaluation, now: partNow, until: .now + Self.evaluationSlice))
                 if evaluation.isFinished { break }
                 await Task.yield()
+            }
+            if !all, !renderedReaders.isEmpty {
+                await dispatch(engine.evaluate(ids: Array(Set(renderedReaders)).sorted(), now: Date().timeIntervalSince1970))
             }
             logNewlyHeld()
             // The engine's share of a snapshot's short-lived memory (the connection trims its own).
@@ -375,6 +392,9 @@ public actor LiveBridgeService: Service {
 
     /// How long the engine evaluates before it lets other work in (the socket's reading, whatever waits).
     static let evaluationSlice: Duration = .milliseconds(10)
+
+    /// What may be evaluated before the service has taken Home Assistant's current states.
+    private var freshStates = FreshStatesGate()
 
     /// Which restart grace is the current one: a grace started again by a newer (re)connection ends at its own time.
     private var graceGeneration = 0
@@ -434,16 +454,12 @@ public actor LiveBridgeService: Service {
     /// At the start of each minute, as Home Assistant renders templates reading the time, the activities that read it
     /// are evaluated again (none reading it, the minute passes with nothing done).
     nonisolated private func followTheClock() async {
-        while true {
-            let now = Date().timeIntervalSince1970
-            let next = (now / 60).rounded(.down) * 60 + 60
-            guard (try? await Task.sleep(for: .milliseconds(Int64((next - now) * 1000) + 1))) != nil else { return }
-            await minute()
-        }
+        while await options.nextMinute() { await minute() }
     }
 
     private func minute() async {
-        guard engine.readsTime else { return }
+        // Before the first snapshot the engine has no states: a restored activity would be ended for nothing.
+        guard engine.readsTime, freshStates.tickMayEvaluate || engine.rules.reads == .nothing else { return }
         await dispatch(engine.tick(now: Date().timeIntervalSince1970))
     }
 
@@ -456,6 +472,7 @@ public actor LiveBridgeService: Service {
         // The same set (a reload that changed none of them): nothing is let go and followed again.
         guard renderingSets.value != sources else { return }
         renderingSets.set(sources)
+        freshStates.follow(only: Set(sources))
         if !sources.isEmpty { logger.info("templates rendered by Home Assistant", ["count": String(sources.count)]) }
     }
 
@@ -483,6 +500,8 @@ public actor LiveBridgeService: Service {
 
     private func rendered(_ rendering: TemplateRendering, of source: String) async {
         if case .failure(let message) = rendering { logger.warning("Home Assistant could not render a template", ["problem": message]) }
+        // From a Home Assistant perhaps still starting, before its snapshot (and restart grace): kept until then.
+        guard freshStates.admit(rendering, of: source, phase: connection.currentPhase, snapshotCount: connection.snapshotCount) else { return }
         let ids = engine.apply(rendering, of: source)
         await dispatch(engine.evaluate(ids: ids, now: Date().timeIntervalSince1970))
     }
@@ -627,6 +646,12 @@ private final class EnginePayloads: PayloadSource, @unchecked Sendable {
 
     func payload(activity: String, target: String, kind: PushKind) async -> BackendRequest? {
         await service?.payload(activity: activity, target: target, kind: kind)
+    }
+
+    /// The dispatcher runs on the service's executor (the socket's thread): it renders in place.
+    func payloadAtOnce(activity: String, target: String, kind: PushKind) -> RenderedAtOnce {
+        guard let service else { return .rendered(nil) }
+        return .rendered(service.assumeIsolated { $0.payload(activity: activity, target: target, kind: kind) })
     }
 
     func renewal(activity: String, target: String) async -> (end: BackendRequest, start: BackendRequest)? {

@@ -6,6 +6,28 @@ struct EntityChangeFeedTests {
         .updated(EntityState(entityID: id, state: value, lastChanged: 0))
     }
 
+    /// A snapshot that changed nothing still reaches a consumer counting snapshots: an empty batch, at once to one
+    /// waiting, at its next call to one busy; with changes published after, they come in that batch.
+    @Test func aWakeHandsOverAnEmptyBatchOnce() async {
+        let feed = EntityChangeFeed()
+        let waiting = Task { await feed.next() }
+        while !feed.isAwaited { await Task.yield() }
+        feed.wake()
+        #expect(await waiting.value == [])
+        feed.wake()
+        #expect(await feed.next() == [], "woken while busy: the next call returns at once")
+        feed.wake()
+        feed.publish([state("a", "1")])
+        #expect(await feed.next() == [state("a", "1")])
+        let after = Task { await feed.next() }
+        while !feed.isAwaited { await Task.yield() }
+        feed.publish([state("b", "1")])
+        #expect(await after.value == [state("b", "1")], "the wake was taken: no second empty batch")
+        feed.finish()
+        feed.wake()
+        #expect(await feed.next() == nil)
+    }
+
     @Test func changesNotYetReadAreCoalescedToTheLatestPerEntityInFirstChangedOrder() async {
         let feed = EntityChangeFeed()
         feed.publish([state("b", "1"), state("a", "1")])

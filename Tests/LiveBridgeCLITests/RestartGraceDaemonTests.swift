@@ -12,13 +12,11 @@ import JSON
 /// enough.
 @Suite(.timeLimit(.minutes(1)))
 struct RestartGraceDaemonTests {
-    @Test func aRestartWithUnavailableStatesEndsNothingAndAnEdgeHeldPastTheGraceEnds() async throws {
-        let simulator = try HomeAssistantSimulator(token: "ha-grace-token")
-        defer { simulator.stop() }
-        let service = try FakePushService()
+    /// A new folder with livebridge.yaml: a 4 s restart grace and the washer, active when `activeWhen`, showing its
+    /// sensor's state (the caller removes the folder).
+    static func rulesFolder(_ simulator: HomeAssistantSimulator, _ service: FakePushService, activeWhen: String) throws -> String {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("livebridge-grace-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: folder) }
         try """
         homeassistant: { url: "\(simulator.url)", token: ha-grace-token, restart_grace: 4s }
         backends:
@@ -26,11 +24,20 @@ struct RestartGraceDaemonTests {
         defaults: { backend: aivi, debounce: 0s, max_wait: 1s, min_interval: 0s }
         activities:
           washer:
-            active_when: "{{ is_state('sensor.washer_status', 'running') }}"
+            active_when: "\(activeWhen)"
             template: generic
             state: "{{ states('sensor.washer_status') }}"
             progress: 0.5
         """.write(toFile: folder + "/livebridge.yaml", atomically: true, encoding: .utf8)
+        return folder
+    }
+
+    @Test func aRestartWithUnavailableStatesEndsNothingAndAnEdgeHeldPastTheGraceEnds() async throws {
+        let simulator = try HomeAssistantSimulator(token: "ha-grace-token")
+        defer { simulator.stop() }
+        let service = try FakePushService()
+        let folder = try Self.rulesFolder(simulator, service, activeWhen: "{{ is_state('sensor.washer_status', 'running') }}")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
         await simulator.setState("sensor.washer_status", "running")
         let daemon = try Subprocess(["run", "--config", folder + "/livebridge.yaml", "--data-dir", folder + "/data",
                                      "--status-listen", "127.0.0.1:\(LoopbackPort.free())"])
@@ -55,6 +62,38 @@ struct RestartGraceDaemonTests {
         #expect(daemon.stderr.lines.last { $0.contains(graceOver) }?.hasSuffix(#"ended=washer kept="""#) == true)
         #expect(await service.wait { $0.last?.body?["state"] == "IDLE" })
         #expect(service.requests.map { $0.body?["state"] } == ["ONGOING", "IDLE"])
+        daemon.signal(SIGTERM)
+        #expect(await daemon.exitStatus() == 0)
+    }
+
+    /// A condition only Home Assistant renders (an area's name) comes back false from a Home Assistant still starting,
+    /// before its snapshot: the rendering waits for the snapshot and its grace, so nothing ends; true again within the
+    /// grace, the activity is kept. (Before, the rendering was evaluated at once and ended the activity, grace or not.)
+    @Test func aRenderingFromAStartingHomeAssistantWaitsForTheGrace() async throws {
+        let simulator = try HomeAssistantSimulator(token: "ha-grace-token")
+        defer { simulator.stop() }
+        let service = try FakePushService()
+        let condition = "{{ area_name('laundry') == 'Laundry' }}"
+        let folder = try Self.rulesFolder(simulator, service, activeWhen: condition)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        await simulator.setState("sensor.washer_status", "running")
+        await simulator.setRendering(condition, true)
+        let daemon = try Subprocess(["run", "--config", folder + "/livebridge.yaml", "--data-dir", folder + "/data"])
+        #expect(await service.wait { $0.count == 1 })
+        let graceOver = #"msg="restart grace over""#
+        #expect(await daemon.stderr.wait { $0.contains { $0.contains(graceOver) } })
+
+        // Home Assistant restarts and is still starting when LiveBridge is back: the template is subscribed again at
+        // once, and its rendering is false now; the entities come only once Home Assistant runs.
+        await simulator.restart(coreState: "STARTING")
+        #expect(await simulator.wait { $0.commands(ofType: "render_template").count == 2 })
+        await simulator.setRendering(condition, false)
+        await simulator.setCoreState("RUNNING")
+        #expect(await daemon.stderr.wait { $0.contains { $0.contains(#"msg="held in the restart grace""#) && $0.contains("activities=washer") } })
+        await simulator.setRendering(condition, true)
+        #expect(await daemon.stderr.wait { $0.filter { $0.contains(graceOver) }.count == 2 })
+        #expect(daemon.stderr.lines.last { $0.contains(graceOver) }?.hasSuffix(#"ended="" kept=washer"#) == true)
+        #expect(service.requests.map { $0.body?["state"] } == ["ONGOING"], "no end")
         daemon.signal(SIGTERM)
         #expect(await daemon.exitStatus() == 0)
     }

@@ -1,0 +1,45 @@
+import HomeAssistant
+
+/// What the service may evaluate while it has not taken Home Assistant's current states: before the first snapshot
+/// the engine has no states at all, and between a reconnection and the service taking its snapshot (which begins the
+/// restart grace) Home Assistant may be fresh from a restart.
+///
+/// - The minute's tick evaluates nothing before the first snapshot: with no states, every condition reading the time
+///   and an entity is false, and an activity restored from the state file would be ended. (After a reconnection the
+///   tick reads the states from before it, `EntityStore.lent`, so it goes on then.)
+/// - A `render_template` result (a template only Home Assistant renders, perhaps an `active_when`) that comes while the
+///   current snapshot is not taken is kept, newest per template, and applied and evaluated once it is: under the grace.
+struct FreshStatesGate {
+    /// Snapshots the service has taken (the connection counts those it received: `snapshotCount`).
+    private(set) var snapshotsTaken = 0
+    /// Renderings kept back, in the order their templates first came, newest result of each.
+    private var kept: [(source: String, rendering: TemplateRendering)] = []
+
+    /// Whether the states the service reads are Home Assistant's current ones: connected, and the connection's last
+    /// snapshot taken. Rules watching no entity get no snapshot: ready is enough then.
+    func isCurrent(phase: ConnectionPhase, snapshotCount: Int) -> Bool {
+        phase == .ready && snapshotCount == snapshotsTaken
+    }
+
+    /// Whether the minute's tick may evaluate: once the first snapshot is taken.
+    var tickMayEvaluate: Bool { snapshotsTaken > 0 }
+
+    /// A rendering came: true when it is to be applied and evaluated now; false when it is kept for `tookSnapshot`.
+    mutating func admit(_ rendering: TemplateRendering, of source: String, phase: ConnectionPhase, snapshotCount: Int) -> Bool {
+        guard !isCurrent(phase: phase, snapshotCount: snapshotCount) else { return true }
+        if let i = kept.firstIndex(where: { $0.source == source }) { kept[i].rendering = rendering } else { kept.append((source, rendering)) }
+        return false
+    }
+
+    /// The service took the snapshots so far (and began their grace): the renderings kept back, to apply now.
+    mutating func tookSnapshot(count: Int) -> [(source: String, rendering: TemplateRendering)] {
+        snapshotsTaken = count
+        defer { kept = [] }
+        return kept
+    }
+
+    /// A new set of templates: renderings of templates no longer followed are forgotten.
+    mutating func follow(only sources: Set<String>) {
+        kept.removeAll { !sources.contains($0.source) }
+    }
+}
