@@ -27,12 +27,17 @@ public final class HomeAssistantConnection: @unchecked Sendable {
     private let sharedPhase = Locked(ConnectionPhase.idle)
     private let receivedChanges = Atomic<Int>(0)
     private let receivedSnapshots = Atomic<Int>(0)
+    private let receivedConnectionSnapshots = Atomic<Int>(0)
     /// A snapshot came in this pass: the consumer is told even if it changed nothing (`publishChanges`).
     private var snapshotToTell = false
 
     /// Snapshots taken so far (one per connection that reached ready), counted before the snapshot's changes are
     /// fed: a reader that sees a snapshot's batch sees the count that includes it.
     public var snapshotCount: Int { receivedSnapshots.load(ordering: .acquiring) }
+
+    /// Of those, the snapshots that were a socket's first: a (re)connection, after which Home Assistant may be fresh
+    /// from a restart. The others come from following another selection on the same socket (`setSelection`).
+    public var connectionSnapshotCount: Int { receivedConnectionSnapshots.load(ordering: .acquiring) }
 
     /// Home Assistant's configuration (`get_config`) as last answered on a socket: its location and unit system are
     /// what `distance()` and `closest()` use. Set before that socket's snapshot is fed.
@@ -666,6 +671,7 @@ public final class HomeAssistantConnection: @unchecked Sendable {
     }
 
     private func snapshotArrived(_ snapshot: [EntityChange], knownIDs: [String]?, on session: ConnectionSession) {
+        if !session.reachedReady { receivedConnectionSnapshots.add(1, ordering: .releasing) }
         receivedSnapshots.add(1, ordering: .releasing)
         changesArrived(snapshot)
         // The lending consumer (the daemon's service) counts snapshots: one that changed nothing still begins its

@@ -346,6 +346,7 @@ public actor LiveBridgeService: Service {
     /// rejects the token (true then, also when cancelled meanwhile).
     private func followChanges(in group: inout DiscardingTaskGroup) async -> Bool {
         var evaluatedAll = false
+        var connectionSnapshotsSeen = 0
         while !Task.isCancelled, let batch = await connection.changes.next() {
             metrics.stateChanges(batch.count)
             let now = Date().timeIntervalSince1970
@@ -356,7 +357,12 @@ public actor LiveBridgeService: Service {
             if isSnapshot {
                 // A (re)connection's states, perhaps from a Home Assistant still starting.
                 if freshStates.snapshotsTaken == 0 { group.addTask { await self.checkPreconditions() } }
-                holdEnds(now: now, in: &group)
+                // A (re)connection's (not a reload's new selection on the same socket): Home Assistant may be starting.
+                let connectionSnapshots = connection.connectionSnapshotCount
+                if connectionSnapshots != connectionSnapshotsSeen {
+                    connectionSnapshotsSeen = connectionSnapshots
+                    holdEnds(now: now, in: &group)
+                }
                 // The grace in force, the engine reads the new states (until now, those from before the snapshot:
                 // whatever evaluated in between saw what it would have seen had it kept its own copy).
                 connection.tookSnapshot()

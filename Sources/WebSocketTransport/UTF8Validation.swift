@@ -1,5 +1,5 @@
 /// Whether bytes are well-formed UTF-8 (no overlongs, no surrogates, nothing above U+10FFFF), as RFC 6455 requires
-/// of a text message. Runs of ASCII, nearly all of Home Assistant's JSON, are checked eight bytes at a time.
+/// of a text message. Runs of ASCII, nearly all of Home Assistant's JSON, are checked 32 and 8 bytes at a time.
 public enum UTF8Validation {
     public static func isValid(_ bytes: [UInt8]) -> Bool {
         bytes.withUnsafeBufferPointer { isValid($0) }
@@ -10,8 +10,15 @@ public enum UTF8Validation {
         let count = bytes.count
         guard let base = bytes.baseAddress else { return true }
         let raw = UnsafeRawPointer(base)
+        let high: UInt64 = 0x8080_8080_8080_8080
         while i < count {
-            if i + 8 <= count, raw.loadUnaligned(fromByteOffset: i, as: UInt64.self) & 0x8080_8080_8080_8080 == 0 {
+            // Thirty-two bytes at a time while they are ASCII: one test per four words.
+            while i + 32 <= count, (raw.loadUnaligned(fromByteOffset: i, as: UInt64.self) | raw.loadUnaligned(fromByteOffset: i + 8, as: UInt64.self)
+                                    | raw.loadUnaligned(fromByteOffset: i + 16, as: UInt64.self) | raw.loadUnaligned(fromByteOffset: i + 24, as: UInt64.self)) & high == 0 {
+                i += 32
+            }
+            if i == count { break }
+            if i + 8 <= count, raw.loadUnaligned(fromByteOffset: i, as: UInt64.self) & high == 0 {
                 i += 8
                 continue
             }

@@ -530,9 +530,18 @@ struct ConnectionTests {
     @Test func utf8ValidationAgreesWithTheStandardLibrary() {
         var random = SystemRandomNumberGenerator()
         let pieces: [[UInt8]] = [[0x41], [0xC3, 0xA9], [0xE2, 0x82, 0xAC], [0xF0, 0x9F, 0x98, 0x80], [0xC0, 0x80], [0xED, 0xA0, 0x80],
-                                 [0xF4, 0x90, 0x80, 0x80], [0x80], [0xE2, 0x82], [0xFF], Array("0123456789abcdef".utf8)]
+                                 [0xF4, 0x90, 0x80, 0x80], [0x80], [0xE2, 0x82], [0xFF], Array("0123456789abcdef".utf8),
+                                 Array(String(repeating: "x", count: 37).utf8)]
+        // Whole blocks of ASCII to the very end, and one bad byte just past them.
+        for length in [8, 16, 31, 32, 33, 40, 64, 96] {
+            let ascii = Array(repeating: UInt8(ascii: "a"), count: length)
+            #expect(UTF8Validation.isValid(ascii))
+            #expect(!UTF8Validation.isValid(ascii + [0xFF]))
+            #expect(!UTF8Validation.isValid([0xFF] + ascii))
+        }
+        // Long ASCII runs with the rest at every offset: the 32- and 8-byte steps and the bytes after them.
         for _ in 0..<5_000 {
-            let bytes = (0..<Int.random(in: 0...12, using: &random)).flatMap { _ in pieces.randomElement(using: &random)! }
+            let bytes = (0..<Int.random(in: 0...40, using: &random)).flatMap { _ in pieces.randomElement(using: &random)! }
             let expected = String(validating: bytes, as: UTF8.self) != nil
             #expect(UTF8Validation.isValid(bytes) == expected, "\(bytes)")
         }

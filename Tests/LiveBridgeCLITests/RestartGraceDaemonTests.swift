@@ -17,7 +17,13 @@ struct RestartGraceDaemonTests {
     static func rulesFolder(_ simulator: HomeAssistantSimulator, _ service: FakePushService, activeWhen: String) throws -> String {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("livebridge-grace-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        try """
+        try rules(simulator, service, activeWhen: activeWhen).write(toFile: folder + "/livebridge.yaml", atomically: true, encoding: .utf8)
+        return folder
+    }
+
+    /// The rules: `more` activities after the washer.
+    static func rules(_ simulator: HomeAssistantSimulator, _ service: FakePushService, activeWhen: String, more: String = "") -> String {
+        """
         homeassistant: { url: "\(simulator.url)", token: ha-grace-token, restart_grace: 4s }
         backends:
           aivi: { type: aivi, token: aivi-test-token, base_url: \(service.baseURL) }
@@ -28,8 +34,8 @@ struct RestartGraceDaemonTests {
             template: generic
             state: "{{ states('sensor.washer_status') }}"
             progress: 0.5
-        """.write(toFile: folder + "/livebridge.yaml", atomically: true, encoding: .utf8)
-        return folder
+        \(more)
+        """
     }
 
     @Test func aRestartWithUnavailableStatesEndsNothingAndAnEdgeHeldPastTheGraceEnds() async throws {
@@ -62,6 +68,40 @@ struct RestartGraceDaemonTests {
         #expect(daemon.stderr.lines.last { $0.contains(graceOver) }?.hasSuffix(#"ended=washer kept="""#) == true)
         #expect(await service.wait { $0.last?.body?["state"] == "IDLE" })
         #expect(service.requests.map { $0.body?["state"] } == ["ONGOING", "IDLE"])
+        daemon.signal(SIGTERM)
+        #expect(await daemon.exitStatus() == 0)
+    }
+
+    /// A reload (SIGHUP) that reads another entity follows a new selection on the same socket: its snapshot is no
+    /// reconnection, so no grace begins, and the washer going unavailable just after ends it at once.
+    @Test func aReloadsNewSelectionBeginsNoGrace() async throws {
+        let simulator = try HomeAssistantSimulator(token: "ha-grace-token")
+        defer { simulator.stop() }
+        let service = try FakePushService()
+        let folder = try Self.rulesFolder(simulator, service, activeWhen: "{{ is_state('sensor.washer_status', 'running') }}")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        await simulator.setState("sensor.washer_status", "running")
+        await simulator.setState("sensor.dryer_status", "idle")
+        let daemon = try Subprocess(["run", "--config", folder + "/livebridge.yaml", "--data-dir", folder + "/data"])
+        #expect(await service.wait { $0.count == 1 })
+        let graceOver = #"msg="restart grace over""#
+        #expect(await daemon.stderr.wait { $0.contains { $0.contains(graceOver) } })
+
+        let dryer = """
+          dryer:
+            active_when: "{{ is_state('sensor.dryer_status', 'running') }}"
+            template: generic
+            progress: 0.5
+        """
+        try Self.rules(simulator, service, activeWhen: "{{ is_state('sensor.washer_status', 'running') }}", more: dryer)
+            .write(toFile: folder + "/livebridge.yaml", atomically: true, encoding: .utf8)
+        daemon.signal(SIGHUP)
+        #expect(await daemon.stderr.wait { $0.contains { $0.contains(#"msg=reloaded"#) } })
+        #expect(await simulator.wait { $0.commands(ofType: "subscribe_entities").count == 2 })
+        await simulator.setState("sensor.washer_status", "unavailable")
+        #expect(await service.wait { $0.last?.body?["state"] == "IDLE" })
+        #expect(!daemon.stderr.lines.contains { $0.contains("held in the restart grace") }, "\(daemon.stderr.lines)")
+        #expect(daemon.stderr.lines.filter { $0.contains(graceOver) }.count == 1)
         daemon.signal(SIGTERM)
         #expect(await daemon.exitStatus() == 0)
     }
