@@ -38,18 +38,26 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case events
 
     /// The frame read in place (`EntityStore.applyDiffFrame`) against the general path, from the same states: taken,
-    /// it must give exactly what decoding gives; declined, nothing may have changed.
+    /// it must give exactly what decoding gives; declined, nothing may have changed. A lent store (the daemon's: states
+    /// changed where they are, changes handed over as ids) must end where the other does.
     private static func checkInPlace(_ bytes: [UInt8], decoded: [ServerMessage]?) {
-        func store() -> EntityStore {
+        func store(lent: Bool = false) -> EntityStore {
             var store = EntityStore()
+            store.isLent = lent
             store.share(entityIDs: ["sensor.a", "sensor.b"])
             _ = try? store.replace(withSnapshot: JSONText(#"{"a":{"sensor.a":{"s":"1","a":{"t":0,"unit":"W"},"lc":1.0},"sensor.b":{"s":"x","lc":1.0}}}"#))
+            store.tookSnapshot()
             return store
         }
-        var fast = store(), general = store()
+        var fast = store(), general = store(), lent = store(lent: true)
         checkMixed(bytes, decoded: decoded, store: store())
-        var changes: [EntityChange] = []
+        var changes: [EntityChange] = [], lentChanges: [EntityChange] = []
         let taken = bytes.withUnsafeBufferPointer { fast.applyDiffFrame($0, subscriptionID: 7, into: &changes) }
+        let lentTaken = bytes.withUnsafeBufferPointer { lent.applyDiffFrame($0, subscriptionID: 7, into: &lentChanges) }
+        if lentTaken != taken || lentChanges.map(\.withoutState) != changes.map(\.withoutState) || lent.states != fast.states
+            || lent.order != fast.order || lent.lent.states != lent.states {
+            fatalError("a lent store and one of its own disagree: \(bytes)")
+        }
         guard taken else {
             if !changes.isEmpty || fast.states != general.states { fatalError("a declined frame changed the store: \(bytes)") }
             return
