@@ -562,10 +562,6 @@ public actor Dispatcher {
             slots[i].rendering = true
             cancelWake(i)
             let (activity, target, source) = (slots[i].activity, slots[i].target, payloads)
-            if case .rendered(let request)? = source?.payloadAtOnce(activity: activity, target: target, kind: kind) {
-                rendered(i, kind, request)
-                return
-            }
             perform {
                 let request = await source?.payload(activity: activity, target: target, kind: kind)
                 await self.rendered(i, kind, request)

@@ -107,8 +107,9 @@ public struct ActivityEngine: Sendable {
 
     /// A new minute: the activities whose templates read the time are evaluated again (a countdown's bar empties, a
     /// condition on the time of day turns), as Home Assistant renders such templates each minute.
-    public mutating func tick(now: Double) -> (commands: [Command], problems: [String]) {
-        evaluate(positions: timeReaders, now: now)
+    /// `statesKnown` false (no snapshot taken yet): only the activities reading no entity, which need no states.
+    public mutating func tick(now: Double, statesKnown: Bool = true) -> (commands: [Command], problems: [String]) {
+        evaluate(positions: statesKnown ? timeReaders : timeReaders.filter { rules.activities[$0].reads == .nothing }, now: now)
     }
 
     /// Takes in Home Assistant's new rendering of a template only it renders; returns the activities that use it.
@@ -146,7 +147,10 @@ public struct ActivityEngine: Sendable {
 
     /// Swaps in reloaded rules: removed activities end, the others go on with the new fields. A target removed from
     /// an active activity ends there only; one added starts there only.
-    public mutating func reload(_ newRules: RulesFile, now: Double) -> (commands: [Command], problems: [String]) {
+    /// `statesKnown` false (no snapshot taken yet): activities removed, or targets taken from them, end; the rest wait
+    /// for the first snapshot's evaluation (with no states every condition reading an entity is false, and an activity
+    /// restored from the state file would be ended).
+    public mutating func reload(_ newRules: RulesFile, now: Double, statesKnown: Bool = true) -> (commands: [Command], problems: [String]) {
         var commands: [Command] = []
         let kept = Dictionary(newRules.activities.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         var stillActive = Set<String>()
@@ -168,6 +172,7 @@ public struct ActivityEngine: Sendable {
         held = []
         holdable = []
         index(active: stillActive)
+        guard statesKnown else { return (commands, []) }
         var (more, found) = evaluate(positions: Array(newRules.activities.indices), now: now)
         // New targets of activities that stay active: a start there (the update `evaluate` gave them finds no lane).
         for (position, rule) in newRules.activities.enumerated() where active[position] {

@@ -4,9 +4,9 @@ import HomeAssistant
 /// the engine has no states at all, and between a reconnection and the service taking its snapshot (which begins the
 /// restart grace) Home Assistant may be fresh from a restart.
 ///
-/// - The minute's tick evaluates nothing before the first snapshot: with no states, every condition reading the time
-///   and an entity is false, and an activity restored from the state file would be ended. (After a reconnection the
-///   tick reads the states from before it, `EntityStore.lent`, so it goes on then.)
+/// - Before the first snapshot the minute's tick and a reload evaluate no activity that reads an entity: with no
+///   states its condition is false, and an activity restored from the state file would be ended. (After a
+///   reconnection they read the states from before it, `EntityStore.lent`, so they go on then.)
 /// - A `render_template` result (a template only Home Assistant renders, perhaps an `active_when`) that comes while the
 ///   current snapshot is not taken is kept, newest per template, and applied and evaluated once it is: under the grace.
 struct FreshStatesGate {
@@ -16,13 +16,13 @@ struct FreshStatesGate {
     private var kept: [(source: String, rendering: TemplateRendering)] = []
 
     /// Whether the states the service reads are Home Assistant's current ones: connected, and the connection's last
-    /// snapshot taken. Rules watching no entity get no snapshot: ready is enough then.
+    /// snapshot taken. (The daemon always follows a selection, `.nothing` too, so every connection brings one.)
     func isCurrent(phase: ConnectionPhase, snapshotCount: Int) -> Bool {
         phase == .ready && snapshotCount == snapshotsTaken
     }
 
-    /// Whether the minute's tick may evaluate: once the first snapshot is taken.
-    var tickMayEvaluate: Bool { snapshotsTaken > 0 }
+    /// Whether the engine has states at all: the first snapshot is taken.
+    var statesKnown: Bool { snapshotsTaken > 0 }
 
     /// A rendering came: true when it is to be applied and evaluated now; false when it is kept for `tookSnapshot`.
     mutating func admit(_ rendering: TemplateRendering, of source: String, phase: ConnectionPhase, snapshotCount: Int) -> Bool {

@@ -464,9 +464,10 @@ public actor LiveBridgeService: Service {
     }
 
     private func minute() async {
-        // Before the first snapshot the engine has no states: a restored activity would be ended for nothing.
-        guard engine.readsTime, freshStates.tickMayEvaluate || engine.rules.reads == .nothing else { return }
-        await dispatch(engine.tick(now: Date().timeIntervalSince1970))
+        // Before the first snapshot the engine has no states: only activities reading none (a restored one reading an
+        // entity would be ended for nothing).
+        guard engine.readsTime else { return }
+        await dispatch(engine.tick(now: Date().timeIntervalSince1970, statesKnown: freshStates.statesKnown))
     }
 
     /// The templates only Home Assistant can render, newest set: `run()`'s child follows their renderings, `reload()`
@@ -610,7 +611,7 @@ public actor LiveBridgeService: Service {
                 logger.info("backends changed", ["backends": changed.map(\.name).sorted().joined(separator: ",")])
             }
             await dispatcher.setEventBornLimit(rules.eventActivityLimit)
-            let result = engine.reload(rules, now: Date().timeIntervalSince1970)
+            let result = engine.reload(rules, now: Date().timeIntervalSince1970, statesKnown: freshStates.statesKnown)
             let reads = rules.reads
             if reads != old.reads { connection.setSelection(reads) }
             followRenderings(rules.templatesRenderedByHomeAssistant)
@@ -652,12 +653,6 @@ private final class EnginePayloads: PayloadSource, @unchecked Sendable {
 
     func payload(activity: String, target: String, kind: PushKind) async -> BackendRequest? {
         await service?.payload(activity: activity, target: target, kind: kind)
-    }
-
-    /// The dispatcher runs on the service's executor (the socket's thread): it renders in place.
-    func payloadAtOnce(activity: String, target: String, kind: PushKind) -> RenderedAtOnce {
-        guard let service else { return .rendered(nil) }
-        return .rendered(service.assumeIsolated { $0.payload(activity: activity, target: target, kind: kind) })
     }
 
     func renewal(activity: String, target: String) async -> (end: BackendRequest, start: BackendRequest)? {

@@ -50,26 +50,18 @@ struct DispatcherPlacesTests {
         func releaseAll() { for l in state.withLock({ s -> [Latch] in defer { s.held = [] }; return s.held }) { l.trigger() } }
     }
 
-    /// Renders; every `nilEvery`th render (and renewal) is nil. `atOnce`: renders in the dispatcher's own call, as
-    /// the daemon's engine does (`payloadAtOnce`), and never through `payload`.
+    /// Renders; every `nilEvery`th render (and renewal) is nil.
     final class Source: PayloadSource, @unchecked Sendable {
         let backend: String
         let nilEvery: Int
-        let atOnce: Bool
-        let count = Locked(0), renewalCalls = Locked(0), asyncCalls = Locked(0)
+        let count = Locked(0), renewalCalls = Locked(0)
         let (renewalAsked, askRenewal) = AsyncStream.makeStream(of: Int.self)
-        init(backend: String, nilEvery: Int, atOnce: Bool = false) { self.backend = backend; self.nilEvery = nilEvery; self.atOnce = atOnce }
-        func payloadAtOnce(activity: String, target: String, kind: PushKind) -> RenderedAtOnce {
-            guard atOnce else { return .elsewhere }
-            let n = count.withLock { $0 += 1; return $0 }
-            return .rendered(n % nilEvery == 0 ? nil : req(activity, kind.rawValue))
-        }
+        init(backend: String, nilEvery: Int) { self.backend = backend; self.nilEvery = nilEvery }
         func req(_ activity: String, _ action: String) -> BackendRequest {
             BackendRequest(backend: backend, kind: .islandpulse, method: "POST", target: "/notify",
                            body: ["job_id": .string(activity), "action": .string(action), "message": .string("m\(UUID().uuidString)")])
         }
         func payload(activity: String, target: String, kind: PushKind) async -> BackendRequest? {
-            asyncCalls.withLock { $0 += 1 }
             let n = count.withLock { $0 += 1; return $0 }
             await Task.yield()
             return n % nilEvery == 0 ? nil : req(activity, kind.rawValue)
@@ -117,14 +109,12 @@ struct DispatcherPlacesTests {
         #expect(backend.state.withLock { $0.most } <= places)
     }
 
-    @Test(arguments: [(false, false), (true, false), (false, true), (true, true)])
-    func fortyLanesManyCyclesWithRendersThroughABoundedBackend(eventBorn: Bool, atOnce: Bool) async {
+    @Test(arguments: [false, true])
+    func fortyLanesManyCyclesWithRendersThroughABoundedBackend(eventBorn: Bool) async {
         let backend = StressBackend("stress", sendsAtOnce: 3, failEvery: 7)
         let budget = UpdateBudget(debounce: .milliseconds(2), maxWait: .milliseconds(10), minInterval: .milliseconds(3))
         let dispatcher = Dispatcher(backends: [backend], retry: fastRetry, eventBornLimit: 1000)
-        let source = Source(backend: "stress", nilEvery: 3, atOnce: atOnce)
-        await dispatcher.setPayloadSource(source)
-        defer { if atOnce { #expect(source.asyncCalls.withLock { $0 } == 0) } }
+        await dispatcher.setPayloadSource(Source(backend: "stress", nilEvery: 3))
         let run = Task { await dispatcher.run() }
         defer { run.cancel() }
         let lanes = 40, rounds = 4

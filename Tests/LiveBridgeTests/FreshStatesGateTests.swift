@@ -7,9 +7,9 @@ import Testing
 struct FreshStatesGateTests {
     @Test func theTickWaitsForTheFirstSnapshot() {
         var gate = FreshStatesGate()
-        #expect(!gate.tickMayEvaluate, "no states yet: a restored activity reading the time would end")
+        #expect(!gate.statesKnown, "no states yet: a restored activity reading the time would end")
         _ = gate.tookSnapshot(count: 1)
-        #expect(gate.tickMayEvaluate)
+        #expect(gate.statesKnown)
         #expect(gate.snapshotsTaken == 1)
     }
 

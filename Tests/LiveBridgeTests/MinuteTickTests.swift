@@ -41,6 +41,42 @@ struct MinuteTickTests {
         #expect(evening.map { "\($0.activity) \($0.event.name)" } == ["countdown update", "evening start"])
     }
 
+    /// Before the first snapshot (no states): the tick evaluates only activities reading no entity, and a reload
+    /// ends only what it removes.
+    @Test func withNoStatesYetOnlyWhatReadsNoEntityIsEvaluated() throws {
+        let rules = try loadRules("""
+            backends: { aivi: { type: aivi, token: t } }
+            defaults: { debounce: 0s }
+            activities:
+              washer:
+                active_when: "{{ is_state('sensor.washer', 'running') and now().year > 2000 }}"
+                template: generic
+                progress: 0.5
+              evening:
+                active_when: "{{ utcnow().hour >= 18 }}"
+                template: generic
+                progress: 0.5
+              dryer:
+                active_when: "{{ is_state('sensor.dryer', 'running') }}"
+                template: generic
+                progress: 0.5
+            """)
+        var engine = ActivityEngine(rules: rules, running: ["washer", "dryer"])
+        let evening = 1_795_608_000.0 + 6 * 3600  // 2026-11-25T18:00:00Z
+        #expect(engine.tick(now: evening, statesKnown: false).commands.map { "\($0.activity) \($0.event.name)" } == ["evening start"])
+        let withoutDryer = try loadRules("""
+            backends: { aivi: { type: aivi, token: t } }
+            defaults: { debounce: 0s }
+            activities:
+              washer:
+                active_when: "{{ is_state('sensor.washer', 'running') and now().year > 2000 }}"
+                template: generic
+                progress: 0.5
+            """)
+        #expect(engine.reload(withoutDryer, now: evening, statesKnown: false).commands.map { "\($0.activity) \($0.event.name)" } == ["evening end", "dryer end"], "what the reload removes ends; the washer waits")
+        #expect(engine.tick(now: evening + 60).commands.map { "\($0.activity) \($0.event.name)" } == ["washer end"], "with states known, as before")
+    }
+
     @Test func rulesReadingNoTimeNeedNoClock() throws {
         let engine = ActivityEngine(rules: try loadRules("""
             backends: { aivi: { type: aivi, token: t } }
