@@ -134,10 +134,11 @@ public struct ActivityEngine: Sendable {
     /// Whether a restart grace is running (checked per batch before anything is built).
     public var isHoldingEnds: Bool { holdEndsUntil != nil }
 
-    /// The hold is over (`now` past it): an activity whose condition is still false ends now; one that came back goes on
+    /// The hold is over (`now` past it, or `graceOver`: the service's timer, on the monotonic clock, says so whatever
+    /// the wall clock did meanwhile): an activity whose condition is still false ends now; one that came back goes on
     /// with an update from the newest states.
-    public mutating func releaseHeldEnds(now: Double) -> (commands: [Command], problems: [String]) {
-        guard let until = holdEndsUntil, now >= until else { return ([], []) }
+    public mutating func releaseHeldEnds(now: Double, graceOver: Bool = false) -> (commands: [Command], problems: [String]) {
+        guard let until = holdEndsUntil, graceOver || now >= until else { return ([], []) }
         holdEndsUntil = nil
         let positions = held.sorted()
         held = []

@@ -422,7 +422,8 @@ public actor LiveBridgeService: Service {
         guard generation == graceGeneration else { return }
         let held = Set(engine.heldActivities).union(heldLogged)
         heldLogged = []
-        let result = engine.releaseHeldEnds(now: Date().timeIntervalSince1970)
+        // The grace's time has passed on the monotonic clock: released even if the wall clock was set back meanwhile.
+        let result = engine.releaseHeldEnds(now: Date().timeIntervalSince1970, graceOver: true)
         let ended = Set(result.commands.filter { if case .end = $0.event { true } else { false } }.map(\.activity))
         logger.info("restart grace over", ["ended": held.filter(ended.contains).sorted().joined(separator: ","),
                                            "kept": held.filter { !ended.contains($0) }.sorted().joined(separator: ",")])

@@ -38,6 +38,9 @@ struct RestartGraceTests {
 
     @Test func anEdgeThatHoldsPastTheGraceEnds() throws {
         var engine = try restarted()
+        var steppedBack = engine
+        #expect(steppedBack.releaseHeldEnds(now: 1000, graceOver: true).commands.map { "\($0.activity) \($0.event.name)" } == ["washer end"],
+                "the service's timer says the grace is over: the wall clock set back does not keep the washer held")
         #expect(engine.releaseHeldEnds(now: 1119).commands.isEmpty, "not over yet")
         #expect(engine.releaseHeldEnds(now: 1120).commands.map { "\($0.activity) \($0.event.name)" } == ["washer end"])
         // After the grace a falling edge ends at once, and the next start is a start.
