@@ -78,6 +78,7 @@ public actor LiveBridgeService: Service {
             throw StartupError(description: errors.description)
         case .success(let loaded): rules = loaded
         }
+        logger.maskInLibraryLines(Self.tokens(of: rules))
         guard let settings = rules.homeAssistant, rules.problemsForRun.isEmpty else {
             throw StartupError(description: ConfigErrors(rules.problemsForRun).description)
         }
@@ -301,6 +302,11 @@ public actor LiveBridgeService: Service {
     /// The connection's store, lent to the engine for each evaluation.
     private static func lender(_ connection: HomeAssistantConnection) -> ActivityEngine.StateLender {
         ActivityEngine.StateLender { connection.lentStates }
+    }
+
+    /// Every token the rules hold: Home Assistant's and the backends'.
+    static func tokens(of rules: RulesFile) -> [AccessToken] {
+        [rules.homeAssistant?.token].compactMap { $0 } + rules.backends.values.compactMap(\.token)
     }
 
     /// What runs before the first change: the dispatcher resumes what was pending, the status listener starts.
@@ -595,6 +601,7 @@ public actor LiveBridgeService: Service {
                 return
             }
             let old = engine.rules
+            logger.maskInLibraryLines(Self.tokens(of: rules) + Self.tokens(of: old))
             // Home Assistant's settings first: a new URL or token reconnects before the new rules are evaluated.
             if let settings = rules.homeAssistant, settings != old.homeAssistant {
                 do {

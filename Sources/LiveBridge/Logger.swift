@@ -1,4 +1,5 @@
 import FoundationEssentials
+public import HomeAssistant
 import Platform
 import Synchronization
 import WebSocketTransport
@@ -70,9 +71,21 @@ public final class Logger: Sendable {
         LibWebSocketsLog.route(to: libraryLogHandler)
     }
 
+    /// Secrets libwebsockets' lines are cleared of (the rules' tokens): LiveBridge hands the logger none, but a
+    /// library's line is text LiveBridge did not write.
+    private let librarySecrets = Locked<[AccessToken]>([])
+
+    /// The tokens to mask in libwebsockets' lines from now on (the rules', again after a reload).
+    public func maskInLibraryLines(_ tokens: [AccessToken]) {
+        librarySecrets.withLock { $0 = tokens.filter { !$0.isEmpty } }
+    }
+
     /// How a libwebsockets line becomes this logger's: an error or a warning named `libwebsockets`, the line as detail.
     var libraryLogHandler: LibWebSocketsLog.Handler {
-        { [self] line, isError in log(isError ? .error : .warning, "libwebsockets", ["detail": line]) }
+        { [self] line, isError in
+            let masked = librarySecrets.withLock { $0 }.reduce(line) { text, token in token.masking(in: text) }
+            log(isError ? .error : .warning, "libwebsockets", ["detail": masked])
+        }
     }
 
     /// A logfmt value onto `line`: bare when it is printable ASCII without space, `"`, `=` or `\\`; else quoted and

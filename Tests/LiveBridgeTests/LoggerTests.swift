@@ -2,6 +2,7 @@ import Platform
 import Foundation
 @testable import LiveBridge
 import Synchronization
+import HomeAssistant
 import Testing
 @testable import WebSocketTransport
 
@@ -35,6 +36,17 @@ struct LoggerTests {
         #expect(object?["level"] == "error")
         #expect(object?["msg"] == "libwebsockets")
         #expect(object?["detail"] == "SSL error: self-signed certificate")
+    }
+
+    /// A library line quoting a token the rules hold (libwebsockets writes what it likes) shows it masked.
+    @Test func libraryLinesAreClearedOfTheRulesTokens() {
+        let lines = Lines()
+        let logger = Logger(level: .info) { lines.write($0) }
+        logger.maskInLibraryLines([AccessToken("llat-library-secret-0123456789"), AccessToken("")])
+        LibWebSocketsLog.emit(level: 1, line: "header Authorization: Bearer llat-library-secret-0123456789 refused\n", to: logger.libraryLogHandler)
+        #expect(lines.values.count == 1)
+        #expect(!lines.values[0].contains("llat-library-secret"), "\(lines.values)")
+        #expect(lines.values[0].contains("refused"))
     }
 
     @Test func jsonLinesAreValidJSONWithTheFields() throws {
