@@ -104,6 +104,10 @@ public struct ActivityLane: Sendable {
 
     private var queuedEnd: Push?
     private var queuedStart: Push?
+    /// The queued start is a renewal's (the same activity again, not a new rise of `active_when`).
+    private var startRenews = false
+    /// Swiped away while a renewal's end was on its way: once the end is through, the lane is `dismissed`.
+    private var dismissedAfterEnd = false
     /// The update waiting for the budget: rendered, or only marked (rendered when it may go).
     private var pending = PendingUpdate()
     /// The queued start's body is older than the states: render it again before it goes.
@@ -166,6 +170,8 @@ public struct ActivityLane: Sendable {
             if phase == .dismissing || phase == .dismissed { phase = .idle }
             dismissal = nil
             queuedStart = push.retyped(.start, urgent: true)
+            startRenews = false
+            dismissedAfterEnd = false
             refreshStart = false
         case .starting, .running:
             change(push.retyped(.update, urgent: false), at: now)
@@ -227,6 +233,7 @@ public struct ActivityLane: Sendable {
         pending.clear()
         queuedEnd = pair.end.retyped(.end, urgent: true)
         queuedStart = pair.start.retyped(.start, urgent: true)
+        startRenews = true
         refreshStart = false
     }
 
@@ -236,6 +243,17 @@ public struct ActivityLane: Sendable {
             // The final content was swiped away: nothing is left to clear.
             phase = .idle
             dismissal = nil
+            return
+        }
+        if phase == .ending, queuedStart != nil, startRenews {
+            // A renewal under way (its end on its way, its start queued behind it): the start must not bring back
+            // what the user swiped away. The end goes on; once it is through, the lane is dismissed.
+            queuedStart = nil
+            startRenews = false
+            refreshStart = false
+            pending.clear()
+            dismissedAfterEnd = true
+            shown.swipedAway()
             return
         }
         guard phase == .running || phase == .starting else { return }
@@ -414,6 +432,10 @@ public struct ActivityLane: Sendable {
                 scheduleDismissal(of: push, at: now)
             case .update: break
             }
+        }
+        if dismissedAfterEnd, phase == .idle {
+            dismissedAfterEnd = false
+            phase = .dismissed
         }
     }
 

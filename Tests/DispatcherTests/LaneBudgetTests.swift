@@ -179,6 +179,36 @@ struct LaneBudgetTests {
         #expect(lane.phase == .idle)
     }
 
+    /// The user swipes the activity away while its renewal's end is on its way: the renewal's start does not bring
+    /// it back (it was queued behind the end); the lane is dismissed until the next real start, whatever the end's
+    /// answer. (Before, the swipe was ignored while ending and the start re-created the activity.)
+    @Test(arguments: [PushOutcome.delivered, .retry(after: nil), .rejected(.service("bad_request"))])
+    func aSwipeDuringARenewalsEndKeepsItAway(outcome: PushOutcome) {
+        var lane = ActivityLane(budget: budget { $0.renewAfter = .seconds(100) })
+        lane.start(Self.push(.start, Shown()), at: at(0))
+        guard case .send = lane.next(at: at(0)) else { Issue.record("no start"); return }
+        lane.finished(.delivered, at: at(0))
+        #expect(lane.next(at: at(100)) == .renew)
+        lane.renewing((end: Self.push(.end, Shown()), start: Self.push(.start, Shown())), at: at(100))
+        guard case .send(let end) = lane.next(at: at(100)), end.kind == .end else { Issue.record("no renewal end"); return }
+        lane.dismissedByUser()
+        lane.finished(outcome, at: at(101))
+        if case .retry = outcome {
+            // The end goes again (an end is never dropped); still no start after it.
+            guard case .send(let again) = lane.next(at: at(200)), again.kind == .end else { Issue.record("the end is not sent again"); return }
+            lane.finished(.delivered, at: at(201))
+        }
+        #expect(lane.next(at: at(300)) == .wait(until: nil), "no start after the swipe")
+        #expect(lane.phase == .dismissed)
+        lane.markChanged(at: at(310))
+        #expect(lane.next(at: at(320)) == .wait(until: nil), "no update to what was swiped away")
+        lane.end(Self.push(.end, Shown(state: "Done", progress: 1)), at: at(330))
+        #expect(lane.next(at: at(340)) == .wait(until: nil), "nothing to end either")
+        lane.start(Self.push(.start, Shown(state: "Again")), at: at(400))
+        guard case .send(let start) = lane.next(at: at(400)) else { Issue.record("no next start"); return }
+        #expect(start.kind == .start)
+    }
+
     @Test func aSwipedAwayActivityGetsNothingUntilItsNextStart() {
         var lane = ActivityLane(budget: budget { _ in })
         let sent = replay([(0, .start(Shown())), (10, .swipedAway), (20, .mark(Shown(progress: 0.5))), (30, .end),
