@@ -22,15 +22,26 @@ public struct AccessToken: Sendable, Equatable, CustomStringConvertible, CustomD
     /// also as `OutsideText.quoted` escapes it; runs that overlap or touch become one mask. A token under 8
     /// characters is left alone: it would mask ordinary words, and no access token is that short. Linear in the text.
     public func masking(in text: String) -> String {
-        guard secret.utf8.count >= 8, text.utf8.count >= min(Self.minimumRun, secret.utf8.count) else { return text }
+        Self.masking([self], in: text)
+    }
+
+    /// `text` with every one of `tokens` masked as `masking(in:)` masks one, each found in the text as it came (two
+    /// tokens sharing a start, as two JWTs of one Home Assistant do, are both masked whole), the runs merged once.
+    public static func masking(_ tokens: [AccessToken], in text: String) -> String {
+        let tokens = tokens.filter { $0.secret.utf8.count >= 8 && text.utf8.count >= min(minimumRun, $0.secret.utf8.count) }
+        guard !tokens.isEmpty else { return text }
         let bytes = Array(text.utf8)
-        var ranges = Self.runs(of: Array(secret.utf8), in: bytes)
-        let escaped = String(OutsideText.quoted(secret, limit: Int.max).dropFirst().dropLast())
-        if escaped != secret { ranges += Self.runs(of: Array(escaped.utf8), in: bytes) }
+        var ranges: [Range<Int>] = []
+        for token in tokens {
+            ranges += runs(of: Array(token.secret.utf8), in: bytes)
+            let escaped = String(OutsideText.quoted(token.secret, limit: Int.max).dropFirst().dropLast())
+            if escaped != token.secret { ranges += runs(of: Array(escaped.utf8), in: bytes) }
+        }
         guard !ranges.isEmpty else { return text }
+        let description = AccessToken("").description
         var out: [UInt8] = []
         var position = 0
-        for range in Self.merged(ranges) {
+        for range in merged(ranges) {
             out += bytes[position..<range.lowerBound]
             out += description.utf8
             position = range.upperBound

@@ -56,6 +56,9 @@ public struct ActivityEngine: Sendable {
     private var holdable: Set<Int> = []
     /// Positions whose falling edge is held; `releaseHeldEnds` ends those still false.
     private var held: Set<Int> = []
+    /// Targets a reload added to an active activity before the first snapshot, by activity: started at its first
+    /// evaluation that finds it still active (the dispatcher has no lane for them, so an update would reach nothing).
+    private var startsOwed: [String: Set<String>] = [:]
     /// Positions of the activities whose templates read the time: evaluated again each minute (`tick`).
     private var timeReaders: [Int] = []
     /// Home Assistant's latest result for each template only it renders, by the template's text.
@@ -109,7 +112,9 @@ public struct ActivityEngine: Sendable {
     /// condition on the time of day turns), as Home Assistant renders such templates each minute.
     /// `statesKnown` false (no snapshot taken yet): only the activities reading no entity, which need no states.
     public mutating func tick(now: Double, statesKnown: Bool = true) -> (commands: [Command], problems: [String]) {
-        evaluate(positions: statesKnown ? timeReaders : timeReaders.filter { rules.activities[$0].reads == .nothing }, now: now)
+        evaluate(positions: statesKnown ? timeReaders : timeReaders.filter {
+            rules.activities[$0].reads == .nothing && rules.activities[$0].activeWhen.renderedByHomeAssistant == nil
+        }, now: now)
     }
 
     /// Takes in Home Assistant's new rendering of a template only it renders; returns the activities that use it.
@@ -169,11 +174,21 @@ public struct ActivityEngine: Sendable {
                 lastRequest[Self.key(rule.id, target)] = nil
             }
         }
+        // A grace in force goes on across the reload: what it holds (or may hold) stays so, by activity.
+        let heldIDs = held.map { rules.activities[$0].id }, holdableIDs = holdable.map { rules.activities[$0].id }
         rules = newRules
-        held = []
-        holdable = []
         index(active: stillActive)
-        guard statesKnown else { return (commands, []) }
+        held = Set(heldIDs.compactMap { positions[$0] })
+        holdable = Set(holdableIDs.compactMap { positions[$0] })
+        // Starts owed to targets added before the first snapshot, of targets the new rules still have.
+        startsOwed = startsOwed.reduce(into: [:]) { owed, entry in
+            if let rule = kept[entry.key] { owed[entry.key] = entry.value.filter { rule.target(named: $0) != nil } }
+        }
+        guard statesKnown else {
+            // With no states yet nothing is evaluated: the first snapshot's evaluation starts the added targets.
+            for (id, targets) in added where !targets.isEmpty { startsOwed[id, default: []].formUnion(targets.map(\.name)) }
+            return (commands, [])
+        }
         var (more, found) = evaluate(positions: Array(newRules.activities.indices), now: now)
         // New targets of activities that stay active: a start there (the update `evaluate` gave them finds no lane).
         for (position, rule) in newRules.activities.enumerated() where active[position] {
@@ -332,13 +347,16 @@ public struct ActivityEngine: Sendable {
                 continue
             case (true, false):
                 let rule = rules.activities[position]
-                if let until = holdEndsUntil, now < until, holdable.contains(position), looksLikeStartingUp(rule) {
+                // Held while a grace is in force: its end is the service's timer's (`releaseHeldEnds`), not the wall
+                // clock's, which may step either way meanwhile.
+                if holdEndsUntil != nil, holdable.contains(position), looksLikeStartingUp(rule) {
                     // Perhaps only Home Assistant starting: kept until the hold is over.
                     active[position] = true
                     held.insert(position)
                     continue
                 }
                 if !held.isEmpty { held.remove(position) }
+                if !startsOwed.isEmpty { startsOwed[rule.id] = nil }
                 for target in rule.targets {
                     commands.append(command(rule, target, .end(endRequest(rule, target, now: now, notes: &issues))))
                     lastRequest[Self.key(rule.id, target)] = nil
@@ -346,6 +364,9 @@ public struct ActivityEngine: Sendable {
                 awaitingPull[position] = 0
             case (true, true):
                 if !held.isEmpty { held.remove(position) }
+                if !startsOwed.isEmpty, let owed = startsOwed.removeValue(forKey: rules.activities[position].id) {
+                    commands += owedStarts(rules.activities[position], owed, in: context, notes: &issues)
+                }
                 // Only what decides urgency is evaluated now: an Island Pulse status turning to failed.
                 let urgent = fact.hasStatus && ActivityRenderer.isUrgent(rules.activities[position], in: context)
                 // The dispatcher already knows and renders from the newest states when it pulls; a debounce, though,
@@ -356,6 +377,7 @@ public struct ActivityEngine: Sendable {
                 for target in rule.targets { commands.append(command(rule, target, .changed(urgent: urgent))) }
             case (false, true):
                 let rule = rules.activities[position]
+                if !startsOwed.isEmpty { startsOwed[rule.id] = nil }  // every target starts now
                 awaitingPull[position] = 0
                 var starts: [Command] = []
                 for target in rule.targets {
@@ -374,6 +396,21 @@ public struct ActivityEngine: Sendable {
             }
         }
         return (commands, found, evaluated)
+    }
+
+    /// Starts for the targets `owed` of an activity still active (added by a reload before the first snapshot).
+    private mutating func owedStarts(_ rule: ActivityRule, _ owed: Set<String>, in context: EvaluationContext,
+                                     notes issues: inout [PayloadIssue]) -> [Command] {
+        var starts: [Command] = []
+        for target in rule.targets where owed.contains(target.name) {
+            switch ActivityRenderer.render(rule, for: target, phase: .start, in: context, notes: &issues) {
+            case .failure(let failure): issues += failure.issues
+            case .success(let request):
+                lastRequest[Self.key(rule.id, target)] = request
+                starts.append(command(rule, target, .start(request)))
+            }
+        }
+        return starts
     }
 
     /// The payload of an active activity, rendered now from the newest states, when the dispatcher is about to send

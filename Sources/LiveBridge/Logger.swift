@@ -83,7 +83,7 @@ public final class Logger: Sendable {
     /// How a libwebsockets line becomes this logger's: an error or a warning named `libwebsockets`, the line as detail.
     var libraryLogHandler: LibWebSocketsLog.Handler {
         { [self] line, isError in
-            let masked = librarySecrets.withLock { $0 }.reduce(line) { text, token in token.masking(in: text) }
+            let masked = AccessToken.masking(librarySecrets.withLock { $0 }, in: line)
             log(isError ? .error : .warning, "libwebsockets", ["detail": masked])
         }
     }

@@ -49,6 +49,20 @@ struct LoggerTests {
         #expect(lines.values[0].contains("refused"))
     }
 
+    /// Two Home Assistant tokens (JWTs of one install share ~48 leading characters) masked together, as after a
+    /// reload: each is found in the line as it came, so the old one's payload and signature go too. (From an
+    /// independent review: masking one after the other left the old token's end.)
+    @Test func twoTokensSharingAStartAreBothClearedWhole() {
+        let header = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJpc3MiOiI"
+        let new = header + "NEWNEWNEWNEWNEWNEWNEW.payloadNew.signatureNewSecretSecret"
+        let old = header + "OLDOLDOLDOLDOLDOLDOLD.payloadOld.signatureOldSecretSecret"
+        let lines = Lines()
+        let logger = Logger(level: .info) { lines.write($0) }
+        logger.maskInLibraryLines([AccessToken(new), AccessToken(old)])
+        LibWebSocketsLog.emit(level: 1, line: "header Authorization: Bearer \(old) refused\n", to: logger.libraryLogHandler)
+        #expect(!lines.values[0].contains("signatureOldSecretSecret") && !lines.values[0].contains("OLDOLDOLD"), "\(lines.values)")
+    }
+
     @Test func jsonLinesAreValidJSONWithTheFields() throws {
         let lines = Lines()
         let logger = Logger(level: .debug, format: .json) { lines.write($0) }
