@@ -16,27 +16,35 @@ struct ReloadGraceDaemonTests {
         progress: 0.5
     """
 
-    /// Home Assistant restarts; the washer's sensor is unavailable and the washer is held in the grace. A reload
-    /// (SIGHUP) then, adding an activity: the washer must stay held until the grace is over, not end at the reload.
-    @Test(arguments: ["subscribe_entities", "state_changed"])
-    func aReloadDuringTheGraceEndsNothingHeld(source: String) async throws {
+    /// The washer started and the first connection's grace over: the daemon, its simulator, backend and folder, and
+    /// its rules with `more` activities (to write for a reload).
+    func started(source: String, grace: String) async throws
+        -> (HomeAssistantSimulator, FakePushService, String, Subprocess, (String) -> String) {
         let simulator = try HomeAssistantSimulator(token: "ha-grace-token")
-        defer { simulator.stop() }
         let service = try FakePushService()
         let activeWhen = "{{ is_state('sensor.washer_status', 'running') }}"
-        func rules(_ more: String = "") -> String {
+        let rules = { (more: String) in
             RestartGraceDaemonTests.rules(simulator, service, activeWhen: activeWhen, more: more)
-                .replacingOccurrences(of: "restart_grace: 4s", with: "restart_grace: 6s, entity_source: \(source)")
+                .replacingOccurrences(of: "restart_grace: 4s", with: "restart_grace: \(grace), entity_source: \(source)")
         }
         let folder = try RestartGraceDaemonTests.rulesFolder(simulator, service, activeWhen: activeWhen)
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        try rules().write(toFile: folder + "/livebridge.yaml", atomically: true, encoding: .utf8)
+        try rules("").write(toFile: folder + "/livebridge.yaml", atomically: true, encoding: .utf8)
         await simulator.setState("sensor.washer_status", "running")
         await simulator.setState("sensor.dryer_status", "idle")
         let daemon = try Subprocess(["run", "--config", folder + "/livebridge.yaml", "--data-dir", folder + "/data"])
         #expect(await service.wait { $0.count == 1 })
-        let graceOver = #"msg="restart grace over""#
-        #expect(await daemon.stderr.wait { $0.contains { $0.contains(graceOver) } })
+        #expect(await daemon.stderr.wait { $0.contains { $0.contains(Self.graceOver) } })
+        return (simulator, service, folder, daemon, rules)
+    }
+
+    static let graceOver = #"msg="restart grace over""#
+
+    /// Home Assistant restarts; the washer's sensor is unavailable and the washer is held in the grace. A reload
+    /// (SIGHUP) then, adding an activity: the washer must stay held until the grace is over, not end at the reload.
+    @Test(arguments: ["subscribe_entities", "state_changed"])
+    func aReloadDuringTheGraceEndsNothingHeld(source: String) async throws {
+        let (simulator, service, folder, daemon, rules) = try await started(source: source, grace: "6s")
+        defer { simulator.stop(); try? FileManager.default.removeItem(atPath: folder) }
 
         await simulator.restart(coreState: "RUNNING")
         await simulator.setState("sensor.washer_status", "unavailable")
@@ -46,10 +54,10 @@ struct ReloadGraceDaemonTests {
         #expect(await daemon.stderr.wait { $0.contains { $0.contains(#"msg=reloaded"#) } })
         // Back within the grace: kept. Ended by the reload, it would have started again.
         await simulator.setState("sensor.washer_status", "running")
-        #expect(await daemon.stderr.wait { $0.filter { $0.contains(graceOver) }.count == 2 })
+        #expect(await daemon.stderr.wait { $0.filter { $0.contains(Self.graceOver) }.count == 2 })
         let states = service.requests.map { $0.body?["state"]?.stringValue ?? "?" }
         #expect(!states.contains("IDLE") && states.filter { $0 == "ONGOING" }.count == states.count, "the held washer ended at the reload: \(states)")
-        #expect(daemon.stderr.lines.last { $0.contains(graceOver) }?.hasSuffix(#"ended="" kept=washer"#) == true)
+        #expect(daemon.stderr.lines.last { $0.contains(Self.graceOver) }?.hasSuffix(#"ended="" kept=washer"#) == true)
         daemon.signal(SIGTERM)
         #expect(await daemon.exitStatus() == 0)
     }
@@ -57,23 +65,8 @@ struct ReloadGraceDaemonTests {
     /// With entity_source: state_changed, a reload's new selection (get_states again on the same socket) begins no
     /// grace either: the washer going unavailable just after ends it at once.
     @Test func aReloadsNewSelectionBeginsNoGraceWithStateChanged() async throws {
-        let simulator = try HomeAssistantSimulator(token: "ha-grace-token")
-        defer { simulator.stop() }
-        let service = try FakePushService()
-        let activeWhen = "{{ is_state('sensor.washer_status', 'running') }}"
-        func rules(_ more: String = "") -> String {
-            RestartGraceDaemonTests.rules(simulator, service, activeWhen: activeWhen, more: more)
-                .replacingOccurrences(of: "restart_grace: 4s", with: "restart_grace: 4s, entity_source: state_changed")
-        }
-        let folder = try RestartGraceDaemonTests.rulesFolder(simulator, service, activeWhen: activeWhen)
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        try rules().write(toFile: folder + "/livebridge.yaml", atomically: true, encoding: .utf8)
-        await simulator.setState("sensor.washer_status", "running")
-        await simulator.setState("sensor.dryer_status", "idle")
-        let daemon = try Subprocess(["run", "--config", folder + "/livebridge.yaml", "--data-dir", folder + "/data"])
-        #expect(await service.wait { $0.count == 1 })
-        let graceOver = #"msg="restart grace over""#
-        #expect(await daemon.stderr.wait { $0.contains { $0.contains(graceOver) } })
+        let (simulator, service, folder, daemon, rules) = try await started(source: "state_changed", grace: "4s")
+        defer { simulator.stop(); try? FileManager.default.removeItem(atPath: folder) }
         try rules(Self.dryer).write(toFile: folder + "/livebridge.yaml", atomically: true, encoding: .utf8)
         daemon.signal(SIGHUP)
         #expect(await daemon.stderr.wait { $0.contains { $0.contains(#"msg=reloaded"#) } })
