@@ -10,7 +10,9 @@ public struct AccessToken: Sendable, Equatable, CustomStringConvertible, CustomD
     }
 
     public var isEmpty: Bool { secret.isEmpty }
-    public var description: String { "<token redacted>" }
+    public var description: String { Self.redacted }
+    /// What stands in a text where a token was.
+    static let redacted = "<token redacted>"
     public var debugDescription: String { description }
 
     /// How many characters of the token's start are masked where they appear alone.
@@ -38,12 +40,11 @@ public struct AccessToken: Sendable, Equatable, CustomStringConvertible, CustomD
             if escaped != token.secret { ranges += runs(of: Array(escaped.utf8), in: bytes) }
         }
         guard !ranges.isEmpty else { return text }
-        let description = AccessToken("").description
         var out: [UInt8] = []
         var position = 0
         for range in merged(ranges) {
             out += bytes[position..<range.lowerBound]
-            out += description.utf8
+            out += redacted.utf8
             position = range.upperBound
         }
         out += bytes[position...]

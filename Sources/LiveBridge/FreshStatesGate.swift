@@ -12,6 +12,8 @@ import HomeAssistant
 struct FreshStatesGate {
     /// Snapshots the service has taken (the connection counts those it received: `snapshotCount`).
     private(set) var snapshotsTaken = 0
+    /// Of those, the ones that were a socket's first (`connectionSnapshotCount`): each begins a restart grace.
+    private var connectionSnapshotsTaken = 0
     /// Renderings kept back, in the order their templates first came, newest result of each.
     private var kept: [(source: String, rendering: TemplateRendering)] = []
 
@@ -31,11 +33,15 @@ struct FreshStatesGate {
         return false
     }
 
-    /// The service took the snapshots so far (and began their grace): the renderings kept back, to apply now.
-    mutating func tookSnapshot(count: Int) -> [(source: String, rendering: TemplateRendering)] {
+    /// The service takes the snapshots so far (`count`, of them `connectionCount` a socket's first): whether a
+    /// (re)connection's is among them (a restart grace begins; a reload's re-subscription begins none), and the
+    /// renderings kept back, to apply once the grace is in force.
+    mutating func tookSnapshot(count: Int, connectionCount: Int) -> (beginsGrace: Bool, kept: [(source: String, rendering: TemplateRendering)]) {
+        let beginsGrace = connectionCount != connectionSnapshotsTaken
         snapshotsTaken = count
+        connectionSnapshotsTaken = connectionCount
         defer { kept = [] }
-        return kept
+        return (beginsGrace, kept)
     }
 
     /// A new set of templates: renderings of templates no longer followed are forgotten.

@@ -351,36 +351,27 @@ public actor LiveBridgeService: Service {
     /// Takes the entities' changes until cancelled (what is not taken stays in the feed) or until Home Assistant
     /// rejects the token (true then, also when cancelled meanwhile).
     private func followChanges(in group: inout DiscardingTaskGroup) async -> Bool {
-        var evaluatedAll = false
-        var connectionSnapshotsSeen = 0
         while !Task.isCancelled, let batch = await connection.changes.next() {
             metrics.stateChanges(batch.count)
             let now = Date().timeIntervalSince1970
             let snapshots = connection.snapshotCount
             let isSnapshot = snapshots != freshStates.snapshotsTaken
+            // The first snapshot: every activity, also those that read no entity.
+            let all = !freshStates.statesKnown
             // Home Assistant's renderings that came before this snapshot was taken, applied under its grace.
             var renderedReaders: [String] = []
             if isSnapshot {
                 // A (re)connection's states, perhaps from a Home Assistant still starting.
-                if freshStates.snapshotsTaken == 0 { group.addTask { await self.checkPreconditions() } }
-                // A (re)connection's (not a reload's new selection on the same socket): Home Assistant may be starting.
-                let connectionSnapshots = connection.connectionSnapshotCount
-                if connectionSnapshots != connectionSnapshotsSeen {
-                    connectionSnapshotsSeen = connectionSnapshots
-                    holdEnds(now: now, in: &group)
-                }
+                if all { group.addTask { await self.checkPreconditions() } }
+                let taken = freshStates.tookSnapshot(count: snapshots, connectionCount: connection.connectionSnapshotCount)
+                if taken.beginsGrace { holdEnds(now: now, in: &group) }
                 // The grace in force, the engine reads the new states (until now, those from before the snapshot:
                 // whatever evaluated in between saw what it would have seen had it kept its own copy).
                 connection.tookSnapshot()
-                for (source, rendering) in freshStates.tookSnapshot(count: snapshots) {
-                    renderedReaders += engine.apply(rendering, of: source)
-                }
+                for (source, rendering) in taken.kept { renderedReaders += engine.apply(rendering, of: source) }
                 engine.home = connection.coreConfiguration.flatMap(HomeLocation.init(configuration:))
             }
-            // The first snapshot: every activity, also those that read no entity.
-            let all = !evaluatedAll
             var evaluation = engine.evaluation(taking: batch, all: all)
-            evaluatedAll = true
             while true {
                 // In parts of 10 ms: slow templates let the socket be read in between (Home Assistant drops a client
                 // that falls far behind), and what else waits on this thread runs.

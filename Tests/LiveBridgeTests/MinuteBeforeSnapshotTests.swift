@@ -29,6 +29,13 @@ struct MinuteBeforeSnapshotTests {
                 progress: 0.5
             """.write(toFile: folder + "/rules.yaml", atomically: true, encoding: .utf8)
         let options = LiveBridgeService.Options(configPath: folder + "/rules.yaml", dataDirectory: folder + "/data")
+        try await Self.firstRun(options, simulator, backend)
+        return (simulator, backend, options, folder)
+    }
+
+    /// A first run with the washer running: started at `backend`, then stopped (saved as on the phone); then Home
+    /// Assistant restarts and stays STARTING.
+    static func firstRun(_ options: LiveBridgeService.Options, _ simulator: HomeAssistantSimulator, _ backend: FakePushService) async throws {
         await simulator.setStates([("sensor.washer", "running", [:])])
         // Its own scope: the service holds the data directory's lock until it is gone.
         do {
@@ -40,7 +47,6 @@ struct MinuteBeforeSnapshotTests {
             try await first.value
         }
         await simulator.restart(coreState: "STARTING")
-        return (simulator, backend, options, folder)
     }
 
     /// Home Assistant runs again, the washer stops; LiveBridge stops. What the backend was sent, in order.

@@ -4,17 +4,18 @@ import HomeAssistantSimulator
 import Platform
 import Synchronization
 import Testing
+@testable import WebSocketTransport
 @testable import LiveBridge
 
 /// The daemon's service in memory, driven as `livebridge run` drives it: signals in, graceful shutdown out.
 struct ServiceLifecycleTests {
     /// The service, the log lines so far, and the log as it comes (to wait for a line instead of polling).
-    func service(homeAssistant url: String) throws -> (LiveBridgeService, Locked<[String]>, AsyncStream<String>) {
+    func service(homeAssistant url: String, token: String = "t", backendToken: String = "a") throws -> (LiveBridgeService, Locked<[String]>, AsyncStream<String>) {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("livebridge-service-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder + "/data", withIntermediateDirectories: true)
         try """
-            homeassistant: { url: \(url), token: t }
-            backends: { aivi: { type: aivi, token: a, base_url: "http://127.0.0.1:9" } }
+            homeassistant: { url: \(url), token: \(token) }
+            backends: { aivi: { type: aivi, token: \(backendToken), base_url: "http://127.0.0.1:9" } }
             activities:
               washer:
                 active_when: "{{ is_state('sensor.washer', 'running') }}"
@@ -40,6 +41,17 @@ struct ServiceLifecycleTests {
         let run = Task { try await ServiceRunner.run(service, signals: signals) }
         #expect(await simulator.wait { $0.commands(ofType: "subscribe_entities").count == 1 })
         return (lines, send, run)
+    }
+
+    /// The service hands the logger the rules' tokens (Home Assistant's and each backend's): a libwebsockets line
+    /// quoting one shows it masked.
+    @Test func libraryLinesAreClearedOfTheServicesTokens() async throws {
+        let (service, lines, _) = try service(homeAssistant: "ws://127.0.0.1:9/api/websocket", token: "llat-home-assistant-0123456789",
+                                              backendToken: "aivi-backend-0123456789")
+        let logger = await service.logger
+        LibWebSocketsLog.emit(level: 1, line: "sent llat-home-assistant-0123456789 and aivi-backend-0123456789", to: logger.libraryLogHandler)
+        let logged = lines.withLock { $0 }.joined()
+        #expect(!logged.contains("0123456789") && logged.contains("sent"), "\(logged)")
     }
 
     @Test func terminateClosesTheSocketAndReturns() async throws {

@@ -14,7 +14,7 @@ struct TargetAddedBeforeSnapshotTests {
         defer { simulator.stop() }
         let backend = try FakePushService()
         let second = try FakePushService()
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("livebridge-43b-\(UUID().uuidString)").path
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("livebridge-added-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: folder) }
         try FileManager.default.createDirectory(atPath: folder + "/data", withIntermediateDirectories: true)
         func rules(_ backends: String) -> String {
@@ -34,16 +34,7 @@ struct TargetAddedBeforeSnapshotTests {
         }
         try rules("aivi").write(toFile: folder + "/rules.yaml", atomically: true, encoding: .utf8)
         let options = LiveBridgeService.Options(configPath: folder + "/rules.yaml", dataDirectory: folder + "/data")
-        await simulator.setStates([("sensor.washer", "running", [:])])
-        do {
-            let (signals, stop) = AsyncStream.makeStream(of: UnixSignal.self)
-            let service = try LiveBridgeService(options: options, logger: Logger(level: .warning) { _ in })
-            let first = Task { try await ServiceRunner.run(service, signals: signals) }
-            #expect(await backend.wait { $0.count == 1 })
-            stop.yield(.terminate)
-            try await first.value
-        }
-        await simulator.restart(coreState: "STARTING")
+        try await MinuteBeforeSnapshotTests.firstRun(options, simulator, backend)
         let (signals, stop) = AsyncStream.makeStream(of: UnixSignal.self)
         let service = try LiveBridgeService(options: options, logger: Logger(level: .warning) { _ in })
         let run = Task { try await ServiceRunner.run(service, signals: signals) }
