@@ -14,7 +14,7 @@ public final class EntityChangeFeed: Sendable {
         /// Entities removed and then back while the consumer was behind: it gets the removal before the new state, so
         /// the entity comes back last in Home Assistant's order (templates iterate `states` in it), not in its old place.
         var removedFirst: Set<String> = []
-        var waiter: CheckedContinuation<[EntityChange]?, Never>?
+        var waiter: UnsafeContinuation<[EntityChange]?, Never>?
         /// `wake` came while the consumer was not waiting: its next call returns at once.
         var woken = false
         var finished = false
@@ -28,7 +28,7 @@ public final class EntityChangeFeed: Sendable {
     /// Adds changes; never blocks.
     public func publish(_ changes: [EntityChange]) {
         guard !changes.isEmpty else { return }
-        let resume: (CheckedContinuation<[EntityChange]?, Never>, [EntityChange])? = state.withLock { s in
+        let resume: (UnsafeContinuation<[EntityChange]?, Never>, [EntityChange])? = state.withLock { s in
             guard !s.finished else { return nil }
             if let waiter = s.waiter {
                 // The consumer waits, so nothing is pending (it waits only then): the batch goes to it as it is, in
@@ -60,7 +60,7 @@ public final class EntityChangeFeed: Sendable {
     /// One consumer at a time.
     public func next() async -> [EntityChange]? {
         await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
+            await withUnsafeContinuation { continuation in
                 let ready: [EntityChange]?? = state.withLock { s in
                     if Task.isCancelled { return .some(nil) }
                     if !s.order.isEmpty || s.woken { return .some(Self.drain(&s)) }
@@ -84,7 +84,7 @@ public final class EntityChangeFeed: Sendable {
     /// Hands the consumer a batch even with no change in it (at once if it waits, else its next call returns at once):
     /// a (re)connection's snapshot that changed nothing is still news to a consumer that counts snapshots.
     public func wake() {
-        let waiter = state.withLock { s -> CheckedContinuation<[EntityChange]?, Never>? in
+        let waiter = state.withLock { s -> UnsafeContinuation<[EntityChange]?, Never>? in
             guard !s.finished else { return nil }
             guard let waiter = s.waiter else { s.woken = true; return nil }
             s.waiter = nil
@@ -95,7 +95,7 @@ public final class EntityChangeFeed: Sendable {
 
     /// Ends the feed: a waiting consumer gets nil.
     public func finish() {
-        let waiter = state.withLock { s -> CheckedContinuation<[EntityChange]?, Never>? in
+        let waiter = state.withLock { s -> UnsafeContinuation<[EntityChange]?, Never>? in
             s.finished = true
             defer { s.waiter = nil }
             return s.order.isEmpty ? s.waiter : nil

@@ -126,10 +126,45 @@ extension JSONReader {
         return code
     }
 
+    /// A number, read in one pass over its digits: integers of up to 18 digits, and decimals of up to 18 digits
+    /// without an exponent, are computed from them (`computed`); the rest is left to the standard library's parsing.
     mutating func number() throws -> JSONValue {
         let start = index
-        let isInteger = try scanNumber()
-        if let fast = fastNumber(start..<index, isInteger: isInteger) { return fast }
+        let negative = bytes[index] == UInt8(ascii: "-")
+        if negative { index += 1 }
+        guard index < bytes.count, isDigit(bytes[index]) else { throw error("invalid number") }
+        var digits: Int64 = 0
+        var count = 0
+        func take(_ byte: UInt8) {
+            if count < 18 { digits = digits &* 10 &+ Int64(byte &- UInt8(ascii: "0")) }
+            count += 1
+        }
+        if bytes[index] == UInt8(ascii: "0") {
+            take(bytes[index])
+            index += 1
+        } else {
+            while index < bytes.count, isDigit(bytes[index]) { take(bytes[index]); index += 1 }
+        }
+        var isInteger = true
+        var fractionDigits = 0
+        if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
+            isInteger = false
+            index += 1
+            guard index < bytes.count, isDigit(bytes[index]) else { throw error("invalid number") }
+            while index < bytes.count, isDigit(bytes[index]) { take(bytes[index]); fractionDigits += 1; index += 1 }
+        }
+        var hasExponent = false
+        if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
+            isInteger = false
+            hasExponent = true
+            index += 1
+            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+            guard index < bytes.count, isDigit(bytes[index]) else { throw error("invalid number") }
+            while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+        }
+        if count <= 18, !hasExponent, let value = Self.computed(digits, negative: negative, isInteger: isInteger, fractionDigits: fractionDigits) {
+            return value
+        }
         let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
         if isInteger, let integer = Int(text) { return .int(integer) }
         guard let double = Double(text) else { throw error("invalid number") }
@@ -163,35 +198,18 @@ extension JSONReader {
         return isInteger
     }
 
-    /// Integers of up to 18 digits, and decimals of up to 18 digits without an exponent, computed from the digits;
-    /// nil leaves the rest to strtod. Digits below 2^53: both parts are exact doubles and one division rounds
-    /// correctly. Above (Home Assistant's timestamps, 16–17 digits): the quotient in 80-bit precision, rounded once more
-    /// to a double, which is correct unless the 80-bit quotient sits exactly halfway between two doubles.
-    private func fastNumber(_ range: Range<Int>, isInteger: Bool) -> JSONValue? {
-        var position = range.lowerBound
-        let negative = bytes[position] == UInt8(ascii: "-")
-        if negative { position += 1 }
-        var digits: Int64 = 0
-        var count = 0
-        var fractionDigits = 0
-        var inFraction = false
-        while position < range.upperBound {
-            let byte = bytes[position]
-            if byte == UInt8(ascii: ".") { inFraction = true; position += 1; continue }
-            guard isDigit(byte), count < 18 else { return nil }
-            digits = digits * 10 + Int64(byte - UInt8(ascii: "0"))
-            count += 1
-            if inFraction { fractionDigits += 1 }
-            position += 1
-        }
+    /// The value of up to 18 digits, `fractionDigits` of them after the point; nil leaves it to strtod. Digits below
+    /// 2^53: both parts are exact doubles and one division rounds correctly. Above (Home Assistant's timestamps, 16–17
+    /// digits): the quotient in 80-bit precision, rounded once more to a double, which is correct unless the 80-bit
+    /// quotient sits exactly halfway between two doubles.
+    private static func computed(_ digits: Int64, negative: Bool, isInteger: Bool, fractionDigits: Int) -> JSONValue? {
         if isInteger { return .int(Int(negative ? -digits : digits)) }
-        guard fractionDigits <= 22 else { return nil }
         let value: Double
         if digits < 1 << 53 {
-            value = Double(digits) / Self.powersOfTen[fractionDigits]
+            value = Double(digits) / powerOfTen(fractionDigits)
         } else {
             #if arch(x86_64) || arch(i386)
-            let quotient = Float80(digits) / Float80(Self.powersOfTen[fractionDigits])
+            let quotient = Float80(digits) / Float80(powerOfTen(fractionDigits))
             guard quotient.significandBitPattern & 0x7FF != 0x400 else { return nil }
             value = Double(quotient)
             #else
@@ -201,7 +219,31 @@ extension JSONReader {
         return .double(negative ? -value : value)
     }
 
-    private static let powersOfTen: [Double] = (0...22).map { exponent in (0..<exponent).reduce(1.0) { value, _ in value * 10 } }
+    /// 10^exponent for 0...18, exact as a double (every power up to 10^22 is). Literals, not a table: a global table
+    /// costs a lazy-initialisation check on every number.
+    private static func powerOfTen(_ exponent: Int) -> Double {
+        switch exponent {
+        case 0: 1
+        case 1: 1e1
+        case 2: 1e2
+        case 3: 1e3
+        case 4: 1e4
+        case 5: 1e5
+        case 6: 1e6
+        case 7: 1e7
+        case 8: 1e8
+        case 9: 1e9
+        case 10: 1e10
+        case 11: 1e11
+        case 12: 1e12
+        case 13: 1e13
+        case 14: 1e14
+        case 15: 1e15
+        case 16: 1e16
+        case 17: 1e17
+        default: 1e18
+        }
+    }
 
     func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
 }

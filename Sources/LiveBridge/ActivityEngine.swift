@@ -3,6 +3,7 @@ public import HomeAssistant
 public import LiveActivity
 public import Rules
 public import Templates
+import Platform
 
 /// Turns entity changes into lifecycle events: keeps the states the rules read, re-evaluates only the activities that
 /// read a changed entity, and finds the edges of `active_when` (rising → start, falling → end). Pure: no I/O.
@@ -320,8 +321,10 @@ public struct ActivityEngine: Sendable {
         var evaluated = 0
         let context = evaluationContext(now: now)
         conditionValues.begin(facts)
+        // Read on the coarse clock after each activity: the precise one once.
+        let slice = deadline.map { SliceDeadline(after: $0 - .now) }
         for position in positions {
-            if let deadline, evaluated > 0, ContinuousClock.now >= deadline { break }
+            if let slice, evaluated > 0, slice.isPast { break }
             evaluated += 1
             // The common path (still active, its targets already told) reads only `facts`, not the rule.
             let fact = facts.facts[position]

@@ -83,6 +83,8 @@ public final class WebSocketEventLoop: @unchecked Sendable {
     }
     /// Jobs to run after the current pass over the sockets, outside libwebsockets' callbacks. Confined to the loop.
     private var readyJobs: [ExecutorJobEntry] = []
+    /// `readyJobs`' other list, empty, with its room (`runReadyJobs`).
+    private var spareJobs: [ExecutorJobEntry] = []
     /// Set on the loop thread once the loop takes no more jobs: later ones run on `EventLoopExecutor`'s own queue.
     private var jobsMoved = false
 
@@ -341,26 +343,34 @@ public final class WebSocketEventLoop: @unchecked Sendable {
 
     /// Runs the jobs taken so far, and those they enqueue in turn, until none is left or `slice` has passed (nil: no
     /// limit); true when none is left. A job is never cut short: one slow job still holds the loop while it runs.
+    /// The two lists trade places and keep their room: a flood's pass would otherwise grow one anew each time.
     @discardableResult
     private func runReadyJobs(for slice: Duration?) -> Bool {
-        let clock = ContinuousClock()
-        let deadline = slice.map { clock.now.advanced(by: $0) }
+        let deadline = slice.map(SliceDeadline.init(after:))
         var ranOne = false
         while !readyJobs.isEmpty {
-            var jobs: [ExecutorJobEntry] = []
+            var jobs = spareJobs
+            spareJobs = []
             swap(&jobs, &readyJobs)
-            for (index, entry) in jobs.enumerated() {
+            defer {
+                jobs.removeAll(keepingCapacity: jobs.capacity <= Self.keptJobRoom)
+                spareJobs = jobs
+            }
+            for index in jobs.indices {
                 // Before every job but the first: one may render a template for its whole 2 s bound.
-                if ranOne, let deadline, clock.now >= deadline {
+                if ranOne, let deadline, deadline.isPast {
                     readyJobs.insert(contentsOf: jobs[index...], at: 0)
                     return false
                 }
-                entry.executor.run(entry.job)
+                jobs[index].executor.run(jobs[index].job)
                 ranOne = true
             }
         }
         return true
     }
+
+    /// Room for jobs kept between passes; a snapshot's thousands are handed back.
+    private static let keptJobRoom = 1024
 
     // MARK: Listener limits
 
