@@ -17,11 +17,13 @@ public struct SliceDeadline: Sendable {
 
     /// `duration` from now (a negative one has passed already).
     public init(after duration: Duration) {
-        let (seconds, attoseconds) = duration.components
-        // ±31 years: past any slice, and no overflow in what follows.
-        let bounded = min(max(seconds, -1_000_000_000), 1_000_000_000)
-        end = Self.now() + bounded * 1_000_000_000 + attoseconds / 1_000_000_000
+        // Bounded first, to ±31 years: past any slice, and no overflow in `components` (a Duration holds 128 bits)
+        // or in what follows.
+        let (seconds, attoseconds) = min(max(duration, .zero - Self.longest), Self.longest).components
+        end = Self.now() + seconds * 1_000_000_000 + attoseconds / 1_000_000_000
     }
+
+    private static let longest = Duration.seconds(1_000_000_000)
 
     /// Whether the slice is over.
     public var isPast: Bool { Self.now() >= end }
