@@ -126,84 +126,72 @@ extension JSONReader {
         return code
     }
 
-    /// A number, read in one pass over its digits: integers of up to 18 digits, and decimals of up to 18 digits
-    /// without an exponent, are computed from them (`computed`); the rest is left to the standard library's parsing.
+    /// A number: integers of up to 18 digits, and decimals of up to 18 digits without an exponent, computed from the
+    /// digits its one scan took (`computed`); the rest is left to the standard library's parsing.
     mutating func number() throws -> JSONValue {
         let start = index
-        let negative = bytes[index] == UInt8(ascii: "-")
-        if negative { index += 1 }
-        guard index < bytes.count, isDigit(bytes[index]) else { throw error("invalid number") }
-        var digits: Int64 = 0
-        var count = 0
-        func take(_ byte: UInt8) {
-            if count < 18 { digits = digits &* 10 &+ Int64(byte &- UInt8(ascii: "0")) }
-            count += 1
-        }
-        if bytes[index] == UInt8(ascii: "0") {
-            take(bytes[index])
-            index += 1
-        } else {
-            while index < bytes.count, isDigit(bytes[index]) { take(bytes[index]); index += 1 }
-        }
-        var isInteger = true
-        var fractionDigits = 0
-        if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
-            isInteger = false
-            index += 1
-            guard index < bytes.count, isDigit(bytes[index]) else { throw error("invalid number") }
-            while index < bytes.count, isDigit(bytes[index]) { take(bytes[index]); fractionDigits += 1; index += 1 }
-        }
-        var hasExponent = false
-        if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
-            isInteger = false
-            hasExponent = true
-            index += 1
-            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
-            guard index < bytes.count, isDigit(bytes[index]) else { throw error("invalid number") }
-            while index < bytes.count, isDigit(bytes[index]) { index += 1 }
-        }
-        if count <= 18, !hasExponent, let value = Self.computed(digits, negative: negative, isInteger: isInteger, fractionDigits: fractionDigits) {
-            return value
-        }
+        let scanned = try scanNumber()
+        if let value = Self.computed(scanned) { return value }
         let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
-        if isInteger, let integer = Int(text) { return .int(integer) }
+        if scanned.isInteger, let integer = Int(text) { return .int(integer) }
         guard let double = Double(text) else { throw error("invalid number") }
         return .double(double)
     }
 
-    /// Moves past a number, checking JSON's grammar for it; returns whether it is written as an integer. Skipping a
-    /// value needs no more: its digits are not computed.
-    mutating func scanNumber() throws -> Bool {
+    /// What scanning a number saw: its sign, its first 18 digits as an integer, how many digits it has and how many
+    /// of them follow the point.
+    struct ScannedNumber {
+        var negative = false
+        var digits: Int64 = 0
+        var count = 0
+        var fractionDigits = 0
         var isInteger = true
-        if bytes[index] == UInt8(ascii: "-") { index += 1 }
+        var hasExponent = false
+
+        mutating func take(_ byte: UInt8) {
+            if count < 18 { digits = digits &* 10 &+ Int64(byte &- UInt8(ascii: "0")) }
+            count += 1
+        }
+    }
+
+    /// Moves past a number, checking JSON's grammar for it, and takes its digits on the way (a multiply-add each, so
+    /// skipping a value and reading one share the scan).
+    mutating func scanNumber() throws -> ScannedNumber {
+        var scanned = ScannedNumber()
+        scanned.negative = bytes[index] == UInt8(ascii: "-")
+        if scanned.negative { index += 1 }
         guard index < bytes.count, isDigit(bytes[index]) else { throw error("invalid number") }
         if bytes[index] == UInt8(ascii: "0") {
+            scanned.take(bytes[index])
             index += 1
         } else {
-            while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+            while index < bytes.count, isDigit(bytes[index]) { scanned.take(bytes[index]); index += 1 }
         }
         if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
-            isInteger = false
+            scanned.isInteger = false
             index += 1
             guard index < bytes.count, isDigit(bytes[index]) else { throw error("invalid number") }
-            while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+            while index < bytes.count, isDigit(bytes[index]) { scanned.take(bytes[index]); scanned.fractionDigits += 1; index += 1 }
         }
         if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
-            isInteger = false
+            scanned.isInteger = false
+            scanned.hasExponent = true
             index += 1
             if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
             guard index < bytes.count, isDigit(bytes[index]) else { throw error("invalid number") }
             while index < bytes.count, isDigit(bytes[index]) { index += 1 }
         }
-        return isInteger
+        return scanned
     }
 
-    /// The value of up to 18 digits, `fractionDigits` of them after the point; nil leaves it to strtod. Digits below
+    /// The value of a number of up to 18 digits without an exponent; nil leaves it (and any other) to strtod. Digits below
     /// 2^53: both parts are exact doubles and one division rounds correctly. Above (Home Assistant's timestamps, 16–17
     /// digits): the quotient in 80-bit precision, rounded once more to a double, which is correct unless the 80-bit
     /// quotient sits exactly halfway between two doubles.
-    private static func computed(_ digits: Int64, negative: Bool, isInteger: Bool, fractionDigits: Int) -> JSONValue? {
-        if isInteger { return .int(Int(negative ? -digits : digits)) }
+    private static func computed(_ scanned: ScannedNumber) -> JSONValue? {
+        guard scanned.count <= 18, !scanned.hasExponent else { return nil }
+        let (digits, negative, fractionDigits) = (scanned.digits, scanned.negative, scanned.fractionDigits)
+        if scanned.isInteger { return .int(Int(negative ? -digits : digits)) }
         let value: Double
         if digits < 1 << 53 {
             value = Double(digits) / powerOfTen(fractionDigits)

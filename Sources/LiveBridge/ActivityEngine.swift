@@ -3,7 +3,7 @@ public import HomeAssistant
 public import LiveActivity
 public import Rules
 public import Templates
-import Platform
+public import Platform
 
 /// Turns entity changes into lifecycle events: keeps the states the rules read, re-evaluates only the activities that
 /// read a changed entity, and finds the edges of `active_when` (rising → start, falling → end). Pure: no I/O.
@@ -253,7 +253,7 @@ public struct ActivityEngine: Sendable {
 
     /// Evaluates the next activities of `evaluation` until `deadline` has passed (nil: all of them); at least one. After a reload the rest is dropped: the reload evaluated every activity under the new rules.
     public mutating func continueEvaluating(_ evaluation: inout Evaluation, now: Double,
-                                            until deadline: ContinuousClock.Instant?) -> (commands: [Command], problems: [String]) {
+                                            until deadline: SliceDeadline?) -> (commands: [Command], problems: [String]) {
         guard evaluation.generation == indexGeneration else {
             evaluation.done = evaluation.positions.count
             return ([], [])
@@ -315,16 +315,14 @@ public struct ActivityEngine: Sendable {
     /// Evaluates activities in order until `deadline` has passed (read after each: one may take 2 s); how many it
     /// evaluated.
     private mutating func evaluate(positions: ArraySlice<Int>, now: Double,
-                                   until deadline: ContinuousClock.Instant?) -> (commands: [Command], problems: [String], evaluated: Int) {
+                                   until deadline: SliceDeadline?) -> (commands: [Command], problems: [String], evaluated: Int) {
         var commands: [Command] = []
         var found: [String] = []
         var evaluated = 0
         let context = evaluationContext(now: now)
         conditionValues.begin(facts)
-        // Read on the coarse clock after each activity: the precise one once.
-        let slice = deadline.map { SliceDeadline(after: $0 - .now) }
         for position in positions {
-            if let slice, evaluated > 0, slice.isPast { break }
+            if let deadline, evaluated > 0, deadline.isPast { break }
             evaluated += 1
             // The common path (still active, its targets already told) reads only `facts`, not the rule.
             let fact = facts.facts[position]

@@ -377,7 +377,7 @@ public actor LiveBridgeService: Service {
                 // that falls far behind), and what else waits on this thread runs.
                 // The time of each part: what ran between parts (the minute's tick) may have used a newer one.
                 let partNow = Date().timeIntervalSince1970
-                await dispatch(engine.continueEvaluating(&evaluation, now: partNow, until: .now + Self.evaluationSlice))
+                await dispatch(engine.continueEvaluating(&evaluation, now: partNow, until: SliceDeadline(after: Self.evaluationSlice)))
                 if evaluation.isFinished { break }
                 await Task.yield()
             }

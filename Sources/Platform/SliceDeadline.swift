@@ -17,10 +17,8 @@ public struct SliceDeadline: Sendable {
 
     /// `duration` from now (a negative one has passed already).
     public init(after duration: Duration) {
-        // Bounded first, to ±31 years: past any slice, and no overflow in `components` (a Duration holds 128 bits)
-        // or in what follows.
-        let (seconds, attoseconds) = min(max(duration, .zero - Self.longest), Self.longest).components
-        end = Self.now() + seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+        // Bounded first, to ±31 years: past any slice, and no overflow (a Duration holds 128 bits).
+        end = Self.now() + min(max(duration, .zero - Self.longest), Self.longest).wholeNanoseconds
     }
 
     private static let longest = Duration.seconds(1_000_000_000)

@@ -2,6 +2,7 @@ import Dispatcher
 import Foundation
 import HomeAssistant
 import LiveBridge
+import Platform
 import Rules
 import Testing
 
@@ -12,7 +13,7 @@ struct EngineSlicesTests {
         "  a\(n):\n    active_when: \"{{ states('sensor.load') | int > \(n) }}\"\n    template: generic\n    progress: 0.5\n"
     }.joined()
 
-    static let noDeadline: ContinuousClock.Instant? = nil
+    static let noDeadline: SliceDeadline? = nil
 
 
     func changes(load value: String) -> [EntityChange] { [.updated(EntityState(entityID: "sensor.load", state: value, lastChanged: 0))] }
@@ -28,7 +29,7 @@ struct EngineSlicesTests {
         var evaluation = sliced.evaluation(taking: changes(load: "100"))
         var parts: [[String]] = []
         while !evaluation.isFinished {
-            let part = sliced.continueEvaluating(&evaluation, now: 0, until: .now - .seconds(1))
+            let part = sliced.continueEvaluating(&evaluation, now: 0, until: SliceDeadline(after: .seconds(-1)))
             parts.append(part.commands.map { "\($0.activity) \($0.event.name)" })
         }
         #expect(parts.map(\.count) == Array(repeating: 1, count: 20))
@@ -45,7 +46,7 @@ struct EngineSlicesTests {
     @Test func aReloadBetweenPartsDropsTheRest() throws {
         var engine = ActivityEngine(rules: try loadRules(Self.rules))
         var evaluation = engine.evaluation(taking: changes(load: "100"))
-        #expect(engine.continueEvaluating(&evaluation, now: 0, until: .now - .seconds(1)).commands.count == 1)
+        #expect(engine.continueEvaluating(&evaluation, now: 0, until: SliceDeadline(after: .seconds(-1))).commands.count == 1)
         let fewer = try loadRules("backends:\n  aivi: { type: aivi, token: t }\nactivities:\n  a0:\n    active_when: \"{{ true }}\"\n    template: generic\n    progress: 0.5\n")
         _ = engine.reload(fewer, now: 0)
         #expect(engine.continueEvaluating(&evaluation, now: 0, until: Self.noDeadline).commands.isEmpty)

@@ -118,4 +118,29 @@ struct EventLoopExecutorTests {
         #expect(yields > 0)
         #expect(took < .seconds(3), "the handed-over work waited for the busy task: \(took)")
     }
+
+    /// Jobs cut off by the end of a slice run first in the next, in the order they were taken, each once: the loop's
+    /// two job lists trade places and keep their room (`runReadyJobs`), and none may lose, repeat or reorder a job.
+    @Test(.timeLimit(.minutes(1))) func jobsCutOffByASliceRunNextInOrderOnce() async throws {
+        let loop = try clientLoop()
+        defer { loop.shutdown() }
+        let executor = EventLoopExecutor(loop: loop)
+        let ran = RunOrder()
+        // Made from a job on the loop: all 600 wait in one list, and every 50th works 9 ms, so slices end mid-list.
+        let tasks = await withTaskExecutorPreference(executor) {
+            (0..<600).map { i in
+                Task(executorPreference: executor) {
+                    if i % 50 == 0 {
+                        let clock = ContinuousClock(), start = clock.now
+                        while clock.now - start < .milliseconds(9) {}
+                    }
+                    ran.order.withLock { $0.append(i) }
+                }
+            }
+        }
+        for task in tasks { await task.value }
+        #expect(ran.order.withLock { $0 } == Array(0..<600))
+    }
+
+    final class RunOrder: Sendable { let order = Mutex<[Int]>([]) }
 }
