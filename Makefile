@@ -81,15 +81,18 @@ dist: release
 images: release
 	Tests/packaging/images.sh
 
-## test: every unit and loopback test
+## test: every unit and loopback test. Each suite run here has a time bound (Tests/harness/bounded-tests.sh): a hang
+## prints its threads' stacks and the tests still running, and fails the run, instead of holding it forever.
+BOUNDED = Tests/harness/bounded-tests.sh
+TESTS = debug/LiveBridgePackageTests.xctest --testing-library swift-testing
 test: deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build --skip ResilienceTests
+	$(BOUNDED) 600 .build/test.log .build/$(TESTS) --skip ResilienceTests
 
 ## resilience: faults it must survive: the daemon under restarts, silence, a 2-minute backend outage, kill -9, a read-only disk (DaemonResilienceTests); mutated rules files and responses, malformed and oversized frames, a full disk (ResilienceTests). make test skips both.
 resilience: deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build --filter ResilienceTests
+	$(BOUNDED) 900 .build/resilience.log .build/$(TESTS) --filter ResilienceTests
 
 ## sanitize: make test's suites under ThreadSanitizer, then AddressSanitizer; the first report fails the run.
 ## Locks are pthread mutexes in the TSan build (-D LIVEBRIDGE_PTHREAD_LOCK): TSan does not see Swift's Mutex on Linux
@@ -99,12 +102,11 @@ resilience: deps
 ## subprocess, the limit walks, a 20 MiB snapshot; 10-27 s each under TSan) held both of a 2-core machine's pool threads, and tests
 ## awaiting sockets or timers ran out of their minute (CI on a slow day: 12 failed; alone each passes). A test's own
 ## threads stay concurrent, which is what TSan checks.
-SANITIZED_TESTS = debug/LiveBridgePackageTests.xctest --testing-library swift-testing --skip ResilienceTests
 sanitize: deps
 	$(SWIFT) build --build-tests --sanitize=thread -Xswiftc -DLIVEBRIDGE_PTHREAD_LOCK --scratch-path .build-tsan
-	TSAN_OPTIONS="halt_on_error=1 exitcode=66 second_deadlock_stack=1" .build-tsan/$(SANITIZED_TESTS) --no-parallel
+	TSAN_OPTIONS="halt_on_error=1 exitcode=66 second_deadlock_stack=1" $(BOUNDED) 1800 .build-tsan/tests.log .build-tsan/$(TESTS) --skip ResilienceTests --no-parallel
 	$(SWIFT) build --build-tests --sanitize=address --scratch-path .build-asan
-	ASAN_OPTIONS="halt_on_error=1 detect_leaks=0 exitcode=67" .build-asan/$(SANITIZED_TESTS)
+	ASAN_OPTIONS="halt_on_error=1 detect_leaks=0 exitcode=67" $(BOUNDED) 900 .build-asan/tests.log .build-asan/$(TESTS) --skip ResilienceTests
 
 ## fuzz: libFuzzer (-sanitize=fuzzer,address) on the rules loader, the JSON reader, Home Assistant's frames, templates
 ## over hostile states, state.json, blueprint events and a WebSocket server's bytes, FUZZ_SECONDS each (default 60). Seeds: Tests/Fuzz/corpus/TARGET; what it learns stays in

@@ -51,7 +51,7 @@ struct TemplateCorpusTests {
     }
 
     /// LiveBridge's answers, in the order of `templates`, on `states` at `now` in `zone`.
-    func render(_ templates: [String], states: JSONValue, now: String, zone: String) throws -> [JSONValue?] {
+    func render(_ templates: [String], states: JSONValue, now: String, zone: String) async throws -> [JSONValue?] {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("livebridge-corpus-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -66,18 +66,36 @@ struct TemplateCorpusTests {
         // The zone the answers were recorded in; the rest inherited (a sanitizer's options among them).
         process.environment = ProcessInfo.processInfo.environment.merging(["TZ": zone]) { _, zone in zone }
         process.standardInput = FileHandle(forReadingAtPath: folder + "/requests.jsonl")
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
+        // Past the suite's minute the test has failed; the process is then killed so that the test ends too.
+        let data = try await Self.output(of: process, limit: .seconds(90))
+        #expect(process.terminationStatus == 0, "livebridge template: status \(process.terminationStatus) (9: killed after 90 s)")
         var ours: [Int: JSONValue] = [:]
         for line in String(decoding: data, as: UTF8.self).split(separator: "\n") {
             let answer = try JSONParser.parse(String(line))
             if let id = answer["id"]?.intValue { ours[id] = answer }
         }
         return templates.indices.map { ours[$0] }
+    }
+
+    /// Runs `process` to its end and returns what it wrote to stdout. The blocking reads happen on a thread of their
+    /// own, not on one of the test pool's (two corpus tests blocking both threads of a 2-core machine stall every
+    /// other test), and the process is killed after `limit`.
+    static func output(of process: Process, limit: Duration) async throws -> Data {
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let watchdog = Task {
+            try await Task.sleep(for: limit)
+            kill(process.processIdentifier, SIGKILL)
+        }
+        defer { watchdog.cancel() }
+        return await withCheckedContinuation { continuation in
+            Thread.detachNewThread {
+                let data = output.fileHandleForReading.readDataToEndOfFile()
+                process.waitUntilExit()
+                continuation.resume(returning: data)
+            }
+        }
     }
 
     /// What only Home Assistant can render has no text offline: make e2e asks the real one for it.
@@ -90,7 +108,7 @@ struct TemplateCorpusTests {
         let recorded = try recorded()
         let now = try #require(recorded["now"]?.stringValue)
         let zone = try #require(recorded["time_zone"]?.stringValue)
-        let ours = try render(entries.map(\.template), states: recorded["states"] ?? .array([]), now: now, zone: zone)
+        let ours = try await render(entries.map(\.template), states: recorded["states"] ?? .array([]), now: now, zone: zone)
         var same = 0, renderedByHomeAssistant = 0
         for (entry, mine) in zip(entries, ours) {
             let theirs = try #require(recorded["results"]?[entry.template], "no recorded answer for \(entry.template): run make e2e")
@@ -117,7 +135,7 @@ struct TemplateCorpusTests {
         let now = try #require(user["now"]?.stringValue)
         let zone = try #require(recorded["time_zone"]?.stringValue)
         let states = user["states"] ?? .array([])
-        var ours = try render(entries.map(\.template), states: states, now: now, zone: zone)
+        var ours = try await render(entries.map(\.template), states: states, now: now, zone: zone)
         // Home Assistant rendered each template at its own moment (`at`), a few seconds into the run: one reading the
         // clock against a state's last_changed differs at the run's start, so such a template, when it differs, is
         // rendered again at its moment.
@@ -126,7 +144,7 @@ struct TemplateCorpusTests {
             guard clockReaders.contains(where: { entry.template.contains($0) }), let theirs = user["results"]?[entry.template],
                   let at = user["at"]?[entry.template]?.stringValue, theirs["result"] != nil, theirs["result"] != ours[index]?["result"],
                   !Self.renderedByHomeAssistant(ours[index]) else { continue }
-            ours[index] = try render([entry.template], states: states, now: at, zone: zone)[0]
+            ours[index] = try await render([entry.template], states: states, now: at, zone: zone)[0]
         }
         var same = 0, bothRefuse = 0, renderedByHomeAssistant = 0, different = 0, coreTests = 0, coreTestsSame = 0
         for (entry, mine) in zip(entries, ours) {
