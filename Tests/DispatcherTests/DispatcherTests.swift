@@ -82,7 +82,9 @@ struct DispatcherTests {
         service.script([.init(status: 400, body: #"{"error":"INVALID_ACTION"}"#)])
         await dispatcher.submit(activity: "job", backend: "pulse", budget: budget, .change(pulseRequest("job", "update", "m2"), urgent: true))
         await dispatcher.waitUntilQuiet()
-        #expect(collected.all.last?.report == DeliveryReport(.rejected(DeliveryCode.service("INVALID_ACTION")), status: 400, code: DeliveryCode.service("INVALID_ACTION")))
+        // Whether the kept-alive connection carried it is not the point (on a loaded machine it had closed: 1 opened).
+        let last = collected.all.last?.report
+        #expect(last?.outcome == .rejected(DeliveryCode.service("INVALID_ACTION")) && last?.status == 400 && last?.code == DeliveryCode.service("INVALID_ACTION"))
         #expect(service.requests.count == 4)
     }
 
