@@ -73,8 +73,14 @@ struct SelfSignedCertificate {
                              "-addext", "basicConstraints=critical,CA:TRUE"]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
+        // Bounded: it blocks one of the test pool's threads while it runs.
+        let exited = DispatchSemaphore(value: 0)
+        process.terminationHandler = { _ in exited.signal() }
         try process.run()
-        process.waitUntilExit()
+        guard exited.wait(timeout: .now() + 30) == .success else {
+            kill(process.processIdentifier, SIGKILL)
+            throw CocoaError(.fileWriteUnknown)
+        }
         guard process.terminationStatus == 0 else { throw CocoaError(.fileWriteUnknown) }
     }
 }
