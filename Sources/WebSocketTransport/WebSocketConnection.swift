@@ -164,11 +164,13 @@ public final class WebSocketConnection: @unchecked Sendable {
 
     /// Hands a whole message to the delegate. False: drop the connection.
     private func deliver(_ message: [UInt8], isText: Bool) -> Bool {
-        message.withUnsafeBufferPointer { deliver($0, isText: isText, copy: message) }
+        message.withUnsafeBufferPointer { deliver($0, isText: isText, copy: message, to: delegate) }
     }
 
     /// Checks a message and offers it to the delegate where it stands, then as an array (`copy`, or made now).
-    private func deliver(_ message: UnsafeBufferPointer<UInt8>, isText: Bool, copy: [UInt8]? = nil) -> Bool {
+    /// `delegate`: read once per socket read by the caller (a weak load and its retain per message were 2 % of a flood).
+    private func deliver(_ message: UnsafeBufferPointer<UInt8>, isText: Bool, copy: [UInt8]? = nil,
+                         to delegate: (any WebSocketConnectionDelegate)?) -> Bool {
         // Checked here rather than by libwebsockets, which would close without saying why.
         if isText, !UTF8Validation.isValid(message) {
             closeReasonOverride = .invalidUTF8(size: message.count)
@@ -216,16 +218,19 @@ public final class WebSocketConnection: @unchecked Sendable {
     /// read. A failure is answered with a close frame saying why (RFC 6455 §7.1.7) before the socket is dropped.
     private func readFrames(_ bytes: UnsafeRawBufferPointer, wsi: OpaquePointer) -> Bool {
         guard !client!.stoppedReading else { return true }
+        let delegate = self.delegate
         do {
             try frameReader!.read(bytes, inPlace: { message, isText in
                 guard !client!.stoppedReading, !abortRequested, !isFinished else { return true }
-                if !deliver(message, isText: isText) { fail(code: 1007, wsi: wsi) }
+                if !deliver(message, isText: isText, to: delegate) { fail(code: 1007, wsi: wsi) }
                 return true
             }) { event in
                 guard !client!.stoppedReading, !abortRequested, !isFinished else { return }
                 switch event {
                 case .message(let message, let isText):
-                    if !deliver(message, isText: isText) { fail(code: 1007, wsi: wsi) }
+                    if !message.withUnsafeBufferPointer({ deliver($0, isText: isText, copy: message, to: delegate) }) {
+                        fail(code: 1007, wsi: wsi)
+                    }
                 case .ping(let payload):
                     guard !client!.closeSent else { return }
                     client!.pong = payload
