@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Runs a Swift Testing binary with a time bound, its verbose output kept in a log, and says what went wrong at the end
 # of its own output (CI shows the tail): the failed tests and their issues, or, when the bound is reached, the threads'
-# stacks (gdb) and the tests that started and did not finish. A hang then costs the bound, not CI's whole
-# budget, and names itself.
+# stacks (gdb) and the tests that started and did not finish. A hang then costs the bound (and at most a minute for
+# the stacks), not CI's whole budget, and names itself.
 #
 # usage: bounded-tests.sh SECONDS LOG BINARY [ARGUMENT...]   (--verbose is added)
 set -uo pipefail
@@ -10,18 +10,26 @@ bound=$1 log=$2
 shift 2
 mkdir -p "$(dirname "$log")"
 
-"$@" --verbose > "$log" 2>&1 &
+# A session of its own, so that what the tests started goes with it when it is killed (past the bound, or when this
+# script is interrupted or stopped): Foundation's Process puts each child in a process group of its own, but in the
+# same session.
+setsid "$@" --verbose > "$log" 2>&1 &
 pid=$!
+stop_tests() { pkill -KILL -s "$pid" 2>/dev/null; kill -KILL "$pid" 2>/dev/null; }
+trap 'stop_tests; exit 130' INT
+trap 'stop_tests; exit 143' TERM
+trap 'stop_tests' EXIT
 start=$SECONDS
 while kill -0 "$pid" 2>/dev/null && (( SECONDS - start < bound )); do sleep 1; done
 
-# Tests started and not finished, by name (a name may repeat across suites: counted, not matched).
+# Tests started and not finished, by name (a name may repeat across suites: counted, not matched). A skipped test
+# never starts, so its line is not counted. -a: a NUL or a stray byte in a test's output must not end the reading.
 unfinished() {
-    grep -v '^. Test case passing ' "$log" \
-        | sed -nE 's/^◇ Test (.*) started\.$/S \1/p; s/^(✔|✘) Test (.*) (passed|failed) after .*$/E \2/p; s/^➜ Test (.*) skipped.*$/E \1/p' \
+    grep -av '^. Test case passing ' "$log" \
+        | sed -nE 's/^◇ Test (.*) started\.$/S \1/p; s/^(✔|✘) Test (.*) (passed|failed) after .*$/E \2/p' \
         | sed -E 's/ with [0-9]+ test cases?$//' \
         | awk '$1 == "S" { n[substr($0, 3)]++ } $1 == "E" { n[substr($0, 3)]-- } END { for (t in n) if (n[t] > 0 && t != "run") print "  " t }' \
-        | sort
+        | sort | cut -c1-300
 }
 
 if kill -0 "$pid" 2>/dev/null; then
@@ -30,17 +38,20 @@ if kill -0 "$pid" 2>/dev/null; then
         # Function names only, demangled when the toolchain's demangler is there.
         demangle=cat
         command -v swift-demangle > /dev/null && demangle="swift-demangle --simplified"
-        timeout 120 gdb -p "$pid" -batch -ex "thread apply all bt 40" 2>/dev/null \
+        stacks=$(timeout -k 5 60 gdb -p "$pid" -batch -ex "thread apply all bt 40" 2>&1)
+        printf '%s\n' "$stacks" \
             | sed -nE 's/^(Thread [0-9]+) .*"(.*)"\).*/\1 \2:/p; s/^#([0-9]+) +(0x[0-9a-f]+ in )?([^ (]+).*/  \3/p' \
-            | $demangle | grep -vE '^  (__|_lws|lws_|asan_|clone|start_thread|poll|epoll)' | cut -c1-200 | head -400
+            | $demangle | grep -avE '^  (__|_lws|lws_|asan_|clone|start_thread|poll|epoll)' | cut -c1-200 | head -400
+        printf '%s\n' "$stacks" | grep -q '^Thread ' || { echo "(gdb gave no stacks:)"; printf '%s\n' "$stacks" | tail -n 5; }
     else
         echo "(gdb is not installed: no stacks)"
     fi
-    pkill -KILL -P "$pid" 2>/dev/null
-    kill -KILL "$pid" 2>/dev/null
+    stop_tests
     wait "$pid" 2>/dev/null
+    echo
     echo "the last lines of $log:"
-    tail -n 15 "$log"
+    tail -n 15 "$log" | cut -c1-400
+    echo
     echo "tests started and not finished after ${bound} s:"
     unfinished
     exit 124
@@ -50,11 +61,13 @@ wait "$pid"
 status=$?
 if (( status != 0 )); then
     echo "$*: exit status $status. Failures and issues (whole output in $log):"
-    grep -E '^✘|recorded an issue|ERROR: (AddressSanitizer|ThreadSanitizer)|WARNING: ThreadSanitizer|Fatal error|SUMMARY: ' "$log" | cut -c1-400 | head -200
+    grep -aE '^✘|recorded an issue|ERROR: (AddressSanitizer|ThreadSanitizer)|WARNING: ThreadSanitizer|Fatal error|Program crashed|SUMMARY: ' "$log" | cut -c1-400 | head -200
+    echo
     echo "the last lines of $log:"
-    tail -n 40 "$log"
+    tail -n 40 "$log" | cut -c1-400
+    echo
     left=$(unfinished)
     [ -z "$left" ] || { echo "tests started and not finished:"; echo "$left"; }
     exit "$status"
 fi
-tail -n 1 "$log"
+tail -n 1 "$log" | cut -c1-400
