@@ -78,8 +78,8 @@ struct TemplateCorpusTests {
     }
 
     /// Runs `process` to its end and returns what it wrote to stdout. The blocking reads happen on a thread of their
-    /// own, not on one of the test pool's (two corpus tests blocking both threads of a 2-core machine stall every
-    /// other test), and the process is killed after `limit`.
+    /// own, not on one of the test pool's (on a 2-core machine, half the pool held for the corpus's 10-30 s under a
+    /// sanitizer, and for ever if the process hung), and the process is killed after `limit`.
     static func output(of process: Process, limit: Duration) async throws -> Data {
         let output = Pipe()
         process.standardOutput = output
