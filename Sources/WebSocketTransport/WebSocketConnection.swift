@@ -155,7 +155,7 @@ public final class WebSocketConnection: @unchecked Sendable {
         case .incomplete:
             return true
         case .complete(let message):
-            return deliver(message, isText: lws_frame_is_binary(wsi) == 0)
+            return deliver(message, isText: lws_frame_is_binary(wsi) == 0, to: delegate)
         case .tooLarge(let size):
             closeReasonOverride = .messageTooLarge(size: size, limit: assembler.maximumSize)
             return false
@@ -163,7 +163,7 @@ public final class WebSocketConnection: @unchecked Sendable {
     }
 
     /// Hands a whole message to the delegate. False: drop the connection.
-    private func deliver(_ message: [UInt8], isText: Bool) -> Bool {
+    private func deliver(_ message: [UInt8], isText: Bool, to delegate: (any WebSocketConnectionDelegate)?) -> Bool {
         message.withUnsafeBufferPointer { deliver($0, isText: isText, copy: message, to: delegate) }
     }
 
@@ -228,9 +228,7 @@ public final class WebSocketConnection: @unchecked Sendable {
                 guard !client!.stoppedReading, !abortRequested, !isFinished else { return }
                 switch event {
                 case .message(let message, let isText):
-                    if !message.withUnsafeBufferPointer({ deliver($0, isText: isText, copy: message, to: delegate) }) {
-                        fail(code: 1007, wsi: wsi)
-                    }
+                    if !deliver(message, isText: isText, to: delegate) { fail(code: 1007, wsi: wsi) }
                 case .ping(let payload):
                     guard !client!.closeSent else { return }
                     client!.pong = payload
