@@ -31,7 +31,7 @@ let package = Package(
         // The rules file: YAML with positions, activity evaluation.
         .target(name: "Rules", dependencies: ["Platform", "CYAML", "JSON", "HomeAssistant", "LiveActivity", "Templates"]),
         // HTTP over libcurl, at the edge: the push backends' transport.
-        .target(name: "HTTPClient", dependencies: ["Platform", "CCurl"]),
+        .target(name: "HTTPClient", dependencies: ["Platform", "CCurl", "WebSocketTransport"]),
         // The dispatcher: per-activity lifecycle, update budget, retries.
         .target(name: "Dispatcher", dependencies: ["Platform", "LiveActivity", "JSON", "HTTPClient"]),
         // The five services as documented, over real HTTP on 127.0.0.1: for tests and the local preview.

@@ -16,5 +16,23 @@ static inline void *clws_timer_owner(lws_sorted_usec_list_t *sul) {
     return ((clws_timer *)sul)->owner;
 }
 
+// The event loop's timers on a timerfd (TimerDescriptor): <sys/timerfd.h> is not in Swift's Glibc module.
+#include <sys/timerfd.h>
+#include <stdint.h>
+#include <unistd.h>
+
+/// A non-blocking, close-on-exec timerfd on the monotonic clock; -1 on failure.
+static inline int clws_timerfd_make(void) { return timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC); }
+
+/// Fires once after `seconds` and `nanoseconds` (both 0: disarmed). 0, or -1 with errno.
+static inline int clws_timerfd_arm(int fd, long seconds, long nanoseconds) {
+    struct itimerspec when = { 0 };
+    when.it_value.tv_sec = seconds;
+    when.it_value.tv_nsec = nanoseconds;
+    return timerfd_settime(fd, 0, &when, NULL);
+}
+
+/// Empties a timerfd that fired.
+static inline void clws_timerfd_drain(int fd) { uint64_t expirations; (void)!read(fd, &expirations, sizeof expirations); }
 
 #endif

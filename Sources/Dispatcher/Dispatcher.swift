@@ -1,6 +1,6 @@
 import FoundationEssentials
 public import LiveActivity
-import Platform
+public import Platform
 
 /// Runs one `ActivityLane` per activity and target (a backend, or one of a Home Assistant backend's phones): sends what each lane says is due, wakes lanes when their
 /// budget or back-off allows, remembers what is on the phones in the state file, and keeps Island Pulse's free tier
@@ -186,7 +186,7 @@ public actor Dispatcher {
     private nonisolated func runTimer() async {
         while !Task.isCancelled {
             let (next, rearm) = await armTimer()
-            if let next { _ = await rearm.sleep(until: next) } else { await rearm.wait() }
+            if let next { _ = await rearm.sleep(until: next, on: sleeper) } else { await rearm.wait() }
             guard !Task.isCancelled else { return }
             await wakeDueLanes()
         }
@@ -224,18 +224,22 @@ public actor Dispatcher {
         executor?.asUnownedSerialExecutor() ?? ownExecutor.unownedExecutor
     }
     private let executor: (any SerialExecutor)?
+    /// Where the lanes' timer sleeps: the daemon's event loop keeps it on its own timers (no other thread woken for it).
+    private let sleeper: any Sleeper
     /// An actor of its own, whose default executor the dispatcher takes when given none.
     private let ownExecutor = OwnExecutor()
     private actor OwnExecutor {}
 
-    /// `executor`: where its work runs (the daemon's: the socket's thread); nil for an executor of its own.
+    /// `executor`: where its work runs (the daemon's: the socket's thread); nil for an executor of its own. `sleeper`:
+    /// where the lanes' timer sleeps (the daemon's: that thread's event loop).
     public init(backends: [any PushBackend], retry: RetryPolicy = RetryPolicy(), stateFile: DeliveryStateFile? = nil,
-                eventBornLimit: Int = 20, executor: (any SerialExecutor)? = nil, onPush: @escaping @Sendable (PushRecord) -> Void = { _ in }, log: @escaping @Sendable (String) -> Void = { _ in },
+                eventBornLimit: Int = 20, executor: (any SerialExecutor)? = nil, sleeper: any Sleeper = TaskSleeper(), onPush: @escaping @Sendable (PushRecord) -> Void = { _ in }, log: @escaping @Sendable (String) -> Void = { _ in },
                 info: @escaping @Sendable (String) -> Void = { _ in }, decision: @escaping @Sendable (Decision) -> Void = { _ in }) {
         self.backends = Dictionary(backends.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         self.retry = retry
         self.stateFile = stateFile
         self.executor = executor
+        self.sleeper = sleeper
         self.onPush = onPush
         self.onLog = log
         self.onInfo = info
@@ -735,20 +739,28 @@ public actor Dispatcher {
         }
     }
 
-    /// A save within a second (one for however many changes come in it).
+    /// A save within a second (one for however many changes come in it). One timer at a time: a save made meanwhile
+    /// (a start's, at once) leaves it running, so a burst of starts does not leave a timer each behind, every one of
+    /// which saved again (an fsync on the socket's thread) as soon as the next update came (194 in the first second
+    /// of `make bench`'s flood, after its 201 starts).
     private func saveSoon() {
-        guard !savePending else { return }
         savePending = true
+        guard !saveScheduled else { return }
+        saveScheduled = true
+        let due = ContinuousClock.now.advanced(by: .seconds(1)), sleeper = self.sleeper
         perform { [weak self] in
-            try? await Task.sleep(for: .seconds(1))
+            try? await sleeper.sleep(until: due)
             await self?.saveIfPending()
         }
     }
 
-    /// A save is due within the second (`saveSoon`); one made meanwhile took it.
+    /// Changes not yet saved, due within the second (`saveSoon`); a save made meanwhile took them.
     private var savePending = false
+    /// `saveSoon`'s timer is running.
+    private var saveScheduled = false
 
     private func saveIfPending() {
+        saveScheduled = false
         if savePending { save() }
     }
 

@@ -104,7 +104,7 @@ public actor LiveBridgeService: Service {
         let backends = Self.makeBackends(Array(rules.backends.values), dryRun: options.dryRun, connection: connection, logger: logger,
                                          pacers: pacers)
         dispatcher = Dispatcher(backends: backends, stateFile: stateFile, eventBornLimit: rules.eventActivityLimit,
-                                executor: connection.executor, onPush: { record in
+                                executor: connection.executor, sleeper: connection.executor.loop, onPush: { record in
             let outcome: String
             var permanent: DeliveryCode?
             var limitCode: DeliveryCode?
@@ -182,7 +182,8 @@ public actor LiveBridgeService: Service {
                              logger: Logger, pacers: PacerRegistry) -> [any PushBackend] {
         declared.sorted { $0.name < $1.name }.map { backend in
             if dryRun { return DryRunBackend(name: backend.name, logger: logger) }
-            return BackendFactory.make(backend, client: HTTPClient(), connection: connection, pacers: pacers)
+            // HTTP on the socket's thread, where the dispatcher runs: a push wakes no other thread.
+            return BackendFactory.make(backend, client: HTTPClient(on: connection.executor.loop), connection: connection, pacers: pacers)
         }
     }
 

@@ -42,10 +42,10 @@ public final class Latch: Sendable {
         }
     }
 
-    /// Sleeps until `deadline`; false when the latch was triggered, or the task cancelled, first.
-    public func sleep(until deadline: ContinuousClock.Instant) async -> Bool {
+    /// Sleeps until `deadline` (on `sleeper`'s timers); false when the latch was triggered, or the task cancelled, first.
+    public func sleep(until deadline: ContinuousClock.Instant, on sleeper: any Sleeper = TaskSleeper()) async -> Bool {
         await withTaskGroup(of: Bool.self) { group in
-            group.addTask { (try? await Task.sleep(until: deadline, clock: .continuous)) != nil }
+            group.addTask { (try? await sleeper.sleep(until: deadline)) != nil }
             group.addTask {
                 await self.wait()
                 return false

@@ -9,7 +9,8 @@ import Dispatch
 /// Whatever runs on it holds up the socket while it runs: blocking work belongs elsewhere. Once the loop has stopped,
 /// jobs run one at a time on a queue of the executor's own, so an actor outliving its connection still finishes.
 public final class EventLoopExecutor: SerialExecutor, TaskExecutor {
-    private let loop: WebSocketEventLoop
+    /// The loop its jobs run on; what else belongs on that thread (the backends' HTTP, `HTTPClient(on:)`) is driven there.
+    public let loop: WebSocketEventLoop
     private let afterTheLoop: DispatchQueue
 
     public init(loop: WebSocketEventLoop) {

@@ -45,6 +45,14 @@ func webSocketCallback(_ wsi: OpaquePointer?, _ reason: lws_callback_reasons, _ 
         connection?.finish(.closed)
         return 0
 
+    case LWS_CALLBACK_RAW_RX_FILE:
+        loop(of: wsi)?.watchedReadable(wsi: wsi)
+        return 0
+
+    case LWS_CALLBACK_RAW_CLOSE_FILE:
+        loop(of: wsi)?.watchedClosed(wsi: wsi)
+        return 0
+
     case LWS_CALLBACK_CLIENT_CONNECTION_ERROR:
         let why = input.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) } ?? "unknown error"
         connection?.finish(.connectFailed(why))

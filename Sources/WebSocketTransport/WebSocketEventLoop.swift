@@ -59,7 +59,7 @@ public final class WebSocketEventLoop: @unchecked Sendable {
 
     /// Destroyed by the loop thread when it stops, or by `deinit` for a loop never started. Other threads reach it
     /// only through `perform`, under `queue`'s lock and only while the loop runs.
-    private let context: OpaquePointer
+    let context: OpaquePointer
     private let queue = Locked(WorkQueue())
     private let stopRequested = Atomic<Bool>(false)
     private let finished = DispatchSemaphore(value: 0)
@@ -86,7 +86,7 @@ public final class WebSocketEventLoop: @unchecked Sendable {
     /// `readyJobs`' other list, empty, with its room (`runReadyJobs`).
     private var spareJobs: [ExecutorJobEntry] = []
     /// Set on the loop thread once the loop takes no more jobs: later ones run on `EventLoopExecutor`'s own queue.
-    private var jobsMoved = false
+    var jobsMoved = false
 
     // Strings and tables libwebsockets keeps pointers to, alive until the context is destroyed.
     private let protocols: UnsafeMutablePointer<lws_protocols>
@@ -94,12 +94,20 @@ public final class WebSocketEventLoop: @unchecked Sendable {
 
     // Confined to the loop thread.
     private let timer: UnsafeMutablePointer<clws_timer>
+    /// The timers' timerfd, polled with the sockets; libwebsockets' own timer (`timer`) only if it cannot be made.
+    /// libwebsockets 4.1 waits in whole milliseconds, truncated: its timer's last fraction of a millisecond is spent
+    /// polling without waiting, over and over (113,000 polls in a 4 s flood when the dispatcher's timer went there).
+    private var timerDescriptor = TimerDescriptor()
     private var timers: [ScheduledTimer] = []
     private var nextTimerID = 0
     private var contextDestroyed = false
     /// Run on the loop thread after each pass over the sockets (`afterEachPass`).
     private var passEnd: [() -> Void] = []
     var connections: [ObjectIdentifier: WebSocketConnection] = [:]
+    /// Descriptors of other libraries polled with the sockets (`watch`), by their adopted wsi.
+    var watches: [OpaquePointer: DescriptorWatch] = [:]
+    /// Tasks sleeping on the loop's timers (`sleep(until:)`), ended when the loop stops.
+    var sleeps: [ObjectIdentifier: LoopSleep] = [:]
 
     /// Creates the context and binds the listener, if any; nothing is serviced until `start()`.
     /// Throws when the context cannot be made: a listener's port already in use says so, with host and port.
@@ -279,6 +287,7 @@ public final class WebSocketEventLoop: @unchecked Sendable {
 
     private func run() {
         loopThread.store(UInt(pthread_self()), ordering: .releasing)
+        timerDescriptor.open(on: self)
         runPending()
         while !stopRequested.load(ordering: .acquiring) {
             // Jobs left over after their time slice: the sockets are looked at without waiting, then the jobs go on.
@@ -292,13 +301,19 @@ public final class WebSocketEventLoop: @unchecked Sendable {
         // nothing is left, no new work is taken (jobs go to their executor's own queue from then on).
         repeat { runReadyJobs(for: nil) } while runPending(stoppingWhenNone: true)
         jobsMoved = true
+        // Sleeps on the loop's timers finish theirs on Swift's (their jobs run on the executor's own queue now).
+        for sleep in sleeps.values { _ = sleep.finish(.success(false)) }
+        sleeps = [:]
         lws_sul_cancel(&timer.pointee.sul)
+        timerDescriptor.disarm()
         // Set first: connections closing during the destroy may schedule timers, which must not reach the context.
         contextDestroyed = true
         lws_context_destroy(context)
+        timerDescriptor.end()
         for connection in connections.values { connection.contextDestroyed() }
         connections = [:]
         httpExchanges = [:]
+        watches = [:]
         timers = []
         // The thread is about to end, and a later thread may get its id: none of them is this loop's.
         loopThread.store(0, ordering: .releasing)
@@ -526,9 +541,15 @@ public final class WebSocketEventLoop: @unchecked Sendable {
     /// Runs `work` on the loop thread after `delay`. Call on the loop thread.
     @discardableResult
     public func schedule(after delay: Duration, _ work: @escaping () -> Void) -> TimerToken {
+        schedule(at: .now + delay, work)
+    }
+
+    /// Runs `work` on the loop thread at `deadline`. Call on the loop thread.
+    @discardableResult
+    public func schedule(at deadline: ContinuousClock.Instant, _ work: @escaping () -> Void) -> TimerToken {
         preconditionInEventLoop()
         nextTimerID += 1
-        let entry = ScheduledTimer(id: nextTimerID, deadline: .now + delay, work: work)
+        let entry = ScheduledTimer(id: nextTimerID, deadline: deadline, work: work)
         let index = timers.firstIndex { $0.deadline > entry.deadline } ?? timers.count
         timers.insert(entry, at: index)
         if index == 0 { armTimer() }
@@ -544,6 +565,7 @@ public final class WebSocketEventLoop: @unchecked Sendable {
     private func armTimer() {
         guard !contextDestroyed, let first = timers.first else { return }
         let delay = ContinuousClock.now.duration(to: first.deadline)
+        if timerDescriptor.arm(after: delay) { return }
         let microseconds = max(0, delay.wholeMicroseconds)
         lws_sul_schedule(context, 0, &timer.pointee.sul, timerCallback, lws_usec_t(microseconds))
     }
@@ -558,7 +580,8 @@ public final class WebSocketEventLoop: @unchecked Sendable {
         armTimer()
         // libwebsockets runs due timers at the start of a pass and then waits on the sockets: what a timer made ready
         // (a job, a message for the end of the pass) would wait for the next event. The pass ends at once instead.
-        if !readyJobs.isEmpty || !passEnd.isEmpty { lws_cancel_service(context) }
+        // (A timerfd's expiry is read with the sockets, after which the pass ends anyway.)
+        if !timerDescriptor.isOpen, !readyJobs.isEmpty || !passEnd.isEmpty { lws_cancel_service(context) }
     }
 }
 

@@ -33,146 +33,200 @@ struct HTTPClientTests {
         deinit { loop.shutdown() }
     }
 
-    @Test func aPatchCarriesItsBodyAndHeadersAndGetsTheAnswer() async throws {
-        let server = try Server { request, respond in
-            respond(HTTPServerResponse(status: 200, json: #"{"stored":true}"#, headers: ["x-echo": request.method]))
+    @Test(arguments: Driving.allCases) func aPatchCarriesItsBodyAndHeadersAndGetsTheAnswer(_ driving: Driving) async throws {
+        let host = try ClientHost(driving)
+        try await host.sending {
+            let server = try Server { request, respond in
+                respond(HTTPServerResponse(status: 200, json: #"{"stored":true}"#, headers: ["x-echo": request.method]))
+            }
+            let client = host.client()
+            let response = try await client.send(HTTPRequest(method: "PATCH", url: server.base + "/activity/washer?x=1",
+                headers: [("Authorization", "Token secret-aivi"), ("Content-Type", "application/json")], body: Array(#"{"state":"ONGOING"}"#.utf8)))
+            #expect(response.status == 200)
+            #expect(response.bodyText == #"{"stored":true}"#)
+            #expect(response.headers["x-echo"] == "PATCH")
+            let seen = try #require(server.recorder.requests.withLock { $0.first })
+            #expect(seen.method == "PATCH")
+            #expect(seen.path == "/activity/washer?x=1")
+            #expect(seen.headers["authorization"] == "Token secret-aivi")
+            #expect(seen.headers["content-type"] == "application/json")
+            #expect(seen.headers["user-agent"] == "livebridge/0.1.0")
+            #expect(seen.bodyText == #"{"state":"ONGOING"}"#)
         }
-        let client = HTTPClient()
-        let response = try await client.send(HTTPRequest(method: "PATCH", url: server.base + "/activity/washer?x=1",
-            headers: [("Authorization", "Token secret-aivi"), ("Content-Type", "application/json")], body: Array(#"{"state":"ONGOING"}"#.utf8)))
-        #expect(response.status == 200)
-        #expect(response.bodyText == #"{"stored":true}"#)
-        #expect(response.headers["x-echo"] == "PATCH")
-        let seen = try #require(server.recorder.requests.withLock { $0.first })
-        #expect(seen.method == "PATCH")
-        #expect(seen.path == "/activity/washer?x=1")
-        #expect(seen.headers["authorization"] == "Token secret-aivi")
-        #expect(seen.headers["content-type"] == "application/json")
-        #expect(seen.headers["user-agent"] == "livebridge/0.1.0")
-        #expect(seen.bodyText == #"{"state":"ONGOING"}"#)
     }
 
     /// Each request wakes the transfer loop out of its poll. The loop here sleeps ten minutes when idle, so a wake-up
     /// lost (a burst's flag left set) hangs the next request and the suite's time limit fails it; nothing is timed.
-    @Test func requestsOneAfterAnotherEachWakeTheLoop() async throws {
-        let server = try Server { _, respond in respond(HTTPServerResponse(status: 200, json: "{}")) }
-        var options = HTTPClient.Options()
-        options.idlePoll = .seconds(600)
-        let client = HTTPClient(options: options)
-        for _ in 0..<10 {
-            let response = try await client.send(HTTPRequest(method: "POST", url: server.base + "/push", body: Array("{}".utf8)))
-            #expect(response.status == 200)
+    @Test(arguments: Driving.allCases) func requestsOneAfterAnotherEachWakeTheLoop(_ driving: Driving) async throws {
+        let host = try ClientHost(driving)
+        try await host.sending {
+            let server = try Server { _, respond in respond(HTTPServerResponse(status: 200, json: "{}")) }
+            var options = HTTPClient.Options()
+            options.idlePoll = .seconds(600)
+            let client = host.client(options)
+            for _ in 0..<10 {
+                let response = try await client.send(HTTPRequest(method: "POST", url: server.base + "/push", body: Array("{}".utf8)))
+                #expect(response.status == 200)
+            }
         }
     }
 
-    @Test func errorStatusesAndRetryAfterComeBackAsTheyAre() async throws {
-        let server = try Server { _, respond in
-            respond(HTTPServerResponse(status: 429, json: #"{"error":"RATE_LIMITED"}"#, headers: ["Retry-After": "30"]))
-        }
-        let response = try await HTTPClient().send(HTTPRequest(method: "POST", url: server.base + "/notify", body: Array("{}".utf8)))
-        #expect(response.status == 429)
-        #expect(response.headers["retry-after"] == "30")
-        #expect(response.bodyText == #"{"error":"RATE_LIMITED"}"#)
-    }
-
-    @Test func aSlowServerIsATimeout() async throws {
-        let server = try Server { _, respond in
-            DispatchQueue.global().asyncAfter(deadline: .now() + 2) { respond(HTTPServerResponse(status: 200)) }
-        }
-        var options = HTTPClient.Options()
-        options.totalTimeout = .milliseconds(200)
-        do {
-            _ = try await HTTPClient(options: options).send(HTTPRequest(method: "POST", url: server.base + "/notify", body: [1]))
-            Issue.record("a 2 s answer beat a 200 ms timeout")
-        } catch {
-            #expect(error.isTimeout)
+    @Test(arguments: Driving.allCases) func errorStatusesAndRetryAfterComeBackAsTheyAre(_ driving: Driving) async throws {
+        let host = try ClientHost(driving)
+        try await host.sending {
+            let server = try Server { _, respond in
+                respond(HTTPServerResponse(status: 429, json: #"{"error":"RATE_LIMITED"}"#, headers: ["Retry-After": "30"]))
+            }
+            let response = try await host.client().send(HTTPRequest(method: "POST", url: server.base + "/notify", body: Array("{}".utf8)))
+            #expect(response.status == 429)
+            #expect(response.headers["retry-after"] == "30")
+            #expect(response.bodyText == #"{"error":"RATE_LIMITED"}"#)
         }
     }
 
-    @Test func aRefusedConnectionIsATransportError() async throws {
-        let listener = try Server { _, respond in respond(HTTPServerResponse(status: 200)) }
-        let port = listener.loop.listenPort
-        listener.loop.shutdown()
-        do {
-            _ = try await HTTPClient().send(HTTPRequest(method: "GET", url: "http://127.0.0.1:\(port)/"))
-            Issue.record("a closed port answered")
-        } catch {
-            #expect(error.code == 7)
-            #expect(!error.isTimeout)
+    @Test(arguments: Driving.allCases) func aSlowServerIsATimeout(_ driving: Driving) async throws {
+        let host = try ClientHost(driving)
+        try await host.sending {
+            let server = try Server { _, respond in
+                DispatchQueue.global().asyncAfter(deadline: .now() + 2) { respond(HTTPServerResponse(status: 200)) }
+            }
+            var options = HTTPClient.Options()
+            options.totalTimeout = .milliseconds(200)
+            do throws(HTTPTransportError) {
+                _ = try await host.client(options).send(HTTPRequest(method: "POST", url: server.base + "/notify", body: [1]))
+                Issue.record("a 2 s answer beat a 200 ms timeout")
+            } catch {
+                #expect(error.isTimeout)
+            }
         }
     }
 
-    @Test func connectionsAreReusedAcrossRequests() async throws {
-        let server = try Server { _, respond in respond(HTTPServerResponse(status: 200, json: "{}")) }
-        let client = HTTPClient()
-        var opened: [Int] = []
-        for _ in 0..<5 {
-            opened.append(try await client.send(HTTPRequest(method: "POST", url: server.base + "/notify", body: [0x7B, 0x7D])).connectionsOpened)
+    @Test(arguments: Driving.allCases) func aRefusedConnectionIsATransportError(_ driving: Driving) async throws {
+        let host = try ClientHost(driving)
+        try await host.sending {
+            let listener = try Server { _, respond in respond(HTTPServerResponse(status: 200)) }
+            let port = listener.loop.listenPort
+            listener.loop.shutdown()
+            do throws(HTTPTransportError) {
+                _ = try await host.client().send(HTTPRequest(method: "GET", url: "http://127.0.0.1:\(port)/"))
+                Issue.record("a closed port answered")
+            } catch {
+                #expect(error.code == 7)
+                #expect(!error.isTimeout)
+            }
         }
-        #expect(server.recorder.requests.withLock { $0.count } == 5)
-        // One connection carries them. Under ThreadSanitizer with every suite running at once, the test server has
-        // once dropped the kept-alive connection between two requests (a second one opened): without reuse all five
-        // would open one.
-        #expect(opened.first == 1)
-        #expect(opened.reduce(0, +) <= 2, "\(opened)")
+    }
+
+    @Test(arguments: Driving.allCases) func connectionsAreReusedAcrossRequests(_ driving: Driving) async throws {
+        let host = try ClientHost(driving)
+        try await host.sending {
+            let server = try Server { _, respond in respond(HTTPServerResponse(status: 200, json: "{}")) }
+            let client = host.client()
+            var opened: [Int] = []
+            for _ in 0..<5 {
+                opened.append(try await client.send(HTTPRequest(method: "POST", url: server.base + "/notify", body: [0x7B, 0x7D])).connectionsOpened)
+            }
+            #expect(server.recorder.requests.withLock { $0.count } == 5)
+            // One connection carries them. Under ThreadSanitizer with every suite running at once, the test server has
+            // once dropped the kept-alive connection between two requests (a second one opened): without reuse all five
+            // would open one.
+            #expect(opened.first == 1)
+            #expect(opened.reduce(0, +) <= 2, "\(opened)")
+        }
     }
 
     /// Requests to one host run concurrently up to the bound — the server answers a set only once that many have
     /// arrived (the last, smaller set once every request has): a client running them one at a time would never get its
     /// first answer — and the rest wait their turn: twenty requests never have more than eight open at once.
-    @Test func requestsOfOneClientRunConcurrentlyUpToTheBound() async throws {
-        let bound = TransferLoop.maximumConnectionsPerHost, total = bound * 2 + bound / 2
-        let held = Locked<(waiting: [@Sendable (HTTPServerResponse) -> Void], arrived: Int, most: Int)>(([], 0, 0))
-        let server = try Server { _, respond in
-            let all = held.withLock { held -> [@Sendable (HTTPServerResponse) -> Void] in
-                held.waiting.append(respond)
-                held.arrived += 1
-                held.most = max(held.most, held.waiting.count)
-                guard held.waiting.count == bound || held.arrived == total else { return [] }
-                defer { held.waiting = [] }
-                return held.waiting
+    @Test(arguments: Driving.allCases) func requestsOfOneClientRunConcurrentlyUpToTheBound(_ driving: Driving) async throws {
+        let host = try ClientHost(driving)
+        try await host.sending {
+            let bound = TransferTable.maximumConnectionsPerHost, total = bound * 2 + bound / 2
+            let held = Locked<(waiting: [@Sendable (HTTPServerResponse) -> Void], arrived: Int, most: Int)>(([], 0, 0))
+            let server = try Server { _, respond in
+                let all = held.withLock { held -> [@Sendable (HTTPServerResponse) -> Void] in
+                    held.waiting.append(respond)
+                    held.arrived += 1
+                    held.most = max(held.most, held.waiting.count)
+                    guard held.waiting.count == bound || held.arrived == total else { return [] }
+                    defer { held.waiting = [] }
+                    return held.waiting
+                }
+                for answer in all { answer(HTTPServerResponse(status: 204)) }
             }
-            for answer in all { answer(HTTPServerResponse(status: 204)) }
-        }
-        let client = HTTPClient()
-        let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
-            for n in 0..<total {
-                group.addTask { try await client.send(HTTPRequest(method: "POST", url: server.base + "/notify/\(n)", body: [0x7B, 0x7D])).status }
+            let client = host.client()
+            let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+                for n in 0..<total {
+                    group.addTask { try await client.send(HTTPRequest(method: "POST", url: server.base + "/notify/\(n)", body: [0x7B, 0x7D])).status }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
             }
-            return try await group.reduce(into: []) { $0.append($1) }
+            #expect(statuses == Array(repeating: 204, count: total))
+            #expect(held.withLock(\.most) == bound, "at most \(bound) at once, and that many")
         }
-        #expect(statuses == Array(repeating: 204, count: total))
-        #expect(held.withLock(\.most) == bound, "at most \(bound) at once, and that many")
     }
 
     /// A cancelled request ends at once, running or queued behind its host's bound, and the client goes on: a service
     /// stopping does not wait out a server that never answers (the total timeout is 15 s; the test's limit is 1 min).
-    @Test func aCancelledRequestEndsAtOnceRunningOrQueued() async throws {
-        let held = Locked<[@Sendable (HTTPServerResponse) -> Void]>([])
-        let (allRunning, running) = AsyncStream.makeStream(of: Void.self)
-        let server = try Server { request, respond in
-            guard request.path != "/quick" else { return respond(HTTPServerResponse(status: 204)) }
-            if held.withLock({ $0.append(respond); return $0.count }) == TransferLoop.maximumConnectionsPerHost { running.yield() }
-        }
-        let client = HTTPClient()
-        // One more than the bound: the last waits in the client's queue.
-        let count = TransferLoop.maximumConnectionsPerHost + 1
-        let sending = Task {
-            await withTaskGroup(of: Int32.self) { group in
-                for n in 0..<count {
-                    group.addTask {
-                        do { _ = try await client.send(HTTPRequest(method: "POST", url: server.base + "/hang/\(n)", body: [0x7B, 0x7D])); return 0 }
-                        catch let error as HTTPTransportError { return Int32(error.code) } catch { return -1 }
-                    }
-                }
-                return await group.reduce(into: []) { $0.append($1) }
+    @Test(arguments: Driving.allCases) func aCancelledRequestEndsAtOnceRunningOrQueued(_ driving: Driving) async throws {
+        let host = try ClientHost(driving)
+        try await host.sending {
+            let held = Locked<[@Sendable (HTTPServerResponse) -> Void]>([])
+            let (allRunning, running) = AsyncStream.makeStream(of: Void.self)
+            let server = try Server { request, respond in
+                guard request.path != "/quick" else { return respond(HTTPServerResponse(status: 204)) }
+                if held.withLock({ $0.append(respond); return $0.count }) == TransferTable.maximumConnectionsPerHost { running.yield() }
             }
+            let client = host.client()
+            // One more than the bound: the last waits in the client's queue.
+            let count = TransferTable.maximumConnectionsPerHost + 1
+            let sending = Task {
+                await withTaskGroup(of: Int32.self) { group in
+                    for n in 0..<count {
+                        group.addTask {
+                            do { _ = try await client.send(HTTPRequest(method: "POST", url: server.base + "/hang/\(n)", body: [0x7B, 0x7D])); return 0 }
+                            catch let error as HTTPTransportError { return Int32(error.code) } catch { return -1 }
+                        }
+                    }
+                    return await group.reduce(into: []) { $0.append($1) }
+                }
+            }
+            for await _ in allRunning { break }
+            sending.cancel()
+            let codes = await sending.value
+            #expect(codes == Array(repeating: 42, count: count), "CURLE_ABORTED_BY_CALLBACK for each")
+            #expect(try await client.send(HTTPRequest(method: "GET", url: server.base + "/quick")).status == 204)
+            for answer in held.withLock({ $0 }) { answer(HTTPServerResponse(status: 204)) }
         }
-        for await _ in allRunning { break }
-        sending.cancel()
-        let codes = await sending.value
-        #expect(codes == Array(repeating: 42, count: count), "CURLE_ABORTED_BY_CALLBACK for each")
-        #expect(try await client.send(HTTPRequest(method: "GET", url: server.base + "/quick")).status == 204)
+    }
+
+    /// A client on an event loop that stops: what is unanswered fails at once, saying why, and so does what comes
+    /// after; nothing waits out the 15 s timeout.
+    @Test func aStoppedLoopFailsItsClientsTransfersAtOnce() async throws {
+        let held = Locked<[@Sendable (HTTPServerResponse) -> Void]>([])
+        let (arrivals, arrived) = AsyncStream.makeStream(of: Void.self)
+        let server = try Server { _, respond in
+            held.withLock { $0.append(respond) }
+            arrived.yield()
+        }
+        let host = try ClientHost(.eventLoop)
+        let client = host.client()
+        let sending = Task { try await host.sending { try await client.send(HTTPRequest(method: "POST", url: server.base + "/hang", body: [0x7B, 0x7D])) } }
+        for await _ in arrivals { break }
+        host.loop?.shutdown()
+        do {
+            _ = try await sending.value
+            Issue.record("a transfer on a stopped loop was answered")
+        } catch let error as HTTPTransportError {
+            #expect(error.code == 42)
+            #expect(error.description.contains("the event loop the HTTP client ran on has stopped"), "\(error)")
+        }
+        do throws(HTTPTransportError) {
+            _ = try await client.send(HTTPRequest(method: "GET", url: server.base + "/after"))
+            Issue.record("a transfer after the loop stopped was sent")
+        } catch {
+            #expect(error.code == 42)
+        }
         for answer in held.withLock({ $0 }) { answer(HTTPServerResponse(status: 204)) }
     }
 

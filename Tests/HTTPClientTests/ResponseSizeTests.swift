@@ -65,36 +65,45 @@ struct ResponseSizeTests {
         }
     }
 
-    @Test func aStreamedHugeBodyIsCutAtTheCapAndTheConnectionDropped() async throws {
-        let server = try FloodingServer(head: "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n", chunked: true)
-        do {
-            let response = try await HTTPClient().send(HTTPRequest(method: "POST", url: "http://127.0.0.1:\(server.port)/notify", body: Array("{}".utf8)))
-            Issue.record("a \(response.body.count)-byte answer was read")
-        } catch {
-            #expect(error.description.contains("body is over 262144 bytes; connection dropped"), "\(error)")
+    @Test(arguments: Driving.allCases) func aStreamedHugeBodyIsCutAtTheCapAndTheConnectionDropped(_ driving: Driving) async throws {
+        let host = try ClientHost(driving)
+        try await host.sending {
+            let server = try FloodingServer(head: "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n", chunked: true)
+            do throws(HTTPTransportError) {
+                let response = try await host.client().send(HTTPRequest(method: "POST", url: "http://127.0.0.1:\(server.port)/notify", body: Array("{}".utf8)))
+                Issue.record("a \(response.body.count)-byte answer was read")
+            } catch {
+                #expect(error.description.contains("body is over 262144 bytes; connection dropped"), "\(error)")
+            }
+            // The server got a reset long before its 64 MiB (socket buffers hold a few MiB at most).
+            let sent = server.sent()
+            #expect((0..<16 << 20).contains(sent), "\(sent) bytes went before the client hung up (-1: it never did)")
         }
-        // The server got a reset long before its 64 MiB (socket buffers hold a few MiB at most).
-        let sent = server.sent()
-        #expect((0..<16 << 20).contains(sent), "\(sent) bytes went before the client hung up (-1: it never did)")
     }
 
-    @Test func anAnnouncedHugeBodyFailsBeforeItIsRead() async throws {
-        let server = try FloodingServer(head: "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 1500000000\r\n\r\n", chunked: false)
-        do {
-            _ = try await HTTPClient().send(HTTPRequest(method: "POST", url: "http://127.0.0.1:\(server.port)/notify", body: Array("{}".utf8)))
-            Issue.record("a 1.5 GB answer was read")
-        } catch {
-            #expect(error.description.contains("over 262144 bytes"), "\(error)")
+    @Test(arguments: Driving.allCases) func anAnnouncedHugeBodyFailsBeforeItIsRead(_ driving: Driving) async throws {
+        let host = try ClientHost(driving)
+        try await host.sending {
+            let server = try FloodingServer(head: "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 1500000000\r\n\r\n", chunked: false)
+            do throws(HTTPTransportError) {
+                _ = try await host.client().send(HTTPRequest(method: "POST", url: "http://127.0.0.1:\(server.port)/notify", body: Array("{}".utf8)))
+                Issue.record("a 1.5 GB answer was read")
+            } catch {
+                #expect(error.description.contains("over 262144 bytes"), "\(error)")
+            }
+            let sent = server.sent()
+            #expect((0..<16 << 20).contains(sent), "\(sent) bytes went before the client hung up (-1: it never did)")
         }
-        let sent = server.sent()
-        #expect((0..<16 << 20).contains(sent), "\(sent) bytes went before the client hung up (-1: it never did)")
     }
 
-    @Test func anAnswerUnderTheCapIsReadWhole() async throws {
-        let server = try FloodingServer(head: "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 131072\r\n\r\n", chunked: false,
-                                        limit: 128 << 10)
-        let response = try await HTTPClient().send(HTTPRequest(method: "POST", url: "http://127.0.0.1:\(server.port)/notify", body: Array("{}".utf8)))
-        #expect(response.status == 200)
-        #expect(response.body.count == 128 << 10)
+    @Test(arguments: Driving.allCases) func anAnswerUnderTheCapIsReadWhole(_ driving: Driving) async throws {
+        let host = try ClientHost(driving)
+        try await host.sending {
+            let server = try FloodingServer(head: "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 131072\r\n\r\n", chunked: false,
+                                            limit: 128 << 10)
+            let response = try await host.client().send(HTTPRequest(method: "POST", url: "http://127.0.0.1:\(server.port)/notify", body: Array("{}".utf8)))
+            #expect(response.status == 200)
+            #expect(response.body.count == 128 << 10)
+        }
     }
 }

@@ -1,0 +1,142 @@
+import Glibc
+import Platform
+import Synchronization
+import Testing
+import WebSocketTransport
+
+/// What the loop keeps for others beside its sockets: timers on a timerfd (never early), tasks' sleeps on those timers
+/// (`Sleeper`), and another library's descriptor polled with the sockets (`watch`).
+@Suite(.timeLimit(.minutes(1)))
+struct LoopTimingTests {
+    func loop() throws -> WebSocketEventLoop {
+        var options = WebSocketEventLoop.Options()
+        options.name = "timing-test"
+        options.usesTLS = false
+        let loop = try WebSocketEventLoop(options: options)
+        loop.start()
+        return loop
+    }
+
+    /// Timers fire at their deadline, not before it, and in order (libwebsockets' own timer woke its poll up to a
+    /// millisecond early and spun until due).
+    @Test func timersFireInOrderAndNeverBeforeTheirDeadline() async throws {
+        let loop = try loop()
+        defer { loop.shutdown() }
+        let fired = Locked<[(index: Int, late: Duration)]>([])
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            loop.perform {
+                for index in 0..<5 {
+                    let deadline = ContinuousClock.now.advanced(by: .microseconds(300 + 700 * index))
+                    loop.schedule(at: deadline) {
+                        let count = fired.withLock { $0.append((index, deadline.duration(to: .now))); return $0.count }
+                        if count == 5 { done.resume() }
+                    }
+                }
+            }
+        }
+        let seen = fired.withLock { $0 }
+        #expect(seen.map(\.index) == [0, 1, 2, 3, 4])
+        #expect(seen.allSatisfy { $0.late >= .zero }, "\(seen.map(\.late))")
+    }
+
+    /// A task on the loop's executor sleeps on the loop's timers and wakes at its deadline, not before.
+    @Test func aSleepOnTheLoopEndsAtItsDeadline() async throws {
+        let loop = try loop()
+        defer { loop.shutdown() }
+        let deadline = ContinuousClock.now.advanced(by: .milliseconds(30))
+        let onTheLoop = try await withTaskExecutorPreference(EventLoopExecutor(loop: loop)) {
+            try await loop.sleep(until: deadline)
+            return loop.isInEventLoop
+        }
+        #expect(ContinuousClock.now >= deadline)
+        #expect(onTheLoop)
+    }
+
+    /// Cancelled, a sleep ends at once with CancellationError, from the loop's thread or another, and a sleep that
+    /// begins cancelled does not sleep at all.
+    @Test(arguments: [false, true]) func aCancelledSleepEndsAtOnce(onTheLoop: Bool) async throws {
+        let loop = try loop()
+        defer { loop.shutdown() }
+        let executor: (any TaskExecutor)? = onTheLoop ? EventLoopExecutor(loop: loop) : nil
+        let sleeping = Task(executorPreference: executor) {
+            do { try await loop.sleep(until: .now.advanced(by: .seconds(600))); return "slept" } catch is CancellationError { return "cancelled" } catch { return "\(error)" }
+        }
+        sleeping.cancel()
+        #expect(await sleeping.value == "cancelled")
+        let already = Task(executorPreference: executor) {
+            withUnsafeCurrentTask { $0?.cancel() }
+            do { try await loop.sleep(until: .now.advanced(by: .seconds(600))); return "slept" } catch is CancellationError { return "cancelled" } catch { return "\(error)" }
+        }
+        #expect(await already.value == "cancelled")
+    }
+
+    /// A sleep still running when its loop stops finishes on Swift's own timer: it neither hangs nor ends early.
+    @Test func aSleepOutlivesItsLoop() async throws {
+        let loop = try loop()
+        let deadline = ContinuousClock.now.advanced(by: .milliseconds(300))
+        let (asleep, falling) = AsyncStream.makeStream(of: Void.self)
+        let sleeping = Task(executorPreference: EventLoopExecutor(loop: loop)) {
+            // On the loop's thread the sleep is armed in the same job, before anything else runs there.
+            falling.yield()
+            try await loop.sleep(until: deadline)
+        }
+        for await _ in asleep { break }
+        loop.shutdown()
+        try await sleeping.value
+        #expect(ContinuousClock.now >= deadline)
+    }
+
+    /// A watched descriptor's reader runs on the loop's thread when it can be read; stopping the loop ends the watch.
+    @Test func aWatchedPipeIsReadOnTheLoopAndEndedWithIt() async throws {
+        let loop = try loop()
+        var ends: [Int32] = [0, 0]
+        #expect(pipe(&ends) == 0)
+        defer { close(ends[0]); close(ends[1]) }
+        let reader = ends[0]
+        let (events, sink) = AsyncStream.makeStream(of: String.self)
+        loop.perform {
+            let made = loop.watch(reader, readable: {
+                var byte: UInt8 = 0
+                _ = read(reader, &byte, 1)
+                sink.yield("read \(Character(UnicodeScalar(byte))) on the loop: \(loop.isInEventLoop)")
+            }, ended: { sink.yield("ended"); sink.finish() })
+            if made == nil { sink.yield("not watched"); sink.finish() }
+        }
+        var iterator = events.makeAsyncIterator()
+        var byte = UInt8(ascii: "a")
+        _ = write(ends[1], &byte, 1)
+        #expect(await iterator.next() == "read a on the loop: true")
+        byte = UInt8(ascii: "b")
+        _ = write(ends[1], &byte, 1)
+        #expect(await iterator.next() == "read b on the loop: true")
+        loop.shutdown()
+        #expect(await iterator.next() == "ended")
+        // The loop adopted a duplicate: the caller's descriptor is still open.
+        #expect(fcntl(reader, F_GETFD) >= 0)
+    }
+
+    /// Unwatched, a descriptor is no longer read, and its end is not told.
+    @Test func anUnwatchedDescriptorIsLeftAlone() async throws {
+        let loop = try loop()
+        var ends: [Int32] = [0, 0]
+        #expect(pipe(&ends) == 0)
+        defer { close(ends[0]); close(ends[1]) }
+        let reader = ends[0]
+        let calls = Atomic<Int>(0)
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            loop.perform {
+                let watch = loop.watch(reader, readable: { calls.add(1, ordering: .relaxed) }, ended: { calls.add(100, ordering: .relaxed) })
+                if let watch { loop.unwatch(watch) }
+                done.resume()
+            }
+        }
+        var byte = UInt8(ascii: "x")
+        _ = write(ends[1], &byte, 1)
+        // A timer after the write: the loop has polled the pipe at least once by then.
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            loop.perform { loop.schedule(after: .milliseconds(50)) { done.resume() } }
+        }
+        loop.shutdown()
+        #expect(calls.load(ordering: .relaxed) == 0)
+    }
+}
