@@ -293,6 +293,7 @@ public final class WebSocketEventLoop: @unchecked Sendable {
             // Jobs left over after their time slice: the sockets are looked at without waiting, then the jobs go on.
             if !runReadyJobs(for: Self.jobSlice) { lws_cancel_service(context) }
             let serviced = lws_service(context, 0)
+            runDueTimers()
             // Also after the last pass: what it brought in is handed on before the loop stops.
             for body in passEnd { body() }
             if serviced < 0 { break }
@@ -532,8 +533,12 @@ public final class WebSocketEventLoop: @unchecked Sendable {
     private struct ScheduledTimer {
         let id: Int
         let deadline: ContinuousClock.Instant
+        /// The deadline and its tolerance: the loop wakes for it by then at the latest.
+        let latest: ContinuousClock.Instant
         let work: () -> Void
     }
+    /// When the loop's timer is set to wake it; nil when it is not.
+    private var armedAt: ContinuousClock.Instant?
 
     /// A timer that can be cancelled.
     public struct TimerToken: Sendable, Hashable { let id: Int }
@@ -544,15 +549,17 @@ public final class WebSocketEventLoop: @unchecked Sendable {
         schedule(at: .now + delay, work)
     }
 
-    /// Runs `work` on the loop thread at `deadline`. Call on the loop thread.
+    /// Runs `work` on the loop thread at `deadline`, or up to `tolerance` later: a timer with a tolerance runs with the
+    /// first pass after its deadline, whatever woke the loop, and the loop wakes for it only when nothing else has by
+    /// `deadline + tolerance` (under a flood of messages such timers cost no wake of their own). Call on the loop thread.
     @discardableResult
-    public func schedule(at deadline: ContinuousClock.Instant, _ work: @escaping () -> Void) -> TimerToken {
+    public func schedule(at deadline: ContinuousClock.Instant, tolerance: Duration = .zero, _ work: @escaping () -> Void) -> TimerToken {
         preconditionInEventLoop()
         nextTimerID += 1
-        let entry = ScheduledTimer(id: nextTimerID, deadline: deadline, work: work)
+        let entry = ScheduledTimer(id: nextTimerID, deadline: deadline, latest: deadline.advanced(by: max(.zero, tolerance)), work: work)
         let index = timers.firstIndex { $0.deadline > entry.deadline } ?? timers.count
         timers.insert(entry, at: index)
-        if index == 0 { armTimer() }
+        if armedAt.map({ entry.latest < $0 }) ?? true { armTimer() }
         return TimerToken(id: entry.id)
     }
 
@@ -562,26 +569,43 @@ public final class WebSocketEventLoop: @unchecked Sendable {
         timers.removeAll { $0.id == token.id }
     }
 
+    /// Sets the loop's timer for the earliest `latest` of the timers.
     private func armTimer() {
-        guard !contextDestroyed, let first = timers.first else { return }
-        let delay = ContinuousClock.now.duration(to: first.deadline)
+        guard !contextDestroyed, var at = timers.first?.latest else { armedAt = nil; return }
+        for timer in timers.dropFirst() where timer.latest < at { at = timer.latest }
+        armedAt = at
+        let delay = ContinuousClock.now.duration(to: at)
         if timerDescriptor.arm(after: delay) { return }
         let microseconds = max(0, delay.wholeMicroseconds)
         lws_sul_schedule(context, 0, &timer.pointee.sul, timerCallback, lws_usec_t(microseconds))
     }
 
+    /// The loop's timer went off.
     func timerFired() {
         preconditionInEventLoop()
+        armedAt = nil
+        runDueTimers()
+        // libwebsockets runs its own timer at the start of a pass and then waits on the sockets: what a timer made ready
+        // (a job, a message for the end of the pass) would wait for the next event. The pass ends at once instead.
+        // (A timerfd's expiry is read with the sockets, after which the pass ends anyway.)
+        if !timerDescriptor.isOpen, !readyJobs.isEmpty || !passEnd.isEmpty { lws_cancel_service(context) }
+    }
+
+    /// Runs the timers whose deadline has come (after every pass, and when the loop's timer goes off), and sets the
+    /// loop's timer for the rest.
+    private func runDueTimers() {
+        guard let first = timers.first else { return }
         let now = ContinuousClock.now
+        guard first.deadline <= now else {
+            if armedAt == nil { armTimer() }
+            return
+        }
+        // One at a time: a timer's work may cancel another that is due too.
         while let first = timers.first, first.deadline <= now {
             timers.removeFirst()
             first.work()
         }
         armTimer()
-        // libwebsockets runs due timers at the start of a pass and then waits on the sockets: what a timer made ready
-        // (a job, a message for the end of the pass) would wait for the next event. The pass ends at once instead.
-        // (A timerfd's expiry is read with the sockets, after which the pass ends anyway.)
-        if !timerDescriptor.isOpen, !readyJobs.isEmpty || !passEnd.isEmpty { lws_cancel_service(context) }
     }
 }
 

@@ -39,6 +39,38 @@ struct LoopTimingTests {
         #expect(seen.allSatisfy { $0.late >= .zero }, "\(seen.map(\.late))")
     }
 
+    /// A timer with a tolerance runs with the first pass after its deadline, whatever woke the loop (here work handed
+    /// over, then another timer), long before its own 10 minutes of tolerance (the suite's limit is one). Alone, it
+    /// wakes the loop by its deadline and tolerance.
+    @Test func aTolerantTimerRunsWithTheNextWakeAfterItsDeadline() async throws {
+        let loop = try loop()
+        defer { loop.shutdown() }
+        let ran = Locked<[String]>([])
+        for waking in ["work", "timer"] {
+            let (runs, ranOne) = AsyncStream.makeStream(of: Void.self)
+            let deadline = ContinuousClock.now.advanced(by: .milliseconds(20))
+            loop.perform {
+                loop.schedule(at: deadline, tolerance: .seconds(600)) {
+                    ran.withLock { $0.append("\(waking): \(ContinuousClock.now >= deadline ? "after" : "before") its deadline") }
+                    ranOne.yield()
+                }
+                if waking == "timer" { loop.schedule(at: deadline.advanced(by: .milliseconds(20))) {} }
+            }
+            if waking == "work" {
+                // Time passes (the thing under test), then the loop is woken by something else.
+                while ContinuousClock.now < deadline {}
+                loop.perform {}
+            }
+            for await _ in runs { break }
+        }
+        #expect(ran.withLock { $0 } == ["work: after its deadline", "timer: after its deadline"])
+        let alone = ContinuousClock.now.advanced(by: .milliseconds(10))
+        let late = await withCheckedContinuation { (done: CheckedContinuation<Duration, Never>) in
+            loop.perform { loop.schedule(at: alone, tolerance: .milliseconds(20)) { done.resume(returning: alone.duration(to: .now)) } }
+        }
+        #expect(late >= .zero)
+    }
+
     /// A task on the loop's executor sleeps on the loop's timers and wakes at its deadline, not before.
     @Test func aSleepOnTheLoopEndsAtItsDeadline() async throws {
         let loop = try loop()
