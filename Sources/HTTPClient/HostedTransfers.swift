@@ -35,6 +35,7 @@ final class HostedTransfers: TransferDriver, @unchecked Sendable {
     private let readyFlags = UnsafeMutablePointer<Int32>.allocate(capacity: batch)
 
     init(loop: WebSocketEventLoop, options: HTTPClient.Options) {
+        TransferTable.initialise
         self.loop = loop
         self.options = options
     }
