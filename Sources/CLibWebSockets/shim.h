@@ -32,6 +32,33 @@ static inline int clws_timerfd_arm(int fd, long seconds, long nanoseconds) {
     return timerfd_settime(fd, 0, &when, NULL);
 }
 
+// Descriptors of other libraries watched by the loop (DescriptorWatch): one epoll set, one libwebsockets slot for all.
+// Here because epoll_event is a packed struct Swift does not import whole.
+#include <sys/epoll.h>
+
+/// A close-on-exec epoll set; -1 on failure.
+static inline int clws_epoll_make(void) { return epoll_create1(EPOLL_CLOEXEC); }
+
+/// Adds `fd` to the set for reading (level-triggered). 0, or -1 with errno.
+static inline int clws_epoll_add(int set, int fd) {
+    struct epoll_event event = { 0 };
+    event.events = EPOLLIN;
+    event.data.fd = fd;
+    return epoll_ctl(set, EPOLL_CTL_ADD, fd, &event);
+}
+
+/// Takes `fd` out of the set.
+static inline int clws_epoll_remove(int set, int fd) { return epoll_ctl(set, EPOLL_CTL_DEL, fd, NULL); }
+
+/// Up to `capacity` (at most 32) readable descriptors without waiting; the count, or -1.
+static inline int clws_epoll_ready(int set, int *fds, int capacity) {
+    struct epoll_event events[32];
+    if (capacity > 32) capacity = 32;
+    int count = epoll_wait(set, events, capacity, 0);
+    for (int i = 0; i < count; i++) fds[i] = events[i].data.fd;
+    return count;
+}
+
 /// Empties a timerfd that fired.
 static inline void clws_timerfd_drain(int fd) { uint64_t expirations; (void)!read(fd, &expirations, sizeof expirations); }
 

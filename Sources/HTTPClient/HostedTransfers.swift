@@ -58,15 +58,17 @@ final class HostedTransfers: TransferDriver, @unchecked Sendable {
     func shutdown() {
         if loop.isInEventLoop { end(failing: Self.shutDown); return }
         if loop.perform({ [self] in end(failing: Self.shutDown) }) { return }
-        // The loop has stopped: if a watch was made, the loop ended it (`ended`) and everything with it; if not, nothing
-        // was made.
-        phase.withLock { $0 = .over }
+        // The loop is stopping: with a watch made, the loop ends it (`ended`) as its context goes, and everything with
+        // it; without one, nothing was made.
+        phase.withLock { if $0 == .idle { $0 = .over } }
     }
 
     private static let shutDown = HTTPTransportError(code: Int(CURLE_ABORTED_BY_CALLBACK.rawValue), message: "the HTTP client was shut down", isTimeout: false)
+    private static let cancelled = HTTPTransportError(code: Int(CURLE_ABORTED_BY_CALLBACK.rawValue), message: "the request was cancelled", isTimeout: false)
     private static let loopStopped = HTTPTransportError(code: Int(CURLE_ABORTED_BY_CALLBACK.rawValue), message: "the event loop the HTTP client ran on has stopped", isTimeout: false)
 
     private func start(_ transfer: Transfer) {
+        guard !transfer.abandoned else { transfer.completion(.failure(Self.cancelled)); return }
         guard let table = prepared() else {
             transfer.completion(.failure(phase.withLock { $0 } == .over ? Self.loopStopped
                 : HTTPTransportError(code: Int(CURLE_OUT_OF_MEMORY.rawValue), message: "libcurl's sockets cannot be polled on the event loop (no descriptor for an epoll set)", isTimeout: false)))
@@ -77,6 +79,7 @@ final class HostedTransfers: TransferDriver, @unchecked Sendable {
     }
 
     private func abandon(_ transfer: Transfer) {
+        transfer.abandoned = true
         guard let table, phase.withLock({ $0 }) == .watching else { return }
         table.abandon(transfer)
         act(on: CURL_SOCKET_TIMEOUT, flags: 0)

@@ -13,6 +13,9 @@ final class Transfer: @unchecked Sendable {
     /// The answer went past a cap: the transfer was aborted and its connection dropped.
     var oversized: String?
     var headerList: UnsafeMutablePointer<curl_slist>?
+    /// Its caller stopped waiting before the driver took it in (a cancel on the loop's thread can overtake a start
+    /// handed over from another): it is failed when it arrives instead of sent.
+    var abandoned = false
     let maximumBody: Int
     let maximumHeaderBytes: Int
     /// `scheme://host:port` of its URL: what the per-host bound counts by.

@@ -46,7 +46,7 @@ func webSocketCallback(_ wsi: OpaquePointer?, _ reason: lws_callback_reasons, _ 
         return 0
 
     case LWS_CALLBACK_RAW_RX_FILE:
-        loop(of: wsi)?.watchedReadable(wsi: wsi)
+        _ = loop(of: wsi)?.watchedReadable(wsi: wsi)
         return 0
 
     case LWS_CALLBACK_RAW_CLOSE_FILE:

@@ -100,12 +100,12 @@ public final class WebSocketEventLoop: @unchecked Sendable {
     private var timerDescriptor = TimerDescriptor()
     private var timers: [ScheduledTimer] = []
     private var nextTimerID = 0
-    private var contextDestroyed = false
+    private(set) var contextDestroyed = false
     /// Run on the loop thread after each pass over the sockets (`afterEachPass`).
     private var passEnd: [() -> Void] = []
     var connections: [ObjectIdentifier: WebSocketConnection] = [:]
-    /// Descriptors of other libraries polled with the sockets (`watch`), by their adopted wsi.
-    var watches: [OpaquePointer: DescriptorWatch] = [:]
+    /// Descriptors of other libraries polled with the sockets (`watch`).
+    var watchSet = WatchSet()
     /// Tasks sleeping on the loop's timers (`sleep(until:)`), ended when the loop stops.
     var sleeps: [ObjectIdentifier: LoopSleep] = [:]
 
@@ -220,6 +220,7 @@ public final class WebSocketEventLoop: @unchecked Sendable {
             lws_context_destroy(context)
         }
         Self.release(protocols: protocols, timer: timer, strings: cStrings)
+        watchSet.ready.deallocate()
     }
 
     private static func release(protocols: UnsafeMutablePointer<lws_protocols>, timer: UnsafeMutablePointer<clws_timer>,
@@ -314,7 +315,6 @@ public final class WebSocketEventLoop: @unchecked Sendable {
         for connection in connections.values { connection.contextDestroyed() }
         connections = [:]
         httpExchanges = [:]
-        watches = [:]
         timers = []
         // The thread is about to end, and a later thread may get its id: none of them is this loop's.
         loopThread.store(0, ordering: .releasing)

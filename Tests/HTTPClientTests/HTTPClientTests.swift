@@ -230,6 +230,48 @@ struct HTTPClientTests {
         for answer in held.withLock({ $0 }) { answer(HTTPServerResponse(status: 204)) }
     }
 
+    /// Clients on a loop spend its descriptor budget once, however many there are: Home Assistant's loop is made for
+    /// 4 connections (8 descriptors), and each backend has a client of its own (an outside review found the 8th
+    /// client's every push failing when each adopted its own epoll set there).
+    @Test func manyClientsOnALoopWithFewDescriptors() async throws {
+        let server = try Server { _, respond in respond(HTTPServerResponse(status: 204)) }
+        var options = WebSocketEventLoop.Options()
+        options.usesTLS = false
+        options.maximumConnections = 4
+        let loop = try WebSocketEventLoop(options: options)
+        loop.start()
+        defer { loop.shutdown() }
+        var statuses: [Int] = []
+        var clients: [HTTPClient] = []
+        for n in 0..<12 {
+            let client = HTTPClient(on: loop)
+            clients.append(client)
+            statuses.append(try await client.send(HTTPRequest(method: "GET", url: server.base + "/\(n)")).status)
+        }
+        #expect(statuses == Array(repeating: 204, count: 12))
+        withExtendedLifetime(clients) {}
+    }
+
+    /// A cancel on the loop's thread can come before the start it cancels (handed over from another thread, still
+    /// queued): the transfer then ends when it arrives, cancelled, and is never sent.
+    @Test func aCancelThatOvertakesItsStartEndsIt() async throws {
+        let server = try Server { _, respond in respond(HTTPServerResponse(status: 204)) }
+        let host = try ClientHost(.eventLoop)
+        let loop = try #require(host.loop)
+        let driver = HostedTransfers(loop: loop, options: HTTPClient.Options())
+        let result = await withCheckedContinuation { (done: CheckedContinuation<Result<HTTPResponse, HTTPTransportError>, Never>) in
+            let transfer = Transfer(request: HTTPRequest(method: "GET", url: server.base + "/cancelled"), limits: HTTPClient.Options()) { done.resume(returning: $0) }
+            loop.perform {
+                driver.cancel(transfer)
+                driver.submit(transfer)
+            }
+        }
+        guard case .failure(let error) = result else { Issue.record("a cancelled transfer was sent: \(result)"); return }
+        #expect(error.code == 42)
+        #expect(server.recorder.requests.withLock(\.count) == 0)
+        driver.shutdown()
+    }
+
     @Test func authorizationIsMaskedForDisplay() {
         let request = HTTPRequest(method: "POST", url: "https://x", headers: [("Authorization", "Bearer abc123"), ("Content-Type", "application/json")])
         #expect(request.redactedHeaders == ["Authorization: Bearer ****", "Content-Type: application/json"])
