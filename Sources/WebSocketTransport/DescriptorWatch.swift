@@ -6,8 +6,8 @@ import Glibc
 import Musl
 #endif
 
-/// A descriptor of another library polled by the loop beside its own sockets: the loop's timerfd, and each hosted
-/// HTTP client's epoll set of libcurl's sockets, so that the backends' HTTP runs on the socket's thread and a push
+/// A descriptor of another library polled by the loop beside its own sockets: each hosted HTTP client's epoll set of
+/// libcurl's sockets, so that the backends' HTTP runs on the socket's thread and a push
 /// wakes no other thread.
 ///
 /// Every watched descriptor of a loop is in one epoll set, which libwebsockets polls as one adopted raw file (a
@@ -84,6 +84,11 @@ extension WebSocketEventLoop {
     /// libwebsockets found the set readable: each ready descriptor's reader runs (one unwatched meanwhile is skipped).
     func watchedReadable(wsi: OpaquePointer) -> Bool {
         preconditionInEventLoop()
+        if wsi == timerDescriptor.wsi {
+            timerDescriptor.drain()
+            timerFired()
+            return true
+        }
         guard wsi == watchSet.wsi else { return false }
         while true {
             let count = Int(clws_epoll_ready(watchSet.set, watchSet.ready, 32))

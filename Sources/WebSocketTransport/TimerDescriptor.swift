@@ -5,28 +5,40 @@ import Glibc
 import Musl
 #endif
 
-/// The event loop's timers as one timerfd polled with its sockets (`WebSocketEventLoop.watch`): the loop wakes when the
-/// first is due, to the microsecond, and not before. Confined to the loop's thread.
+/// The event loop's timers as one timerfd polled with its sockets: the loop wakes when the first is due, to the
+/// microsecond, and not before. libwebsockets adopts the timerfd itself as a raw file and closes it with its context:
+/// one descriptor per loop (a test process runs hundreds of loops at once, and Foundation's `Process.run` crashed
+/// copying a list of some 1,800 open descriptors). Confined to the loop's thread.
 struct TimerDescriptor {
     private var descriptor: Int32 = -1
-    private var watch: DescriptorWatch?
+    /// The timerfd's wsi in libwebsockets; nil without one.
+    private(set) var wsi: OpaquePointer?
 
-    var isOpen: Bool { watch != nil }
+    var isOpen: Bool { wsi != nil }
 
-    /// Makes the timerfd and has `loop` poll it; on failure the loop keeps libwebsockets' timer.
-    mutating func open(on loop: WebSocketEventLoop) {
+    /// Whether `openOnce` was called.
+    private var tried = false
+
+    /// Makes the timerfd and has libwebsockets adopt it, the first time only; on failure the loop keeps libwebsockets'
+    /// timer.
+    mutating func openOnce(context: OpaquePointer) {
+        guard !tried else { return }
+        tried = true
         let made = clws_timerfd_make()
         guard made >= 0 else { return }
-        guard let watch = loop.watch(made, readable: { [weak loop, made] in
-            clws_timerfd_drain(made)
-            loop?.timerFired()
-        }, ended: {}) else {
+        var adopted = lws_sock_file_fd_type()
+        adopted.filefd = made
+        guard let vhost = lws_get_vhost_by_name(context, "default"),
+              let wsi = lws_adopt_descriptor_vhost(vhost, LWS_ADOPT_RAW_FILE_DESC, adopted, "livebridge", nil) else {
             _ = close(made)
             return
         }
         descriptor = made
-        self.watch = watch
+        self.wsi = wsi
     }
+
+    /// The timerfd went off: emptied, so that it is not seen again until it is armed again.
+    func drain() { clws_timerfd_drain(descriptor) }
 
     /// Fires after `delay` (at once if it is past); false when there is no timerfd.
     func arm(after delay: Duration) -> Bool {
@@ -42,10 +54,9 @@ struct TimerDescriptor {
         _ = clws_timerfd_arm(descriptor, 0, 0)
     }
 
-    /// After the loop's context is gone (its watch with it).
+    /// The loop's context is gone, and the timerfd with it (libwebsockets closed it).
     mutating func end() {
-        if descriptor >= 0 { _ = close(descriptor) }
         descriptor = -1
-        watch = nil
+        wsi = nil
     }
 }

@@ -97,7 +97,7 @@ public final class WebSocketEventLoop: @unchecked Sendable {
     /// The timers' timerfd, polled with the sockets; libwebsockets' own timer (`timer`) only if it cannot be made.
     /// libwebsockets 4.1 waits in whole milliseconds, truncated: its timer's last fraction of a millisecond is spent
     /// polling without waiting, over and over (113,000 polls in a 4 s flood when the dispatcher's timer went there).
-    private var timerDescriptor = TimerDescriptor()
+    var timerDescriptor = TimerDescriptor()
     private var timers: [ScheduledTimer] = []
     private var nextTimerID = 0
     private(set) var contextDestroyed = false
@@ -288,7 +288,6 @@ public final class WebSocketEventLoop: @unchecked Sendable {
 
     private func run() {
         loopThread.store(UInt(pthread_self()), ordering: .releasing)
-        timerDescriptor.open(on: self)
         runPending()
         while !stopRequested.load(ordering: .acquiring) {
             // Jobs left over after their time slice: the sockets are looked at without waiting, then the jobs go on.
@@ -574,6 +573,8 @@ public final class WebSocketEventLoop: @unchecked Sendable {
         guard !contextDestroyed, var at = timers.first?.latest else { armedAt = nil; return }
         for timer in timers.dropFirst() where timer.latest < at { at = timer.latest }
         armedAt = at
+        // Made at the first timer: a loop that never sets one (most of a test run's hundreds) spends no descriptor.
+        timerDescriptor.openOnce(context: context)
         let delay = ContinuousClock.now.duration(to: at)
         if timerDescriptor.arm(after: delay) { return }
         let microseconds = max(0, delay.wholeMicroseconds)
