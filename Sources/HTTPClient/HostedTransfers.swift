@@ -63,15 +63,15 @@ final class HostedTransfers: TransferDriver, @unchecked Sendable {
         phase.withLock { if $0 == .idle { $0 = .over } }
     }
 
-    private static let shutDown = HTTPTransportError(code: Int(CURLE_ABORTED_BY_CALLBACK.rawValue), message: "the HTTP client was shut down", isTimeout: false)
-    private static let cancelled = HTTPTransportError(code: Int(CURLE_ABORTED_BY_CALLBACK.rawValue), message: "the request was cancelled", isTimeout: false)
-    private static let loopStopped = HTTPTransportError(code: Int(CURLE_ABORTED_BY_CALLBACK.rawValue), message: "the event loop the HTTP client ran on has stopped", isTimeout: false)
+    private static let shutDown = TransferTable.shutDown
+    private static let cancelled = TransferTable.cancelled
+    private static let loopStopped = TransferTable.aborted("the event loop the HTTP client ran on has stopped")
 
     private func start(_ transfer: Transfer) {
         guard !transfer.abandoned else { transfer.completion(.failure(Self.cancelled)); return }
         guard let table = prepared() else {
             transfer.completion(.failure(phase.withLock { $0 } == .over ? Self.loopStopped
-                : HTTPTransportError(code: Int(CURLE_OUT_OF_MEMORY.rawValue), message: "libcurl's sockets cannot be polled on the event loop (no descriptor for an epoll set)", isTimeout: false)))
+                : HTTPTransportError(code: Int(CURLE_OUT_OF_MEMORY.rawValue), message: "libcurl's sockets cannot be polled on the event loop (no descriptor left for an epoll set, or no room in the loop)", isTimeout: false)))
             return
         }
         table.admit(transfer)

@@ -80,8 +80,7 @@ final class TransferLoop: TransferDriver, @unchecked Sendable {
                 return (inbox.transfers, inbox.cancelled, inbox.stopping)
             }
             if stopping {
-                table.close(failing: HTTPTransportError(code: Int(CURLE_ABORTED_BY_CALLBACK.rawValue), message: "the HTTP client was shut down", isTimeout: false),
-                            also: incoming)
+                table.close(failing: TransferTable.shutDown, also: incoming)
                 return
             }
             for transfer in incoming { table.admit(transfer) }

@@ -18,6 +18,13 @@ final class TransferTable {
     /// (`CodePages`); at the first push it left 1.6 MiB of libcrypto's code resident for good.
     static let initialise: Void = { curl_global_init(Int(CURL_GLOBAL_DEFAULT)) }()
 
+    /// The ends of a transfer that libcurl did not finish (`CURLE_ABORTED_BY_CALLBACK`): said once, for both drivers.
+    static let cancelled = aborted("the request was cancelled")
+    static let shutDown = aborted("the HTTP client was shut down")
+    static func aborted(_ why: String) -> HTTPTransportError {
+        HTTPTransportError(code: Int(CURLE_ABORTED_BY_CALLBACK.rawValue), message: why, isTimeout: false)
+    }
+
     /// Idle connections kept open for reuse, over every host of this client (a backend has one or two).
     static let maximumIdleConnections = 64
 
@@ -81,7 +88,7 @@ final class TransferTable {
     /// A cancelled transfer: taken out of its host's queue or off the multi handle (its connection closed) and failed.
     /// One that already finished was answered and is not in either.
     func abandon(_ transfer: Transfer) {
-        let aborted = HTTPTransportError(code: Int(CURLE_ABORTED_BY_CALLBACK.rawValue), message: "the request was cancelled", isTimeout: false)
+        let aborted = Self.cancelled
         if var queue = waiting[transfer.host], let index = queue.firstIndex(where: { $0 === transfer }) {
             queue.remove(at: index)
             waiting[transfer.host] = queue.isEmpty ? nil : queue
