@@ -71,6 +71,29 @@ struct LoopTimingTests {
         #expect(late >= .zero)
     }
 
+    /// A timer already due when it is set (libcurl asks for one with every request) runs after the current pass
+    /// without the loop's timer being set: from a job on the loop's executor, before the loop looks at its sockets
+    /// (which then must not wait, with nothing else to wake it), and from a timer's own work, a hundred in a chain.
+    @Test func aTimerAlreadyDueRunsAfterThePassWithNothingElseToWakeTheLoop() async throws {
+        let loop = try loop()
+        defer { loop.shutdown() }
+        let ran = try await withTaskExecutorPreference(EventLoopExecutor(loop: loop)) {
+            await withCheckedContinuation { (done: CheckedContinuation<Bool, Never>) in
+                loop.schedule(after: .zero) { done.resume(returning: loop.isInEventLoop) }
+            }
+        }
+        #expect(ran)
+        let chained = await withCheckedContinuation { (done: CheckedContinuation<Int, Never>) in
+            loop.perform {
+                func next(_ count: Int) {
+                    guard count < 100 else { return done.resume(returning: count) }
+                    loop.schedule(at: .now) { next(count + 1) }
+                }
+                next(0)
+            }
+        }
+        #expect(chained == 100)
+    }
     /// A task on the loop's executor sleeps on the loop's timers and wakes at its deadline, not before.
     @Test func aSleepOnTheLoopEndsAtItsDeadline() async throws {
         let loop = try loop()
