@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # compare.sh: LiveBridge (release build) side by side with a Python asyncio peer (peer.py) and a C floor (floor.c:
-# libwebsockets + simdjson, receive and parse only), against the same Home Assistant-like server and push backend
-# (hasim.py), on 127.0.0.1. Prints a table with ranges over REPS repetitions, clients alternating within each.
+# libwebsockets + simdjson, receive and parse only; and for the floods the same floor making their pushes too, with one
+# blocking libcurl handle), against the same Home Assistant-like server and push backend (hasim.py), on 127.0.0.1. Prints a table with ranges over REPS repetitions, clients alternating within each.
 #
 #   bench/peer/compare.sh            # about 5-6 minutes on the 2-vCPU development VM
 #   REPS=5 SCENARIOS="flood flood1s" bench/peer/compare.sh
@@ -44,13 +44,16 @@ if [ ! -x "$LIVEBRIDGE" ]; then
 fi
 
 # The floor.
-if [ ! -x "$BUILD/floor" ] || [ "$HERE/floor.c" -nt "$BUILD/floor" ] || [ "$HERE/floor_simdjson.cpp" -nt "$BUILD/floor" ]; then
-    for p in libwebsockets-dev libsimdjson-dev libjansson-dev; do
+if [ ! -x "$BUILD/floor-push" ] || [ "$HERE/floor.c" -nt "$BUILD/floor" ] || [ "$HERE/floor_simdjson.cpp" -nt "$BUILD/floor" ]; then
+    for p in libwebsockets-dev libsimdjson-dev libjansson-dev libcurl4-openssl-dev; do
         dpkg -s $p >/dev/null 2>&1 || { timeout 300 apt-get install -y -qq $p >/dev/null; }
     done
     timeout 300 g++ -O2 -std=c++17 -c "$HERE/floor_simdjson.cpp" -o "$BUILD/floor_simdjson.o"
     timeout 120 gcc -O2 -c "$HERE/floor.c" -o "$BUILD/floor.o"
-    g++ -o "$BUILD/floor" "$BUILD/floor.o" "$BUILD/floor_simdjson.o" -lwebsockets -ljansson -lsimdjson
+    g++ -o "$BUILD/floor" "$BUILD/floor.o" "$BUILD/floor_simdjson.o" -lwebsockets -ljansson -lsimdjson -lm
+    # The pushing floor, apart: linked with libcurl, whose pages would otherwise count in the receive-only floor's RSS.
+    timeout 120 gcc -O2 -DFLOOR_PUSH -c "$HERE/floor.c" -o "$BUILD/floor-push.o"
+    g++ -o "$BUILD/floor-push" "$BUILD/floor-push.o" "$BUILD/floor_simdjson.o" -lwebsockets -ljansson -lsimdjson -lcurl -lm
 fi
 
 start=$(date +%s)
@@ -73,12 +76,13 @@ echo "results: $OUT"
 for rep in $(seq 1 "$REPS"); do
     # Rotate the order every repetition, so no client always runs first or after the same neighbour.
     case $(( rep % 3 )) in
-        1) order="livebridge peer floor-simdjson" ;;
-        2) order="peer floor-simdjson livebridge" ;;
-        0) order="floor-simdjson livebridge peer" ;;
+        1) order="livebridge peer floor-simdjson floor-push" ;;
+        2) order="peer floor-simdjson floor-push livebridge" ;;
+        0) order="floor-simdjson floor-push livebridge peer" ;;
     esac
     for scenario in $SCENARIOS; do
-        for client in $order; do run "$rep" "$scenario" "$client"; done
+        # The pushing floor only for the floods (it knows their activities); idle has no pushes to make.
+        for client in $order; do [ "$client" = floor-push ] && [ "$scenario" = idle ] && continue; run "$rep" "$scenario" "$client"; done
         if [ "$scenario" = flood ]; then
             run "$rep" flood floor-jansson
             run "$rep" flood floor-none
