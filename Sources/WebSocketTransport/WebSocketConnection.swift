@@ -364,6 +364,7 @@ public final class WebSocketConnection: @unchecked Sendable {
         let finalReason = closeReasonOverride ?? closeRequest.map { CloseReason.closedLocally($0) } ?? reason
         loop.forget(self)
         delegate?.connection(self, didCloseWith: finalReason)
+        loop.connectionEnded()
     }
 
     func contextDestroyed() {

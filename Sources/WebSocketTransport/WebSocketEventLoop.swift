@@ -292,9 +292,7 @@ public final class WebSocketEventLoop: @unchecked Sendable {
         while !stopRequested.load(ordering: .acquiring) {
             // Jobs left over after their time slice: the sockets are looked at without waiting, then the jobs go on.
             if !runReadyJobs(for: Self.jobSlice) { lws_cancel_service(context) }
-            // A timer already due is run after this pass: the sockets are looked at without waiting (-1).
-            let serviced = lws_service(context, timerDue ? -1 : 0)
-            timerDue = false
+            let serviced = lws_service(context, 0)
             runDueTimers()
             // Also after the last pass: what it brought in is handed on before the loop stops.
             for body in passEnd { body() }
@@ -335,6 +333,15 @@ public final class WebSocketEventLoop: @unchecked Sendable {
         readyJobs.append(contentsOf: jobs)
         for item in work { item() }
         return !work.isEmpty || !jobs.isEmpty
+    }
+
+    /// A connection ended, and what its end set in motion must not wait for the next event: libwebsockets ends a
+    /// connection still connecting from its own timers, which it runs before it waits on the sockets, so a job the
+    /// end queued would wait with the pass (30 s, its next timer, when nothing else comes). Ends are rare: a wake
+    /// each costs nothing worth counting. (A timer set there sets the loop's timer, which the poll sees.)
+    func connectionEnded() {
+        preconditionInEventLoop()
+        if !readyJobs.isEmpty, !contextDestroyed { lws_cancel_service(context) }
     }
 
     /// Takes a job of `executor`: on the loop thread it waits for the end of the pass; from another thread it is
@@ -540,10 +547,6 @@ public final class WebSocketEventLoop: @unchecked Sendable {
     }
     /// When the loop's timer is set to wake it; nil when it is not.
     private var armedAt: ContinuousClock.Instant?
-    /// A timer was due when the loop's timer would have been set for it: it runs after the current pass, which then
-    /// does not wait, and the timer is not set (setting a timerfd reprograms the kernel's timer: under a flood of
-    /// pushes libcurl asks for a due timeout with every request).
-    private var timerDue = false
 
     /// A timer that can be cancelled.
     public struct TimerToken: Sendable, Hashable { let id: Int }
@@ -578,13 +581,10 @@ public final class WebSocketEventLoop: @unchecked Sendable {
     private func armTimer() {
         guard !contextDestroyed, var at = timers.first?.latest else { armedAt = nil; return }
         for timer in timers.dropFirst() where timer.latest < at { at = timer.latest }
-        let now = ContinuousClock.now
-        // A due timer runs after the pass (`timerDue`); the loop's timer stays as it is, early at worst.
-        if at <= now, isInEventLoop { timerDue = true; return }
         armedAt = at
         // Made at the first timer: a loop that never sets one (most of a test run's hundreds) spends no descriptor.
         timerDescriptor.openOnce(context: context)
-        let delay = now.duration(to: at)
+        let delay = ContinuousClock.now.duration(to: at)
         if timerDescriptor.arm(after: delay) { return }
         let microseconds = max(0, delay.wholeMicroseconds)
         lws_sul_schedule(context, 0, &timer.pointee.sul, timerCallback, lws_usec_t(microseconds))

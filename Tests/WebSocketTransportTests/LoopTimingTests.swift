@@ -71,9 +71,9 @@ struct LoopTimingTests {
         #expect(late >= .zero)
     }
 
-    /// A timer already due when it is set (libcurl asks for one with every request) runs after the current pass
-    /// without the loop's timer being set: from a job on the loop's executor, before the loop looks at its sockets
-    /// (which then must not wait, with nothing else to wake it), and from a timer's own work, a hundred in a chain.
+    /// A timer already due when it is set (libcurl asks for one with every request) runs at once: from a job on the
+    /// loop's executor, before the loop looks at its sockets with nothing else to wake it, and from a timer's own work,
+    /// a hundred in a chain.
     @Test func aTimerAlreadyDueRunsAfterThePassWithNothingElseToWakeTheLoop() async throws {
         let loop = try loop()
         defer { loop.shutdown() }
@@ -94,6 +94,65 @@ struct LoopTimingTests {
         }
         #expect(chained == 100)
     }
+    /// A due timer set and cancelled in one pass leaves the loop's timer to the others: a 50 ms timer set beside it
+    /// fires on time, though a timer 30 s away was set first (an outside review found a build that left the loop's
+    /// timer set for that one).
+    @Test func cancellingADueTimerLeavesTheNextOneArmed() async throws {
+        let loop = try loop()
+        defer { loop.shutdown() }
+        let late = await withCheckedContinuation { (done: CheckedContinuation<Duration, Never>) in
+            loop.perform {
+                loop.schedule(after: .seconds(30)) {}
+                let due = loop.schedule(after: .zero) {}
+                let deadline = ContinuousClock.now.advanced(by: .milliseconds(50))
+                loop.schedule(at: deadline) { done.resume(returning: deadline.duration(to: .now)) }
+                loop.cancel(due)
+            }
+        }
+        #expect(late < .seconds(5), "\(late)")
+    }
+
+    /// What a connection's end sets in motion runs at once, though libwebsockets ends a connection still connecting
+    /// from its own timers, which it runs before it waits on the sockets: a job on the loop's executor queued there
+    /// waited for the next event (30 s, libwebsockets' own next timer, with nothing else to wake it); a due timer did
+    /// in a build that left the loop's timer alone for it.
+    @Test(arguments: ["timer", "job"]) func whatAClosingConnectionSetsInMotionRunsAtOnce(_ what: String) async throws {
+        let server = try ClientProtocolTests.ScriptedServer()  // never accepts: the connection stays connecting
+        let loop = try loop()
+        defer { loop.shutdown() }
+        let executor = EventLoopExecutor(loop: loop)
+        let (ran, ranOne) = AsyncStream.makeStream(of: Duration.self)
+        let delegate = ClosingDelegate { closedAt in
+            if what == "timer" {
+                loop.schedule(after: .zero) { ranOne.yield(closedAt.duration(to: .now)) }
+            } else {
+                Task(executorPreference: executor) { ranOne.yield(closedAt.duration(to: .now)) }
+            }
+        }
+        loop.perform {
+            let connection = loop.connect(to: WebSocketEndpoint(host: "127.0.0.1", port: server.port, path: "/"), delegate: delegate)
+            loop.schedule(after: .milliseconds(50)) { connection.close(reason: "test") }
+        }
+        // Bounded, so that a lost wake is a failure rather than a test held to the suite's limit.
+        let took = await withTaskGroup(of: Duration?.self) { group in
+            group.addTask { await ran.first { _ in true } }
+            group.addTask { try? await Task.sleep(for: .seconds(5)); return nil }
+            defer { group.cancelAll() }
+            return await group.next() ?? nil
+        }
+        withExtendedLifetime(delegate) {}
+        #expect(took.map { $0 < .seconds(5) } == true, "\(what) after the end: \(took.map { "\($0)" } ?? "not run in 5 s")")
+    }
+
+    /// Told of the end on the loop's thread only, where it is made use of.
+    final class ClosingDelegate: WebSocketConnectionDelegate, @unchecked Sendable {
+        let closed: (ContinuousClock.Instant) -> Void
+        init(_ closed: @escaping (ContinuousClock.Instant) -> Void) { self.closed = closed }
+        func connectionDidOpen(_ connection: WebSocketConnection) {}
+        func connection(_ connection: WebSocketConnection, didReceive message: [UInt8]) {}
+        func connection(_ connection: WebSocketConnection, didCloseWith reason: CloseReason) { closed(.now) }
+    }
+
     /// A task on the loop's executor sleeps on the loop's timers and wakes at its deadline, not before.
     @Test func aSleepOnTheLoopEndsAtItsDeadline() async throws {
         let loop = try loop()
