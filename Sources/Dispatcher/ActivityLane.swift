@@ -390,7 +390,7 @@ public struct ActivityLane: Sendable {
 
     // MARK: What the backend said
 
-    public mutating func finished(_ outcome: PushOutcome, at now: Instant, random: Double = 0.5) {
+    public mutating func finished(_ outcome: PushOutcome, at now: Instant, random: @autoclosure () -> Double = 0.5) {
         guard let push = inFlight else { return }
         inFlight = nil
         retrying.waitsForAPlace = false
@@ -417,7 +417,7 @@ public struct ActivityLane: Sendable {
             }
         case .retry, .locked:
             counters.retries += 1
-            retrying.again(after: outcome, policy: retry, at: now, random: random)
+            retrying.again(after: outcome, policy: retry, at: now, random: random())
             requeue(push, at: now)
         case .rejected:
             counters.dropped += 1

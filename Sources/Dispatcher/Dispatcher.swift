@@ -659,13 +659,8 @@ public actor Dispatcher {
 
     private func completed(_ i: Int, _ push: Push, _ report: DeliveryReport, duration: Duration) {
         slots[i].inFlight = false
-        // The retry's jitter, drawn only for a retry: a draw is a getrandom(2) call, and most pushes are delivered.
-        let jitter: Double
-        switch report.outcome {
-        case .retry, .locked: jitter = Double.random(in: 0..<1)
-        default: jitter = 0.5
-        }
-        slots[i].lane.finished(report.outcome, at: .now, random: jitter)
+        // The retry's jitter, drawn by the lane only for a retry: a draw is a getrandom(2) call.
+        slots[i].lane.finished(report.outcome, at: .now, random: Double.random(in: 0..<1))
         if case .delivered = report.outcome {
             slots[i].lockLogged = false
             slots[i].lastDelivered = push.body

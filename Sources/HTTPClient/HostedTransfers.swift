@@ -56,19 +56,17 @@ final class HostedTransfers: TransferDriver, @unchecked Sendable {
     }
 
     func shutdown() {
-        if loop.isInEventLoop { end(failing: Self.shutDown); return }
-        if loop.perform({ [self] in end(failing: Self.shutDown) }) { return }
+        if loop.isInEventLoop { end(failing: TransferTable.shutDown); return }
+        if loop.perform({ [self] in end(failing: TransferTable.shutDown) }) { return }
         // The loop is stopping: with a watch made, the loop ends it (`ended`) as its context goes, and everything with
         // it; without one, nothing was made.
         phase.withLock { if $0 == .idle { $0 = .over } }
     }
 
-    private static let shutDown = TransferTable.shutDown
-    private static let cancelled = TransferTable.cancelled
     private static let loopStopped = TransferTable.aborted("the event loop the HTTP client ran on has stopped")
 
     private func start(_ transfer: Transfer) {
-        guard !transfer.abandoned else { transfer.completion(.failure(Self.cancelled)); return }
+        guard !transfer.abandoned else { transfer.completion(.failure(TransferTable.cancelled)); return }
         guard let table = prepared() else {
             transfer.completion(.failure(phase.withLock { $0 } == .over ? Self.loopStopped
                 : HTTPTransportError(code: Int(CURLE_OUT_OF_MEMORY.rawValue), message: "libcurl's sockets cannot be polled on the event loop (no descriptor left for an epoll set, or no room in the loop)", isTimeout: false)))

@@ -58,4 +58,20 @@ struct RetryAfterTests {
         }
         #expect(tries.last! > .seconds(60))
     }
+
+    /// The jitter is drawn only for a retry (a draw is a system call, and most pushes are delivered): the lane
+    /// evaluates its `random` for a 429, not for a delivery.
+    @Test func theJitterIsDrawnOnlyForARetry() {
+        var lane = ActivityLane(retry: RetryPolicy())
+        let now = ContinuousClock.now
+        lane.start(Push(.start, body: Array("s".utf8), isUrgent: true), at: now)
+        var draws = 0
+        func draw() -> Double { draws += 1; return 0.5 }
+        guard case .send = lane.next(at: now) else { Issue.record("nothing sent"); return }
+        lane.finished(.retry(after: .zero), at: now, random: draw())
+        #expect(draws == 1)
+        guard case .wait(let until?) = lane.next(at: now), case .send = lane.next(at: until) else { Issue.record("not sent again"); return }
+        lane.finished(.delivered, at: until, random: draw())
+        #expect(draws == 1)
+    }
 }

@@ -74,7 +74,7 @@ struct LoopTimingTests {
     /// A timer already due when it is set (libcurl asks for one with every request) runs at once: from a job on the
     /// loop's executor, before the loop looks at its sockets with nothing else to wake it, and from a timer's own work,
     /// a hundred in a chain.
-    @Test func aTimerAlreadyDueRunsAfterThePassWithNothingElseToWakeTheLoop() async throws {
+    @Test func aTimerAlreadyDueRunsAtOnceWithNothingElseToWakeTheLoop() async throws {
         let loop = try loop()
         defer { loop.shutdown() }
         let ran = try await withTaskExecutorPreference(EventLoopExecutor(loop: loop)) {
