@@ -239,8 +239,12 @@ public struct EntityStore: Sendable {
     public mutating func applyFrameDiff(_ position: Int) -> EntityChange {
         precondition(position < frameDiffCount, "a diff of the frame read last")
         let index = frameTargets[position]
-        guard isLent else { return .updated(frameDiffs[position].apply(to: &states.values[index])) }
-        frameDiffs[position].applyInPlace(to: &states.values[index])
+        // Moved out and back (a swap moves, a read would copy: a retain and release of each of its parts a change).
+        var diff = Diff()
+        swap(&diff, &frameDiffs[position])
+        defer { swap(&diff, &frameDiffs[position]) }
+        guard isLent else { return .updated(diff.apply(to: &states.values[index])) }
+        diff.applyInPlace(to: &states.values[index])
         return .changed(entityID: states.keys[index])
     }
 

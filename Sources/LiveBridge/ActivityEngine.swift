@@ -57,6 +57,8 @@ public struct ActivityEngine: Sendable {
     private var holdable: Set<Int> = []
     /// Positions whose falling edge is held; `releaseHeldEnds` ends those still false.
     private var held: Set<Int> = []
+    /// Counts activities newly held: a consumer saying which are held looks again only when it moved (checked per batch).
+    public private(set) var heldInsertions = 0
     /// Targets a reload added to an active activity before the first snapshot, by activity: started at its first
     /// evaluation that finds it still active (the dispatcher has no lane for them, so an update would reach nothing).
     private var startsOwed: [String: Set<String>] = [:]
@@ -353,7 +355,7 @@ public struct ActivityEngine: Sendable {
                 if holdEndsUntil != nil, holdable.contains(position), looksLikeStartingUp(rule) {
                     // Perhaps only Home Assistant starting: kept until the hold is over.
                     active[position] = true
-                    held.insert(position)
+                    if held.insert(position).inserted { heldInsertions &+= 1 }
                     continue
                 }
                 if !held.isEmpty { held.remove(position) }

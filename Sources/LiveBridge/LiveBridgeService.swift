@@ -430,10 +430,13 @@ public actor LiveBridgeService: Service {
 
     /// The activities said to be held, so each is said once per grace.
     private var heldLogged: Set<String> = []
+    /// `engine.heldInsertions` when last looked at.
+    private var heldInsertionsSeen = 0
 
     /// Says which activities a batch left held (their condition false while Home Assistant may be starting).
     private func logNewlyHeld() {
-        guard engine.isHoldingEnds else { return }
+        guard engine.heldInsertions != heldInsertionsSeen else { return }
+        heldInsertionsSeen = engine.heldInsertions
         let held = engine.heldActivities.filter { !heldLogged.contains($0) }
         guard !held.isEmpty else { return }
         heldLogged.formUnion(held)

@@ -27,6 +27,19 @@ struct RestartGraceTests {
         return engine
     }
 
+    /// The service says which activities are held only when `heldInsertions` moved: it counts each newly held one,
+    /// not each batch that finds it still held.
+    @Test func onlyANewlyHeldActivityMovesTheCount() throws {
+        var engine = try restarted()
+        #expect(engine.heldInsertions == 1)
+        _ = engine.evaluate(changes: [state("sensor.washer_progress", "unknown")], now: 1010)
+        #expect(engine.heldInsertions == 1, "still held: not newly")
+        _ = engine.evaluate(changes: [state("sensor.washer", "running"), state("sensor.washer_progress", "25")], now: 1020)
+        #expect(engine.heldActivities.isEmpty)
+        _ = engine.evaluate(changes: [state("sensor.washer", "unavailable")], now: 1030)
+        #expect(engine.heldActivities == ["washer"] && engine.heldInsertions == 2, "held again: newly")
+    }
+
     @Test func aSensorThatComesBackWithinTheGraceEndsNothing() throws {
         var engine = try restarted()
         #expect(engine.evaluate(changes: [state("sensor.washer", "running"), state("sensor.washer_progress", "25")], now: 1060).commands
