@@ -29,15 +29,17 @@ static inline CURLMcode ccurl_multi_setopt_timer_function(CURLM *m, int (*f)(CUR
 #include <errno.h>
 
 /// Watches `fd` for `what` (CURL_POLL_IN, _OUT, _INOUT; CURL_POLL_REMOVE forgets it). 0, or -1 with errno.
-static inline int ccurl_epoll_watch(int set, int fd, int what) {
+/// `known`: the set has it already (the caller marked it with curl_multi_assign at its add; libcurl forgets the mark
+/// at its removal), so it is changed, not first tried as new. The other way is the fallback, should the mark be wrong.
+static inline int ccurl_epoll_watch(int set, int fd, int what, int known) {
     if (what == CURL_POLL_REMOVE) return epoll_ctl(set, EPOLL_CTL_DEL, fd, NULL);
     struct epoll_event event = { 0 };
     if (what & CURL_POLL_IN) event.events |= EPOLLIN;
     if (what & CURL_POLL_OUT) event.events |= EPOLLOUT;
     event.data.fd = fd;
-    if (epoll_ctl(set, EPOLL_CTL_MOD, fd, &event) == 0) return 0;
-    if (errno != ENOENT) return -1;
-    return epoll_ctl(set, EPOLL_CTL_ADD, fd, &event);
+    if (epoll_ctl(set, known ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, fd, &event) == 0) return 0;
+    if (errno != (known ? ENOENT : EEXIST)) return -1;
+    return epoll_ctl(set, known ? EPOLL_CTL_ADD : EPOLL_CTL_MOD, fd, &event);
 }
 
 /// Up to `capacity` (at most 32) ready descriptors without waiting: each one's fd and CURL_CSELECT_* flags. The

@@ -131,9 +131,13 @@ final class HostedTransfers: TransferDriver, @unchecked Sendable {
         table.collectFinished()
     }
 
-    /// Called by libcurl (inside `act`): watch `socket` for `what`.
-    fileprivate func watchSocket(_ socket: curl_socket_t, _ what: Int32) {
-        _ = ccurl_epoll_watch(epollSet, socket, what)
+    /// Called by libcurl (inside `act`): watch `socket` for `what`. `known`: marked at its add (libcurl's socket
+    /// pointer, which it forgets at the removal), so a request's watch costs an add and a delete, not a failed change too.
+    fileprivate func watchSocket(_ socket: curl_socket_t, _ what: Int32, known: Bool) {
+        guard ccurl_epoll_watch(epollSet, socket, what, known ? 1 : 0) == 0, !known, what != CURL_POLL_REMOVE,
+              let multi = table?.multi else { return }
+        // The mark: any pointer but nil (nothing reads it).
+        curl_multi_assign(multi, socket, UnsafeMutableRawPointer(bitPattern: 1))
     }
 
     /// Called by libcurl (inside `act` or `admit`): act on its timeouts after `milliseconds` (-1: no timeout). The
@@ -173,7 +177,7 @@ final class HostedTransfers: TransferDriver, @unchecked Sendable {
 private func socketCallback(_ easy: UnsafeMutableRawPointer?, _ socket: curl_socket_t, _ what: Int32,
                             _ user: UnsafeMutableRawPointer?, _ socketData: UnsafeMutableRawPointer?) -> Int32 {
     guard let user else { return 0 }
-    Unmanaged<HostedTransfers>.fromOpaque(user).takeUnretainedValue().watchSocket(socket, what)
+    Unmanaged<HostedTransfers>.fromOpaque(user).takeUnretainedValue().watchSocket(socket, what, known: socketData != nil)
     return 0
 }
 
