@@ -28,7 +28,7 @@ public struct ActivitySmithBackend: PushBackend, HTTPExchanges {
                   sender: .paced(for: ActivitySmithSchema.definition, baseURL: baseURL, token: token, client: client, pacers: pacers, window: window))
     }
 
-    public func deliver(_ request: BackendRequest, kind: PushKind) async -> DeliveryReport {
+    nonisolated(nonsending) public func deliver(_ request: BackendRequest, kind: PushKind) async -> DeliveryReport {
         if let refused = DeliveryReport.invalidTarget(request) { return refused }
         let result: Result<HTTPResponse, HTTPTransportError>
         do { result = .success(try await http.sender.send(http.httpRequest(for: request))) } catch { result = .failure(error) }

@@ -169,26 +169,32 @@ public actor Dispatcher {
     private let onDecision: @Sendable (Decision) -> Void
     /// Waits for quiet, each released when it comes (or when its task is cancelled).
     private var quietWaiters: [Latch] = []
-    /// Work for `run()` to start as its children, in order.
-    private let jobs = AsyncStream.makeStream(of: (@Sendable () async -> Void).self)
+    /// Work for `run()` to start as its children, in order. A job runs isolated to the dispatcher (it is handed it), and
+    /// what it awaits (the render, the backend's send) runs there too (`nonisolated(nonsending)`): each step off the
+    /// dispatcher and back was a job on the loop's queue, about forty a push.
+    private var jobs = JobQueue<Job>()
+    typealias Job = @Sendable (isolated Dispatcher) async -> Void
 
     /// Runs the dispatcher's work until cancelled: each send, render and save is a child of this call, and so is the
     /// one timer that wakes the lanes. Work asked for before it runs waits for it.
-    public nonisolated func run() async {
+    public func run() async {
         await withDiscardingTaskGroup { group in
             group.addTask { await self.runTimer() }
-            for await job in jobs.stream { group.addTask(operation: job) }
+            while !Task.isCancelled {
+                for job in jobs.takeAll() { group.addTask { await job(self) } }
+                await jobs.arrival.wait()
+            }
         }
     }
 
     /// The lanes' one timer: sleeps until the earliest wake any lane asked for (or until a nearer one is asked:
     /// `timerRearm`), then pumps the lanes that are due. One sleeping task, however many lanes wait.
-    private nonisolated func runTimer() async {
+    private func runTimer() async {
         while !Task.isCancelled {
-            let (next, rearm) = await armTimer()
+            let (next, rearm) = armTimer()
             if let next { _ = await rearm.sleep(until: next, on: sleeper) } else { await rearm.wait() }
             guard !Task.isCancelled else { return }
-            await wakeDueLanes()
+            wakeDueLanes()
         }
     }
 
@@ -215,8 +221,8 @@ public actor Dispatcher {
     }
 
     /// Hands work to `run()`.
-    private func perform(_ job: @escaping @Sendable () async -> Void) {
-        jobs.continuation.yield(job)
+    private func perform(_ job: @escaping Job) {
+        jobs.append(job)
     }
 
     /// Where the dispatcher's work runs: the executor it was given, else an executor of its own.
@@ -558,17 +564,17 @@ public actor Dispatcher {
             slots[i].rendering = true
             cancelWake(i)
             let (activity, target, source) = (slots[i].activity, slots[i].target, payloads)
-            perform {
+            perform { dispatcher in
                 let pair = await source?.renewal(activity: activity, target: target)
-                await self.renewed(i, pair)
+                dispatcher.renewed(i, pair)
             }
         case .render(let kind):
             slots[i].rendering = true
             cancelWake(i)
             let (activity, target, source) = (slots[i].activity, slots[i].target, payloads)
-            perform {
+            perform { dispatcher in
                 let request = await source?.payload(activity: activity, target: target, kind: kind)
-                await self.rendered(i, kind, request)
+                dispatcher.rendered(i, kind, request)
             }
         case .send(let push):
             let backend = slots[i].backend
@@ -589,7 +595,7 @@ public actor Dispatcher {
                 // and ends it, or goes on with updates, instead of forgetting it.
                 record(slots[i].key, DeliveryState.Entry(running: true, digest: nil))
             }
-            perform { [push] in
+            perform { [push] dispatcher in
                 let started = ContinuousClock.now
                 let report: DeliveryReport
                 if let request = push.request {
@@ -597,7 +603,7 @@ public actor Dispatcher {
                 } else {
                     report = DeliveryReport(.rejected(.noRequest), code: .noRequest)
                 }
-                await self.completed(i, push, report, duration: ContinuousClock.now - started)
+                dispatcher.completed(i, push, report, duration: ContinuousClock.now - started)
             }
         case .wait(let until):
             schedule(i, .wait(until: until))
@@ -749,9 +755,9 @@ public actor Dispatcher {
         guard !saveScheduled else { return }
         saveScheduled = true
         let due = ContinuousClock.now.advanced(by: .seconds(1)), sleeper = self.sleeper
-        perform { [weak self] in
+        perform { dispatcher in
             try? await sleeper.sleep(until: due)
-            await self?.saveIfPending()
+            dispatcher.saveIfPending()
         }
     }
 

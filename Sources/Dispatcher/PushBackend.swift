@@ -9,7 +9,8 @@ public protocol PushBackend: Sendable {
     var name: String { get }
     /// Island Pulse's free tier: one active job per token.
     var allowsOneActiveJob: Bool { get }
-    func deliver(_ request: BackendRequest, kind: PushKind) async -> DeliveryReport
+    /// Runs where its caller runs (the dispatcher's lane): no step off and back for each push.
+    nonisolated(nonsending) func deliver(_ request: BackendRequest, kind: PushKind) async -> DeliveryReport
     /// How many sends its transport runs at once (an HTTP client's transfers to one host); the dispatcher holds the
     /// lanes past that itself. Nil: no bound (Home Assistant's WebSocket calls), every lane goes at once.
     var sendsAtOnce: Int? { get }
@@ -152,7 +153,7 @@ public struct HTTPPushBackend: PushBackend {
                     headers: [("Authorization", "\(scheme) \(token)"), ("Content-Type", "application/json")], body: request.bodyBytes)
     }
 
-    public func deliver(_ request: BackendRequest, kind: PushKind) async -> DeliveryReport {
+    nonisolated(nonsending) public func deliver(_ request: BackendRequest, kind: PushKind) async -> DeliveryReport {
         if let refused = DeliveryReport.invalidTarget(request) { return refused }
         let result: Result<HTTPResponse, HTTPTransportError>
         do { result = .success(try await sender.send(httpRequest(for: request))) } catch { result = .failure(error) }

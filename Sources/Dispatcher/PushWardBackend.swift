@@ -61,7 +61,7 @@ public struct PushWardBackend: PushBackend, HTTPExchanges {
         HTTPRequest(method: request.method, url: baseURL + request.target, headers: headers(request.method), body: request.bodyBytes)
     }
 
-    public func deliver(_ request: BackendRequest, kind: PushKind) async -> DeliveryReport {
+    nonisolated(nonsending) public func deliver(_ request: BackendRequest, kind: PushKind) async -> DeliveryReport {
         if let refused = DeliveryReport.invalidTarget(request) { return refused }
         let now = Date().timeIntervalSince1970
         if let until = quotaSpentUntil.withLock({ $0 }), now < until {

@@ -74,7 +74,7 @@ public struct HTTPSender: Sendable {
         return HTTPSender(client: client, pacer: pacers?.pacer(key, window) ?? RequestPacer(window))
     }
 
-    public func send(_ request: HTTPRequest) async throws(HTTPTransportError) -> HTTPResponse {
+    nonisolated(nonsending) public func send(_ request: HTTPRequest) async throws(HTTPTransportError) -> HTTPResponse {
         await pacer?.turn()
         return try await client.send(request)
     }

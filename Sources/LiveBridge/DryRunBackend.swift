@@ -7,7 +7,7 @@ struct DryRunBackend: PushBackend {
     let allowsOneActiveJob = false
     let logger: Logger
 
-    func deliver(_ request: BackendRequest, kind: PushKind) async -> DeliveryReport {
+    nonisolated(nonsending) func deliver(_ request: BackendRequest, kind: PushKind) async -> DeliveryReport {
         logger.info("dry run: would push", ["backend": name, "kind": kind.rawValue, "method": request.method,
                                            "target": request.target, "body": String(decoding: request.bodyBytes, as: UTF8.self)])
         return DeliveryReport(.delivered)

@@ -25,7 +25,7 @@ public struct HomeAssistantPushBackend: PushBackend {
         self.missingGrace = missingGrace
     }
 
-    public func deliver(_ request: BackendRequest, kind: PushKind) async -> DeliveryReport {
+    nonisolated(nonsending) public func deliver(_ request: BackendRequest, kind: PushKind) async -> DeliveryReport {
         let parts = request.target.split(separator: ".", maxSplits: 1).map(String.init)
         guard LiveUpdateSchema.serviceProblem(request.target) == nil, parts.count == 2, let data = request.body.objectValue else {
             return DeliveryReport(.rejected(.invalidService), code: .invalidService)

@@ -654,11 +654,11 @@ private final class EnginePayloads: PayloadSource, @unchecked Sendable {
 
     init(service: LiveBridgeService) { self.service = service }
 
-    func payload(activity: String, target: String, kind: PushKind) async -> BackendRequest? {
+    nonisolated(nonsending) func payload(activity: String, target: String, kind: PushKind) async -> BackendRequest? {
         await service?.payload(activity: activity, target: target, kind: kind)
     }
 
-    func renewal(activity: String, target: String) async -> (end: BackendRequest, start: BackendRequest)? {
+    nonisolated(nonsending) func renewal(activity: String, target: String) async -> (end: BackendRequest, start: BackendRequest)? {
         await service?.renewal(activity: activity, target: target)
     }
 }

@@ -26,7 +26,7 @@ public final class Latch: Sendable {
     }
 
     /// Returns once triggered, or once the waiting task is cancelled.
-    public func wait() async {
+    nonisolated(nonsending) public func wait() async {
         let key = state.withLock { s -> Int in s.next += 1; return s.next }
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
@@ -43,7 +43,7 @@ public final class Latch: Sendable {
     }
 
     /// Sleeps until `deadline` (on `sleeper`'s timers); false when the latch was triggered, or the task cancelled, first.
-    public func sleep(until deadline: ContinuousClock.Instant, on sleeper: any Sleeper = TaskSleeper()) async -> Bool {
+    nonisolated(nonsending) public func sleep(until deadline: ContinuousClock.Instant, on sleeper: any Sleeper = TaskSleeper()) async -> Bool {
         await withTaskGroup(of: Bool.self) { group in
             group.addTask { (try? await sleeper.sleep(until: deadline)) != nil }
             group.addTask {
