@@ -43,6 +43,9 @@ struct JobQueue<Job>: ~Copyable {
                 await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
                     let now = state.withLock { s -> Bool in
                         guard !s.signalled, !Task.isCancelled else { s.signalled = false; return true }
+                        // One `run()` at a time (as the stream before it trapped): a second waiter would take the
+                        // first one's place, and the first would never return, even cancelled.
+                        precondition(s.waiter == nil, "the dispatcher runs once at a time")
                         s.waiter = continuation
                         return false
                     }
