@@ -43,7 +43,8 @@ public final class HTTPClient: Sendable {
     /// Sends and waits for the answer without holding the caller's thread (libcurl runs on the client's thread or on its
     /// event loop, between the loop's passes). Cancelling the waiting task ends the transfer at once
     /// (failing with `CURLE_ABORTED_BY_CALLBACK`): a service stopping does not wait out a silent server.
-    /// Runs where its caller runs (`nonisolated(nonsending)`): on the daemon's loop, no step off the caller's actor and back.
+    /// Runs where its caller runs (`nonisolated(nonsending)`): the call itself takes no step off the caller's actor
+    /// (the cancellation handler's operation still steps off and back once: it is not isolated to its caller in Swift 6.3).
     nonisolated(nonsending) public func send(_ request: HTTPRequest) async throws(HTTPTransportError) -> HTTPResponse {
         let (loop, options) = (self.loop, self.options)
         let transfer = Locked<Transfer?>(nil)

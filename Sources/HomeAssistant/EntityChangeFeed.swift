@@ -58,7 +58,8 @@ public final class EntityChangeFeed: Sendable {
     /// The changes since the last call, waiting for at least one; nil once the feed is finished, or when the calling
     /// task is cancelled (even with changes waiting: they stay for a later consumer).
     /// One consumer at a time.
-    /// Runs where its caller runs (`nonisolated(nonsending)`): the consumer does not step off its actor and back.
+    /// Runs where its caller runs (`nonisolated(nonsending)`): the call itself takes no step off the consumer's actor
+    /// (the cancellation handler's operation still steps off and back once: it is not isolated to its caller in Swift 6.3).
     nonisolated(nonsending) public func next() async -> [EntityChange]? {
         await withTaskCancellationHandler {
             await withUnsafeContinuation { continuation in
