@@ -139,9 +139,6 @@ public struct ActivityEngine: Sendable {
     /// The activities whose end is held.
     public var heldActivities: [String] { held.sorted().map { rules.activities[$0].id } }
 
-    /// Whether a restart grace is running (checked per batch before anything is built).
-    public var isHoldingEnds: Bool { holdEndsUntil != nil }
-
     /// The hold is over (`now` past it, or `graceOver`: the service's timer, on the monotonic clock, says so whatever
     /// the wall clock did meanwhile): an activity whose condition is still false ends now; one that came back goes on
     /// with an update from the newest states.
