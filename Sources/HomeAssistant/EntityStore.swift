@@ -190,11 +190,12 @@ public struct EntityStore: Sendable {
     /// (`applyFrameDiff`) and hand back (`endFrame`). Nil, with nothing kept, for a frame of any other shape, which
     /// the caller then reads the general way.
     public mutating func readDiffFrame(_ frame: UnsafeBufferPointer<UInt8>, subscriptionID: Int) -> [FramePart]? {
-        // Taken out while reading (nothing is copied), put back with their room for the next frame.
-        var diffs = frameDiffs, targets = frameTargets, parts = frameParts
-        frameDiffs = []
-        frameTargets = []
-        frameParts = []
+        // Taken out while reading and put back with their room for the next frame, by swaps: moved, not copied (a
+        // copy out and an assignment back were a retain and a release of each, every frame).
+        var diffs: [Diff] = [], targets: [Dictionary<String, EntityState>.Index] = [], parts: [FramePart] = []
+        swap(&diffs, &frameDiffs)
+        swap(&targets, &frameTargets)
+        swap(&parts, &frameParts)
         var count = 0
         var readThis = false
         let isDiffFrame = EntityDiffFrame.read(frame, subscriptionID: subscriptionID, diff: { reader, id in
@@ -223,8 +224,8 @@ public struct EntityStore: Sendable {
             }
             readThis = false
         })
-        frameDiffs = diffs
-        frameTargets = targets
+        swap(&diffs, &frameDiffs)
+        swap(&targets, &frameTargets)
         frameDiffCount = count
         guard isDiffFrame else {
             endFrame(parts)
@@ -258,7 +259,7 @@ public struct EntityStore: Sendable {
         } else {
             for position in 0..<frameDiffCount { frameDiffs[position].reset() }
             parts.removeAll(keepingCapacity: true)
-            frameParts = parts
+            swap(&parts, &frameParts)  // moved back: no retain and release
         }
         frameDiffCount = 0
     }

@@ -6,7 +6,7 @@ import Platform
 /// documented address and allowance, and its timing (the settle after a start, how long final content stays).
 /// Rules, the dispatcher, the factory and the preview commands read it here instead of each switching on the kind;
 /// adding a service starts with its definition and one line in `BackendDefinition.builtInServices`.
-public struct BackendDefinition: Sendable {
+public final class BackendDefinition: Sendable {
     public let kind: BackendKind
     /// As its users write it: "Island Pulse".
     public let name: String

@@ -6,49 +6,74 @@ import HomeAssistant
 /// entity would cost more than the index itself. Rules that iterate a domain (`states.light`) or read every entity
 /// (`expand`, `states`) are kept apart, by domain and in one list. One table by entity id: a change costs one hash.
 struct ReaderIndex: Sendable {
-    /// An entity's first reader, and where the others are in `lists` (-1: none).
+    /// An entity's first reader, and where the others are in `others` (`otherCount` of them from `otherStart`).
     private struct Readers: Sendable {
         var first: Int32
-        var others: Int32 = -1
+        var otherStart: Int32 = 0
+        var otherCount: Int32 = 0
     }
     private var byEntity: [String: Readers] = [:]
-    private var lists: [[Int32]] = []
+    /// Every entity's other readers, one run per entity: one flat list, so a lookup copies no array (a list per
+    /// entity was a retain and release of it per change).
+    private var others: [Int32] = []
     private var byDomain: [String: [Int32]] = [:]
     private var ofEverything: [Int32] = []
 
     init(_ activities: [ActivityRule]) {
+        var first: [String: Int32] = [:]
+        var more: [String: [Int32]] = [:]
+        var order: [String] = []
         for (position, rule) in zip(Int32(0)..., activities) {
             let reads = rule.reads
             if reads.everything { ofEverything.append(position); continue }
             for domain in reads.domains { byDomain[domain, default: []].append(position) }
             for entity in reads.entityIDs {
-                guard var readers = byEntity[entity] else {
-                    byEntity[entity] = Readers(first: position)
-                    continue
+                if first[entity] == nil {
+                    first[entity] = position
+                    order.append(entity)
+                } else {
+                    more[entity, default: []].append(position)
                 }
-                if readers.others < 0 {
-                    readers.others = Int32(lists.count)
-                    lists.append([])
-                    byEntity[entity] = readers
-                }
-                lists[Int(readers.others)].append(position)
             }
+        }
+        for entity in order {
+            var readers = Readers(first: first[entity]!)
+            if let list = more[entity] {
+                readers.otherStart = Int32(others.count)
+                readers.otherCount = Int32(list.count)
+                others += list
+            }
+            byEntity[entity] = readers
         }
     }
 
     /// Calls `body` with the position (in the rules' activities) of each activity that reads `entity`, once each:
     /// those naming it in rule order, then those iterating its domain, then those reading everything.
-    /// Nothing is allocated for the usual entity, which only rules naming it read.
+    /// Nothing is allocated or copied for the usual entity, which only rules naming it read.
     func forEachReader(of entity: String, _ body: (Int) -> Void) {
         let named = byEntity[entity]
-        let others = named.flatMap { $0.others < 0 ? nil : lists[Int($0.others)] }
-        if let named { body(Int(named.first)) }
-        for position in others ?? [] { body(Int(position)) }
+        if let named {
+            body(Int(named.first))
+            var index = Int(named.otherStart)
+            let end = index + Int(named.otherCount)
+            while index < end {
+                body(Int(others[index]))
+                index += 1
+            }
+        }
         if !byDomain.isEmpty, let dot = entity.firstIndex(of: "."), let readers = byDomain[String(entity[..<dot])] {
-            for position in readers where position != named?.first && !(others?.contains(position) ?? false) {
+            for position in readers where !(named.map { $0.first == position || isOther(position, of: $0) } ?? false) {
                 body(Int(position))
             }
         }
-        for position in ofEverything { body(Int(position)) }
+        var index = 0
+        while index < ofEverything.count {
+            body(Int(ofEverything[index]))
+            index += 1
+        }
+    }
+
+    private func isOther(_ position: Int32, of readers: Readers) -> Bool {
+        others[Int(readers.otherStart)..<Int(readers.otherStart + readers.otherCount)].contains(position)
     }
 }
