@@ -437,7 +437,7 @@ public actor Dispatcher {
     public func dismissedByUser(activity: String, target: String) {
         guard let i = slotIndex[DeliveryState.key(activity: activity, target: target)] else { return }
         slots[i].lane.dismissedByUser()
-        persist(slots[i].key, slots[i].lane)
+        persist(i)
         pump(i)
         resumeQuietWaiters()
     }
@@ -680,7 +680,7 @@ public actor Dispatcher {
         if case .rejected(let code) = report.outcome {
             onLog("activity \(activity): \(slots[i].target) refused the \(push.kind.rawValue) (\(code.explained)); not retried")
         }
-        persist(slots[i].key, slots[i].lane)
+        persist(i)
         // Only a push that reached the service: a retried one is the same push, not a sign the lane went quiet.
         if report.outcome == .delivered || report.outcome == .alreadyRunning { slots[i].holdTelling.pushed() }
         reportDecisions(i, afterPush: true)
@@ -718,7 +718,14 @@ public actor Dispatcher {
         }.map { slots[$0].activity }
     }
 
-    private func persist(_ key: String, _ lane: ActivityLane) {
+    /// Records slot `i`'s lane; the lane is read where it stands (passed by value it was copied whole: ~20 retains
+    /// a push).
+    private func persist(_ i: Int) {
+        let entry = slots.withUnsafeBufferPointer { Self.entry(of: $0[i].lane) }
+        record(slots[i].key, entry)
+    }
+
+    private static func entry(of lane: ActivityLane) -> DeliveryState.Entry {
         let running = lane.phase == .running || lane.phase == .ending || lane.phase == .dismissed
         let dismissal = lane.dismissal.flatMap { clear, at in
             clear.request.map { request in
@@ -727,8 +734,8 @@ public actor Dispatcher {
         }
         // Whole seconds: the start time is saved once per start, not again for every sub-second of clock drift.
         let started = running ? lane.startedAt.map { Self.epoch(of: $0).rounded() } : nil
-        record(key, DeliveryState.Entry(running: running, digest: running ? lane.delivered : nil, dismissal: dismissal,
-                                        started: started, dismissed: lane.phase == .dismissed))
+        return DeliveryState.Entry(running: running, digest: running ? lane.delivered : nil, dismissal: dismissal,
+                                   started: started, dismissed: lane.phase == .dismissed)
     }
 
     /// A start or an end (the running flag) is saved at once: it decides start-versus-update after a crash.

@@ -71,9 +71,19 @@ public struct JSONReader {
     @inlinable public mutating func consume(_ literal: StaticString) -> Bool {
         let count = literal.utf8CodeUnitCount
         guard count <= bytes.count - index else { return false }
-        let expected = literal.utf8Start
-        // Literals are a few bytes: compared in place, not through a call.
-        for offset in 0..<count where bytes[index + offset] != expected[offset] { return false }
+        // Compared in place, eight bytes at a time (an event's envelope is a 31-byte literal: byte by byte it was
+        // ~13 instructions a byte).
+        let text = UnsafeRawPointer(bytes.baseAddress! + index), expected = UnsafeRawPointer(literal.utf8Start)
+        var offset = 0
+        while offset + 8 <= count {
+            guard text.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+                    == expected.loadUnaligned(fromByteOffset: offset, as: UInt64.self) else { return false }
+            offset += 8
+        }
+        while offset < count {
+            guard text.load(fromByteOffset: offset, as: UInt8.self) == expected.load(fromByteOffset: offset, as: UInt8.self) else { return false }
+            offset += 1
+        }
         index += count
         skipWhitespace()
         return true

@@ -190,7 +190,28 @@ struct JSONNumberTests {
             for _ in 0..<fractionDigits { fraction += String(next() % 10) }
             texts.append((next() % 2 == 0 ? "-" : "") + String(integer) + (fraction.isEmpty ? "" : "." + fraction))
         }
+        // Runs of digits of every length around the eight taken at once and the 18 kept, with zeros and nines (the
+        // bytes next to a digit's range), ending the text or followed by a member's comma.
+        for _ in 0..<20_000 {
+            func digits(_ count: Int) -> String {
+                String((0..<count).map { _ in Character(String([0, 9, 9, 0, 1, 5][Int(next() % 6)] == 5 ? Int(next() % 10) : [0, 9, 9, 0, 1, 5][Int(next() % 6)])) })
+            }
+            let integer = String(1 + next() % 9) + digits(Int(next() % 20))
+            let fraction = next() % 3 == 0 ? "" : "." + digits(1 + Int(next() % 20))
+            texts.append(integer + fraction)
+        }
+        // The bytes just past "9" (":;<=>?") end a number like any other: never taken as digits.
+        for length in 1...16 {
+            for byte in ":;<=>?" {
+                let digits = String("1234567890123456".prefix(length))
+                #expect(throws: JSONParser.SyntaxError.self, "\(digits)\(byte)") { try JSONParser.parse("[" + digits + String(byte) + "]") }
+                #expect(throws: JSONParser.SyntaxError.self, "0.\(digits)\(byte)") { try JSONParser.parse("[0." + digits + String(byte) + "]") }
+            }
+        }
         for text in texts {
+            // Also inside an array, where bytes other than digits follow within eight.
+            let member = try JSONParser.parse("[" + text + ",7]")
+            #expect(member == .array([try JSONParser.parse(text), .int(7)]), "\(text)")
             let parsed = try JSONParser.parse(text)
             if let integer = Int(text) {
                 #expect(parsed == .int(integer), "\(text)")
