@@ -721,6 +721,7 @@ public actor Dispatcher {
     /// Records slot `i`'s lane; the lane is read where it stands (passed by value it was copied whole: ~20 retains
     /// a push).
     private func persist(_ i: Int) {
+        precondition(slots.indices.contains(i), "a slot that exists")  // the buffer's subscript below is unchecked
         let entry = slots.withUnsafeBufferPointer { Self.entry(of: $0[i].lane) }
         record(slots[i].key, entry)
     }

@@ -162,6 +162,30 @@ struct JSONReaderTests {
         try read(#"["é", "€", "😀", "a\"b", "\u00e9"]"#) { try $0.skipValue() }
     }
 
+    /// Literals are compared eight bytes at a time: every length, every mismatching byte, the text ending inside one.
+    @Test func consumingComparesTheWholeLiteralAndNothingPastTheText() {
+        let empty: [UInt8] = []
+        empty.withUnsafeBufferPointer { bytes in
+            var reader = JSONReader(bytes)
+            let emptyTaken = reader.consume(""), braceTaken = reader.consume("{")
+            #expect(emptyTaken)
+            #expect(!braceTaken)
+        }
+        let literal: StaticString = #"{"type":"event","event":{"c":{"#
+        let text = Array(#"{"type":"event","event":{"c":{"x"#.utf8)
+        for length in 0...text.count {
+            for changed in -1..<min(length, 30) {
+                var bytes = Array(text.prefix(length))
+                if changed >= 0 { bytes[changed] ^= 0x01 }
+                bytes.withUnsafeBufferPointer { buffer in
+                    var reader = JSONReader(buffer)
+                    let taken = reader.consume(literal)
+                    #expect(taken == (length >= 30 && changed < 0), "length \(length), byte \(changed)")
+                }
+            }
+        }
+    }
+
     @Test func textsAreEqualWhenTheirValuesAre() {
         #expect(JSONText(#"{"a": 1, "b": [2]}"#) == JSONText(#"{"b":[2],"a":1}"#))
         #expect(JSONText(#"{"a": 1}"#) != JSONText(#"{"a": 2}"#))
