@@ -72,7 +72,7 @@ public struct JSONReader {
         let count = literal.utf8CodeUnitCount
         guard count <= bytes.count - index else { return false }
         guard count > 0 else { skipWhitespace(); return true }  // an empty text has no base address to read from
-        // Compared in place, eight bytes at a time (an event's envelope is a 31-byte literal: byte by byte it was
+        // Compared in place, eight bytes at a time (an event's envelope is a 30-byte literal: byte by byte it was
         // ~13 instructions a byte).
         let text = UnsafeRawPointer(bytes.baseAddress! + index), expected = UnsafeRawPointer(literal.utf8Start)
         var offset = 0
