@@ -282,24 +282,27 @@ public struct ActivityEngine: Sendable {
         var touched: [Int] = []
         // Most changes touch one activity: one allocation, not a regrowth every doubling.
         touched.reserveCapacity(min(changes.count, touchedIn.count))
-        for change in changes {
-            let id: String
-            switch change {
-            case .updated(let state):
-                id = state.entityID
-                if lender == nil, ownStates.updateValue(state, forKey: id) == nil { ownOrder.append(id) }
-            case .removed(let removed):
-                id = removed
-                if lender == nil, ownStates.removeValue(forKey: id) != nil, let at = ownOrder.firstIndex(of: id) { ownOrder.remove(at: at) }
-            case .changed(let changed):
-                // Its state is the lender's (an engine of its own table never gets one: only a lending connection
-                // sends it).
-                id = changed
+        func touch(_ position: Int) {
+            if touchedIn[position] != stamp {
+                touchedIn[position] = stamp
+                touched.append(position)
             }
-            readers.forEachReader(of: id) { position in
-                if touchedIn[position] != stamp {
-                    touchedIn[position] = stamp
-                    touched.append(position)
+        }
+        // Read where they stand (an element copied out of the array was a retain and a release of its id, a change).
+        changes.withUnsafeBufferPointer { changes in
+            for index in changes.indices {
+                switch changes[index] {
+                case .updated(let state):
+                    let id = state.entityID
+                    if lender == nil, ownStates.updateValue(state, forKey: id) == nil { ownOrder.append(id) }
+                    readers.forEachReader(of: id, touch)
+                case .removed(let id):
+                    if lender == nil, ownStates.removeValue(forKey: id) != nil, let at = ownOrder.firstIndex(of: id) { ownOrder.remove(at: at) }
+                    readers.forEachReader(of: id, touch)
+                case .changed(let id):
+                    // Its state is the lender's (an engine of its own table never gets one: only a lending connection
+                    // sends it).
+                    readers.forEachReader(of: id, touch)
                 }
             }
         }
