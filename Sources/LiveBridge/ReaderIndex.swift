@@ -20,30 +20,21 @@ struct ReaderIndex: Sendable {
     private var ofEverything: [Int32] = []
 
     init(_ activities: [ActivityRule]) {
-        var first: [String: Int32] = [:]
-        var more: [String: [Int32]] = [:]
+        var named: [String: [Int32]] = [:]
         var order: [String] = []
         for (position, rule) in zip(Int32(0)..., activities) {
             let reads = rule.reads
             if reads.everything { ofEverything.append(position); continue }
             for domain in reads.domains { byDomain[domain, default: []].append(position) }
             for entity in reads.entityIDs {
-                if first[entity] == nil {
-                    first[entity] = position
-                    order.append(entity)
-                } else {
-                    more[entity, default: []].append(position)
-                }
+                if named[entity] == nil { order.append(entity) }
+                named[entity, default: []].append(position)
             }
         }
         for entity in order {
-            var readers = Readers(first: first[entity]!)
-            if let list = more[entity] {
-                readers.otherStart = Int32(others.count)
-                readers.otherCount = Int32(list.count)
-                others += list
-            }
-            byEntity[entity] = readers
+            let list = named[entity]!
+            byEntity[entity] = Readers(first: list[0], otherStart: Int32(others.count), otherCount: Int32(list.count - 1))
+            others += list.dropFirst()
         }
     }
 
@@ -54,23 +45,14 @@ struct ReaderIndex: Sendable {
         let named = byEntity[entity]
         if let named {
             body(Int(named.first))
-            var index = Int(named.otherStart)
-            let end = index + Int(named.otherCount)
-            while index < end {
-                body(Int(others[index]))
-                index += 1
-            }
+            for index in Int(named.otherStart)..<Int(named.otherStart + named.otherCount) { body(Int(others[index])) }
         }
         if !byDomain.isEmpty, let dot = entity.firstIndex(of: "."), let readers = byDomain[String(entity[..<dot])] {
             for position in readers where !(named.map { $0.first == position || isOther(position, of: $0) } ?? false) {
                 body(Int(position))
             }
         }
-        var index = 0
-        while index < ofEverything.count {
-            body(Int(ofEverything[index]))
-            index += 1
-        }
+        for index in ofEverything.indices { body(Int(ofEverything[index])) }
     }
 
     private func isOther(_ position: Int32, of readers: Readers) -> Bool {
