@@ -333,8 +333,8 @@ public struct ActivityLane: Sendable {
             return holding(nil, .wait(until: phase == .running ? renewAt : nil))
         }
         shown.sentUpdates.forget(through: now.advanced(by: .zero - Self.hour))
-        // The gate judges a small move only under min_change or a budget that can turn tight (`UpdateGate`).
-        if budget.minChange != nil || budget.maxPerHour != nil || relay == .thin { shown.measureIfNeeded() }
+        // What the phone shows is measured only when the gate will judge a small move (measuring re-encodes it).
+        if UpdateGate.smallMoveThreshold(budget, relay: relay, sentUpdates: shown.sentUpdates.count) != nil { shown.measureIfNeeded() }
         let situation = UpdateGate.Situation(budget: budget, relay: relay, renewAt: renewAt, shown: shown)
         switch UpdateGate.verdict(for: pending, first: first, last: last, in: situation, at: now) {
         case .hold(let reason, let until):

@@ -55,13 +55,21 @@ enum UpdateGate {
         if DeliveryState.digest(update.body) == situation.shown.digest { return .duplicate }
         // Worth a push? Under min_change, or with the budget tight, a small move of the bar or the timers waits for
         // a quiet and then goes as the last state.
-        let tight = situation.relay == .thin || budget.maxPerHour.map { $0 - situation.shown.sentUpdates.count <= budget.tightAt } == true
-        if !urgent, let threshold = budget.minChange ?? (tight ? MinChange.tightBudget : nil), let shown = situation.shown.measure,
+        if !urgent, let threshold = smallMoveThreshold(budget, relay: situation.relay, sentUpdates: situation.shown.sentUpdates.count),
+           let shown = situation.shown.measure,
            let request = update.request, !PayloadMeasure(request).matters(after: shown, threshold: threshold) {
             let quietEnd = last.advanced(by: UpdateBudget.quiet)
             if now < quietEnd { return .notWorthAPush(until: until(quietEnd)) }
         }
         return .send(update)
+    }
+
+    /// The smallest move worth a push when one is judged at all: under `min_change`, or with the budget tight (the
+    /// relay thin, or a third of `max_per_hour` left); nil otherwise, and nothing needs measuring.
+    static func smallMoveThreshold(_ budget: UpdateBudget, relay: ActivityLane.RelayAllowance, sentUpdates: Int) -> MinChange? {
+        if let minChange = budget.minChange { return minChange }
+        let tight = relay == .thin || budget.maxPerHour.map { $0 - sentUpdates <= budget.tightAt } == true
+        return tight ? MinChange.tightBudget : nil
     }
 
     static func earliest(_ a: Instant?, _ b: Instant?) -> Instant? {

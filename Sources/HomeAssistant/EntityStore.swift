@@ -16,6 +16,8 @@ public struct EntityStore: Sendable {
     /// Room for a frame's diffs while `readDiffFrame` reads them, and whose they are: kept between frames, empty.
     private var frameDiffs: [Diff] = []
     private var frameTargets: [Dictionary<String, EntityState>.Index] = []
+    /// Where a frame's entity is, by its id's bytes: emptied (`keysChanged`) wherever an entity is added or removed.
+    private var keyCache = EntityKeyCache<Dictionary<String, EntityState>.Index>()
     /// Once `share` has named them, the only entities kept: a server that sends others (a bug, or a hostile one
     /// sending a hundred thousand) costs a skip each, not memory.
     private var watched: EntitySelection?
@@ -49,6 +51,7 @@ public struct EntityStore: Sendable {
         names.share(entityIDs: selection.entityIDs)
         watched = selection
         states = states.filter { selection.contains($0.key) }
+        keysChanged()
         order.removeAll { !selection.contains($0) }
         if let before = beforeSnapshot {
             beforeSnapshot = (before.states.filter { selection.contains($0.key) }, before.order.filter { selection.contains($0) })
@@ -114,6 +117,7 @@ public struct EntityStore: Sendable {
         placed += order.filter { states[$0] == nil }
         self.order = placed
         states = fresh
+        keysChanged()
         return changes
     }
 
@@ -133,7 +137,7 @@ public struct EntityStore: Sendable {
                     if let state = try Self.readFull(id: id, &reader, names: &names) { entities.append((id, state)) }
                 }
                 for (id, state) in Self.latestByID(entities) {
-                    if states.updateValue(state, forKey: id) == nil { order.append(id) }
+                    if states.updateValue(state, forKey: id) == nil { placeAdded(id) }
                     changes.append(.updated(state))
                 }
             }
@@ -154,7 +158,7 @@ public struct EntityStore: Sendable {
                 guard ids.nextKind == .array else { return }
                 try ids.readArray { reader in
                     if let id = try reader.readStringIfPresent(), states.removeValue(forKey: id) != nil {
-                        removeFromOrder(id)
+                        placeRemoved(id)
                         changes.append(.removed(entityID: id))
                     }
                 }
@@ -200,7 +204,7 @@ public struct EntityStore: Sendable {
         var readThis = false
         let isDiffFrame = EntityDiffFrame.read(frame, subscriptionID: subscriptionID, diff: { reader, id in
             // Only a kept entity's diff is read into a change: any other is checked and skipped.
-            guard let index = states.index(forKey: id.string) else { try reader.skipValue(); return }
+            guard let index = index(of: id) else { try reader.skipValue(); return }
             if count == diffs.count {
                 diffs.append(Diff())
                 targets.append(index)
@@ -322,15 +326,39 @@ public struct EntityStore: Sendable {
         let id = names.entityID(entityID)
         guard let state = EntityState(entityID: id, fullState: fullState) else {
             guard states.removeValue(forKey: id) != nil else { return [] }
-            removeFromOrder(id)
+            placeRemoved(id)
             return [.removed(entityID: id)]
         }
-        if states.updateValue(state, forKey: id) == nil { order.append(id) }
+        if states.updateValue(state, forKey: id) == nil { placeAdded(id) }
         return [.updated(state)]
     }
 
-    private mutating func removeFromOrder(_ id: String) {
+    /// An entity was added to `states`: it comes last in the order.
+    private mutating func placeAdded(_ id: String) {
+        order.append(id)
+        keysChanged()
+    }
+
+    /// An entity was removed from `states`.
+    private mutating func placeRemoved(_ id: String) {
         if let at = order.firstIndex(of: id) { order.remove(at: at) }
+        keysChanged()
+    }
+
+    /// `states` gained or lost a key: its indices are stale, and so is what `keyCache` remembers.
+    private mutating func keysChanged() { keyCache.removeAll() }
+
+    /// Where the entity with id `key` is kept (nil: not kept), by the key's bytes when they were seen before.
+    private mutating func index(of key: JSONKey) -> Dictionary<String, EntityState>.Index? {
+        guard let bytes = key.unescapedBytes else { return states.index(forKey: key.string) }
+        switch keyCache.lookup(bytes) {
+        case .kept(let index): return index
+        case .notKept: return nil
+        case .unknown:
+            let index = states.index(forKey: key.string)
+            keyCache.remember(bytes, index)
+            return index
+        }
     }
 
     /// Where an event's `a`, `c` and `r` are, so they are applied in that order whatever order they came in.

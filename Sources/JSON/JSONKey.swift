@@ -16,6 +16,10 @@ public struct JSONKey {
         self.decoded = decoded
     }
 
+    /// The bytes between the quotes, for a key without escapes (nil for one with): valid only during the read that
+    /// gave the key. For a table that finds a key by its bytes without making a String of it.
+    public var unescapedBytes: UnsafeBufferPointer<UInt8>? { text }
+
     /// The key as a String (for a key that is data, such as an entity id).
     public var string: String {
         if let text { return String(decoding: text, as: UTF8.self) }
