@@ -27,8 +27,13 @@ final class HostedTransfers: TransferDriver, @unchecked Sendable {
     // Confined to the loop's thread; made at the first transfer.
     private var table: TransferTable?
     private var epollSet: Int32 = -1
-    /// libcurl's next timeout, on the loop's timers.
-    private var timeout: WebSocketEventLoop.TimerToken?
+    /// When libcurl wants its timeouts acted on (nil: not at all), as it last said (`timeoutMoved`).
+    private var timeoutDue: ContinuousClock.Instant?
+    /// The loop's timer for it, and when that goes off: never after `timeoutDue`; before it only when libcurl moved
+    /// its timeout later since (the timer then finds it early and is set again). libcurl moves its timeout several
+    /// times a request (a timer set and cancelled each time was ~7,000 instructions a push): it is set after libcurl
+    /// acted (`act`), once, and only when it would go off too late.
+    private var timer: (token: WebSocketEventLoop.TimerToken, at: ContinuousClock.Instant)?
     private var watch: DescriptorWatch?
     private static let batch = 32
     private let readyDescriptors = UnsafeMutablePointer<Int32>.allocate(capacity: batch)
@@ -102,8 +107,7 @@ final class HostedTransfers: TransferDriver, @unchecked Sendable {
         // The watch holds this driver until the loop ends or the client shuts down.
         guard let watch = loop.watch(epollSet, readable: { [self] in ready() }, ended: { [self] in end(failing: Self.loopStopped) }) else {
             table.close(failing: Self.loopStopped)
-            if let timeout { loop.cancel(timeout) }
-            timeout = nil
+            stopTimer()
             closeDescriptors()
             return nil
         }
@@ -129,6 +133,7 @@ final class HostedTransfers: TransferDriver, @unchecked Sendable {
         var running: Int32 = 0
         curl_multi_socket_action(table.multi, socket, flags, &running)
         table.collectFinished()
+        setTimer()
     }
 
     /// Called by libcurl (inside `act`): watch `socket` for `what`. `known`: marked at its add (libcurl's socket
@@ -140,16 +145,36 @@ final class HostedTransfers: TransferDriver, @unchecked Sendable {
         curl_multi_assign(multi, socket, UnsafeMutableRawPointer(bitPattern: 1))
     }
 
-    /// Called by libcurl (inside `act` or `admit`): act on its timeouts after `milliseconds` (-1: no timeout). The
-    /// loop's timer runs it outside libcurl's calls, as libcurl requires.
-    fileprivate func armTimer(_ milliseconds: Int) {
-        if let timeout { loop.cancel(timeout) }
-        timeout = nil
-        guard milliseconds >= 0 else { return }
-        timeout = loop.schedule(after: .milliseconds(milliseconds)) { [weak self] in
-            self?.timeout = nil
-            self?.act(on: CURL_SOCKET_TIMEOUT, flags: 0)
+    /// Called by libcurl (inside `act` or `admit`, which `act` follows): act on its timeouts after `milliseconds`
+    /// (-1: no timeout). Noted only: `act` sets the loop's timer when libcurl is done, and the timer runs outside
+    /// libcurl's calls, as libcurl requires.
+    fileprivate func timeoutMoved(_ milliseconds: Int) {
+        timeoutDue = milliseconds >= 0 ? ContinuousClock.now.advanced(by: .milliseconds(milliseconds)) : nil
+    }
+
+    /// The loop's timer, set for `timeoutDue` unless it goes off by then already (a timer set and no timeout due
+    /// stays: it finds nothing to do).
+    private func setTimer() {
+        guard let due = timeoutDue else { return }
+        if let timer {
+            guard timer.at > due else { return }
+            loop.cancel(timer.token)
         }
+        timer = (loop.schedule(at: due) { [weak self] in self?.timerWentOff() }, due)
+    }
+
+    private func timerWentOff() {
+        timer = nil
+        guard let due = timeoutDue else { return }
+        guard due <= .now else { setTimer(); return }
+        timeoutDue = nil
+        act(on: CURL_SOCKET_TIMEOUT, flags: 0)
+    }
+
+    private func stopTimer() {
+        if let timer { loop.cancel(timer.token) }
+        timer = nil
+        timeoutDue = nil
     }
 
     /// The client shut down (on the loop's thread) or the loop stopped (`ended`): what is unanswered fails.
@@ -161,8 +186,7 @@ final class HostedTransfers: TransferDriver, @unchecked Sendable {
         guard was == .watching else { return }
         if let watch, watch.isWatching { loop.unwatch(watch) }
         watch = nil
-        if let timeout { loop.cancel(timeout) }
-        timeout = nil
+        stopTimer()
         table?.close(failing: error)
         table = nil
         closeDescriptors()
@@ -183,6 +207,6 @@ private func socketCallback(_ easy: UnsafeMutableRawPointer?, _ socket: curl_soc
 
 private func timerCallback(_ multi: UnsafeMutableRawPointer?, _ milliseconds: Int, _ user: UnsafeMutableRawPointer?) -> Int32 {
     guard let user else { return 0 }
-    Unmanaged<HostedTransfers>.fromOpaque(user).takeUnretainedValue().armTimer(milliseconds)
+    Unmanaged<HostedTransfers>.fromOpaque(user).takeUnretainedValue().timeoutMoved(milliseconds)
     return 0
 }

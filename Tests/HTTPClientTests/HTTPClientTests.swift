@@ -101,6 +101,33 @@ struct HTTPClientTests {
         }
     }
 
+    /// libcurl's timeout moves later: the first of two requests (each with its 1 s total timeout) is answered, and the
+    /// next timeout is the second's, later. The timer set for the first goes off early, is set again, and the second
+    /// still ends at its own timeout.
+    @Test(arguments: Driving.allCases) func aTimeoutMovedLaterStillEndsTheRequest(_ driving: Driving) async throws {
+        let host = try ClientHost(driving)
+        try await host.sending {
+            let server = try Server { request, respond in
+                let delay: Double = request.path.hasSuffix("/soon") ? 0.3 : 3
+                DispatchQueue.global().asyncAfter(deadline: .now() + delay) { respond(HTTPServerResponse(status: 200)) }
+            }
+            var options = HTTPClient.Options()
+            options.totalTimeout = .seconds(1)
+            let client = host.client(options)
+            async let first = client.send(HTTPRequest(method: "POST", url: server.base + "/soon", body: [1]))
+            try await Task.sleep(for: .milliseconds(200))
+            let started = ContinuousClock.now
+            do throws(HTTPTransportError) {
+                _ = try await client.send(HTTPRequest(method: "POST", url: server.base + "/late", body: [1]))
+                Issue.record("a 3 s answer beat a 1 s timeout")
+            } catch {
+                #expect(error.isTimeout)
+                #expect(ContinuousClock.now - started >= .milliseconds(900), "ended at the first request's timeout")
+            }
+            #expect(try await first.status == 200)
+        }
+    }
+
     @Test(arguments: Driving.allCases) func aRefusedConnectionIsATransportError(_ driving: Driving) async throws {
         let host = try ClientHost(driving)
         try await host.sending {
