@@ -135,7 +135,8 @@ public actor LiveBridgeService: Service {
             // quiet (a lane held before every push would double the log); the routine debounce stays at debug.
             if decision.what.hasPrefix("holding"), !decision.isRepeat {
                 logger.info("budget", ["activity": decision.activity, "target": decision.target, "decision": decision.what])
-            } else {
+            } else if logger.level <= .debug {
+                // Its fields are built only when the line is written: a decision comes with nearly every push.
                 logger.debug("budget", ["activity": decision.activity, "target": decision.target, "decision": decision.what])
             }
             onBudgetDecision?(decision)

@@ -89,21 +89,46 @@ public final class Logger: Sendable {
     }
 
     /// A logfmt value onto `line`: bare when it is printable ASCII without space, `"`, `=` or `\\`; else quoted and
-    /// escaped.
+    /// escaped (`escaped`). Read as bytes where the value is stored: a line a push, a dozen values a line.
     static func appendQuoted(_ value: String, to line: inout [UInt8]) {
-        if needsQuotes(value) {
+        var value = value
+        let done = value.withUTF8 { bytes in
+            if !needsQuotes(bytes) {
+                line.append(contentsOf: bytes)
+                return true
+            }
+            // ASCII (nearly every quoted value): escaped byte by byte, as `escaped` does it.
+            guard bytes.allSatisfy({ $0 < 0x80 }) else { return false }
             line.append(UInt8(ascii: "\""))
-            line.append(contentsOf: escaped(value).utf8)
+            for byte in bytes {
+                switch byte {
+                case UInt8(ascii: "\\"), UInt8(ascii: "\""):
+                    line.append(UInt8(ascii: "\\"))
+                    line.append(byte)
+                case UInt8(ascii: "\n"), UInt8(ascii: "\r"), UInt8(ascii: "\t"):
+                    line.append(UInt8(ascii: "\\"))
+                    line.append(byte == UInt8(ascii: "\n") ? UInt8(ascii: "n") : byte == UInt8(ascii: "\r") ? UInt8(ascii: "r") : UInt8(ascii: "t"))
+                case 0..<0x20, 0x7F: line.append(contentsOf: OutsideText.escape(Unicode.Scalar(byte)).utf8)
+                default: line.append(byte)
+                }
+            }
             line.append(UInt8(ascii: "\""))
-        } else {
-            line.append(contentsOf: value.utf8)
+            return true
         }
+        guard !done else { return }
+        line.append(UInt8(ascii: "\""))
+        line.append(contentsOf: escaped(value).utf8)
+        line.append(UInt8(ascii: "\""))
     }
 
     /// Empty, or holding a byte that is not printable ASCII, a space, `"`, `=` or `\\`. By bytes: any byte of a scalar
     /// beyond ASCII is beyond 0x7E too.
-    private static func needsQuotes(_ value: String) -> Bool {
-        value.isEmpty || value.utf8.contains(where: { !(0x21...0x7E).contains($0) || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "=") || $0 == UInt8(ascii: "\\") })
+    private static func needsQuotes(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        if bytes.isEmpty { return true }
+        for byte in bytes where byte < 0x21 || byte > 0x7E || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "=") || byte == UInt8(ascii: "\\") {
+            return true
+        }
+        return false
     }
 
     /// Each line to stderr in one write: lines from several threads never interleave.

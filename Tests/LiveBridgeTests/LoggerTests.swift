@@ -133,4 +133,26 @@ struct LoggerTests {
         let object = try JSONSerialization.jsonObject(with: Data(jsonLine.utf8)) as? [String: String]
         #expect(object?["body"] == cut)
     }
+
+    /// A logfmt value written from its bytes is what the scalar-by-scalar rule gives: bare when printable ASCII
+    /// without space, `"`, `=` or `\\`, else quoted with `\\`, `"`, newlines and tabs escaped and every unsafe scalar
+    /// as `\\u`. Random values of ASCII, controls, DEL, C1, separators, bidi controls, emoji and accents.
+    @Test func aValueIsWrittenAsTheScalarRuleSays() {
+        func reference(_ value: String) -> String {
+            let bare = !value.isEmpty && value.utf8.allSatisfy { (0x21...0x7E).contains($0) && $0 != 0x22 && $0 != 0x3D && $0 != 0x5C }
+            return bare ? value : "\"" + Logger.escaped(value) + "\""
+        }
+        let pieces: [String] = ["a", "Z", "0", " ", "\"", "=", "\\", "\n", "\r", "\t", "\u{0}", "\u{1b}", "\u{7f}", "\u{85}",
+                                "\u{9f}", "\u{2028}", "\u{202e}", "\u{feff}", "é", "☕", "😀", "~", "!", "{", "}", "a long run of words"]
+        var generator = SystemRandomNumberGenerator()
+        var values = pieces + [""]
+        for _ in 0..<3_000 {
+            values.append((0..<Int.random(in: 1...12, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }.joined())
+        }
+        for value in values {
+            var line: [UInt8] = []
+            Logger.appendQuoted(value, to: &line)
+            #expect(String(decoding: line, as: UTF8.self) == reference(value), "\(Array(value.unicodeScalars))")
+        }
+    }
 }
