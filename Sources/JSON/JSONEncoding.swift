@@ -32,12 +32,13 @@ extension JSONValue {
         case .object(let members):
             out.append(UInt8(ascii: "{"))
             var first = true
-            for key in members.keys.sorted() {
+            // Sorted with their values: no lookup of each key again (a hash of it).
+            for (key, value) in members.sorted(by: { $0.key < $1.key }) {
                 if !first { out.append(UInt8(ascii: ",")) }
                 first = false
                 JSONValue.writeString(key, to: &out)
                 out.append(UInt8(ascii: ":"))
-                members[key]!.write(to: &out)
+                value.write(to: &out)
             }
             out.append(UInt8(ascii: "}"))
         }

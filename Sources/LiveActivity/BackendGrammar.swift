@@ -21,12 +21,26 @@ extension BackendKind {
     /// Why `target` cannot follow a service's base URL (nil: it can): `/` and segments of letters, digits, `_` and
     /// `-`, nothing that could name another host (`@`), a fragment, a query, a parent or a second request line.
     /// Checked at the HTTP edge whatever the target's source.
+    /// By bytes, once a push: every allowed byte is ASCII, so a byte beyond it fails as its scalar would.
     public static func pathProblem(_ target: String) -> String? {
-        let segments = target.unicodeScalars.split(separator: "/", omittingEmptySubsequences: false)
-        guard target.hasPrefix("/"), target.unicodeScalars.count <= 512, segments.dropFirst().allSatisfy({ !$0.isEmpty && $0.allSatisfy(isSlugScalar) })
-        else { return "\(shown(target)) is not a request path" }
+        var segment = -1  // the bytes of the segment so far; -1 before the leading `/`
+        var length = 0
+        for byte in target.utf8 {
+            length += 1
+            if byte == UInt8(ascii: "/") {
+                guard segment != 0 else { return pathNotAllowed(target) }
+                segment = 0
+            } else if segment >= 0, byte < 0x80, isSlugScalar(Unicode.Scalar(byte)) {
+                segment += 1
+            } else {
+                return pathNotAllowed(target)
+            }
+        }
+        guard segment > 0, length <= 512 else { return pathNotAllowed(target) }
         return nil
     }
+
+    private static func pathNotAllowed(_ target: String) -> String { "\(shown(target)) is not a request path" }
 
     static func isSlugScalar(_ c: Unicode.Scalar) -> Bool {
         ("a"..."z").contains(c) || ("A"..."Z").contains(c) || ("0"..."9").contains(c) || c == "_" || c == "-"

@@ -26,4 +26,29 @@ struct BackendDefinitionTests {
         #expect(builtIn.filter { $0.baseURL == nil }.map(\.kind) == [.homeassistant])
         #expect(BackendKind.allCases.prefix(5) == [.aivi, .islandpulse, .homeassistant, .pushward, .activitysmith])
     }
+
+    /// The path check read by bytes gives what the scalar rule gives (segments of letters, digits, `_`, `-` after a
+    /// leading `/`, at most 512 scalars), over random paths of slugs, slashes, dots, `@`, `?`, `%`, accents, emoji,
+    /// controls and over-long runs.
+    @Test func aPathIsJudgedAsTheScalarRuleJudgesIt() {
+        func reference(_ target: String) -> Bool {
+            func isSlug(_ c: Unicode.Scalar) -> Bool {
+                ("a"..."z").contains(c) || ("A"..."Z").contains(c) || ("0"..."9").contains(c) || c == "_" || c == "-"
+            }
+            let segments = target.unicodeScalars.split(separator: "/", omittingEmptySubsequences: false)
+            return target.hasPrefix("/") && target.unicodeScalars.count <= 512
+                && segments.dropFirst().allSatisfy { !$0.isEmpty && $0.allSatisfy(isSlug) }
+        }
+        let pieces = ["/", "/", "a", "Z", "9", "_", "-", "activity", ".", "..", "@", "?", "%2F", " ", "é", "😀", "\u{0}", "\n",
+                      "#", "\\", String(repeating: "x", count: 250)]
+        var generator = SystemRandomNumberGenerator()
+        var paths = ["", "/", "//", "/a", "/a/", "/a//b", "a/b", "/activity/washer", "/" + String(repeating: "a", count: 511),
+                     "/" + String(repeating: "a", count: 512), "/" + String(repeating: "é", count: 300)]
+        for _ in 0..<5_000 {
+            paths.append((0..<Int.random(in: 1...8, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }.joined())
+        }
+        for path in paths {
+            #expect((BackendKind.pathProblem(path) == nil) == reference(path), "\(path.prefix(40)) (\(path.utf8.count) bytes)")
+        }
+    }
 }
