@@ -45,6 +45,9 @@ final class HTTPExchange {
     var isFinished = false
     /// Refused before its body was read: the connection closes after the answer.
     var closeAfterResponse = false
+    /// Which request this is, among all the loop has had: a late answer finds its own exchange by it, not by the
+    /// connection's address, which a new connection can be given once this one is gone.
+    var serial = 0
 
     init(method: String, path: String, headers: [String: String]) {
         self.method = method

@@ -467,6 +467,9 @@ public final class WebSocketEventLoop: @unchecked Sendable {
         return true
     }
 
+    /// The last request's serial (`HTTPExchange.serial`).
+    private var nextExchangeSerial = 0
+
     func httpBodyComplete(wsi: OpaquePointer) {
         preconditionInEventLoop()
         guard let exchange = httpExchanges[wsi] else { return }
@@ -476,11 +479,15 @@ public final class WebSocketEventLoop: @unchecked Sendable {
             return
         }
         let wsiAddress = UInt(bitPattern: wsi)
+        nextExchangeSerial += 1
+        exchange.serial = nextExchangeSerial
+        let serial = exchange.serial
         handler(exchange.request) { [weak self] response in
             self?.perform { [weak self] in
-                // The exchange may be gone (client hung up); then the answer is dropped.
+                // The exchange may be gone (client hung up); then the answer is dropped. Found by its serial: a new
+                // connection, another client's, may stand at the gone one's address by now.
                 guard let self, let wsi = OpaquePointer(bitPattern: wsiAddress), let exchange = self.httpExchanges[wsi],
-                      exchange.response == nil else { return }
+                      exchange.serial == serial, exchange.response == nil else { return }
                 exchange.response = response
                 lws_callback_on_writable(wsi)
             }

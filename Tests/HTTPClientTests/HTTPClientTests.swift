@@ -128,6 +128,25 @@ struct HTTPClientTests {
         }
     }
 
+    /// A late answer for a request whose client hung up goes nowhere: not to the next client, whose connection may
+    /// be given the gone one's place (an answer was once found by the connection's address).
+    @Test func aLateAnswerDoesNotReachTheNextClient() async throws {
+        let server = try Server { request, respond in
+            let delay: Double = request.path.hasPrefix("/late") ? 0.25 : 0.5
+            DispatchQueue.global().asyncAfter(deadline: .now() + delay) {
+                respond(HTTPServerResponse(status: 200, json: "\"\(request.path)\""))
+            }
+        }
+        var impatient = HTTPClient.Options()
+        impatient.totalTimeout = .milliseconds(50)
+        for round in 0..<3 {
+            _ = try? await HTTPClient(options: impatient).send(HTTPRequest(method: "GET", url: server.base + "/late/\(round)"))
+            try await Task.sleep(for: .milliseconds(50))  // the server sees the hang-up (and frees the connection) first
+            let answer = try await HTTPClient().send(HTTPRequest(method: "GET", url: server.base + "/own/\(round)"))
+            #expect(answer.bodyText == "\"/own/\(round)\"", "round \(round)")
+        }
+    }
+
     @Test(arguments: Driving.allCases) func aRefusedConnectionIsATransportError(_ driving: Driving) async throws {
         let host = try ClientHost(driving)
         try await host.sending {
