@@ -186,8 +186,8 @@ final class HostedTransfers: TransferDriver, @unchecked Sendable {
         guard was == .watching else { return }
         if let watch, watch.isWatching { loop.unwatch(watch) }
         watch = nil
-        stopTimer()
         table?.close(failing: error)
+        stopTimer()  // after the close, which may move libcurl's timeout once more
         table = nil
         closeDescriptors()
     }

@@ -5,7 +5,7 @@
 /// flat buffer, so a lookup retains nothing). A miss — an id not seen yet, a longer one, or two ids sharing a slot —
 /// is looked up the usual way and remembered, whether the store keeps the entity or not (with a domain selection
 /// most are not kept). The hash is seeded per cache: ids are Home Assistant's, outside text, and ids made to share
-/// slots cost misses only, never more than the dictionary's own lookup. Emptied whenever the store's keys change,
+/// slots cost misses only: the dictionary's own lookup, as before, and a copy of the id. Emptied whenever the store's keys change,
 /// since a dictionary's indices are then stale.
 struct EntityKeyCache<Index>: Sendable where Index: Sendable {
     enum Lookup {
@@ -56,7 +56,7 @@ struct EntityKeyCache<Index>: Sendable where Index: Sendable {
         }
     }
 
-    /// Forgets everything (the store's keys changed).
+    /// Forgets everything (the store's keys changed): a slot of length 0 is empty, whatever index it still holds.
     mutating func removeAll() {
         slots.withUnsafeMutableBufferPointer { slots in
             for slot in slots.indices { slots[slot].length = 0 }

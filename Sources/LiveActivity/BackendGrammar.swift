@@ -21,7 +21,8 @@ extension BackendKind {
     /// Why `target` cannot follow a service's base URL (nil: it can): `/` and segments of letters, digits, `_` and
     /// `-`, nothing that could name another host (`@`), a fragment, a query, a parent or a second request line.
     /// Checked at the HTTP edge whatever the target's source.
-    /// By bytes, once a push: every allowed byte is ASCII, so a byte beyond it fails as its scalar would.
+    /// By bytes, once a push: every allowed byte is ASCII, so a byte beyond it fails as its scalar would, and 512
+    /// bytes of an accepted path are 512 scalars.
     public static func pathProblem(_ target: String) -> String? {
         var segment = -1  // the bytes of the segment so far; -1 before the leading `/`
         var length = 0

@@ -67,8 +67,8 @@ struct ReaderIndex: Sendable {
     /// comparison: ~400 instructions a change). The store hands back the rules' own instance of a watched id
     /// (`EntityStore.share`), and an id of up to 15 bytes is held inside the `String` itself, so the id a change
     /// carries is, word for word, the one the rules named. Another instance of the same text misses here and is
-    /// found by text. Built once from the rules, at most half full (open addressing, linear probing); it holds its
-    /// ids, so no instance's address is reused while it is a key.
+    /// found by text. Built once from the rules, at most half full (open addressing, linear probing). The index's
+    /// `byEntity` holds the same ids, unchanged after it is built, so no instance's address is reused while it is a key.
     fileprivate struct Instances: Sendable {
         private struct Slot: Sendable {
             var words: (UInt64, UInt64) = (0, 0)
@@ -76,7 +76,6 @@ struct ReaderIndex: Sendable {
             var isUsed = false
         }
         private var slots: [Slot] = []
-        private var held: [String] = []
 
         init() {}
 
@@ -85,8 +84,7 @@ struct ReaderIndex: Sendable {
             var capacity = 8
             while capacity < byEntity.count * 2 { capacity *= 2 }
             slots = Array(repeating: Slot(), count: capacity)
-            held = Array(byEntity.keys)
-            for id in held {
+            for id in byEntity.keys {
                 let words = Self.words(of: id)
                 var slot = Self.start(words, capacity - 1)
                 while slots[slot].isUsed { slot = (slot + 1) & (capacity - 1) }
