@@ -1,3 +1,4 @@
+import ConnectionTestSupport
 @testable import HomeAssistant
 import JSON
 import Testing
@@ -87,17 +88,6 @@ struct EntityKeyCacheTests {
 
     // MARK: - The store
 
-    struct Random: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     static func event(_ body: String) -> String { #"{"type":"event","event":\#(body),"id":7}"# }
 
     /// Diff frames between additions, removals, snapshots and selections (the dictionary grows, shrinks and is
@@ -105,7 +95,7 @@ struct EntityKeyCacheTests {
     /// always those of the general path, and nothing traps on a stale index.
     @Test(arguments: [1, 2, 3, 4])
     func framesBetweenAdditionsRemovalsAndSnapshotsAgreeWithTheGeneralPath(_ seed: UInt64) throws {
-        var random = Random(state: seed)
+        var random = SeededRandom(state: seed)
         let ids = (0..<60).map { n in n % 2 == 0 ? "sensor.e\(n)" : "sensor.a_much_longer_entity_id_\(n)_x" } + ["light.l\\u0031"]
         var fast = EntityStore(), general = EntityStore()
         func snapshot() -> String {

@@ -6,6 +6,7 @@ import Testing
 import LiveActivity
 import JSON
 import Dispatcher
+import ConnectionTestSupport
 
 /// From an independent review's attack: the daemon's lending mode (store changed in place, changes as ids, engine reading the store) must
 /// tell exactly what the old mode (changes carrying states, engine keeping its own table) tells.
@@ -52,24 +53,7 @@ struct LendingDifferentialTests {
         init() { store.isLent = true }
     }
 
-    struct Random: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        mutating func int(_ n: Int) -> Int { Int(next() % UInt64(n)) }
-        mutating func chance(_ percent: Int) -> Bool { int(100) < percent }
-        mutating func pick<T>(_ from: [T]) -> T { from[int(from.count)] }
-        mutating func subset<T>(_ from: [T]) -> [T] {
-            var out = from.filter { _ in chance(50) }
-            for i in out.indices.reversed() { out.swapAt(i, int(i + 1)) }
-            return out
-        }
-    }
+    typealias Random = SeededRandom
 
     static let ids = ["sensor.a", "sensor.b", "sensor.c", "sensor.d", "light.x", "light.y", "switch.z"]
     static let names = ["t", "u", "v", "w", "zz"]
@@ -292,5 +276,16 @@ struct LendingDifferentialTests {
         var batch = await feed.next() ?? []
         batch.removeAll { $0 == .removed(entityID: "none.marker") }
         return batch
+    }
+}
+
+extension SeededRandom {
+    fileprivate mutating func int(_ n: Int) -> Int { Int(next() % UInt64(n)) }
+    fileprivate mutating func chance(_ percent: Int) -> Bool { int(100) < percent }
+    fileprivate mutating func pick<T>(_ from: [T]) -> T { from[int(from.count)] }
+    fileprivate mutating func subset<T>(_ from: [T]) -> [T] {
+        var out = from.filter { _ in chance(50) }
+        for i in out.indices.reversed() { out.swapAt(i, int(i + 1)) }
+        return out
     }
 }

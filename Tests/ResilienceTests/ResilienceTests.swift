@@ -12,17 +12,8 @@ import LiveActivity
 /// Faults LiveBridge must survive. Each case says what must hold and checks it. (`make resilience`)
 @Suite(.timeLimit(.minutes(2)))
 struct ResilienceTests {
-    /// A repeatable stream of pseudo-random numbers (SplitMix64), so a failure can be replayed.
-    struct Seeded: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
+    /// A repeatable stream of pseudo-random numbers, so a failure can be replayed.
+    typealias Seeded = SeededRandom
 
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
