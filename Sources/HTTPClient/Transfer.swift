@@ -7,7 +7,8 @@ final class Transfer: @unchecked Sendable {
     let request: HTTPRequest
     let completion: @Sendable (Result<HTTPResponse, HTTPTransportError>) -> Void
     var body: [UInt8] = []
-    var headers: [String: String] = [:]
+    /// The answer's header lines as received (after its status line), parsed only if read (`HTTPResponse.headers`).
+    var headerLines: [UInt8] = []
     /// Bytes of header lines taken in, against `HTTPClient.Options.maximumHeaderBytes`.
     var headerBytes = 0
     /// The answer went past a cap: the transfer was aborted and its connection dropped.

@@ -181,7 +181,7 @@ final class TransferTable {
         var opened = 0
         _ = ccurl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
         _ = ccurl_getinfo_long(handle, CURLINFO_NUM_CONNECTS, &opened)
-        return .success(HTTPResponse(status: status, headers: transfer.headers, body: transfer.body, connectionsOpened: opened))
+        return .success(HTTPResponse(status: status, headerLines: transfer.headerLines, body: transfer.body, connectionsOpened: opened))
     }
 
     fileprivate static func transfer(_ pointer: UnsafeMutableRawPointer?) -> Transfer? {
@@ -206,26 +206,13 @@ final class TransferTable {
         transfer.headerBytes += count
         guard transfer.headerBytes <= transfer.maximumHeaderBytes else {
             transfer.oversized = "headers are over \(transfer.maximumHeaderBytes) bytes"
-            transfer.headers = [:]
+            transfer.headerLines = []
             return false
         }
-        // By bytes: a string for the name and one for the value, nothing for the line. Names are lowercased in ASCII
-        // (a header name is a token: ASCII only), values trimmed of HTTP's whitespace (space, tab) and the line's end.
+        // Kept as bytes, parsed only if someone reads them: a push's answer rarely is.
         let line = UnsafeRawBufferPointer(start: data, count: count)
-        if line.starts(with: "HTTP/".utf8) { transfer.headers = [:]; return true }  // a new response (after 100 Continue or a proxy's)
-        guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { return true }
-        let name = String(unsafeUninitializedCapacity: colon) { buffer in
-            for i in 0..<colon {
-                let byte = line[i]
-                buffer[i] = (0x41...0x5A).contains(byte) ? byte | 0x20 : byte
-            }
-            return colon
-        }
-        func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0D || byte == 0x0A }
-        var start = colon + 1, end = count
-        while start < end, isSpace(line[start]) { start += 1 }
-        while end > start, isSpace(line[end - 1]) { end -= 1 }
-        transfer.headers[name] = String(decoding: UnsafeRawBufferPointer(rebasing: line[start..<end]), as: UTF8.self)
+        if line.starts(with: "HTTP/".utf8) { transfer.headerLines.removeAll(keepingCapacity: true); return true }  // a new response (after 100 Continue or a proxy's)
+        transfer.headerLines.append(contentsOf: line)
         return true
     }
 }

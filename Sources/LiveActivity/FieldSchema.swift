@@ -38,6 +38,8 @@ public struct ObjectSchema: Sendable {
     public let fields: [Field]
     public let shorthand: String?
     private let index: [String: Int]
+    /// The names a payload must give, in the schema's order.
+    public let requiredNames: [String]
     /// Checks across fields (segments sum to 1, per-layout lengths), run on the finished object.
     public let checks: [@Sendable ([String: JSONValue], String) -> [PayloadIssue]]
 
@@ -46,6 +48,7 @@ public struct ObjectSchema: Sendable {
         self.shorthand = shorthand
         self.checks = checks
         self.index = Dictionary(fields.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
+        self.requiredNames = fields.filter(\.required).map(\.name)
     }
 
     public func field(_ name: String) -> Field? { index[name].map { fields[$0] } }

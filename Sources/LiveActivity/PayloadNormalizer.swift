@@ -136,8 +136,8 @@ public enum PayloadNormalizer {
                 issues.append(PayloadIssue(path: path, "expected a mapping with \(key): \(variants.keys.sorted().joined(separator: " | "))"))
                 return nil
             }
-            let options = variants.keys.sorted()
             guard case .string(let tag)? = members[key], let variant = variants[tag] else {
+                let options = variants.keys.sorted()
                 let given = members[key].flatMap(scalarText)
                 var message = given.map { "unknown \(key) \"\($0)\"" } ?? "\(key) is required"
                 let hint = given.map { Suggestion.didYouMean($0, in: options) } ?? ""
@@ -162,20 +162,23 @@ public enum PayloadNormalizer {
         }
         let before = issues.count
         var out: [String: JSONValue] = [:]
-        for key in members.keys where schema.field(key) == nil {
-            var message = "unknown key \"\(key)\""
-            message += Suggestion.didYouMean(key, in: schema.names)
-            issues.append(PayloadIssue(path: joinedPath(path, key), message))
-        }
-        for field in schema.fields {
-            let given = members[field.name]
-            if given == nil || given == .null || (!field.required && given == .string("")) {
-                if field.required { issues.append(PayloadIssue(path: joinedPath(path, field.name), "is required")) }
+        // What was given is looked up in the schema (a payload gives a few of a schema's dozens of fields, once a
+        // push); then the required names it left out. Issues are sorted by path below, so the order here is free.
+        for (key, given) in members {
+            guard let field = schema.field(key) else {
+                var message = "unknown key \"\(key)\""
+                message += Suggestion.didYouMean(key, in: schema.names)
+                issues.append(PayloadIssue(path: joinedPath(path, key), message))
                 continue
             }
-            if let normalized = normalize(given!, field.schema, joinedPath(path, field.name), &issues) {
-                out[field.name] = normalized
+            if given == .null || (!field.required && given == .string("")) {
+                if field.required { issues.append(PayloadIssue(path: joinedPath(path, key), "is required")) }
+                continue
             }
+            if let normalized = normalize(given, field.schema, joinedPath(path, key), &issues) { out[key] = normalized }
+        }
+        for name in schema.requiredNames where members[name] == nil {
+            issues.append(PayloadIssue(path: joinedPath(path, name), "is required"))
         }
         guard issues.count == before else {
             issues[before...].sort { $0.path < $1.path }

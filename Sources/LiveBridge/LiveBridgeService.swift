@@ -123,10 +123,11 @@ public actor LiveBridgeService: Service {
                          connectionsOpened: record.report.connectionsOpened, limitCode: limitCode)
             // The page's log says why a push was refused (a spent quota, a missing scope), not only that it was.
             let logged = limitCode.map { "\(outcome): \($0.explained)" } ?? outcome
+            let status = record.report.status.map(String.init) ?? "-"
             pushLog.append(.init(at: Date().timeIntervalSince1970, activity: record.activity, backend: record.target,
-                                 kind: record.kind.rawValue, outcome: logged, status: record.report.status.map(String.init) ?? "-"))
+                                 kind: record.kind.rawValue, outcome: logged, status: status))
             logger.info("push", ["activity": record.activity, "target": record.target, "kind": record.kind.rawValue,
-                                 "status": record.report.status.map(String.init) ?? "-", "outcome": outcome,
+                                 "status": status, "outcome": outcome,
                                  "code": record.report.code?.description ?? "-"])
         }, log: { logger.warning($0) }, info: { logger.info($0) }, decision: { [onBudgetDecision = options.onBudgetDecision] decision in
             pushLog.append(.init(at: Date().timeIntervalSince1970, activity: decision.activity, backend: decision.target, kind: "budget",

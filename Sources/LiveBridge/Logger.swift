@@ -22,9 +22,10 @@ public final class Logger: Sendable {
 
     public let level: Level
     public let format: Format
-    private let write: @Sendable (String) -> Void
+    /// Where lines go; nil: standard error, written from the line's bytes (no String made of a line a push).
+    private let write: (@Sendable (String) -> Void)?
 
-    public init(level: Level = .info, format: Format = .text, write: @escaping @Sendable (String) -> Void = Logger.standardError) {
+    public init(level: Level = .info, format: Format = .text, write: (@Sendable (String) -> Void)? = nil) {
         self.level = level
         self.format = format
         self.write = write
@@ -51,12 +52,17 @@ public final class Logger: Sendable {
                 line.append(UInt8(ascii: "="))
                 Self.appendQuoted(OutsideText.bounded(value), to: &line)
             }
-            write(String(decoding: line, as: UTF8.self))
+            if let write {
+                write(String(decoding: line, as: UTF8.self))
+            } else {
+                line.append(0x0A)
+                StandardStream.error.write(bytes: line)
+            }
         case .json:
             let time = Timestamp.logTime(now)
             var object = "{\"time\":\"\(time)\",\"level\":\"\(level.name)\",\"msg\":\(Self.json(message))"
             for (key, value) in fields { object += ",\(Self.json(key)):\(Self.json(OutsideText.bounded(value)))" }
-            write(object + "}")
+            (write ?? Self.standardError)(object + "}")
         }
     }
 

@@ -9,7 +9,7 @@ public final class Metrics: Sendable {
         var renders = 0
         var reconnects = 0
         var connectionsOpened = 0
-        var pushes: [String: Int] = [:]  // "backend|target|outcome"
+        var pushes: [PushKey: Int] = [:]
         var latencyBuckets = Array(repeating: 0, count: Metrics.bounds.count)
         var latencyCount = 0
         var latencySum = 0.0
@@ -17,6 +17,15 @@ public final class Metrics: Sendable {
         var failingBackends: [String: String] = [:]
         /// Backends that stopped pushing for a while by the service's limit (PushWard's monthly quota), with why.
         var limitedBackends: [String: String] = [:]
+    }
+
+    /// A push counter's labels: kept apart, so counting a push joins no strings (one a push).
+    private struct PushKey: Hashable {
+        let backend: String
+        let target: String
+        let outcome: String
+        /// The order the exposition lists counters in (as when the key was `backend|target|outcome`).
+        var sortKey: String { backend + "|" + target + "|" + outcome }
     }
 
     static let bounds: [Double] = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
@@ -34,12 +43,21 @@ public final class Metrics: Sendable {
                      limitCode: DeliveryCode? = nil) {
         state.withLock { s in
             s.connectionsOpened += connectionsOpened
-            s.pushes[backend + "|" + target + "|" + outcome, default: 0] += 1
+            s.pushes[PushKey(backend: backend, target: target, outcome: outcome), default: 0] += 1
             s.latencyCount += 1
             s.latencySum += seconds
             for (index, bound) in Self.bounds.enumerated() where seconds <= bound { s.latencyBuckets[index] += 1 }
-            if let permanentFailure { s.failingBackends[backend] = permanentFailure.description } else if outcome == "delivered" { s.failingBackends[backend] = nil }
-            if let limit = limitCode?.limitReason { s.limitedBackends[backend] = limit } else if outcome == "delivered" { s.limitedBackends[backend] = nil }
+            // Cleared only when there is something to clear: nearly every push is delivered, nearly no backend failing.
+            if let permanentFailure {
+                s.failingBackends[backend] = permanentFailure.description
+            } else if outcome == "delivered", !s.failingBackends.isEmpty {
+                s.failingBackends[backend] = nil
+            }
+            if let limit = limitCode?.limitReason {
+                s.limitedBackends[backend] = limit
+            } else if outcome == "delivered", !s.limitedBackends.isEmpty {
+                s.limitedBackends[backend] = nil
+            }
         }
     }
 
@@ -74,9 +92,8 @@ public final class Metrics: Sendable {
             counter("livebridge_reconnects_total", "Reconnections to Home Assistant.", s.reconnects)
             counter("livebridge_backend_connections_opened_total", "Connections opened to push backends (kept-alive ones are reused).", s.connectionsOpened)
             out += "# HELP livebridge_pushes_total Pushes by backend, target (a backend or one of its phones) and outcome.\n# TYPE livebridge_pushes_total counter\n"
-            for key in s.pushes.keys.sorted() {
-                let parts = key.split(separator: "|", maxSplits: 2)
-                out += "livebridge_pushes_total{backend=\"\(parts[0])\",target=\"\(parts[1])\",outcome=\"\(parts[2])\"} \(s.pushes[key]!)\n"
+            for (key, count) in s.pushes.sorted(by: { $0.key.sortKey < $1.key.sortKey }) {
+                out += "livebridge_pushes_total{backend=\"\(key.backend)\",target=\"\(key.target)\",outcome=\"\(key.outcome)\"} \(count)\n"
             }
             if !s.limitedBackends.isEmpty {
                 out += "# HELP livebridge_backend_limited A backend stopped by its service's limit until it resets (1), by reason.\n"

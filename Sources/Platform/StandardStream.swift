@@ -14,4 +14,9 @@ public enum StandardStream: Int32, Sendable {
         // A stream nobody reads any more (a closed pipe) loses the text: there is nowhere to say so.
         text.withUTF8 { _ = writeAll(rawValue, UnsafeRawBufferPointer($0)) }
     }
+
+    /// Bytes as they are (a log line built as bytes).
+    public func write(bytes: [UInt8]) {
+        bytes.withUnsafeBytes { _ = writeAll(rawValue, $0) }
+    }
 }

@@ -1,3 +1,4 @@
+import Dispatcher
 import Testing
 @testable import LiveBridge
 
@@ -20,5 +21,30 @@ struct MetricsTests {
         // Holds by the budget's reason, every reason shown (0 when none).
         let holds = Metrics().text(debounced: 0, deduplicated: 0, retries: 0, holds: ["max_per_hour": 3])
         #expect(holds.contains("livebridge_holds_total{reason=\"max_per_hour\"} 3\n") && holds.contains("livebridge_holds_total{reason=\"min_interval\"} 0\n"))
+    }
+
+    /// A backend refusing for good shows as failing until one of its own pushes is delivered (another's does not
+    /// clear it); the counters are listed in the order of their labels joined by `|`, as they always were.
+    @Test func aFailingBackendIsClearedByItsOwnDeliveryAndCountersKeepTheirOrder() {
+        let metrics = Metrics()
+        metrics.push(backend: "b", target: "b", outcome: "rejected", seconds: 0.1, permanentFailure: .service("401"))
+        #expect(metrics.failingBackends == ["b": "401"])
+        metrics.push(backend: "a", target: "a", outcome: "delivered", seconds: 0.1, permanentFailure: nil)
+        #expect(metrics.failingBackends == ["b": "401"], "another backend's delivery clears nothing")
+        metrics.push(backend: "b", target: "b", outcome: "retry", seconds: 0.1, permanentFailure: nil)
+        #expect(metrics.failingBackends == ["b": "401"], "a retry is not a delivery")
+        metrics.push(backend: "b", target: "b", outcome: "delivered", seconds: 0.1, permanentFailure: nil)
+        #expect(metrics.failingBackends.isEmpty)
+        metrics.push(backend: "a-b", target: "a-b", outcome: "delivered", seconds: 0.1, permanentFailure: nil)
+        metrics.push(backend: "a", target: "a/notify.x", outcome: "delivered", seconds: 0.1, permanentFailure: nil)
+        let lines = metrics.text(debounced: 0, deduplicated: 0, retries: 0).split(separator: "\n").filter { $0.hasPrefix("livebridge_pushes_total{") }
+        #expect(lines == [
+            "livebridge_pushes_total{backend=\"a-b\",target=\"a-b\",outcome=\"delivered\"} 1",  // "a-b|…" sorts before "a|…"
+            "livebridge_pushes_total{backend=\"a\",target=\"a/notify.x\",outcome=\"delivered\"} 1",
+            "livebridge_pushes_total{backend=\"a\",target=\"a\",outcome=\"delivered\"} 1",
+            "livebridge_pushes_total{backend=\"b\",target=\"b\",outcome=\"delivered\"} 1",
+            "livebridge_pushes_total{backend=\"b\",target=\"b\",outcome=\"rejected\"} 1",
+            "livebridge_pushes_total{backend=\"b\",target=\"b\",outcome=\"retry\"} 1",
+        ])
     }
 }

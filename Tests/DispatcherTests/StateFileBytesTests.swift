@@ -1,0 +1,33 @@
+import ConnectionTestSupport
+@testable import Dispatcher
+import JSON
+import LiveActivity
+import Testing
+
+/// The state file is written straight from the entries, without the JSON tree: byte for byte what the tree wrote.
+struct StateFileBytesTests {
+    @Test func theFileIsWhatTheTreeWrites() throws {
+        var random = SeededRandom(state: 51)
+        let names = ["washer", "dryer", "a", "a-b", "ä", "wash\"er", "x\\y", "tab\there", "ev@charger", "日本", "", "A", "b"]
+        let targets = ["aivi", "pulse", "family/notify.mobile_app_me", "pushward", ""]
+        func maybe<T>(_ value: @autoclosure () -> T) -> T? { Bool.random(using: &random) ? value() : nil }
+        for _ in 0..<500 {
+            var state = DeliveryState()
+            for _ in 0..<Int.random(in: 0...12, using: &random) {
+                let key = DeliveryState.key(activity: names.randomElement(using: &random)!, target: targets.randomElement(using: &random)!)
+                let dismissal = maybe(DeliveryState.Dismissal(
+                    target: targets.randomElement(using: &random)!, body: ["message": "clear_notification", "n": .double(Double.random(in: -1...1e6, using: &random))],
+                    at: Double(Int.random(in: 0...2_000_000_000, using: &random)) + [0, 0.5, 0.125].randomElement(using: &random)!,
+                    kind: [.homeassistant, .pushward].randomElement(using: &random)!, method: ["call_service", "PATCH"].randomElement(using: &random)!))
+                state.entries[key] = DeliveryState.Entry(
+                    running: Bool.random(using: &random), digest: maybe(DeliveryState.digest([UInt8.random(in: 0...255, using: &random)])),
+                    dismissal: dismissal, started: maybe(Double(Int.random(in: 0...2_000_000_000, using: &random))),
+                    dismissed: Bool.random(using: &random))
+            }
+            if Bool.random(using: &random) {
+                state.relays["notify.mobile_app_me"] = RelayBudget(pushes: Bool.random(using: &random) ? [] : [1_700_000_000, 1_700_000_001.5])
+            }
+            #expect(String(decoding: state.fileBytes, as: UTF8.self) == state.json.jsonText)
+        }
+    }
+}
