@@ -6,7 +6,13 @@ public enum ContentDigest {
             hash ^= UInt64(byte)
             hash = hash &* 0x100_0000_01b3
         }
-        let hex = String(hash, radix: 16)
-        return String(repeating: "0", count: 16 - hex.count) + hex
+        // The digits written in place, zero-padded (twice a push: no padding string, no concatenation).
+        return String(unsafeUninitializedCapacity: 16) { buffer in
+            let digits: StaticString = "0123456789abcdef"
+            for i in 0..<16 {
+                buffer[i] = digits.utf8Start[Int((hash >> UInt64(60 - 4 * i)) & 0xF)]
+            }
+            return 16
+        }
     }
 }
