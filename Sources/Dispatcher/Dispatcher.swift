@@ -6,8 +6,9 @@ public import Platform
 /// budget or back-off allows, remembers what is on the phones in the state file, and keeps Island Pulse's free tier
 /// to one active job per token. Lanes are independent: a slow backend or activity never holds up another.
 ///
-/// Its work — sends, renders, timers, saves — runs as children of `run()`, which its owner runs beside the rest;
-/// cancelling `run()` ends it (what is in flight is cancelled with it). A graceful shutdown `flush`es first.
+/// Its work — sends, renders, timers, saves — runs in children of `run()` (a job's follow-up in the same child:
+/// `run(chain:)`), which its owner runs beside the rest; cancelling `run()` ends it (what is in flight is cancelled
+/// with it). A graceful shutdown `flush`es first.
 public actor Dispatcher {
     /// What a rule's evaluation asks of an activity at a backend.
     public enum Event: Sendable {
@@ -190,8 +191,11 @@ public actor Dispatcher {
     /// Runs `first`, then the first job its last step performed (`lastStep`), and so on, in this one task: a push is a
     /// render then a send, and each was a task of its own and a wake of `run()` (about a tenth of a push's work).
     /// The other jobs a last step performed go to `run()` as before; so does all of it once the task is cancelled.
+    /// Every `chainSlice` jobs the chain lets the executor go: jobs that never suspend (a backend that answers where
+    /// it is called, a refusal before any request) would otherwise hold the loop's thread for a whole queue of lanes.
     private func run(chain first: @escaping Job) async {
         var job = first
+        var run = 0
         while true {
             await job(self)
             guard !handedOn.isEmpty else { return }
@@ -203,8 +207,16 @@ public actor Dispatcher {
             }
             job = next[0]
             for other in next.dropFirst() { jobs.append(other) }
+            run += 1
+            if run == Self.chainSlice {
+                run = 0
+                await Task.yield()
+            }
         }
     }
+
+    /// How many jobs a chain runs before it lets its executor go (see `run(chain:)`).
+    static let chainSlice = 16
 
     /// Set while a job's last step runs: jobs performed meanwhile are kept in `handedOn` for its task to run next.
     private var collecting = false
@@ -215,7 +227,8 @@ public actor Dispatcher {
     /// (`run(chain:)`). Only as a job's last statement: the jobs are taken when the job returns.
     private func lastStep(_ step: () -> Void) {
         precondition(!collecting, "one last step at a time")
-        // Jobs an earlier last step left untaken (its task not back first) go to `run()`: none is lost.
+        // Jobs an earlier last step left untaken go to `run()`, so none could be lost. It does not happen: nothing
+        // awaits between a last step and its job's return, where `run(chain:)` takes them.
         for job in handedOn { jobs.append(job) }
         handedOn = []
         collecting = true

@@ -1,8 +1,9 @@
 /// What came back.
 public struct HTTPResponse: Sendable, Equatable {
     public let status: Int
-    /// Header names in lower case; values trimmed of HTTP's whitespace. Parsed when read from the lines as received:
-    /// a push's answer is rarely asked for one (`retry-after` on a refusal), and it comes once a push.
+    /// Header names in lower case; values trimmed of HTTP's whitespace. Parsed from the lines as received at each
+    /// read (read it once for several names): a push's answer is rarely asked for one (`retry-after` on a refusal),
+    /// and it comes once a push.
     public var headers: [String: String] {
         switch storedHeaders {
         case .parsed(let headers): return headers

@@ -162,30 +162,48 @@ public enum PayloadNormalizer {
         }
         let before = issues.count
         var out: [String: JSONValue] = [:]
+        out.reserveCapacity(members.count)
         // What was given is looked up in the schema (a payload gives a few of a schema's dozens of fields, once a
-        // push); then the required names it left out. Issues are sorted by path below, so the order here is free.
+        // push), then the required names it left out. At the first problem the object is gone over again, the way
+        // that tells each problem in its order (`tellProblems`).
+        var problem = false
         for (key, given) in members {
-            guard let field = schema.field(key) else {
-                var message = "unknown key \"\(key)\""
-                message += Suggestion.didYouMean(key, in: schema.names)
-                issues.append(PayloadIssue(path: joinedPath(path, key), message))
-                continue
-            }
+            guard let field = schema.field(key) else { problem = true; break }
             if given == .null || (!field.required && given == .string("")) {
-                if field.required { issues.append(PayloadIssue(path: joinedPath(path, key), "is required")) }
-                continue
+                if field.required { problem = true; break }
+                continue  // an optional field left empty: not sent
             }
             if let normalized = normalize(given, field.schema, joinedPath(path, key), &issues) { out[key] = normalized }
+            if issues.count != before { break }
         }
-        for name in schema.requiredNames where members[name] == nil {
-            issues.append(PayloadIssue(path: joinedPath(path, name), "is required"))
-        }
-        guard issues.count == before else {
+        if problem || issues.count != before || schema.requiredNames.contains(where: { members[$0] == nil }) {
+            // Told as they always were: unknown keys first, then the fields in the schema's order (issues with the
+            // same path keep that order through the sort).
+            issues.removeSubrange(before...)
+            tellProblems(members, schema, path, &issues)
             issues[before...].sort { $0.path < $1.path }
             return nil
         }
         for check in schema.checks { issues += check(out, path) }
         return issues.count == before ? .object(out) : nil
+    }
+
+    /// An object's issues, each told: its unknown keys (with what they may have meant), then field by field in the
+    /// schema's order. Only for an object known to have some (`normalizeObject`'s quick pass found one).
+    static func tellProblems(_ members: [String: JSONValue], _ schema: ObjectSchema, _ path: String, _ issues: inout [PayloadIssue]) {
+        for key in members.keys where schema.field(key) == nil {
+            var message = "unknown key \"\(key)\""
+            message += Suggestion.didYouMean(key, in: schema.names)
+            issues.append(PayloadIssue(path: joinedPath(path, key), message))
+        }
+        for field in schema.fields {
+            let given = members[field.name]
+            if given == nil || given == .null || (!field.required && given == .string("")) {
+                if field.required { issues.append(PayloadIssue(path: joinedPath(path, field.name), "is required")) }
+                continue
+            }
+            _ = normalize(given!, field.schema, joinedPath(path, field.name), &issues)
+        }
     }
 
     /// A scalar as the text a field shows: Python's str(), as Home Assistant renders a template into text (a float

@@ -65,6 +65,22 @@ public final class Metrics: Sendable {
 
     public var failingBackends: [String: String] { state.withLock { $0.failingBackends } }
 
+    /// A label's value as Prometheus' text format writes it: `\\`, `"` and a line end escaped (a backend is named by
+    /// the rules file, and a name may hold any of them).
+    static func label(_ value: String) -> String {
+        guard value.utf8.contains(where: { $0 == UInt8(ascii: "\\") || $0 == UInt8(ascii: "\"") || $0 == 0x0A }) else { return value }
+        var out = ""
+        for character in value.unicodeScalars {
+            switch character {
+            case "\\": out += "\\\\"
+            case "\"": out += "\\\""
+            case "\n": out += "\\n"
+            default: out.unicodeScalars.append(character)
+            }
+        }
+        return out
+    }
+
     /// The exposition text; `lane` counters come from the dispatcher.
     /// `held` and `renewals` come from the dispatcher too, and `relayRemaining` (pushes left through each device's Home
     /// Assistant relay, by notify service).
@@ -92,22 +108,23 @@ public final class Metrics: Sendable {
             counter("livebridge_reconnects_total", "Reconnections to Home Assistant.", s.reconnects)
             counter("livebridge_backend_connections_opened_total", "Connections opened to push backends (kept-alive ones are reused).", s.connectionsOpened)
             out += "# HELP livebridge_pushes_total Pushes by backend, target (a backend or one of its phones) and outcome.\n# TYPE livebridge_pushes_total counter\n"
-            for (key, count) in s.pushes.sorted(by: { $0.key.sortKey < $1.key.sortKey }) {
-                out += "livebridge_pushes_total{backend=\"\(key.backend)\",target=\"\(key.target)\",outcome=\"\(key.outcome)\"} \(count)\n"
+            // Ties (names holding `|`) broken by the backend, so the text is the same every time.
+            for (key, count) in s.pushes.sorted(by: { ($0.key.sortKey, $0.key.backend) < ($1.key.sortKey, $1.key.backend) }) {
+                out += "livebridge_pushes_total{backend=\"\(Self.label(key.backend))\",target=\"\(Self.label(key.target))\",outcome=\"\(key.outcome)\"} \(count)\n"
             }
             if !s.limitedBackends.isEmpty {
                 out += "# HELP livebridge_backend_limited A backend stopped by its service's limit until it resets (1), by reason.\n"
                 out += "# TYPE livebridge_backend_limited gauge\n"
                 for backend in s.limitedBackends.keys.sorted() {
                     let reason = s.limitedBackends[backend]!.contains("DEVICE_NOT_REGISTERED") ? "DEVICE_NOT_REGISTERED" : "quota.exceeded"
-                    out += "livebridge_backend_limited{backend=\"\(backend)\",reason=\"\(reason)\"} 1\n"
+                    out += "livebridge_backend_limited{backend=\"\(Self.label(backend))\",reason=\"\(reason)\"} 1\n"
                 }
             }
             if !relayRemaining.isEmpty {
                 out += "# HELP livebridge_relay_pushes_remaining Pushes left today (UTC) through Home Assistant's relay for a phone (500 a day).\n"
                 out += "# TYPE livebridge_relay_pushes_remaining gauge\n"
                 for device in relayRemaining.keys.sorted() {
-                    out += "livebridge_relay_pushes_remaining{device=\"\(device)\"} \(relayRemaining[device]!)\n"
+                    out += "livebridge_relay_pushes_remaining{device=\"\(Self.label(device))\"} \(relayRemaining[device]!)\n"
                 }
             }
             out += "# HELP livebridge_push_latency_seconds Time from handing a push to its backend to the answer.\n"

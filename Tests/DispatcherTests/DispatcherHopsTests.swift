@@ -1,5 +1,5 @@
 import Dispatch
-import Dispatcher
+@testable import Dispatcher
 import JSON
 import LiveActivity
 import Synchronization
@@ -55,5 +55,57 @@ struct DispatcherHopsTests {
         // Each round here: the test's own two calls in and out of the dispatcher, the job's child task started and
         // handed to the dispatcher, the wait for quiet woken. Through an AsyncStream and nonisolated jobs it was 13.5; now about 7.
         #expect(perPush <= 11, "\(perPush) jobs a push")
+    }
+
+    /// A serial executor that numbers the executor jobs it runs (what a pass of the daemon's loop runs one of).
+    final class NumberingExecutor: SerialExecutor, TaskExecutor, @unchecked Sendable {
+        private let queue = DispatchQueue(label: "livebridge.numbering-executor")
+        /// The number of the executor job running now; read only on `queue` (by what runs there).
+        nonisolated(unsafe) var running = 0
+
+        func enqueue(_ job: consuming ExecutorJob) {
+            let job = UnownedJob(job)
+            queue.async {
+                self.running += 1
+                job.runSynchronously(isolatedTo: self.asUnownedSerialExecutor(), taskExecutor: self.asUnownedTaskExecutor())
+            }
+        }
+    }
+
+    /// One send at a time, answered where it is called (never suspends); notes which executor job each send ran in.
+    final class OnePlace: PushBackend, @unchecked Sendable {
+        let name = "aivi"
+        let allowsOneActiveJob = false
+        var sendsAtOnce: Int? { 1 }
+        let executor: NumberingExecutor
+        let sentIn = Mutex<[Int]>([])
+        init(_ executor: NumberingExecutor) { self.executor = executor }
+        nonisolated(nonsending) func deliver(_ request: BackendRequest, kind: PushKind) async -> DeliveryReport {
+            let job = executor.running
+            sentIn.withLock { $0.append(job) }
+            return DeliveryReport(.delivered)
+        }
+    }
+
+    /// A send's report starts the next waiting lane's send in the same task (`run(chain:)`); with sends that never
+    /// suspend, that chain would run a whole queue of lanes in one executor job, holding the daemon's loop (its
+    /// socket unread) all the while. It lets the executor go every `chainSlice` jobs.
+    @Test func aChainThatNeverSuspendsLetsTheExecutorGo() async throws {
+        let executor = NumberingExecutor()
+        let backend = OnePlace(executor)
+        let dispatcher = Dispatcher(backends: [backend], executor: executor)
+        let run = Task(executorPreference: executor) { await dispatcher.run() }
+        defer { run.cancel() }
+        let starts = (0..<100).map { n in
+            Dispatcher.Submission(activity: "a\(n)", backend: "aivi", budget: UpdateBudget(), event: .start(
+                BackendRequest.aivi(backend: "aivi", slug: "a\(n)", kind: .start, content: ["template": "generic", "progress": 0.5])))
+        }
+        await dispatcher.submit(starts)
+        await dispatcher.waitUntilQuiet()
+        let sentIn = backend.sentIn.withLock { $0 }
+        #expect(sentIn.count == 100)
+        let most = Dictionary(grouping: sentIn, by: { $0 }).values.map(\.count).max() ?? 0
+        #expect(most <= Dispatcher.chainSlice, "\(most) sends in one executor job")
+        #expect(most > 1, "the sends did chain (\(most) in one executor job at most)")
     }
 }

@@ -27,7 +27,9 @@ struct StateFileBytesTests {
             if Bool.random(using: &random) {
                 state.relays["notify.mobile_app_me"] = RelayBudget(pushes: Bool.random(using: &random) ? [] : [1_700_000_000, 1_700_000_001.5])
             }
-            #expect(String(decoding: state.fileBytes, as: UTF8.self) == state.json.jsonText)
+            let (direct, tree) = (state.fileBytes, state.json.jsonBytes)
+            let same = direct == tree  // bytes, not text: the file is written as these
+            #expect(same, "\(String(decoding: direct, as: UTF8.self))\n  vs the tree's\n\(String(decoding: tree, as: UTF8.self))")
         }
     }
 }

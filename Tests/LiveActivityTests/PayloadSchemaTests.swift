@@ -136,4 +136,18 @@ struct PayloadSchemaTests {
         #expect(issues(["tag": "wash-er_2", "message": "m", "url": "homeassistant://navigate/lovelace/laundry", "notification_icon": "mdi:washing-machine",
                         "notification_icon_color": "#2196F3", "progress_bar_direction": "decreasing", "when_relative": true], schema) == [])
     }
+
+    /// Issues at the same path come in one order whatever order the payload's keys are kept in: a key unknown at its
+    /// level first, then the fields in the schema's order (here a top-level key "left_column.foo" and an unknown
+    /// "foo" inside left_column both stand at left_column.foo). Extra unknown keys change how the payload's keys are
+    /// laid out, so a pass in their order would show both orders among these payloads.
+    @Test func issuesAtOnePathKeepTheirOrder() {
+        for extra in 0..<48 {
+            var members: [String: JSONValue] = ["template": "monitor", "left_column.foo": 1, "left_column": ["foo": 1]]
+            for n in 0..<extra { members["x\(n)"] = .int(n) }
+            let told = issues(.object(members)).filter { $0.hasPrefix("left_column.") }
+            #expect(told == ["left_column.foo: unknown key \"left_column.foo\"", "left_column.foo: unknown key \"foo\"",
+                             "left_column.value: is required"], "with \(extra) extra keys")
+        }
+    }
 }

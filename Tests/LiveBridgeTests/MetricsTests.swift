@@ -47,4 +47,21 @@ struct MetricsTests {
             "livebridge_pushes_total{backend=\"b\",target=\"b\",outcome=\"retry\"} 1",
         ])
     }
+
+    /// Names come from the rules file: a quote, a backslash or a line end in one is escaped as Prometheus' text format
+    /// asks (the text stays one sample a line), and two label sets that join to the same text are two counters,
+    /// listed in the same order every time.
+    @Test func labelValuesAreEscapedAndCountersKeptApart() {
+        let metrics = Metrics()
+        metrics.push(backend: "we\"ird\\\nname", target: "we\"ird\\\nname", outcome: "delivered", seconds: 0.1, permanentFailure: nil)
+        metrics.push(backend: "a|b", target: "c", outcome: "delivered", seconds: 0.1, permanentFailure: nil)
+        metrics.push(backend: "a", target: "b|c", outcome: "delivered", seconds: 0.1, permanentFailure: nil)
+        let text = metrics.text(debounced: 0, deduplicated: 0, retries: 0, relayRemaining: ["notify.\"x": 3])
+        #expect(text.contains("livebridge_pushes_total{backend=\"we\\\"ird\\\\\\nname\",target=\"we\\\"ird\\\\\\nname\",outcome=\"delivered\"} 1\n"))
+        #expect(text.contains("livebridge_relay_pushes_remaining{device=\"notify.\\\"x\"} 3\n"))
+        let pushes = text.split(separator: "\n").filter { $0.hasPrefix("livebridge_pushes_total{") }
+        #expect(pushes.count == 3 && pushes.allSatisfy { $0.hasSuffix("} 1") })
+        #expect(Array(pushes.prefix(2)) == ["livebridge_pushes_total{backend=\"a\",target=\"b|c\",outcome=\"delivered\"} 1",
+                                            "livebridge_pushes_total{backend=\"a|b\",target=\"c\",outcome=\"delivered\"} 1"])
+    }
 }
