@@ -75,30 +75,12 @@ public struct DeliveryState: Sendable, Equatable {
     }
 
     public static func digest(_ body: [UInt8]) -> String { ContentDigest.of(body) }
-
-    var json: JSONValue {
-        .object([
-            "version": 1,
-            "activities": .object(entries.mapValues { entry in
-                var object: [String: JSONValue] = ["running": .bool(entry.running)]
-                if let digest = entry.digest { object["digest"] = .string(digest) }
-                if let d = entry.dismissal {
-                    object["dismiss"] = ["target": .string(d.target), "body": d.body, "at": .double(d.at), "kind": .string(d.kind.rawValue),
-                                         "method": .string(d.method)]
-                }
-                if let started = entry.started { object["started"] = .double(started) }
-                if entry.dismissed { object["dismissed"] = true }
-                return .object(object)
-            }),
-            "relays": .object(relays.filter { !$0.value.pushes.isEmpty }.mapValues { .array($0.pushes.map(JSONValue.double)) }),
-        ])
-    }
 }
 
 extension DeliveryState {
-    /// `json.jsonBytes` written straight from the entries (keys sorted, compact): the same bytes without a tree of
-    /// every entry built first (a save a second, with hundreds of activities). A dismissal (rare) and the relays'
-    /// counts (one per phone) go through the tree.
+    /// The state file's text: compact JSON, keys sorted (as `JSONValue` writes it), written straight from the entries
+    /// without a tree of every entry built first (a save a second, with hundreds of activities). A dismissal (rare)
+    /// and the relays' counts (one per phone) go through `JSONValue`. `SavedState` reads it back.
     var fileBytes: [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(64 + entries.count * 96)

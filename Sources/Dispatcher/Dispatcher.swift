@@ -195,7 +195,7 @@ public actor Dispatcher {
     /// it is called, a refusal before any request) would otherwise hold the loop's thread for a whole queue of lanes.
     private func run(chain first: @escaping Job) async {
         var job = first
-        var run = 0
+        var sinceYield = 0
         while true {
             await job(self)
             guard !handedOn.isEmpty else { return }
@@ -207,9 +207,9 @@ public actor Dispatcher {
             }
             job = next[0]
             for other in next.dropFirst() { jobs.append(other) }
-            run += 1
-            if run == Self.chainSlice {
-                run = 0
+            sinceYield += 1
+            if sinceYield == Self.chainSlice {
+                sinceYield = 0
                 await Task.yield()
             }
         }
@@ -220,17 +220,14 @@ public actor Dispatcher {
 
     /// Set while a job's last step runs: jobs performed meanwhile are kept in `handedOn` for its task to run next.
     private var collecting = false
-    /// Jobs performed by the last step that ran; taken by `run(chain:)` as soon as that step's job returns.
+    /// Jobs performed by the last step that ran; taken by `run(chain:)` as soon as that step's job returns (nothing
+    /// awaits in between; were another's added first, that chain would run them: none is lost either way).
     private var handedOn: [Job] = []
 
     /// A job's last, synchronous step (its report to the lanes): what it performs runs next in the same task
     /// (`run(chain:)`). Only as a job's last statement: the jobs are taken when the job returns.
     private func lastStep(_ step: () -> Void) {
         precondition(!collecting, "one last step at a time")
-        // Jobs an earlier last step left untaken go to `run()`, so none could be lost. It does not happen: nothing
-        // awaits between a last step and its job's return, where `run(chain:)` takes them.
-        for job in handedOn { jobs.append(job) }
-        handedOn = []
         collecting = true
         step()
         collecting = false

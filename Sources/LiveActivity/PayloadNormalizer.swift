@@ -169,7 +169,7 @@ public enum PayloadNormalizer {
         var problem = false
         for (key, given) in members {
             guard let field = schema.field(key) else { problem = true; break }
-            if given == .null || (!field.required && given == .string("")) {
+            if leftEmpty(given, field) {
                 if field.required { problem = true; break }
                 continue  // an optional field left empty: not sent
             }
@@ -188,6 +188,11 @@ public enum PayloadNormalizer {
         return issues.count == before ? .object(out) : nil
     }
 
+    /// Given as nothing: null, or an optional field's empty text (a template that rendered nothing).
+    static func leftEmpty(_ given: JSONValue, _ field: ObjectSchema.Field) -> Bool {
+        given == .null || (!field.required && given == .string(""))
+    }
+
     /// An object's issues, each told: its unknown keys (with what they may have meant), then field by field in the
     /// schema's order. Only for an object known to have some (`normalizeObject`'s quick pass found one).
     static func tellProblems(_ members: [String: JSONValue], _ schema: ObjectSchema, _ path: String, _ issues: inout [PayloadIssue]) {
@@ -197,12 +202,11 @@ public enum PayloadNormalizer {
             issues.append(PayloadIssue(path: joinedPath(path, key), message))
         }
         for field in schema.fields {
-            let given = members[field.name]
-            if given == nil || given == .null || (!field.required && given == .string("")) {
+            guard let given = members[field.name], !leftEmpty(given, field) else {
                 if field.required { issues.append(PayloadIssue(path: joinedPath(path, field.name), "is required")) }
                 continue
             }
-            _ = normalize(given!, field.schema, joinedPath(path, field.name), &issues)
+            _ = normalize(given, field.schema, joinedPath(path, field.name), &issues)
         }
     }
 

@@ -24,8 +24,6 @@ public final class Metrics: Sendable {
         let backend: String
         let target: String
         let outcome: String
-        /// The order the exposition lists counters in (as when the key was `backend|target|outcome`).
-        var sortKey: String { backend + "|" + target + "|" + outcome }
     }
 
     static let bounds: [Double] = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
@@ -67,15 +65,18 @@ public final class Metrics: Sendable {
 
     /// A label's value as Prometheus' text format writes it: `\\`, `"` and a line end escaped (a backend is named by
     /// the rules file, and a name may hold any of them).
+    /// By scalars, not by `replacing`: a Character may hold one inside another (`\r\n`, `\\` with a combining mark).
+    /// Not `Logger.escaped`: it escapes more than the format's three (a tab, unsafe scalars as `\u`), which the
+    /// format does not read back.
     static func label(_ value: String) -> String {
         guard value.utf8.contains(where: { $0 == UInt8(ascii: "\\") || $0 == UInt8(ascii: "\"") || $0 == 0x0A }) else { return value }
         var out = ""
-        for character in value.unicodeScalars {
-            switch character {
+        for scalar in value.unicodeScalars {
+            switch scalar {
             case "\\": out += "\\\\"
             case "\"": out += "\\\""
             case "\n": out += "\\n"
-            default: out.unicodeScalars.append(character)
+            default: out.unicodeScalars.append(scalar)
             }
         }
         return out
@@ -108,8 +109,7 @@ public final class Metrics: Sendable {
             counter("livebridge_reconnects_total", "Reconnections to Home Assistant.", s.reconnects)
             counter("livebridge_backend_connections_opened_total", "Connections opened to push backends (kept-alive ones are reused).", s.connectionsOpened)
             out += "# HELP livebridge_pushes_total Pushes by backend, target (a backend or one of its phones) and outcome.\n# TYPE livebridge_pushes_total counter\n"
-            // Ties (names holding `|`) broken by the backend, so the text is the same every time.
-            for (key, count) in s.pushes.sorted(by: { ($0.key.sortKey, $0.key.backend) < ($1.key.sortKey, $1.key.backend) }) {
+            for (key, count) in s.pushes.sorted(by: { ($0.key.backend, $0.key.target, $0.key.outcome) < ($1.key.backend, $1.key.target, $1.key.outcome) }) {
                 out += "livebridge_pushes_total{backend=\"\(Self.label(key.backend))\",target=\"\(Self.label(key.target))\",outcome=\"\(key.outcome)\"} \(count)\n"
             }
             if !s.limitedBackends.isEmpty {

@@ -468,7 +468,7 @@ public final class WebSocketEventLoop: @unchecked Sendable {
     }
 
     /// The last request's serial (`HTTPExchange.serial`).
-    private var nextExchangeSerial = 0
+    private var lastExchangeSerial = 0
 
     func httpBodyComplete(wsi: OpaquePointer) {
         preconditionInEventLoop()
@@ -479,8 +479,8 @@ public final class WebSocketEventLoop: @unchecked Sendable {
             return
         }
         let wsiAddress = UInt(bitPattern: wsi)
-        nextExchangeSerial += 1
-        exchange.serial = nextExchangeSerial
+        lastExchangeSerial += 1
+        exchange.serial = lastExchangeSerial
         let serial = exchange.serial
         handler(exchange.request) { [weak self] response in
             self?.perform { [weak self] in

@@ -6,6 +6,32 @@ import Testing
 
 /// The state file is written straight from the entries, without the JSON tree: byte for byte what the tree wrote.
 struct StateFileBytesTests {
+    /// The file as it was written through a JSON tree before (session 50): the reference the direct writer must equal.
+    static func tree(_ state: DeliveryState) -> JSONValue {
+        .object([
+            "version": 1,
+            "activities": .object(state.entries.mapValues { entry in
+                var object: [String: JSONValue] = ["running": .bool(entry.running)]
+                if let digest = entry.digest { object["digest"] = .string(digest) }
+                if let d = entry.dismissal {
+                    object["dismiss"] = ["target": .string(d.target), "body": d.body, "at": .double(d.at), "kind": .string(d.kind.rawValue),
+                                         "method": .string(d.method)]
+                }
+                if let started = entry.started { object["started"] = .double(started) }
+                if entry.dismissed { object["dismissed"] = true }
+                return .object(object)
+            }),
+            "relays": .object(state.relays.filter { !$0.value.pushes.isEmpty }.mapValues { .array($0.pushes.map(JSONValue.double)) }),
+        ])
+    }
+
+    @Test func aTargetsBackendIsItsNameUpToTheFirstSlash() {
+        #expect(DeliveryState.backend(ofTarget: "family/notify.mobile_app_me") == "family")
+        #expect(DeliveryState.backend(ofTarget: "aivi") == "aivi")
+        #expect(DeliveryState.backend(ofTarget: "café/notify.x/y") == "café")
+        #expect(DeliveryState.backend(ofTarget: "/x") == "")
+    }
+
     @Test func theFileIsWhatTheTreeWrites() throws {
         var random = SeededRandom(state: 51)
         let names = ["washer", "dryer", "a", "a-b", "ä", "wash\"er", "x\\y", "tab\there", "ev@charger", "日本", "", "A", "b"]
@@ -27,7 +53,7 @@ struct StateFileBytesTests {
             if Bool.random(using: &random) {
                 state.relays["notify.mobile_app_me"] = RelayBudget(pushes: Bool.random(using: &random) ? [] : [1_700_000_000, 1_700_000_001.5])
             }
-            let (direct, tree) = (state.fileBytes, state.json.jsonBytes)
+            let (direct, tree) = (state.fileBytes, Self.tree(state).jsonBytes)
             let same = direct == tree  // bytes, not text: the file is written as these
             #expect(same, "\(String(decoding: direct, as: UTF8.self))\n  vs the tree's\n\(String(decoding: tree, as: UTF8.self))")
         }
