@@ -174,11 +174,11 @@ struct AddonRepositoryTests {
             .write(toFile: folder + "/data/options.json", atomically: true, encoding: .utf8)
         await simulator.setState("sensor.washer_status", "idle")
         await simulator.setState("sensor.washer_progress", "10")
-        let port = LoopbackPort.free()
         let addon = try Subprocess([], environment: [
             "SUPERVISOR_TOKEN": supervisorToken, "LIVEBRIDGE": try Subprocess.livebridge.path, "LIVEBRIDGE_DATA": folder + "/data",
-            "LIVEBRIDGE_STATUS_LISTEN": "127.0.0.1:\(port)", "LIVEBRIDGE_SUPERVISOR_HOST": "127.0.0.1:\(simulator.port)",
+            "LIVEBRIDGE_STATUS_LISTEN": "127.0.0.1:0", "LIVEBRIDGE_SUPERVISOR_HOST": "127.0.0.1:\(simulator.port)",
         ], program: addonFile("run.sh"))
+        let port = try #require(await statusPort(of: addon), "\(addon.stderr.lines.joined(separator: "\n"))")
         #expect(await addon.stderr.wait { $0.contains { $0.contains("msg=\"ready: 2 entities in the snapshot\"") } })
         #expect(addon.stderr.lines.contains { $0.contains("through the Supervisor") && $0.contains("url=ws://127.0.0.1:\(simulator.port)/core/websocket") })
         await simulator.setState("sensor.washer_status", "running")
@@ -220,7 +220,7 @@ struct AddonRepositoryTests {
             .write(toFile: folder + "/data/options.json", atomically: true, encoding: .utf8)
         let addon = try Subprocess([], environment: [
             "SUPERVISOR_TOKEN": supervisorToken, "LIVEBRIDGE": try Subprocess.livebridge.path, "LIVEBRIDGE_DATA": folder + "/data",
-            "LIVEBRIDGE_STATUS_LISTEN": "127.0.0.1:\(LoopbackPort.free())", "LIVEBRIDGE_SUPERVISOR_HOST": "127.0.0.1:\(simulator.port)",
+            "LIVEBRIDGE_STATUS_LISTEN": "127.0.0.1:0", "LIVEBRIDGE_SUPERVISOR_HOST": "127.0.0.1:\(simulator.port)",
         ], program: addonFile("run.sh"))
         #expect(await addon.exitStatus() == 1)
         let rules = try String(contentsOfFile: folder + "/config/livebridge.yaml", encoding: .utf8)

@@ -18,7 +18,6 @@ struct LifecycleDaemonTests {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("livebridge-renew-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let port = LoopbackPort.free()
         try """
         homeassistant: { url: "\(simulator.url)", token: ha-renew-token }
         backends:
@@ -33,10 +32,11 @@ struct LifecycleDaemonTests {
             template: generic
             state: Washing
             progress: 0.5
-        status: { listen: "127.0.0.1:\(port)" }
+        status: { listen: "127.0.0.1:0" }
         """.write(toFile: folder + "/livebridge.yaml", atomically: true, encoding: .utf8)
         await simulator.setState("sensor.washer_status", "running")
         let daemon = try Subprocess(["run", "--config", folder + "/livebridge.yaml", "--data-dir", folder + "/data"])
+        let port = try #require(await statusPort(of: daemon), "\(daemon.stderr.lines.joined(separator: "\n"))")
         #expect(await service.wait { $0.count >= 2 })
         let activities = try JSONParser.parse(try await HTTPClient().send(HTTPRequest(method: "GET", url: "http://127.0.0.1:\(port)/activities")).body)
         #expect(activities["activities"]?.arrayValue?.map { $0["target"]?.stringValue ?? "" } == ["aivi", "pulse"])

@@ -63,7 +63,7 @@ struct RunCommandTests {
             activities:
               a: { active_when: "{{ true }}", template: generic, progress: 0.5, state: x }
             """.write(toFile: folder + "/livebridge.yaml", atomically: true, encoding: .utf8)
-        let livebridge = try Subprocess(["run", "--config", folder + "/livebridge.yaml", "--data-dir", folder + "/data", "--status-listen", "127.0.0.1:\(LoopbackPort.free())"])
+        let livebridge = try Subprocess(["run", "--config", folder + "/livebridge.yaml", "--data-dir", folder + "/data", "--status-listen", "127.0.0.1:0"])
         let said = await livebridge.stderr.wait(timeout: .seconds(30)) { lines in
             lines.contains { $0.contains("cannot be reached: 127.0.0.1:\(port): connection refused") }
         }
@@ -153,12 +153,12 @@ struct RunCommandTests {
     }
 
     @Test func theStatusListenerAnswersHealthMetricsAndActivities() async throws {
-        let port = try freePort()
-        let s = try setup(statusPort: port)
+        let s = try setup(statusPort: 0)
         defer { s.simulator.stop() }
         await s.simulator.setState("sensor.washer_progress", "10")
         await s.simulator.setState("sensor.washer_status", "running")
         let livebridge = try run(s)
+        let port = try #require(await statusPort(of: livebridge), "\(livebridge.stderr.lines.joined(separator: "\n"))")
         #expect(await s.service.wait { $0.count == 1 })
         #expect(await livebridge.stderr.wait { $0.contains { $0.contains("msg=push activity=washer") } })
         let client = HTTPClient()
@@ -185,10 +185,10 @@ struct RunCommandTests {
     }
 
     @Test func healthIsFailingWhenHomeAssistantRejectsTheToken() async throws {
-        let port = try freePort()
-        let s = try setup(statusPort: port, token: "a-different-token")
+        let s = try setup(statusPort: 0, token: "a-different-token")
         defer { s.simulator.stop() }
         let livebridge = try run(s)
+        let port = try #require(await statusPort(of: livebridge), "\(livebridge.stderr.lines.joined(separator: "\n"))")
         #expect(await livebridge.stderr.wait { $0.contains { $0.contains("rejected the access token") } })
         let health = try await HTTPClient().send(HTTPRequest(method: "GET", url: "http://127.0.0.1:\(port)/healthz"))
         #expect(health.status == 503)
@@ -226,8 +226,6 @@ struct RunCommandTests {
         #expect(await livebridge.exitStatus() == 0)
     }
 
-    /// A port nothing listens on right now.
-    func freePort() throws -> Int { LoopbackPort.free() }
 
     @Test func anUnwritableDataDirectoryIsAClearErrorAtStartUp() async throws {
         let s = try setup()
@@ -284,12 +282,12 @@ extension RunCommandTests {
 extension RunCommandTests {
     /// An entity the rules read that Home Assistant lacks: one warning with a did-you-mean at ready, /healthz degraded.
     @Test func aMissingEntityIsWarnedAboutAndHealthIsDegraded() async throws {
-        let port = try freePort()
-        let s = try setup(statusPort: port)
+        let s = try setup(statusPort: 0)
         defer { s.simulator.stop() }
         await s.simulator.setState("sensor.washer_status", "idle")
         await s.simulator.setState("sensor.washer_progres", "10")
         let livebridge = try run(s)
+        let port = try #require(await statusPort(of: livebridge), "\(livebridge.stderr.lines.joined(separator: "\n"))")
         let warning = "level=warning msg=\"sensor.washer_progress is not an entity in Home Assistant (did you mean sensor.washer_progres?)\""
         #expect(await livebridge.stderr.wait { $0.contains { $0.hasSuffix(warning) } })
         let health = try await HTTPClient().send(HTTPRequest(method: "GET", url: "http://127.0.0.1:\(port)/healthz"))
@@ -334,4 +332,15 @@ extension RunCommandTests {
         livebridge.signal(SIGTERM)
         #expect(await livebridge.exitStatus() == 0)
     }
+}
+
+/// The port the daemon's status listener took, from its `status listener` line: the tests' rules ask for port 0,
+/// a free one (a port found free beforehand was once taken by another test's connection before the daemon
+/// listened on it, and the daemon exited). nil when the line did not come.
+func statusPort(of livebridge: Subprocess) async -> Int? {
+    let marker = "msg=\"status listener\" url=http://127.0.0.1:"
+    guard await livebridge.stderr.wait(until: { $0.contains { $0.contains(marker) } }),
+          let line = livebridge.stderr.lines.first(where: { $0.contains(marker) }),
+          let range = line.range(of: marker) else { return nil }
+    return Int(line[range.upperBound...].prefix { $0.isNumber })
 }

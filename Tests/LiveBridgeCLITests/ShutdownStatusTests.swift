@@ -14,8 +14,7 @@ extension RunCommandTests {
     static let hangingAnswers = [FakePushService.Scripted](repeating: .init(status: 200, delay: .seconds(60)), count: 8)
 
     @Test func healthIsAnsweredWhileTheShutdownFlushes() async throws {
-        let port = try freePort()
-        let s = try setup(statusPort: port)
+        let s = try setup(statusPort: 0)
         defer { s.simulator.stop() }
         // The start's push hangs for 60 s: the shutdown's flush waits its whole deadline, 30 s here so that the
         // request below falls inside it however slowly this test runs (ThreadSanitizer beside every suite once saw
@@ -23,6 +22,7 @@ extension RunCommandTests {
         s.service.script(Self.hangingAnswers)
         await s.simulator.setState("sensor.washer_status", "running")
         let livebridge = try run(s, extra: ["--shutdown-deadline", "30"])
+        let port = try #require(await statusPort(of: livebridge), "\(livebridge.stderr.lines.joined(separator: "\n"))")
         #expect(await s.service.wait { $0.count >= 1 })
         let before = try await HTTPClient().send(HTTPRequest(method: "GET", url: "http://127.0.0.1:\(port)/healthz"))
         #expect(before.status == 200)
@@ -47,7 +47,7 @@ extension RunCommandTests {
     /// `--shutdown-deadline` bounds the flush: with a push hanging for a minute, a 1 s deadline ends the daemon
     /// (status 0, the pending push said to resume next start) long before the push would have answered.
     @Test func theShutdownDeadlineBoundsTheFlush() async throws {
-        let s = try setup(statusPort: try freePort())
+        let s = try setup(statusPort: 0)
         defer { s.simulator.stop() }
         s.service.script(Self.hangingAnswers)
         await s.simulator.setState("sensor.washer_status", "running")

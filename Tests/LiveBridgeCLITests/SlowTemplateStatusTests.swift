@@ -7,8 +7,7 @@ import Testing
 /// A slow template runs on the socket's thread with the rest of the engine: /healthz is answered all the same.
 extension RunCommandTests {
     @Test func healthIsAnsweredWhileSlowTemplatesRender() async throws {
-        let port = try freePort()
-        let s = try setup(statusPort: port)
+        let s = try setup(statusPort: 0)
         defer { s.simulator.stop() }
         // Two fields that each run to the render's bound (a million steps or 2 s): seconds of work for one start.
         let slow = #""{% for i in range(60000) %}{% for j in range(60000) %}{% endfor %}{% endfor %}x""#
@@ -16,6 +15,7 @@ extension RunCommandTests {
             .replacingOccurrences(of: "header_left: Washing", with: "header_left: \(slow)\n    header_right: \(slow)")
         try rules.write(toFile: s.config, atomically: true, encoding: .utf8)
         let livebridge = try run(s)
+        let port = try #require(await statusPort(of: livebridge), "\(livebridge.stderr.lines.joined(separator: "\n"))")
         #expect(await livebridge.stderr.wait { $0.contains { $0.contains("ready:") } })
         // One client, its first request untimed: making a client (libcurl, the CA bundle) took 2 s under ASan on a
         // loaded machine, which is not what is measured here.

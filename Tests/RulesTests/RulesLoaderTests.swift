@@ -367,3 +367,18 @@ struct RulesLoaderTests {
         #expect(errors == ["7:39 this template always renders text (\"Washing \" around its expression), which is never a number; put only the expression inside the quotes, e.g. \"{{ … }}\""])
     }
 }
+
+extension RulesLoaderTests {
+    /// `status.listen`: HOST:PORT or a bare PORT; port 0 takes a free port at start (the tests' daemons listen so, a port
+    /// picked beforehand being free no longer when the daemon binds it); past 65,535, negative or text: refused.
+    @Test func theStatusListenersPortMayBeZeroAndNoMoreThan65535() {
+        #expect(RulesFile.StatusListener(parsing: "127.0.0.1:0") == RulesFile.StatusListener(parsing: "0"))
+        #expect(RulesFile.StatusListener(parsing: "0.0.0.0:0")?.port == 0)
+        #expect(RulesFile.StatusListener(parsing: "0.0.0.0:0")?.host == "0.0.0.0")
+        #expect(RulesFile.StatusListener(parsing: "9321")?.host == "127.0.0.1")
+        #expect(RulesFile.StatusListener(parsing: "[::1]:65535") == nil, "IPv6 is not HOST:PORT here")
+        for bad in ["127.0.0.1:65536", "127.0.0.1:-1", "-1", "65536", ":9321", "127.0.0.1:", "127.0.0.1:http", ""] {
+            #expect(RulesFile.StatusListener(parsing: bad) == nil, "\(bad)")
+        }
+    }
+}

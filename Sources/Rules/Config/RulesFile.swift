@@ -52,12 +52,14 @@ public struct RulesFile: Sendable {
         public let host: String
         public let port: Int
 
-        /// `HOST:PORT`, or a bare `PORT` on 127.0.0.1; nil for anything else.
+        /// `HOST:PORT`, or a bare `PORT` on 127.0.0.1; nil for anything else. Port 0 takes a free port when the
+        /// listener starts, named by the log's `status listener` line (a port picked beforehand may be taken by
+        /// another program, or another connection's own end, before the daemon listens on it).
         public init?(parsing text: String) {
             let parts = text.split(separator: ":", omittingEmptySubsequences: false)
-            if parts.count == 2, !parts[0].isEmpty, let port = Int(parts[1]), (1...65535).contains(port) {
+            if parts.count == 2, !parts[0].isEmpty, let port = Int(parts[1]), (0...65535).contains(port) {
                 (host, self.port) = (String(parts[0]), port)
-            } else if parts.count == 1, let port = Int(parts[0]), (1...65535).contains(port) {
+            } else if parts.count == 1, let port = Int(parts[0]), (0...65535).contains(port) {
                 (host, self.port) = ("127.0.0.1", port)
             } else {
                 return nil
