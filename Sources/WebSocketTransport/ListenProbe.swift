@@ -4,10 +4,11 @@ import Glibc
 import Musl
 #endif
 
-/// Why a listener could not be opened, in words: libwebsockets only says its context failed, so the bind is tried
-/// again here, alone, to learn the reason (`EADDRINUSE` and the rest).
+/// Why a listener could not be opened, in words: libwebsockets only says its context failed (or, for an address it
+/// cannot read, makes one without the listener), so the bind is tried again here, alone, to learn the reason
+/// (`EADDRINUSE` and the rest). `contextMade`: libwebsockets made its context but no listener.
 enum ListenProbe {
-    static func problem(host: String, port: Int) -> String {
+    static func problem(host: String, port: Int, contextMade: Bool = false) -> String {
         let address = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
         var hints = addrinfo()
         hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV
@@ -30,6 +31,9 @@ enum ListenProbe {
             case let code: return "cannot listen on \(address): \(String(cString: strerror(code)))"
             }
         }
-        return "cannot listen on \(address): libwebsockets could not create its context"
+        // The address binds alone: libwebsockets did not take it as given (it reads a name as an interface's).
+        return contextMade
+            ? "cannot listen on \(address): give a numeric address (127.0.0.1, 0.0.0.0, ::1) or an interface's name (lo, eth0), not a host name"
+            : "cannot listen on \(address): libwebsockets could not create its context"
     }
 }

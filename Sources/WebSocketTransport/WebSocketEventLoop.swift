@@ -181,6 +181,14 @@ public final class WebSocketEventLoop: @unchecked Sendable {
         if options.listen != nil, let vhost = lws_get_vhost_by_name(context, "default") {
             port = Int(lws_get_vhost_listen_port(vhost))
         }
+        // A listener asked for and not open: libwebsockets makes its context all the same when it cannot bind the
+        // address it was given (a host name such as `localhost`, which it reads as an interface's name), and the
+        // daemon would run without the listener it logs.
+        if let listen = options.listen, port == 0 {
+            lws_context_destroy(context)
+            Self.release(protocols: protocols, timer: timer, strings: strings)
+            throw TransportError(ListenProbe.problem(host: listen.host, port: listen.port, contextMade: true))
+        }
         self.protocols = protocols
         self.timer = timer
         self.cStrings = strings

@@ -233,7 +233,9 @@ struct AddonRepositoryTests {
     }
 
     @Test func aHealthCheckWithNoAnswerFails() async throws {
-        let port = LoopbackPort.free()
+        let refusing = RefusingPort()
+        defer { withExtendedLifetime(refusing) {} }
+        let port = refusing.port
         let healthcheck = try Subprocess(["healthcheck", "--url", "http://127.0.0.1:\(port)/healthz"])
         #expect(await healthcheck.exitStatus() == 1)
         #expect(healthcheck.stdout.lines.first?.hasPrefix("no answer from http://127.0.0.1:\(port)/healthz") == true)

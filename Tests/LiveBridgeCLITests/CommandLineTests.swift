@@ -63,8 +63,11 @@ struct CommandLineTests {
     /// A secrets file the service's user cannot read (the systemd unit's old advice) is said to be so, with the
     /// system's reason. As root (CI) the check runs as nobody; otherwise the file is made unreadable to us.
     @Test func checkSaysPermissionDeniedForAnUnreadableSecretsFile() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("livebridge-cli-\(UUID().uuidString)").path
+        // In /tmp itself: nobody must reach the folder, and the tests' temporary folder (TMPDIR, in the build folder)
+        // may lie under one only its owner can enter (a checkout in /root).
+        let folder = "/tmp/livebridge-cli-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
         try "homeassistant: { url: ws://ha.local:8123, token: !secret ha_token }\nbackends: { aivi: { type: aivi, token: t } }\n"
             .write(toFile: folder + "/rules.yaml", atomically: true, encoding: .utf8)
         try "ha_token: llat-never-shown\n".write(toFile: folder + "/secrets.yaml", atomically: true, encoding: .utf8)
@@ -110,7 +113,9 @@ struct CommandLineTests {
 struct UnreachableHomeAssistantTests {
     @Test(arguments: [["suggest"], ["template", "{{ area_name('sensor.x') }}", "--states", "STATES"], ["render", "RULES", "--states", "STATES"]])
     func aClosedPortIsRefusedAtOnce(command: [String]) async throws {
-        let port = LoopbackPort.free()  // nothing listens there
+        let refusing = RefusingPort()  // nothing listens there, and nothing is given the port while the test runs
+        defer { withExtendedLifetime(refusing) {} }
+        let port = refusing.port
         let token = try temporaryFile("token")
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: token)
         let states = try temporaryFile("[]", suffix: ".json")

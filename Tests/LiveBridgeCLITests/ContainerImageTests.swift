@@ -27,12 +27,12 @@ struct ContainerImageTests {
             .write(toFile: folder + "/data/options.json", atomically: true, encoding: .utf8)
         await simulator.setState("sensor.washer_status", "idle")
         await simulator.setState("sensor.washer_progress", "10")
-        let port = LoopbackPort.free()
         let container = try ContainerImage.run(image, options: [
             "-e", "SUPERVISOR_TOKEN", "-e", "LIVEBRIDGE_SUPERVISOR_HOST=127.0.0.1:\(simulator.port)",
-            "-e", "LIVEBRIDGE_STATUS_LISTEN=127.0.0.1:\(port)", "-v", "\(folder)/data:/data", "-v", "\(folder)/config:/config",
+            "-e", "LIVEBRIDGE_STATUS_LISTEN=127.0.0.1:0", "-v", "\(folder)/data:/data", "-v", "\(folder)/config:/config",
         ], environment: ["SUPERVISOR_TOKEN": supervisorToken])
         defer { container.remove() }
+        let port = try #require(await statusPort(of: container.output, timeout: .seconds(60)), "\(container.output.stderr.lines.suffix(40).joined(separator: "\n"))")
         #expect(await container.output.stderr.wait(timeout: .seconds(60)) { $0.contains { $0.contains("msg=\"ready: 2 entities in the snapshot\"") } })
         #expect(container.output.stderr.lines.contains { $0.contains("through the Supervisor") })
         await simulator.setState("sensor.washer_status", "running")
@@ -66,11 +66,11 @@ struct ContainerImageTests {
         let volume = "livebridge-test-\(UUID().uuidString.prefix(8).lowercased())"
         _ = try ContainerImage.docker(["volume", "create", volume])
         defer { _ = try? ContainerImage.docker(["volume", "rm", volume]) }
-        let port = LoopbackPort.free()
         let container = try ContainerImage.run(image, options: [
             "-e", "TZ=Asia/Kolkata", "-v", "\(folder)/config:/config:ro", "-v", "\(volume):/data",
-        ], arguments: ["run", "--config", "/config/livebridge.yaml", "--data-dir", "/data", "--status-listen", "127.0.0.1:\(port)"])
+        ], arguments: ["run", "--config", "/config/livebridge.yaml", "--data-dir", "/data", "--status-listen", "127.0.0.1:0"])
         defer { container.remove() }
+        let port = try #require(await statusPort(of: container.output, timeout: .seconds(60)), "\(container.output.stderr.lines.suffix(40).joined(separator: "\n"))")
         #expect(await container.output.stderr.wait(timeout: .seconds(60)) { $0.contains { $0.contains("msg=\"ready: 2 entities in the snapshot\"") } })
         await simulator.setState("sensor.washer_status", "running")
         #expect(await service.wait { $0.count == 1 })
@@ -135,11 +135,11 @@ struct ContainerImageTests {
         #expect(check.status == 0 && check.output.contains("OK"), "\(check.output)")
         let render = try lb(["render", "/config/livebridge.yaml", "--url", url, "--token-file", "/config/token"])
         #expect(render.status == 0 && render.output.contains("washer"), "\(render.output)")
-        let port = LoopbackPort.free()
         let container = try ContainerImage.run(image, options: [
             "--user", user, "-e", "TZ=Europe/Berlin", "-v", "\(home):/config:ro", "-v", "\(home)/data:/data",
-        ], arguments: ["run", "--config", "/config/livebridge.yaml", "--data-dir", "/data", "--status-listen", "127.0.0.1:\(port)"])
+        ], arguments: ["run", "--config", "/config/livebridge.yaml", "--data-dir", "/data", "--status-listen", "127.0.0.1:0"])
         defer { container.remove() }
+        let port = try #require(await statusPort(of: container.output, timeout: .seconds(60)), "\(container.output.stderr.lines.suffix(40).joined(separator: "\n"))")
         #expect(await container.output.stderr.wait(timeout: .seconds(60)) { $0.contains { $0.contains("msg=\"ready:") } })
         await simulator.setState("sensor.washer_status", "running")
         #expect(await service.wait(timeout: .seconds(30)) { $0.contains { $0.path == "/activity/washer" } }, "the washer reaches the fake")

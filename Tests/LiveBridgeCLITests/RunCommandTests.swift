@@ -56,7 +56,9 @@ struct RunCommandTests {
     @Test func runSaysWhyHomeAssistantCannotBeReached() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("livebridge-run-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder + "/data", withIntermediateDirectories: true)
-        let port = LoopbackPort.free()
+        let refusing = RefusingPort()  // Home Assistant's address: nothing listens, and nothing is given it meanwhile
+        defer { withExtendedLifetime(refusing) {} }
+        let port = refusing.port
         try """
             homeassistant: { url: "ws://127.0.0.1:\(port)", token: t }
             backends: { aivi: { type: aivi, token: t, base_url: "http://127.0.0.1:9" } }
@@ -334,13 +336,17 @@ extension RunCommandTests {
     }
 }
 
-/// The port the daemon's status listener took, from its `status listener` line: the tests' rules ask for port 0,
-/// a free one (a port found free beforehand was once taken by another test's connection before the daemon
-/// listened on it, and the daemon exited). nil when the line did not come.
-func statusPort(of livebridge: Subprocess) async -> Int? {
-    let marker = "msg=\"status listener\" url=http://127.0.0.1:"
-    guard await livebridge.stderr.wait(until: { $0.contains { $0.contains(marker) } }),
-          let line = livebridge.stderr.lines.first(where: { $0.contains(marker) }),
-          let range = line.range(of: marker) else { return nil }
-    return Int(line[range.upperBound...].prefix { $0.isNumber })
+/// The port the daemon's status listener took, from its `status listener` line (text format, any host): the tests'
+/// rules ask for port 0, a free one (a port found free beforehand was once taken by another test's connection before
+/// the daemon listened on it, and the daemon exited). nil when the line did not come (the daemon ended first, say).
+func statusPort(of output: Subprocess, timeout: Duration = .seconds(30)) async -> Int? {
+    guard await output.stderr.wait(timeout: timeout, until: { $0.contains { statusListenerPort(in: $0) != nil } }) else { return nil }
+    return output.stderr.lines.lazy.compactMap(statusListenerPort(in:)).first
+}
+
+/// The port of a `status listener url=http://HOST:PORT/healthz` line; nil for any other line.
+@Sendable func statusListenerPort(in line: String) -> Int? {
+    guard line.contains("msg=\"status listener\" url=http://"), let end = line.range(of: "/healthz", options: .backwards),
+          let colon = line[..<end.lowerBound].lastIndex(of: ":") else { return nil }
+    return Int(line[line.index(after: colon)..<end.lowerBound])
 }

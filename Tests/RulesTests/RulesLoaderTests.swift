@@ -377,7 +377,9 @@ extension RulesLoaderTests {
         #expect(RulesFile.StatusListener(parsing: "0.0.0.0:0")?.host == "0.0.0.0")
         #expect(RulesFile.StatusListener(parsing: "9321")?.host == "127.0.0.1")
         #expect(RulesFile.StatusListener(parsing: "[::1]:65535") == nil, "IPv6 is not HOST:PORT here")
-        for bad in ["127.0.0.1:65536", "127.0.0.1:-1", "-1", "65536", ":9321", "127.0.0.1:", "127.0.0.1:http", ""] {
+        #expect(RulesFile.StatusListener(parsing: "127.0.0.1:00080")?.port == 80)
+        for bad in ["127.0.0.1:65536", "127.0.0.1:-1", "-1", "65536", ":9321", "127.0.0.1:", "127.0.0.1:http", "",
+                    "127.0.0.1:-0", "-0", "+0", "127.0.0.1:+80", "127.0.0.1: 80", "127.0.0.1:0x50", "127.0.0.1:000080", "١٢٣"] {
             #expect(RulesFile.StatusListener(parsing: bad) == nil, "\(bad)")
         }
     }

@@ -56,6 +56,23 @@ struct EventLoopTests {
         }
     }
 
+    /// libwebsockets reads a listen address it cannot parse as an interface's name and, finding none, makes its context
+    /// with no listener: the daemon then ran without the status listener it logged. Now an error naming the address.
+    @Test(arguments: ["localhost", " 127.0.0.1", "no-such-interface-here"])
+    func anAddressLibWebSocketsCannotListenOnIsAnErrorNamingIt(host: String) throws {
+        var options = WebSocketEventLoop.Options()
+        options.listen = (host, 0)
+        options.usesTLS = false
+        do {
+            let loop = try WebSocketEventLoop(options: options)
+            loop.shutdown()
+            Issue.record("a listener on \(host) was made, port \(loop.listenPort)")
+        } catch let error as TransportError {
+            #expect(error.description.hasPrefix("cannot listen on \(host):0: "), "\(error)")
+            if host == "localhost" { #expect(error.description.hasSuffix("or an interface's name (lo, eth0), not a host name"), "\(error)") }
+        }
+    }
+
     @Test func workHandedOverBeforeShutdownRunsAndWorkAfterIsRefused() async {
         let loop = try! listener()
         loop.start()

@@ -499,9 +499,9 @@ async def daemon_pushes(session, ha, token, work):
     port = free_port()
     preview = subprocess.Popen([LIVEBRIDGE, "preview-server", "--port", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     base = f"http://127.0.0.1:{port}"
-    status_port = free_port()
+    # Port 0: the daemon takes a free port and names it in its log (a port found free here may be taken before it listens).
     with open(os.path.join(work, "livebridge.yaml"), "w") as f:
-        f.write(DAEMON_RULES.format(url=ha.base, preview=base, status=status_port))
+        f.write(DAEMON_RULES.format(url=ha.base, preview=base, status=0))
     with open(os.path.join(work, "secrets.yaml"), "w") as f:
         f.write(f"ha_token: {token}\n")
     os.chmod(os.path.join(work, "secrets.yaml"), 0o600)
@@ -559,7 +559,10 @@ async def daemon_pushes(session, ha, token, work):
         assert content["icon"] == "washer", content
         assert [e["ended"] for e in pushes(final)] == [False, False, True], pushes(final)
         log("the daemon pushed exactly start, one update and the end")
-        async with session.get(f"http://127.0.0.1:{status_port}/metrics") as response:
+        daemon_log.flush()
+        listener = re.search(r'msg="status listener" url=http://127\.0\.0\.1:(\d+)/healthz', open(daemon_log.name).read())
+        assert listener, "the daemon did not name its status listener:\n" + open(daemon_log.name).read()
+        async with session.get(f"http://127.0.0.1:{listener.group(1)}/metrics") as response:
             metrics = await response.text()
         in_place = [int(line.split()[1]) for line in metrics.splitlines()
                     if line.startswith("livebridge_frames_read_in_place_total ")]

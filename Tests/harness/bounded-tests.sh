@@ -13,10 +13,27 @@ mkdir -p "$(dirname "$log")"
 # The tests' temporary files and folders (Foundation's temporaryDirectory reads TMPDIR) go to a folder beside the log,
 # emptied at each run and removed after one that passed (a failed run's are kept for a look until the next): left in
 # /tmp, each run added ~370 entries, 49,000 on a machine that had run the suites for a few weeks.
-scratch="${log%.log}.tmp"
-rm -rf "$scratch" && mkdir -p "$scratch" || exit 1
-TMPDIR=$(cd "$scratch" && pwd) || exit 1
-export TMPDIR
+scratch="$(cd -P -- "$(dirname -- "$log")" > /dev/null && pwd -P)/$(basename -- "${log%.log}").tmp"
+
+# Empties the folder. A run killed mid-test (past its bound, interrupted) skips the tests' own cleanup: the resilience
+# suite's immutable data folder (chattr +i, as root) and its full-disk tmpfs are then still there, so those are undone
+# first. A folder that still will not go is left, and the run takes a fresh one beside it.
+clear_scratch() {
+    [ -e "$scratch" ] || return 0
+    if [ "$(id -u)" = 0 ]; then
+        command -v chattr > /dev/null && chattr -R -i -- "$scratch" 2> /dev/null
+        # Mount points under the folder, deepest first (/proc/mounts writes a space as \040).
+        awk -v prefix="$scratch/" '{ path = $2; gsub(/\\040/, " ", path) } index(path, prefix) == 1 { print path }' /proc/mounts \
+            | sort -r | while IFS= read -r mount; do umount -l -- "$mount" 2> /dev/null; done
+    fi
+    rm -rf --one-file-system -- "$scratch"
+}
+clear_scratch
+if [ -e "$scratch" ] || ! mkdir -p -- "$scratch"; then
+    echo "bounded-tests.sh: $scratch could not be emptied; the tests' temporary files go to a new folder beside it" >&2
+    scratch=$(mktemp -d -- "$scratch.XXXXXX") || exit 1
+fi
+export TMPDIR="$scratch"
 
 # A session of its own, so that what the tests started goes with it when it is killed (past the bound, or when this
 # script is interrupted or stopped): Foundation's Process puts each child in a process group of its own, but in the
@@ -62,14 +79,19 @@ if kill -0 "$pid" 2>/dev/null; then
     echo
     echo "tests started and not finished after ${bound} s:"
     unfinished
+    echo "(the tests' temporary files are kept in $scratch)"
     exit 124
 fi
 
 wait "$pid"
 status=$?
-(( status != 0 )) || rm -rf "$scratch"
+if (( status == 0 )); then
+    # What the tests started is stopped first: nothing writes there while it goes.
+    stop_tests
+    clear_scratch
+fi
 if (( status != 0 )); then
-    echo "$*: exit status $status. Failures and issues (whole output in $log):"
+    echo "$*: exit status $status. Failures and issues (whole output in $log; the tests' temporary files in $scratch):"
     grep -aE '^✘|recorded an issue|ERROR: (AddressSanitizer|ThreadSanitizer)|WARNING: ThreadSanitizer|Fatal error|Program crashed|SUMMARY: ' "$log" | cut -c1-400 | head -200
     echo
     echo "the last lines of $log:"

@@ -57,13 +57,20 @@ public struct RulesFile: Sendable {
         /// another program, or another connection's own end, before the daemon listens on it).
         public init?(parsing text: String) {
             let parts = text.split(separator: ":", omittingEmptySubsequences: false)
-            if parts.count == 2, !parts[0].isEmpty, let port = Int(parts[1]), (0...65535).contains(port) {
+            if parts.count == 2, !parts[0].isEmpty, let port = Self.port(parts[1]) {
                 (host, self.port) = (String(parts[0]), port)
-            } else if parts.count == 1, let port = Int(parts[0]), (0...65535).contains(port) {
+            } else if parts.count == 1, let port = Self.port(parts[0]) {
                 (host, self.port) = ("127.0.0.1", port)
             } else {
                 return nil
             }
+        }
+
+        /// 0–65535 written in ASCII digits only (`Int` also reads `-0` and `+80`).
+        private static func port(_ text: Substring) -> Int? {
+            guard (1...5).contains(text.utf8.count), text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
+                  let port = Int(text), port <= 65535 else { return nil }
+            return port
         }
     }
 
