@@ -20,14 +20,14 @@ nonisolated(unsafe) var slowestExit = 0.0
 /// `livebridge run` with a rules file, its log lines timestamped as they arrive.
 final class Daemon: @unchecked Sendable {
     let process = Process()
-    let statusPort = LoopbackPort.free()
     private let lock = NSLock()
     private var lines: [(at: Double, text: String)] = []
 
     init(rules: String) throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("livebridge-bench-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder + "/data", withIntermediateDirectories: true)
-        try ("status: { listen: 127.0.0.1:\(statusPort) }\n" + rules).write(toFile: folder + "/rules.yaml", atomically: true, encoding: .utf8)
+        // Port 0: a free port the daemon takes and names (`statusPort`).
+        try ("status: { listen: 127.0.0.1:0 }\n" + rules).write(toFile: folder + "/rules.yaml", atomically: true, encoding: .utf8)
         process.executableURL = URL(fileURLWithPath: livebridge)
         process.arguments = ["run", "--config", folder + "/rules.yaml", "--data-dir", folder + "/data", "--log-level", "info"]
         let pipe = Pipe()
@@ -62,8 +62,16 @@ final class Daemon: @unchecked Sendable {
 
     var probe: ProcessProbe { ProcessProbe(pid: process.processIdentifier) }
 
+    /// The status listener's port, from the daemon's `status listener` line; nil until it has said.
+    var statusPort: Int? {
+        guard let line = firstLine(containing: "msg=\"status listener\" url=http://127.0.0.1:")?.text,
+              let start = line.range(of: "url=http://127.0.0.1:")?.upperBound else { return nil }
+        return Int(line[start...].prefix { $0.isNumber })
+    }
+
     func metric(_ name: String) async -> Double {
-        guard let response = try? await HTTPClient().send(HTTPRequest(method: "GET", url: "http://127.0.0.1:\(statusPort)/metrics")) else { return -1 }
+        guard let port = statusPort,
+              let response = try? await HTTPClient().send(HTTPRequest(method: "GET", url: "http://127.0.0.1:\(port)/metrics")) else { return -1 }
         let line = response.bodyText.split(separator: "\n").first { $0.hasPrefix(name + " ") } ?? ""
         return Double(line.split(separator: " ").last ?? "") ?? -1
     }

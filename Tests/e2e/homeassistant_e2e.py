@@ -16,6 +16,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 import aiohttp
@@ -46,6 +47,20 @@ def stop_processes(daemon, preview):
         preview.wait(10)
     except subprocess.TimeoutExpired:
         preview.kill()
+
+
+def start_preview_server():
+    """preview-server on a port it takes itself (port 0), and that port, from the line it prints first: a port found
+    free here could be taken before it listens."""
+    preview = subprocess.Popen([LIVEBRIDGE, "preview-server", "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    line = preview.stdout.readline().decode(errors="replace")
+    match = re.search(r"http://127\.0\.0\.1:(\d+) ", line)
+    if not match:
+        preview.kill()
+        raise SystemExit(f"FAILED: preview-server did not say where it listens: {line!r}\n" + preview.stderr.read().decode(errors="replace"))
+    # Whatever else it prints is read, so that a full pipe never stops it.
+    threading.Thread(target=preview.stdout.read, daemon=True).start()
+    return preview, int(match.group(1))
 
 
 def free_port():
@@ -349,8 +364,7 @@ async def phone_lifecycle(session, ha, token, work):
     relay = PushRelay()
     await relay.start()
     webhook = await register_phone(session, ha, token, relay.url)
-    port = free_port()
-    preview = subprocess.Popen([LIVEBRIDGE, "preview-server", "--port", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    preview, port = start_preview_server()
     base = f"http://127.0.0.1:{port}"
     folder = os.path.join(work, "phone")
     os.makedirs(folder)
@@ -496,8 +510,7 @@ async def phone_lifecycle(session, ha, token, work):
 
 async def daemon_pushes(session, ha, token, work):
     """livebridge run against the real Home Assistant, pushing to the preview server; REST changes give the pushes."""
-    port = free_port()
-    preview = subprocess.Popen([LIVEBRIDGE, "preview-server", "--port", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    preview, port = start_preview_server()
     base = f"http://127.0.0.1:{port}"
     # Port 0: the daemon takes a free port and names it in its log (a port found free here may be taken before it listens).
     with open(os.path.join(work, "livebridge.yaml"), "w") as f:

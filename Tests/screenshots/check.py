@@ -91,14 +91,19 @@ def live_page_on_a_phone(browser):
     """The live preview page (preview-server) at a phone's 390 points: an ended activity drawn with its final content
     and an Ended mark, a long status cut to its column, the log with headings and the activity named, nothing
     clipped (the page says whether its width fits)."""
-    import socket
     import time
     import urllib.request
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    server = subprocess.Popen([LIVEBRIDGE, "preview-server", "--port", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    base = f"http://127.0.0.1:{port}"
+    import re
+    import threading
+    # Port 0: the server takes a free port and says which (one found free here could be taken before it listens).
+    server = subprocess.Popen([LIVEBRIDGE, "preview-server", "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    said = re.search(r"http://127\.0\.0\.1:(\d+) ", server.stdout.readline().decode(errors="replace"))
+    if not said:
+        server.kill()
+        server.wait(10)
+        return ["live page: preview-server did not say where it listens"]
+    threading.Thread(target=server.stdout.read, daemon=True).start()
+    base = f"http://127.0.0.1:{said.group(1)}"
     problems = []
     try:
         for _ in range(100):

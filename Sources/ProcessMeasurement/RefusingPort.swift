@@ -1,25 +1,9 @@
 import FoundationEssentials
 import Glibc
 
-/// A TCP port on 127.0.0.1 that nothing listens on right now, for a daemon started as a subprocess to listen on (the
-/// benchmark and the command-line tests).
-public enum LoopbackPort {
-    public static func free() -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
-}
-
 /// A port on 127.0.0.1 held bound and not listening while this lives: a connection to it is refused at once, and no
-/// listener (another test's, a daemon's on port 0) and no connection's own end can be given it meanwhile — a port
-/// found free and let go (`LoopbackPort.free`) can be taken before it is used.
+/// listener (another test's, a daemon's on port 0) and no connection's own end can be given it meanwhile (a port found
+/// free and let go could be taken before it is used: listeners take port 0 and say which port they got).
 public final class RefusingPort: Sendable {
     public let port: Int
     private let descriptor: Int32
