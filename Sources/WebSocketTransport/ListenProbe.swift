@@ -4,11 +4,10 @@ import Glibc
 import Musl
 #endif
 
-/// Why a listener could not be opened, in words: libwebsockets only says its context failed (or, for an address it
-/// cannot read, makes one without the listener), so the bind is tried again here, alone, to learn the reason
-/// (`EADDRINUSE` and the rest). `contextMade`: libwebsockets made its context but no listener.
+/// Why a listener could not be opened, in words: libwebsockets only says its context failed, so the bind is tried
+/// again here, alone, to learn the reason (`EADDRINUSE` and the rest).
 enum ListenProbe {
-    static func problem(host: String, port: Int, contextMade: Bool = false) -> String {
+    static func problem(host: String, port: Int) -> String {
         let address = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
         var hints = addrinfo()
         hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV
@@ -32,8 +31,6 @@ enum ListenProbe {
             }
         }
         // The address binds alone: libwebsockets did not take it as given (it reads a name as an interface's).
-        return contextMade
-            ? "cannot listen on \(address): give a numeric address (127.0.0.1, 0.0.0.0, ::1) or an interface's name (lo, eth0), not a host name"
-            : "cannot listen on \(address): libwebsockets could not create its context"
+        return "cannot listen on \(address): give a numeric address (127.0.0.1, 0.0.0.0) or an interface's name (lo, eth0), not a host name"
     }
 }

@@ -155,6 +155,10 @@ public final class WebSocketEventLoop: @unchecked Sendable {
             // as the interface to every address (*:port): an IPv4 host is bound on an IPv4 socket, so 127.0.0.1 is
             // loopback only.
             if listen.host.contains("."), !listen.host.contains(":") { info.options |= UInt64(LWS_SERVER_OPTION_DISABLE_IPV6) }
+            // Without it libwebsockets makes its context with no listener when it cannot bind (a host name such as
+            // `localhost`, which it reads as an interface's name; a port below 1024; an address not this machine's),
+            // and the daemon ran without the listener it logged.
+            info.options |= UInt64(LWS_SERVER_OPTION_FAIL_UPON_UNABLE_TO_BIND)
             if let certificate = options.serverCertificate {
                 info.ssl_cert_filepath = UnsafePointer(keep(certificate.certificate))
                 info.ssl_private_key_filepath = UnsafePointer(keep(certificate.key))
@@ -180,14 +184,6 @@ public final class WebSocketEventLoop: @unchecked Sendable {
         var port = 0
         if options.listen != nil, let vhost = lws_get_vhost_by_name(context, "default") {
             port = Int(lws_get_vhost_listen_port(vhost))
-        }
-        // A listener asked for and not open: libwebsockets makes its context all the same when it cannot bind the
-        // address it was given (a host name such as `localhost`, which it reads as an interface's name), and the
-        // daemon would run without the listener it logs.
-        if let listen = options.listen, port == 0 {
-            lws_context_destroy(context)
-            Self.release(protocols: protocols, timer: timer, strings: strings)
-            throw TransportError(ListenProbe.problem(host: listen.host, port: listen.port, contextMade: true))
         }
         self.protocols = protocols
         self.timer = timer
