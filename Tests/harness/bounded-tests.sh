@@ -8,12 +8,14 @@
 set -uo pipefail
 bound=$1 log=$2
 shift 2
-mkdir -p "$(dirname "$log")"
+mkdir -p -- "$(dirname -- "$log")"
 
 # The tests' temporary files and folders (Foundation's temporaryDirectory reads TMPDIR) go to a folder beside the log,
 # emptied at each run and removed after one that passed (a failed run's are kept for a look until the next): left in
 # /tmp, each run added ~370 entries, 49,000 on a machine that had run the suites for a few weeks.
-scratch="$(cd -P -- "$(dirname -- "$log")" > /dev/null && pwd -P)/$(basename -- "${log%.log}").tmp"
+unset CDPATH
+folder=$(cd -P -- "$(dirname -- "$log")" > /dev/null && pwd -P) || exit 1
+scratch="${folder%/}/$(basename -- "${log%.log}").tmp"
 
 # Empties the folder. A run killed mid-test (past its bound, interrupted) skips the tests' own cleanup: the resilience
 # suite's immutable data folder (chattr +i, as root) and its full-disk tmpfs are then still there, so those are undone
