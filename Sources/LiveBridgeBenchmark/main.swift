@@ -19,7 +19,7 @@ nonisolated(unsafe) var slowestExit = 0.0
 
 /// `livebridge run` with a rules file, its log lines timestamped as they arrive.
 final class Daemon: @unchecked Sendable {
-    let process = Process()
+    let process: ChildProcess
     private let lock = NSLock()
     private var lines: [(at: Double, text: String)] = []
 
@@ -28,19 +28,17 @@ final class Daemon: @unchecked Sendable {
         try FileManager.default.createDirectory(atPath: folder + "/data", withIntermediateDirectories: true)
         // Port 0: a free port the daemon takes and names (`statusPort`).
         try ("status: { listen: 127.0.0.1:0 }\n" + rules).write(toFile: folder + "/rules.yaml", atomically: true, encoding: .utf8)
-        process.executableURL = URL(fileURLWithPath: livebridge)
-        process.arguments = ["run", "--config", folder + "/rules.yaml", "--data-dir", folder + "/data", "--log-level", "info"]
-        let pipe = Pipe()
-        process.standardError = pipe
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let handle = pipe.fileHandleForReading
+        process = try ChildProcess(livebridge, ["run", "--config", folder + "/rules.yaml", "--data-dir", folder + "/data", "--log-level", "info"],
+                                   standardOutput: .null, standardError: .pipe)
+        let descriptor = process.standardError!
         Thread.detachNewThread { [self] in
             var partial = Data()
+            var buffer = [UInt8](repeating: 0, count: 65_536)
             while true {
-                let data = handle.availableData
-                if data.isEmpty { break }
-                partial.append(data)
+                let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+                if count < 0 && errno == EINTR { continue }
+                if count <= 0 { break }
+                partial.append(contentsOf: buffer[0..<count])
                 while let newline = partial.firstIndex(of: 10) {
                     let line = String(decoding: partial[partial.startIndex..<newline], as: UTF8.self)
                     partial.removeSubrange(partial.startIndex...newline)
@@ -60,7 +58,7 @@ final class Daemon: @unchecked Sendable {
         return nil
     }
 
-    var probe: ProcessProbe { ProcessProbe(pid: process.processIdentifier) }
+    var probe: ProcessProbe { ProcessProbe(pid: process.pid) }
 
     /// The status listener's port, from the daemon's `status listener` line; nil until it has said.
     var statusPort: Int? {
@@ -78,10 +76,10 @@ final class Daemon: @unchecked Sendable {
 
     /// SIGTERM, and how long the daemon took to exit (the README promises 5 s).
     func stop() {
-        guard process.isRunning else { return }
+        guard process.statusIfExited() == nil else { return }
         let start = Date()
-        process.terminate()
-        process.waitUntilExit()
+        process.signal(SIGTERM)
+        process.wait()
         let seconds = Date().timeIntervalSince(start)
         slowestExit = max(slowestExit, seconds)
         if seconds > 5 { print(String(format: "  the daemon took %.1f s to exit after SIGTERM (more than the documented 5 s)", seconds)) }
@@ -141,7 +139,7 @@ var results: [String: JSONValue] = [:]
     // LIVEBRIDGE_BENCH_SMAPS=folder keeps the daemon's memory map per scenario, for finding where the pages go.
     if let folder = ProcessInfo.processInfo.environment["LIVEBRIDGE_BENCH_SMAPS"] {
         // /proc files report size 0: read them to the end rather than copy them.
-        let smaps = FileHandle(forReadingAtPath: "/proc/\(daemon.process.processIdentifier)/smaps")?.readDataToEndOfFile()
+        let smaps = FileHandle(forReadingAtPath: "/proc/\(daemon.process.pid)/smaps")?.readDataToEndOfFile()
         _ = FileManager.default.createFile(atPath: folder + "/\(name).smaps", contents: smaps)
     }
     print(String(format: "%@: ready %.0f ms after auth_ok; RSS %.1f MiB (%.1f MiB its own, %.1f MiB mapped files; peak %.1f MiB)", name, readyMs,

@@ -2,6 +2,7 @@ import Foundation
 import HomeAssistant
 import ConnectionTestSupport
 import HomeAssistantSimulator
+import ProcessMeasurement
 import Testing
 
 /// wss:// against the simulator serving a self-signed certificate for 127.0.0.1.
@@ -65,22 +66,20 @@ struct SelfSignedCertificate {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         certificatePath = directory.appendingPathComponent("cert.pem").path
         keyPath = directory.appendingPathComponent("key.pem").path
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-        process.arguments = ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+        let process = try ChildProcess("/usr/bin/openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
                              "-keyout", keyPath, "-out", certificatePath, "-days", "2", "-subj", "/CN=127.0.0.1",
                              "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost",
-                             "-addext", "basicConstraints=critical,CA:TRUE"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
+                             "-addext", "basicConstraints=critical,CA:TRUE"], standardOutput: .null, standardError: .null)
         // Bounded: it blocks one of the test pool's threads while it runs.
         let exited = DispatchSemaphore(value: 0)
-        process.terminationHandler = { _ in exited.signal() }
-        try process.run()
+        Thread.detachNewThread {
+            process.wait()
+            exited.signal()
+        }
         guard exited.wait(timeout: .now() + 30) == .success else {
-            kill(process.processIdentifier, SIGKILL)
+            process.signal(SIGKILL)
             throw CocoaError(.fileWriteUnknown)
         }
-        guard process.terminationStatus == 0 else { throw CocoaError(.fileWriteUnknown) }
+        guard process.wait() == 0 else { throw CocoaError(.fileWriteUnknown) }
     }
 }

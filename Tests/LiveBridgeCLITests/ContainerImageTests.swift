@@ -108,16 +108,9 @@ struct ContainerImageTests {
         let user = "\(getuid()):\(getgid())"
         // alias lb='docker run --rm --network host --user "$(id -u):$(id -g)" -v ~/livebridge:/config livebridge'
         func lb(_ arguments: [String]) throws -> (status: Int32, output: String) {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: ContainerImage.dockerPath)
-            process.arguments = ["run", "--rm", "--network", "host", "--user", user, "-v", "\(home):/config", image] + arguments
-            let out = Pipe()
-            process.standardOutput = out
-            process.standardError = out
-            try process.run()
-            let data = out.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+            let run = try ChildProcess.run(ContainerImage.dockerPath,
+                                           ["run", "--rm", "--network", "host", "--user", user, "-v", "\(home):/config", image] + arguments)
+            return (run.status, String(decoding: run.output + run.errors, as: UTF8.self))
         }
         let url = "http://127.0.0.1:\(simulator.port)"
         let suggest = try lb(["suggest", "--url", url, "--token-file", "/config/token", "--output", "/config/livebridge.yaml"])
@@ -201,18 +194,9 @@ enum ContainerImage {
 
     /// `docker ARGS`: its standard output, trimmed; a failure says what docker said.
     static func docker(_ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: dockerPath)
-        process.arguments = arguments
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let output = out.fileHandleForReading.readDataToEndOfFile()
-        let errors = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        try #require(process.terminationStatus == 0, "docker \(arguments.joined(separator: " ")): \(String(decoding: errors, as: UTF8.self))")
-        return String(decoding: output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let run = try ChildProcess.run(dockerPath, arguments)
+        try #require(run.status == 0, "docker \(arguments.joined(separator: " ")): \(String(decoding: run.errors, as: UTF8.self))")
+        return String(decoding: run.output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     /// `docker run` in the foreground on the host's network, named so it can be stopped and removed.

@@ -111,7 +111,7 @@ struct DaemonResilienceTests {
             #expect(await livebridge.stderr.wait { $0.filter { $0.contains("msg=\"ready:") }.count == round + 1 })
             await s.simulator.setState("sensor.washer_progress", String(round * 10))
             #expect(await s.service.wait { Setup.pushCount($0) == round + 1 })
-            rss.append(ProcessProbe(pid: livebridge.process.processIdentifier).memory.rss)
+            rss.append(ProcessProbe(pid: livebridge.process.pid).memory.rss)
         }
         await s.simulator.setState("sensor.washer_status", "idle")
         #expect(await s.service.wait { Setup.pushCount($0) == 7 })
@@ -152,14 +152,14 @@ struct DaemonResilienceTests {
         let s = try await Setup(backend: backend)
         defer { s.simulator.stop() }
         let livebridge = try await s.runStarted()
-        let before = ProcessProbe(pid: livebridge.process.processIdentifier).memory.rss
+        let before = ProcessProbe(pid: livebridge.process.pid).memory.rss
         s.service.setDown(true)
         await s.simulator.setState("sensor.washer_progress", "50")
         await s.simulator.setState("sensor.washer_status", "idle")
         // The outage is the condition under test, not a stand-in for synchronisation.
         try await Task.sleep(for: .seconds(120))
         let refused = s.service.refusedWhileDown
-        let during = ProcessProbe(pid: livebridge.process.processIdentifier).memory.rss
+        let during = ProcessProbe(pid: livebridge.process.pid).memory.rss
         s.service.setDown(false)
         // Back-off is capped at 60 s: the end goes out on the next attempt.
         #expect(await s.service.wait(timeout: .seconds(75)) { Setup.pushCount($0) >= 2 })
@@ -227,12 +227,7 @@ struct DaemonResilienceTests {
                 guard chmod(path, readOnly ? 0o555 : 0o755) == 0 else { throw Failed(description: "chmod \(path): errno \(errno)") }
                 return
             }
-            let chattr = Process()
-            chattr.executableURL = URL(fileURLWithPath: "/usr/bin/chattr")
-            chattr.arguments = [readOnly ? "+i" : "-i", path]
-            try chattr.run()
-            chattr.waitUntilExit()
-            guard chattr.terminationStatus == 0 else {
+            guard try ChildProcess.run("/usr/bin/chattr", [readOnly ? "+i" : "-i", path]).status == 0 else {
                 throw Failed(description: "chattr \(readOnly ? "+i" : "-i") \(path) failed: this case needs a file system with the immutable flag (ext4, xfs)")
             }
         }

@@ -1,5 +1,6 @@
 import Foundation
 import JSON
+import ProcessMeasurement
 import Rules
 import Testing
 
@@ -59,16 +60,15 @@ struct TemplateCorpusTests {
         var input = ""
         for (index, template) in templates.enumerated() { input += JSONValue.object(["id": .int(index), "template": .string(template)]).jsonText + "\n" }
         try input.write(toFile: folder + "/requests.jsonl", atomically: true, encoding: .utf8)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
-            .deletingLastPathComponent().appendingPathComponent("livebridge")
-        process.arguments = ["template", "--states", folder + "/states.json", "--at", now]
+        let livebridge = try URL(fileURLWithPath: FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+            .deletingLastPathComponent().appendingPathComponent("livebridge").path
         // The zone the answers were recorded in; the rest inherited (a sanitizer's options among them).
-        process.environment = ProcessInfo.processInfo.environment.merging(["TZ": zone]) { _, zone in zone }
-        process.standardInput = FileHandle(forReadingAtPath: folder + "/requests.jsonl")
+        let process = try ChildProcess(livebridge, ["template", "--states", folder + "/states.json", "--at", now],
+                                       environment: ProcessInfo.processInfo.environment.merging(["TZ": zone]) { _, zone in zone },
+                                       standardInput: .file(folder + "/requests.jsonl"), standardOutput: .pipe)
         // Past the suite's minute the test has failed; the process is then killed so that the test ends too.
-        let data = try await Self.output(of: process, limit: .seconds(90))
-        #expect(process.terminationStatus == 0, "livebridge template: status \(process.terminationStatus) (9: killed after 90 s)")
+        let (data, status) = await Self.output(of: process, limit: .seconds(90))
+        #expect(status == 0, "livebridge template: status \(status) (9: killed after 90 s)")
         var ours: [Int: JSONValue] = [:]
         for line in String(decoding: data, as: UTF8.self).split(separator: "\n") {
             let answer = try JSONParser.parse(String(line))
@@ -80,20 +80,16 @@ struct TemplateCorpusTests {
     /// Runs `process` to its end and returns what it wrote to stdout. The blocking reads happen on a thread of their
     /// own, not on one of the test pool's (on a 2-core machine, half the pool held for the corpus's 10-30 s under a
     /// sanitizer, and for ever if the process hung), and the process is killed after `limit`.
-    static func output(of process: Process, limit: Duration) async throws -> Data {
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
+    static func output(of process: ChildProcess, limit: Duration) async -> (Data, Int32) {
         let watchdog = Task {
             try await Task.sleep(for: limit)
-            kill(process.processIdentifier, SIGKILL)
+            process.signal(SIGKILL)
         }
         defer { watchdog.cancel() }
         return await withCheckedContinuation { continuation in
             Thread.detachNewThread {
-                let data = output.fileHandleForReading.readDataToEndOfFile()
-                process.waitUntilExit()
-                continuation.resume(returning: data)
+                let output = process.collect().output
+                continuation.resume(returning: (Data(output), process.wait()))
             }
         }
     }

@@ -2,6 +2,7 @@ import Platform
 import Foundation
 import HomeAssistantSimulator
 import JSON
+import ProcessMeasurement
 import Synchronization
 import Testing
 
@@ -207,8 +208,8 @@ final class LineCollector: Sendable {
 }
 
 /// `livebridge` run from the build folder, its stdout and stderr collected line by line.
-final class Subprocess: @unchecked Sendable {
-    let process = Process()
+final class Subprocess: Sendable {
+    let process: ChildProcess
     let stdout = LineCollector()
     let stderr = LineCollector()
 
@@ -223,40 +224,35 @@ final class Subprocess: @unchecked Sendable {
     /// `asNobody`: run as user and group 65534 through setpriv (the test must be root). `program`: run that instead
     /// of livebridge (a script that runs it).
     init(_ arguments: [String], environment: [String: String] = [:], asNobody: Bool = false, program: String? = nil) throws {
-        let executable = try program.map(URL.init(fileURLWithPath:)) ?? Self.livebridge
-        if asNobody {
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-            process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", executable.path] + arguments
-        } else {
-            process.executableURL = executable
-            process.arguments = arguments
-        }
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
+        let executable = try program ?? Self.livebridge.path
+        let (path, all) = asNobody
+            ? ("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", executable] + arguments)
+            : (executable, arguments)
+        process = try ChildProcess(path, all, environment: ProcessInfo.processInfo.environment.merging(environment) { $1 },
+                                   standardOutput: .pipe, standardError: .pipe)
         // One blocking reader thread per pipe: each chunk as it comes, then an empty chunk at end of file.
-        for (handle, collector) in [(out.fileHandleForReading, stdout), (err.fileHandleForReading, stderr)] {
-            Thread.detachNewThread {
+        for (descriptor, collector) in [(process.standardOutput!, stdout), (process.standardError!, stderr)] {
+            Thread.detachNewThread { [process] in
+                var buffer = [UInt8](repeating: 0, count: 65_536)
                 while true {
-                    let data = handle.availableData
-                    collector.append(data)
-                    if data.isEmpty { break }
+                    let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+                    if count < 0 && errno == EINTR { continue }
+                    collector.append(Data(buffer[0..<max(count, 0)]))
+                    if count <= 0 { break }
                 }
+                withExtendedLifetime(process) {}
             }
         }
     }
 
-    func signal(_ number: Int32) { kill(process.processIdentifier, number) }
+    func signal(_ number: Int32) { process.signal(number) }
 
     /// The exit status once the process has exited and its output is read; nil if it is still running after 15 s.
     func exitStatus() async -> Int32? {
         guard await stderr.waitForClose(timeout: .seconds(15)), await stdout.waitForClose(timeout: .seconds(5)) else {
-            process.terminate()
+            process.signal(SIGTERM)
             return nil
         }
-        process.waitUntilExit()
-        return process.terminationStatus
+        return process.wait()
     }
 }

@@ -8,6 +8,7 @@ import JSON
 import Rules
 import Testing
 import LiveActivity
+import ProcessMeasurement
 
 /// Faults LiveBridge must survive. Each case says what must hold and checks it. (`make resilience`)
 @Suite(.timeLimit(.minutes(2)))
@@ -132,13 +133,7 @@ struct ResilienceTests {
         // A 16 KiB tmpfs, filled: every write fails with ENOSPC. (state.json's temporary file is created exclusively
         // and never through a link, so a link to /dev/full no longer stands in for a full disk.)
         func run(_ arguments: [String]) -> Int32 {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/bin/" + arguments[0])
-            process.arguments = Array(arguments.dropFirst())
-            process.standardError = FileHandle.nullDevice
-            guard (try? process.run()) != nil else { return -1 }
-            process.waitUntilExit()
-            return process.terminationStatus
+            (try? ChildProcess.run("/bin/" + arguments[0], Array(arguments.dropFirst())).status) ?? -1
         }
         guard getuid() == 0, run(["mount", "-t", "tmpfs", "-o", "size=16k", "tmpfs", folder]) == 0 else {
             print("skipped: mounting a small tmpfs needs root")
