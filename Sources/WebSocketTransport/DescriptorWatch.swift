@@ -34,7 +34,15 @@ struct WatchSet {
     var wsi: OpaquePointer?
     var watches: [Int32: DescriptorWatch] = [:]
     /// Where `ready` reads the ready descriptors into.
-    let ready = UnsafeMutablePointer<Int32>.allocate(capacity: 32)
+    let ready = ReadyDescriptors()
+}
+
+/// Room for 32 ready descriptors, freed with its owner: the loop's own deinit does not run when its init throws
+/// (a listener it cannot bind), and the room, made with the loop's first stored properties, then leaked.
+final class ReadyDescriptors {
+    static let capacity = 32
+    let pointer = UnsafeMutablePointer<Int32>.allocate(capacity: capacity)
+    deinit { pointer.deallocate() }
 }
 
 extension WebSocketEventLoop {
@@ -91,10 +99,11 @@ extension WebSocketEventLoop {
         }
         guard wsi == watchSet.wsi else { return false }
         while true {
-            let count = Int(clws_epoll_ready(watchSet.set, watchSet.ready, 32))
+            let ready = watchSet.ready.pointer
+            let count = Int(clws_epoll_ready(watchSet.set, ready, Int32(ReadyDescriptors.capacity)))
             guard count > 0 else { break }
-            for i in 0..<count { watchSet.watches[watchSet.ready[i]]?.readable() }
-            if count < 32 { break }
+            for i in 0..<count { watchSet.watches[ready[i]]?.readable() }
+            if count < ReadyDescriptors.capacity { break }
         }
         return true
     }

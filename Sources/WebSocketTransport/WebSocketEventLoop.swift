@@ -112,6 +112,10 @@ public final class WebSocketEventLoop: @unchecked Sendable {
     /// Creates the context and binds the listener, if any; nothing is serviced until `start()`.
     /// Throws when the context cannot be made: a listener's port already in use says so, with host and port.
     public init(options: Options) throws {
+        // Room for no connection is a mistake (a reviewer crashed libwebsockets with it): said at once.
+        if let maximum = options.maximumConnections, maximum < 1 {
+            throw TransportError("a loop allowed \(maximum) connections: it needs room for at least one")
+        }
         self.options = options
         let protocols = UnsafeMutablePointer<lws_protocols>.allocate(capacity: 2)
         let timer = UnsafeMutablePointer<clws_timer>.allocate(capacity: 1)
@@ -224,7 +228,6 @@ public final class WebSocketEventLoop: @unchecked Sendable {
             lws_context_destroy(context)
         }
         Self.release(protocols: protocols, timer: timer, strings: cStrings)
-        watchSet.ready.deallocate()
     }
 
     private static func release(protocols: UnsafeMutablePointer<lws_protocols>, timer: UnsafeMutablePointer<clws_timer>,

@@ -74,6 +74,15 @@ struct EventLoopTests {
         }
     }
 
+    /// Room for no connection (a reviewer crashed libwebsockets with it) is refused when the loop is made.
+    @Test(arguments: [0, -1])
+    func roomForNoConnectionIsAnError(maximum: Int) {
+        var options = WebSocketEventLoop.Options()
+        options.maximumConnections = maximum
+        options.usesTLS = false
+        #expect(throws: TransportError.self) { try WebSocketEventLoop(options: options) }
+    }
+
     @Test func workHandedOverBeforeShutdownRunsAndWorkAfterIsRefused() async {
         let loop = try! listener()
         loop.start()
