@@ -9,7 +9,9 @@ Everything started here is stopped here. The token is never printed.
 import asyncio
 import json
 import os
+import random
 import re
+import select
 import shutil
 import signal
 import socket
@@ -51,22 +53,47 @@ def stop_processes(daemon, preview):
 
 def start_preview_server():
     """preview-server on a port it takes itself (port 0), and that port, from the line it prints first: a port found
-    free here could be taken before it listens."""
+    free here could be taken before it listens. Bounded: a server that says nothing for 30 s is a failure."""
     preview = subprocess.Popen([LIVEBRIDGE, "preview-server", "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    line = preview.stdout.readline().decode(errors="replace")
+    line = first_line(preview.stdout, 30)
     match = re.search(r"http://127\.0\.0\.1:(\d+) ", line)
     if not match:
         preview.kill()
         raise SystemExit(f"FAILED: preview-server did not say where it listens: {line!r}\n" + preview.stderr.read().decode(errors="replace"))
     # Whatever else it prints is read, so that a full pipe never stops it.
     threading.Thread(target=preview.stdout.read, daemon=True).start()
+    threading.Thread(target=preview.stderr.read, daemon=True).start()
     return preview, int(match.group(1))
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+def first_line(stream, seconds):
+    """The first line of a pipe, or what came of it within `seconds`."""
+    deadline, data = time.monotonic() + seconds, b""
+    while b"\n" not in data:
+        left = deadline - time.monotonic()
+        if left <= 0 or not select.select([stream], [], [], left)[0]:
+            break
+        chunk = os.read(stream.fileno(), 4096)
+        if not chunk:
+            break
+        data += chunk
+    return data.decode(errors="replace").split("\n", 1)[0]
+
+
+def fixed_port():
+    """A port for Home Assistant, which is told its port and keeps it across restarts: one below the kernel's
+    ephemeral range (ip_local_port_range), so that no port-0 listener and no connection's own end is given it
+    between this choice and core binding it, and free now."""
+    with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
+        low = int(f.read().split()[0])
+    for port in random.sample(range(max(1024, low - 8000), low), 200):
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+                return port
+            except OSError:
+                continue
+    raise SystemExit(f"FAILED: no free port below the ephemeral range ({low})")
 
 
 class HomeAssistant:
@@ -261,7 +288,7 @@ class PushRelay:
     every notify call core relays to it, and answering as the relay does (rate limits)."""
 
     def __init__(self):
-        self.received, self.runner, self.port = [], None, free_port()
+        self.received, self.runner, self.port = [], None, None
 
     async def start(self):
         from aiohttp import web
@@ -275,7 +302,9 @@ class PushRelay:
         app.router.add_post("/push", push)
         self.runner = web.AppRunner(app)
         await self.runner.setup()
-        await web.TCPSite(self.runner, "127.0.0.1", self.port).start()
+        # Port 0: the port it is given, read back (a port found free here could be taken before it listens).
+        await web.TCPSite(self.runner, "127.0.0.1", 0).start()
+        self.port = self.runner.addresses[0][1]
 
     @property
     def url(self):
@@ -816,7 +845,7 @@ async def promote_http_config(ws_call):
 async def main():
     work = tempfile.mkdtemp(prefix="livebridge-e2e-", dir=os.path.join(CORE_ROOT, "tmp") if CORE_ROOT else None)
     os.chmod(work, 0o755)
-    port = free_port()
+    port = fixed_port()
     with open(os.path.join(ROOT, "Tests", "e2e", "configuration.yaml")) as source:
         config = source.read().replace("__PORT__", str(port))
     with open(os.path.join(work, "configuration.yaml"), "w") as target:

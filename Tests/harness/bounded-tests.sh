@@ -17,20 +17,30 @@ unset CDPATH
 folder=$(cd -P -- "$(dirname -- "$log")" > /dev/null && pwd -P) || exit 1
 scratch="${folder%/}/$(basename -- "${log%.log}").tmp"
 
-# Empties the folder. A run killed mid-test (past its bound, interrupted) skips the tests' own cleanup: the resilience
-# suite's immutable data folder (chattr +i, as root) and its full-disk tmpfs are then still there, so those are undone
-# first. A folder that still will not go is left, and the run takes a fresh one beside it.
-clear_scratch() {
-    [ -e "$scratch" ] || return 0
-    if [ "$(id -u)" = 0 ]; then
-        command -v chattr > /dev/null && chattr -R -i -- "$scratch" 2> /dev/null
-        # Mount points under the folder, deepest first (/proc/mounts writes a space as \040).
-        awk -v prefix="$scratch/" '{ path = $2; gsub(/\\040/, " ", path) } index(path, prefix) == 1 { print path }' /proc/mounts \
-            | sort -r | while IFS= read -r mount; do umount -l -- "$mount" 2> /dev/null; done
-    fi
-    rm -rf --one-file-system -- "$scratch"
+# Empties a scratch folder. A run killed mid-test (past its bound, interrupted) skips the tests' own cleanup: the
+# resilience suite's full-disk tmpfs and its immutable data folder (chattr +i, as root) are then still there, so the
+# mounts are undone first (chattr -R would otherwise reach into them), then the flag. A folder with a mount still in
+# it is left alone (rm --one-file-system would descend into a bind mount of the same file system); so is one that
+# will not go: the run then takes a fresh one beside it. Earlier runs' fresh ones are emptied the same way.
+mounts_under() {
+    # /proc/mounts writes a tab, a newline, a space and a backslash as \011, \012, \040 and \134 (the backslash last,
+    # so that \134040 stays the text \040); the prefix comes through the environment (awk -v would apply escapes).
+    PREFIX="$1/" awk '{ path = $2; gsub(/\\011/, "\t", path); gsub(/\\012/, "\n", path); gsub(/\\040/, " ", path)
+        gsub(/\\134/, "\\\\", path) } index(path, ENVIRON["PREFIX"]) == 1 { print path }' /proc/mounts
 }
+clear_folder() {
+    [ -e "$1" ] || return 0
+    if [ "$(id -u)" = 0 ]; then
+        mounts_under "$1" | sort -r | while IFS= read -r mount; do umount -l -- "$mount" 2> /dev/null; done
+        [ -z "$(mounts_under "$1")" ] || return 1
+        command -v chattr > /dev/null && chattr -R -i -- "$1" 2> /dev/null
+    fi
+    [ -z "$(mounts_under "$1")" ] || return 1
+    rm -rf --one-file-system -- "$1"
+}
+clear_scratch() { clear_folder "$scratch"; }
 clear_scratch
+for earlier in "$scratch".??????; do [ -d "$earlier" ] && clear_folder "$earlier"; done
 if [ -e "$scratch" ] || ! mkdir -p -- "$scratch"; then
     echo "bounded-tests.sh: $scratch could not be emptied; the tests' temporary files go to a new folder beside it" >&2
     scratch=$(mktemp -d -- "$scratch.XXXXXX") || exit 1
@@ -38,11 +48,17 @@ fi
 export TMPDIR="$scratch"
 
 # A session of its own, so that what the tests started goes with it when it is killed (past the bound, or when this
-# script is interrupted or stopped): Foundation's Process puts each child in a process group of its own, but in the
-# same session.
+# script is interrupted or stopped): a child may put itself in a process group of its own, but it stays in the session.
 setsid "$@" --verbose > "$log" 2>&1 &
 pid=$!
-stop_tests() { pkill -KILL -s "$pid" 2>/dev/null; kill -KILL "$pid" 2>/dev/null; }
+reaped=
+# Kills the session and waits (5 s at most) until none of it is left; the leader itself only while it is not reaped
+# (its number could by then be another process's).
+stop_tests() {
+    pkill -KILL -s "$pid" 2>/dev/null
+    [ -n "$reaped" ] || kill -KILL "$pid" 2>/dev/null
+    for _ in $(seq 50); do pgrep -s "$pid" > /dev/null || return 0; sleep 0.1; done
+}
 trap 'stop_tests; exit 130' INT
 trap 'stop_tests; exit 143' TERM
 trap 'stop_tests' EXIT
@@ -75,6 +91,7 @@ if kill -0 "$pid" 2>/dev/null; then
     fi
     stop_tests
     wait "$pid" 2>/dev/null
+    reaped=1
     echo
     echo "the last lines of $log:"
     tail -n 15 "$log" | cut -c1-400
@@ -87,6 +104,7 @@ fi
 
 wait "$pid"
 status=$?
+reaped=1
 if (( status == 0 )); then
     # What the tests started is stopped first: nothing writes there while it goes.
     stop_tests

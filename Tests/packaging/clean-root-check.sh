@@ -20,7 +20,17 @@ cleanup() {
     [ -z "$ROOT" ] || { $SUDO umount "$ROOT/proc" 2>/dev/null || true; $SUDO rm -rf "$ROOT"; }
 }
 trap cleanup EXIT
-free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+# The port a server started with --port 0 names in its log ("…://127.0.0.1:PORT…"), within 30 s: a port found free
+# here and handed over could be taken before the server listens.
+port_in() {
+    local port
+    for _ in $(seq 300); do
+        port=$(grep -o -m1 '://127\.0\.0\.1:[0-9]*' -- "$1" | sed 's/.*://' || true)
+        [ -n "$port" ] && { echo "$port"; return 0; }
+        sleep 0.1
+    done
+    echo "dist: $1 names no port after 30 s:" >&2; cat -- "$1" >&2; return 1
+}
 for SUITE in $SUITES; do
     BASE=$(Tests/packaging/debian-root.sh "$SUITE")
     ROOT=$WORK/clean-root-$SUITE
@@ -33,11 +43,11 @@ for SUITE in $SUITES; do
     $SUDO tar -C "$ROOT/opt/livebridge" --strip-components=1 -xzf "$TARBALL"
     $SUDO ln -sf /opt/livebridge/livebridge "$ROOT/usr/local/bin/livebridge"
     # The household and the fake push services on the host's loopback.
-    HA_PORT=$(free_port); PUSH_PORT=$(free_port)
-    LIVEBRIDGE_HA_TOKEN=dist-token "$BIN" simulator --port "$HA_PORT" --cycle 6 > "$WORK/simulator-$SUITE.log" 2>&1 &
+    LIVEBRIDGE_HA_TOKEN=dist-token "$BIN" simulator --port 0 --cycle 6 > "$WORK/simulator-$SUITE.log" 2>&1 &
     HOST_PIDS="$HOST_PIDS $!"
-    "$BIN" preview-server --port "$PUSH_PORT" > "$WORK/preview-$SUITE.log" 2>&1 &
+    "$BIN" preview-server --port 0 > "$WORK/preview-$SUITE.log" 2>&1 &
     HOST_PIDS="$HOST_PIDS $!"
+    HA_PORT=$(port_in "$WORK/simulator-$SUITE.log"); PUSH_PORT=$(port_in "$WORK/preview-$SUITE.log")
     $SUDO tee "$ROOT/opt/livebridge/run.yaml" > /dev/null <<RULES
 homeassistant: { url: "ws://127.0.0.1:$HA_PORT/api/websocket", token: dist-token }
 backends: { aivi: { type: aivi, token: t, base_url: "http://127.0.0.1:$PUSH_PORT" } }
