@@ -243,10 +243,11 @@ public final class HomeAssistantConnection: @unchecked Sendable {
         return stream
     }
 
-    /// Sends a command (without `id`) and returns its result. Waits for the connection if it is down;
+    /// Sends a command (without `id`) and returns its result, awaited where the caller runs (nonsending: a push from the
+    /// dispatcher does not step off its executor and back). Waits for the connection if it is down;
     /// fails with `timeout` after `requestTimeout`, `disconnected` if the link drops before the result, `cancelled`
     /// at once when the waiting task is cancelled (a service stopping does not wait out a silent Home Assistant).
-    public func send(_ command: [String: JSONValue]) async throws -> JSONValue {
+    nonisolated(nonsending) public func send(_ command: [String: JSONValue]) async throws -> JSONValue {
         let pending = PendingRequest()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<JSONValue, Error>) in
@@ -277,7 +278,7 @@ public final class HomeAssistantConnection: @unchecked Sendable {
     }
 
     /// `call_service`: `domain.service` with data and an optional target.
-    public func callService(domain: String, service: String, data: [String: JSONValue] = [:],
+    nonisolated(nonsending) public func callService(domain: String, service: String, data: [String: JSONValue] = [:],
                             target: [String: JSONValue]? = nil) async throws -> JSONValue {
         var command: [String: JSONValue] = ["type": "call_service", "domain": .string(domain), "service": .string(service)]
         if !data.isEmpty { command["service_data"] = .object(data) }
@@ -286,12 +287,12 @@ public final class HomeAssistantConnection: @unchecked Sendable {
     }
 
     /// `get_config`: Home Assistant's configuration, including its `state` (RUNNING, STARTING…).
-    public func getConfig() async throws -> JSONValue {
+    nonisolated(nonsending) public func getConfig() async throws -> JSONValue {
         try await send(["type": "get_config"])
     }
 
     /// `get_services`: every service by domain (`{"notify": {"mobile_app_phone": {…}}}`).
-    public func getServices() async throws -> JSONValue {
+    nonisolated(nonsending) public func getServices() async throws -> JSONValue {
         try await send(["type": "get_services"])
     }
 

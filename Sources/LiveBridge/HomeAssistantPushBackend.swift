@@ -56,13 +56,16 @@ public struct HomeAssistantPushBackend: PushBackend {
 
     /// `not_found`: core still starting, or the service not registered again yet, is waited for; a service missing
     /// while core runs for longer than the grace is refused.
-    private func serviceNotFound(_ service: String, _ connection: HomeAssistantConnection) async -> DeliveryReport {
+    nonisolated(nonsending) private func serviceNotFound(_ service: String, _ connection: HomeAssistantConnection) async -> DeliveryReport {
         let waiting = DeliveryReport(.retry(after: .seconds(2)), code: .homeAssistant("not_found"))
         guard let config = try? await connection.getConfig(), config["state"]?.stringValue == "RUNNING" else { return waiting }
         if let services = try? await connection.getServices(), ServiceName.listed(service, in: services) { return waiting }
         let now = ContinuousClock.now
-        let since = missingSince.withLock { $0[service, default: now] }
-        missingSince.withLock { $0[service] = since }
+        let since = missingSince.withLock { missing in
+            let since = missing[service, default: now]
+            missing[service] = since
+            return since
+        }
         guard now - since >= missingGrace else { return waiting }
         return DeliveryReport(.rejected(.homeAssistant("not_found")), code: .homeAssistant("not_found"))
     }
