@@ -3,7 +3,7 @@ import Glibc
 import Synchronization
 
 /// A program run by `posix_spawn` for the tests and the benchmark, its standard streams piped, sent to /dev/null,
-/// read from a file or inherited; every other descriptor is closed in the child.
+/// to or from a file, or inherited; every other descriptor is closed in the child.
 ///
 /// Not Foundation's `Process`: on Linux its `run` reads /proc/self/fd into a buffer that AddressSanitizer caught
 /// overflowing (`findMaximumOpenFromProcSelfFD`), which made a sanitizer run fail at random.
@@ -11,7 +11,7 @@ public final class ChildProcess: Sendable {
     /// Where one of the child's standard streams goes.
     public enum Stream: Sendable, Equatable {
         case inherit, null, pipe
-        /// Read from this file (standard input only).
+        /// Read from this file (standard input), or written to it, created or emptied (output and error).
         case file(String)
     }
 
@@ -24,10 +24,11 @@ public final class ChildProcess: Sendable {
     public let standardInput: Int32?
     public let standardOutput: Int32?
     public let standardError: Int32?
-    /// The status once reaped: the exit code, or the signal's number for a process a signal ended (as `Process` gave).
+    /// The status once reaped: the exit code, the signal's number for a process a signal ended (as `Process` gave),
+    /// or -1 for a child that could not be waited for (another waiter of the process reaped it). A signal is sent
+    /// only under this lock while it is nil, and the child is reaped only under it: never to a reaped child's pid,
+    /// which could by then be another process's.
     private let reaped = Mutex<Int32?>(nil)
-    /// Held while one caller waits in `waitpid`, so that a second caller waits for its answer instead of reaping twice.
-    private let reaping = Mutex<Void>(())
 
     /// `environment` nil: the parent's. Pass `standardOutput` as `.pipe` for both to read them together (`collect`).
     public init(_ executable: String, _ arguments: [String], environment: [String: String]? = nil,
@@ -39,30 +40,41 @@ public final class ChildProcess: Sendable {
         var parentEnds: [Int32?] = [nil, nil, nil]
         var childEnds: [Int32] = []
         defer { childEnds.forEach { _ = close($0) } }
-        func fail(_ what: String) -> SpawnError {
-            let reason = SpawnError(description: "\(executable): \(what): \(String(cString: strerror(errno)))")
+        /// `code`: the error number the failed call returned or left in errno.
+        func fail(_ what: String, _ code: Int32) -> SpawnError {
             parentEnds.forEach { if let fd = $0 { _ = close(fd) } }
-            return reason
+            return SpawnError(description: "\(executable): \(what): \(String(cString: strerror(code)))")
+        }
+        guard let closeFrom = Self.closeFrom else {
+            throw SpawnError(description: "\(executable): this C library has no posix_spawn_file_actions_addclosefrom_np (glibc 2.34 or later)")
         }
         for (target, stream) in [(Int32(0), input), (1, output), (2, error)] {
+            var code: Int32 = 0
             switch stream {
             case .inherit:
                 continue
             case .null:
-                guard posix_spawn_file_actions_addopen(&actions, target, "/dev/null", target == 0 ? O_RDONLY : O_WRONLY, 0) == 0 else { throw fail("/dev/null") }
+                code = posix_spawn_file_actions_addopen(&actions, target, "/dev/null", target == 0 ? O_RDONLY : O_WRONLY, 0)
             case .file(let path):
-                guard posix_spawn_file_actions_addopen(&actions, target, path, O_RDONLY, 0) == 0 else { throw fail(path) }
+                // Opened here first, so that a file that cannot be is named (in the child it reads as the program's failure).
+                let flags = target == 0 ? O_RDONLY : O_WRONLY | O_CREAT | O_TRUNC
+                let probe = open(path, flags | O_CLOEXEC, 0o644)
+                guard probe >= 0 else { throw fail(path, errno) }
+                close(probe)
+                code = posix_spawn_file_actions_addopen(&actions, target, path, flags, 0o644)
             case .pipe:
                 var ends: [Int32] = [-1, -1]
                 // Close-on-exec, so that a child spawned meanwhile on another thread does not hold this pipe open.
-                guard Self.pipe2(&ends, O_CLOEXEC) == 0 else { throw fail("pipe") }
+                guard Self.pipe2(&ends, O_CLOEXEC) == 0 else { throw fail("pipe", errno) }
                 let (parent, child) = target == 0 ? (ends[1], ends[0]) : (ends[0], ends[1])
                 parentEnds[Int(target)] = parent
                 childEnds.append(child)
-                posix_spawn_file_actions_adddup2(&actions, child, target)
+                code = posix_spawn_file_actions_adddup2(&actions, child, target)
             }
+            guard code == 0 else { throw fail("standard stream \(target)", code) }
         }
-        if let closeFrom = Self.closeFrom { _ = closeFrom(&actions, 3) }
+        let closing = closeFrom(&actions, 3)
+        guard closing == 0 else { throw fail("closing its other descriptors", closing) }
         // No signal blocked and every one at its default, whatever the spawning thread had (a daemon's signal
         // handling blocks SIGTERM; a child would inherit that and ignore its own SIGTERM).
         var attributes = posix_spawnattr_t()
@@ -81,10 +93,7 @@ public final class ChildProcess: Sendable {
                 posix_spawn(&child, executable, &actions, &attributes, argv, variables == nil ? UnsafePointer(environ) : envp)
             }
         }
-        guard result == 0 else {
-            errno = result
-            throw fail("could not be started")
-        }
+        guard result == 0 else { throw fail("could not be started", result) }
         pid = child
         (standardInput, standardOutput, standardError) = (parentEnds[0], parentEnds[1], parentEnds[2])
     }
@@ -93,10 +102,12 @@ public final class ChildProcess: Sendable {
         [standardInput, standardOutput, standardError].forEach { if let fd = $0 { _ = close(fd) } }
     }
 
-    /// Runs `executable` to its end with its output and errors collected.
+    /// Runs `executable` to its end with its output and errors collected (a piped standard input is closed at once:
+    /// nothing is written to it).
     public static func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil,
                            standardInput: Stream = .null) throws -> (status: Int32, output: [UInt8], errors: [UInt8]) {
-        let child = try ChildProcess(executable, arguments, environment: environment, standardInput: standardInput,
+        let child = try ChildProcess(executable, arguments, environment: environment,
+                                     standardInput: standardInput == .pipe ? .null : standardInput,
                                      standardOutput: .pipe, standardError: .pipe)
         let (output, errors) = child.collect()
         return (child.wait(), output, errors)
@@ -119,34 +130,34 @@ public final class ChildProcess: Sendable {
         return (standardOutput.flatMap { collected[$0] } ?? [], standardError.flatMap { collected[$0] } ?? [])
     }
 
-    /// Sends `number` unless the child has been reaped (its pid could by then be another process's).
+    /// Sends `number` unless the child has been reaped.
     public func signal(_ number: Int32) {
         reaped.withLock { status in
             if status == nil { _ = kill(pid, number) }
         }
     }
 
-    /// Waits for the child to exit; its exit code, or the number of the signal that ended it.
+    /// Waits for the child to exit: its exit code, the number of the signal that ended it, or -1 (see `reaped`).
+    /// Several threads may wait at once.
     @discardableResult
     public func wait() -> Int32 {
-        reaping.withLock { _ in
-            if let status = reaped.withLock({ $0 }) { return status }
-            var raw: Int32 = 0
-            while waitpid(pid, &raw, 0) < 0 && errno == EINTR {}
-            let status = raw & 0x7f == 0 ? (raw >> 8) & 0xff : raw & 0x7f
-            reaped.withLock { $0 = status }
-            return status
-        }
+        if let status = reaped.withLock({ $0 }) { return status }
+        // Waited for without reaping (WNOWAIT), outside the lock: the child is reaped under it, below.
+        var info = siginfo_t()
+        while waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) < 0 && errno == EINTR {}
+        return reapIfExited() ?? -1
     }
 
-    /// The status if the child has exited (and reaps it), nil while it runs.
-    public func statusIfExited() -> Int32? {
-        reaping.withLock { _ in
-            if let status = reaped.withLock({ $0 }) { return status }
+    /// The status if the child has exited (and reaps it), nil while it runs; it does not wait.
+    public func statusIfExited() -> Int32? { reapIfExited() }
+
+    private func reapIfExited() -> Int32? {
+        reaped.withLock { status in
+            if let status { return status }
             var raw: Int32 = 0
-            guard waitpid(pid, &raw, WNOHANG) == pid else { return nil }
-            let status = raw & 0x7f == 0 ? (raw >> 8) & 0xff : raw & 0x7f
-            reaped.withLock { $0 = status }
+            let result = waitpid(pid, &raw, WNOHANG)
+            if result == 0 { return nil }
+            status = result == pid ? (raw & 0x7f == 0 ? (raw >> 8) & 0xff : raw & 0x7f) : -1
             return status
         }
     }

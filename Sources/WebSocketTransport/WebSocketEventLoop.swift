@@ -112,9 +112,10 @@ public final class WebSocketEventLoop: @unchecked Sendable {
     /// Creates the context and binds the listener, if any; nothing is serviced until `start()`.
     /// Throws when the context cannot be made: a listener's port already in use says so, with host and port.
     public init(options: Options) throws {
-        // Room for no connection is a mistake (a reviewer crashed libwebsockets with it): said at once.
-        if let maximum = options.maximumConnections, maximum < 1 {
-            throw TransportError("a loop allowed \(maximum) connections: it needs room for at least one")
+        // Room for no connection (a reviewer crashed libwebsockets with it), or for more than a process can have
+        // descriptors (libwebsockets sizes a table by it), is a mistake: said at once.
+        if let maximum = options.maximumConnections, !(1...(1 << 20)).contains(maximum) {
+            throw TransportError("a loop allowed \(maximum) connections: it needs room for 1 to 1,048,576")
         }
         self.options = options
         let protocols = UnsafeMutablePointer<lws_protocols>.allocate(capacity: 2)

@@ -44,4 +44,66 @@ import Testing
         child.signal(SIGKILL)
         #expect(child.wait() == SIGTERM && child.statusIfExited() == SIGTERM)
     }
+
+    /// A thread that blocks SIGTERM (as a daemon's signal handling does) spawns a child that still dies of its own.
+    @Test func theChildStartsWithNoSignalBlocked() async throws {
+        let status = await withCheckedContinuation { (continuation: CheckedContinuation<Int32, Never>) in
+            Thread.detachNewThread {
+                var blocked = sigset_t()
+                sigemptyset(&blocked)
+                sigaddset(&blocked, SIGTERM)
+                pthread_sigmask(SIG_BLOCK, &blocked, nil)
+                let status = (try? ChildProcess.run("/bin/sh", ["-c", "kill -TERM $$; exit 0"]).status) ?? -2
+                continuation.resume(returning: status)
+            }
+        }
+        #expect(status == SIGTERM)
+    }
+
+    /// Children spawned while other threads spawn with pipes hold none of their pipes (nor anything else).
+    @Test func childrenSpawnedAtOnceHoldOnlyTheirOwnStreams() async throws {
+        let all = await withTaskGroup(of: [ChildProcess].self) { group in
+            for thread in 0..<4 {
+                group.addTask {
+                    var sleepers: [ChildProcess] = []
+                    for n in 0..<25 {
+                        if (n + thread) % 5 == 0, let sleeper = try? ChildProcess("/bin/sleep", ["30"]) {
+                            sleepers.append(sleeper)
+                        } else {
+                            _ = try? ChildProcess.run("/bin/echo", ["x"])
+                        }
+                    }
+                    return sleepers
+                }
+            }
+            return await group.reduce(into: []) { $0 += $1 }
+        }
+        #expect(all.count == 20)
+        for sleeper in all {
+            let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(sleeper.pid)/fd")) ?? []
+            #expect(descriptors.sorted() == ["0", "1", "2"], "\(descriptors)")
+            sleeper.signal(SIGKILL)
+            #expect(sleeper.wait() == SIGKILL)
+        }
+    }
+
+    @Test func aFileThatCannotBeOpenedIsNamedAndAPipedInputIsClosedByRun() throws {
+        do {
+            _ = try ChildProcess.run("/bin/cat", [], standardInput: .file("/nonexistent/input"))
+            Issue.record("a missing input file was accepted")
+        } catch {
+            #expect("\(error)".contains("/nonexistent/input: No such file or directory"), "\(error)")
+        }
+        // cat reads its input to the end: with the pipe's write end left open it would wait for ever.
+        #expect(try ChildProcess.run("/bin/cat", [], standardInput: .pipe).status == 0)
+    }
+
+    @Test func statusIfExitedDoesNotWaitForAnotherWaiter() async throws {
+        let child = try ChildProcess("/bin/sleep", ["30"])
+        let waiter = Task.detached { child.wait() }
+        #expect(child.statusIfExited() == nil)
+        child.signal(SIGKILL)
+        #expect(await waiter.value == SIGKILL)
+        #expect(child.statusIfExited() == SIGKILL)
+    }
 }

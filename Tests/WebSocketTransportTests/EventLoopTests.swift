@@ -74,8 +74,9 @@ struct EventLoopTests {
         }
     }
 
-    /// Room for no connection (a reviewer crashed libwebsockets with it) is refused when the loop is made.
-    @Test(arguments: [0, -1])
+    /// Room for no connection (a reviewer crashed libwebsockets with it), or for more than a process can have, is
+    /// refused when the loop is made.
+    @Test(arguments: [0, -1, (1 << 20) + 1, Int.max])
     func roomForNoConnectionIsAnError(maximum: Int) {
         var options = WebSocketEventLoop.Options()
         options.maximumConnections = maximum

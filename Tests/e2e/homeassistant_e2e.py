@@ -81,19 +81,21 @@ def first_line(stream, seconds):
 
 
 def fixed_port():
-    """A port for Home Assistant, which is told its port and keeps it across restarts: one below the kernel's
+    """A port for Home Assistant, which is told its port and keeps it across restarts: one outside the kernel's
     ephemeral range (ip_local_port_range), so that no port-0 listener and no connection's own end is given it
     between this choice and core binding it, and free now."""
     with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
-        low = int(f.read().split()[0])
-    for port in random.sample(range(max(1024, low - 8000), low), 200):
+        low, high = (int(n) for n in f.read().split()[:2])
+    # Below the range (up to 8,000 ports) or above it; a range of 1024-65535 leaves none.
+    candidates = list(range(max(1024, low - 8000), low)) + list(range(high + 1, 65536))
+    for port in random.sample(candidates, min(200, len(candidates))):
         with socket.socket() as s:
             try:
                 s.bind(("127.0.0.1", port))
                 return port
             except OSError:
                 continue
-    raise SystemExit(f"FAILED: no free port below the ephemeral range ({low})")
+    raise SystemExit(f"FAILED: no free port outside the ephemeral range ({low}-{high})")
 
 
 class HomeAssistant:

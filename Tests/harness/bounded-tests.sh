@@ -8,42 +8,59 @@
 set -uo pipefail
 bound=$1 log=$2
 shift 2
+# A newline in the log's path would be cut by $(…) below, and the scratch folder worked out from it could be another.
+case "$log" in *$'\n'*) echo "bounded-tests.sh: a log path with a newline is refused: ${log@Q}" >&2; exit 2 ;; esac
 mkdir -p -- "$(dirname -- "$log")"
 
 # The tests' temporary files and folders (Foundation's temporaryDirectory reads TMPDIR) go to a folder beside the log,
 # emptied at each run and removed after one that passed (a failed run's are kept for a look until the next): left in
 # /tmp, each run added ~370 entries, 49,000 on a machine that had run the suites for a few weeks.
 unset CDPATH
-folder=$(cd -P -- "$(dirname -- "$log")" > /dev/null && pwd -P) || exit 1
+folder=$(cd -P -- "$(dirname -- "$log")" > /dev/null && pwd -P && echo .) || exit 1
+folder=${folder%$'\n.'}
+case "$folder" in *$'\n'*) echo "bounded-tests.sh: the log's folder has a newline in its path: ${folder@Q}" >&2; exit 2 ;; esac
 scratch="${folder%/}/$(basename -- "${log%.log}").tmp"
+# A fresh folder made because the usual one could not be emptied holds this file: only such folders are emptied later.
+marker=.bounded-tests-scratch
 
 # Empties a scratch folder. A run killed mid-test (past its bound, interrupted) skips the tests' own cleanup: the
 # resilience suite's full-disk tmpfs and its immutable data folder (chattr +i, as root) are then still there, so the
 # mounts are undone first (chattr -R would otherwise reach into them), then the flag. A folder with a mount still in
-# it is left alone (rm --one-file-system would descend into a bind mount of the same file system); so is one that
-# will not go: the run then takes a fresh one beside it. Earlier runs' fresh ones are emptied the same way.
+# it is left alone (rm --one-file-system would descend into a bind mount of the same file system); so is one whose
+# mounts cannot be listed, and one that will not go: the run then takes a fresh one beside it.
 mounts_under() {
     # /proc/mounts writes a tab, a newline, a space and a backslash as \011, \012, \040 and \134 (the backslash last,
     # so that \134040 stays the text \040); the prefix comes through the environment (awk -v would apply escapes).
+    # A mount whose path holds a newline cannot be listed a line each: the status is then 1 (and 2 when /proc/mounts
+    # cannot be read), and the folder is not touched.
     PREFIX="$1/" awk '{ path = $2; gsub(/\\011/, "\t", path); gsub(/\\012/, "\n", path); gsub(/\\040/, " ", path)
-        gsub(/\\134/, "\\\\", path) } index(path, ENVIRON["PREFIX"]) == 1 { print path }' /proc/mounts
+        gsub(/\\134/, "\\\\", path) }
+        index(path, ENVIRON["PREFIX"]) == 1 { if (index(path, "\n")) odd = 1; else print path }
+        END { exit odd }' /proc/mounts
 }
 clear_folder() {
     [ -e "$1" ] || return 0
+    local mounts
+    mounts=$(mounts_under "$1") || return 1
     if [ "$(id -u)" = 0 ]; then
-        mounts_under "$1" | sort -r | while IFS= read -r mount; do umount -l -- "$mount" 2> /dev/null; done
-        [ -z "$(mounts_under "$1")" ] || return 1
+        while IFS= read -r mount; do
+            case "$mount" in "$1"/*) umount -l -- "$mount" 2> /dev/null ;; esac
+        done <<< "$(printf '%s\n' "$mounts" | sort -r)"
+        mounts=$(mounts_under "$1") || return 1
+        [ -z "$mounts" ] || return 1
         command -v chattr > /dev/null && chattr -R -i -- "$1" 2> /dev/null
     fi
-    [ -z "$(mounts_under "$1")" ] || return 1
+    mounts=$(mounts_under "$1") || return 1
+    [ -z "$mounts" ] || return 1
     rm -rf --one-file-system -- "$1"
 }
 clear_scratch() { clear_folder "$scratch"; }
 clear_scratch
-for earlier in "$scratch".??????; do [ -d "$earlier" ] && clear_folder "$earlier"; done
+for earlier in "$scratch".??????; do [ -f "$earlier/$marker" ] && clear_folder "$earlier"; done
 if [ -e "$scratch" ] || ! mkdir -p -- "$scratch"; then
     echo "bounded-tests.sh: $scratch could not be emptied; the tests' temporary files go to a new folder beside it" >&2
     scratch=$(mktemp -d -- "$scratch.XXXXXX") || exit 1
+    : > "$scratch/$marker"
 fi
 export TMPDIR="$scratch"
 

@@ -25,7 +25,8 @@ trap cleanup EXIT
 port_in() {
     local port
     for _ in $(seq 300); do
-        port=$(grep -o -m1 '://127\.0\.0\.1:[0-9]*' -- "$1" | sed 's/.*://' || true)
+        # The port and the character after it: a line still being written gives no half a number.
+        port=$(grep -o -m1 '://127\.0\.0\.1:[0-9]\+[/ ]' -- "$1" | sed 's/.*:\([0-9]*\).$/\1/' || true)
         [ -n "$port" ] && { echo "$port"; return 0; }
         sleep 0.1
     done
