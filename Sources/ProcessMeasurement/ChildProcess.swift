@@ -55,12 +55,14 @@ public final class ChildProcess: Sendable {
                 continue
             case .null:
                 code = posix_spawn_file_actions_addopen(&actions, target, "/dev/null", target == 0 ? O_RDONLY : O_WRONLY, 0)
+            case .file where target == 2 && output == stream:
+                // The file standard output goes to: one open file for both, or each would write over the other.
+                code = posix_spawn_file_actions_adddup2(&actions, 1, 2)
             case .file(let path):
-                // Opened here first, so that a file that cannot be is named (in the child it reads as the program's failure).
+                // Checked here, so that a file that cannot be opened is named (in the child it reads as the program's
+                // failure); checked without opening it (a FIFO's reader would see its end).
                 let flags = target == 0 ? O_RDONLY : O_WRONLY | O_CREAT | O_TRUNC
-                let probe = open(path, flags | O_CLOEXEC, 0o644)
-                guard probe >= 0 else { throw fail(path, errno) }
-                close(probe)
+                guard Self.canOpen(path, forWriting: target != 0) else { throw fail(path, errno) }
                 code = posix_spawn_file_actions_addopen(&actions, target, path, flags, 0o644)
             case .pipe:
                 var ends: [Int32] = [-1, -1]
@@ -113,7 +115,8 @@ public final class ChildProcess: Sendable {
         return (child.wait(), output, errors)
     }
 
-    /// Reads the piped standard output and error until both end (the child exited or closed them).
+    /// Reads the piped standard output and error until both end: when the child and whatever it started that holds
+    /// them (a process it left in the background) have exited or closed them.
     public func collect() -> (output: [UInt8], errors: [UInt8]) {
         var open = [standardOutput, standardError].compactMap { $0 }.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
         var collected: [Int32: [UInt8]] = [:]
@@ -160,6 +163,16 @@ public final class ChildProcess: Sendable {
             status = result == pid ? (raw & 0x7f == 0 ? (raw >> 8) & 0xff : raw & 0x7f) : -1
             return status
         }
+    }
+
+    /// Whether `path` can be read, or written (an existing file, or a new one in a folder that can be written); errno
+    /// says why not.
+    private static func canOpen(_ path: String, forWriting: Bool) -> Bool {
+        if !forWriting { return access(path, R_OK) == 0 }
+        if access(path, W_OK) == 0 { return true }
+        guard errno == ENOENT else { return false }
+        let folder = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "."
+        return access(folder.isEmpty ? "/" : folder, W_OK | X_OK) == 0
     }
 
     /// `pipe2`, which Swift's Glibc module leaves out (a GNU extension in glibc's headers; in every glibc since 2.9).

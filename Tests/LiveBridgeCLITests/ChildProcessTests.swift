@@ -106,4 +106,20 @@ import Testing
         #expect(await waiter.value == SIGKILL)
         #expect(child.statusIfExited() == SIGKILL)
     }
+
+    /// Output and error to one file: both kept, in order (opened twice, each wrote over the other).
+    @Test func outputAndErrorToOneFileKeepBoth() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("child-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let child = try ChildProcess("/bin/sh", ["-c", "echo out1; echo err1 >&2; echo out2"],
+                                     standardOutput: .file(file), standardError: .file(file))
+        #expect(child.wait() == 0)
+        #expect(try String(contentsOfFile: file, encoding: .utf8) == "out1\nerr1\nout2\n")
+        do {
+            _ = try ChildProcess("/bin/true", [], standardOutput: .file("/nonexistent/folder/out"))
+            Issue.record("an output file in a missing folder was accepted")
+        } catch {
+            #expect("\(error)".contains("/nonexistent/folder/out: No such file or directory"), "\(error)")
+        }
+    }
 }

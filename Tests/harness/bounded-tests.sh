@@ -10,6 +10,9 @@ bound=$1 log=$2
 shift 2
 # A newline in the log's path would be cut by $(…) below, and the scratch folder worked out from it could be another.
 case "$log" in *$'\n'*) echo "bounded-tests.sh: a log path with a newline is refused: ${log@Q}" >&2; exit 2 ;; esac
+# A relative path from ./ on: a log in a folder named - would otherwise be cd's "the folder before" ($OLDPWD), and a
+# log named -x an option to tail and grep.
+case "$log" in /*) ;; *) log=./$log ;; esac
 mkdir -p -- "$(dirname -- "$log")"
 
 # The tests' temporary files and folders (Foundation's temporaryDirectory reads TMPDIR) go to a folder beside the log,
@@ -25,7 +28,7 @@ marker=.bounded-tests-scratch
 
 # Empties a scratch folder. A run killed mid-test (past its bound, interrupted) skips the tests' own cleanup: the
 # resilience suite's full-disk tmpfs and its immutable data folder (chattr +i, as root) are then still there, so the
-# mounts are undone first (chattr -R would otherwise reach into them), then the flag. A folder with a mount still in
+# mounts in it or on it are undone first (chattr -R would otherwise reach into them), then the flag. A folder with a mount still in
 # it is left alone (rm --one-file-system would descend into a bind mount of the same file system); so is one whose
 # mounts cannot be listed, and one that will not go: the run then takes a fresh one beside it.
 mounts_under() {
@@ -33,9 +36,9 @@ mounts_under() {
     # so that \134040 stays the text \040); the prefix comes through the environment (awk -v would apply escapes).
     # A mount whose path holds a newline cannot be listed a line each: the status is then 1 (and 2 when /proc/mounts
     # cannot be read), and the folder is not touched.
-    PREFIX="$1/" awk '{ path = $2; gsub(/\\011/, "\t", path); gsub(/\\012/, "\n", path); gsub(/\\040/, " ", path)
+    FOLDER="$1" PREFIX="$1/" awk '{ path = $2; gsub(/\\011/, "\t", path); gsub(/\\012/, "\n", path); gsub(/\\040/, " ", path)
         gsub(/\\134/, "\\\\", path) }
-        index(path, ENVIRON["PREFIX"]) == 1 { if (index(path, "\n")) odd = 1; else print path }
+        path == ENVIRON["FOLDER"] || index(path, ENVIRON["PREFIX"]) == 1 { if (index(path, "\n")) odd = 1; else print path }
         END { exit odd }' /proc/mounts
 }
 clear_folder() {
@@ -44,7 +47,7 @@ clear_folder() {
     mounts=$(mounts_under "$1") || return 1
     if [ "$(id -u)" = 0 ]; then
         while IFS= read -r mount; do
-            case "$mount" in "$1"/*) umount -l -- "$mount" 2> /dev/null ;; esac
+            case "$mount" in "$1" | "$1"/*) umount -l -- "$mount" 2> /dev/null ;; esac
         done <<< "$(printf '%s\n' "$mounts" | sort -r)"
         mounts=$(mounts_under "$1") || return 1
         [ -z "$mounts" ] || return 1
@@ -68,19 +71,20 @@ export TMPDIR="$scratch"
 # script is interrupted or stopped): a child may put itself in a process group of its own, but it stays in the session.
 setsid "$@" --verbose > "$log" 2>&1 &
 pid=$!
-reaped=
-# Kills the session and waits (5 s at most) until none of it is left; the leader itself only while it is not reaped
-# (its number could by then be another process's).
+# Whether the tests' process runs, by bash's own job table: bash reaps a background child the moment it exits, and
+# its number could then be another process's (kill -0 would find that one).
+running() { [ -n "$(jobs -rp)" ]; }
+# Kills the session and waits (5 s at most) until none of it is left; the leader itself only while it runs.
 stop_tests() {
     pkill -KILL -s "$pid" 2>/dev/null
-    [ -n "$reaped" ] || kill -KILL "$pid" 2>/dev/null
+    running && kill -KILL "$pid" 2>/dev/null
     for _ in $(seq 50); do pgrep -s "$pid" > /dev/null || return 0; sleep 0.1; done
 }
 trap 'stop_tests; exit 130' INT
 trap 'stop_tests; exit 143' TERM
 trap 'stop_tests' EXIT
 start=$SECONDS
-while kill -0 "$pid" 2>/dev/null && (( SECONDS - start < bound )); do sleep 1; done
+while running && (( SECONDS - start < bound )); do sleep 1; done
 
 # Tests started and not finished, by name (a name may repeat across suites: counted, not matched). A skipped test
 # never starts, so its line is not counted. -a: a NUL or a stray byte in a test's output must not end the reading.
@@ -92,7 +96,7 @@ unfinished() {
         | sort | cut -c1-300
 }
 
-if kill -0 "$pid" 2>/dev/null; then
+if running; then
     echo "$*: still running after ${bound} s; the threads of process $pid:"
     if command -v gdb > /dev/null; then
         # Function names only, demangled when the toolchain's demangler is there.
@@ -108,7 +112,6 @@ if kill -0 "$pid" 2>/dev/null; then
     fi
     stop_tests
     wait "$pid" 2>/dev/null
-    reaped=1
     echo
     echo "the last lines of $log:"
     tail -n 15 "$log" | cut -c1-400
@@ -121,7 +124,6 @@ fi
 
 wait "$pid"
 status=$?
-reaped=1
 if (( status == 0 )); then
     # What the tests started is stopped first: nothing writes there while it goes.
     stop_tests
