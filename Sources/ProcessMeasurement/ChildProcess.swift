@@ -48,6 +48,8 @@ public final class ChildProcess: Sendable {
         guard let closeFrom = Self.closeFrom else {
             throw SpawnError(description: "\(executable): this C library has no posix_spawn_file_actions_addclosefrom_np (glibc 2.34 or later)")
         }
+        /// Standard output's file, when it goes to one.
+        var outputDescriptor: Int32?
         for (target, stream) in [(Int32(0), input), (1, output), (2, error)] {
             var code: Int32 = 0
             switch stream {
@@ -55,15 +57,25 @@ public final class ChildProcess: Sendable {
                 continue
             case .null:
                 code = posix_spawn_file_actions_addopen(&actions, target, "/dev/null", target == 0 ? O_RDONLY : O_WRONLY, 0)
-            case .file where target == 2 && output == stream:
-                // The file standard output goes to: one open file for both, or each would write over the other.
-                code = posix_spawn_file_actions_adddup2(&actions, 1, 2)
             case .file(let path):
-                // Checked here, so that a file that cannot be opened is named (in the child it reads as the program's
-                // failure); checked without opening it (a FIFO's reader would see its end).
+                // Opened here, close-on-exec, and handed over: a file that cannot be is named (opened in the child,
+                // its failure read as the program's), and a FIFO with no other end fails at once (ENXIO) instead of
+                // holding the parent in posix_spawn (non-blocking to open, blocking again once open).
                 let flags = target == 0 ? O_RDONLY : O_WRONLY | O_CREAT | O_TRUNC
-                guard Self.canOpen(path, forWriting: target != 0) else { throw fail(path, errno) }
-                code = posix_spawn_file_actions_addopen(&actions, target, path, flags, 0o644)
+                let file = open(path, flags | O_CLOEXEC | O_NONBLOCK, 0o644)
+                guard file >= 0 else { throw fail(path, errno) }
+                childEnds.append(file)
+                _ = fcntl(file, F_SETFL, fcntl(file, F_GETFL) & ~O_NONBLOCK)
+                // Output and error to one file (however it is spelled) share the open file: each would write over
+                // the other's.
+                var this = stat(), outputFile = stat()
+                if target == 2, let opened = outputDescriptor, fstat(file, &this) == 0, fstat(opened, &outputFile) == 0,
+                   this.st_dev == outputFile.st_dev, this.st_ino == outputFile.st_ino {
+                    code = posix_spawn_file_actions_adddup2(&actions, opened, target)
+                } else {
+                    code = posix_spawn_file_actions_adddup2(&actions, file, target)
+                }
+                if target == 1 { outputDescriptor = file }
             case .pipe:
                 var ends: [Int32] = [-1, -1]
                 // Close-on-exec, so that a child spawned meanwhile on another thread does not hold this pipe open.
@@ -163,16 +175,6 @@ public final class ChildProcess: Sendable {
             status = result == pid ? (raw & 0x7f == 0 ? (raw >> 8) & 0xff : raw & 0x7f) : -1
             return status
         }
-    }
-
-    /// Whether `path` can be read, or written (an existing file, or a new one in a folder that can be written); errno
-    /// says why not.
-    private static func canOpen(_ path: String, forWriting: Bool) -> Bool {
-        if !forWriting { return access(path, R_OK) == 0 }
-        if access(path, W_OK) == 0 { return true }
-        guard errno == ENOENT else { return false }
-        let folder = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "."
-        return access(folder.isEmpty ? "/" : folder, W_OK | X_OK) == 0
     }
 
     /// `pipe2`, which Swift's Glibc module leaves out (a GNU extension in glibc's headers; in every glibc since 2.9).

@@ -98,6 +98,19 @@ import Testing
         #expect(try ChildProcess.run("/bin/cat", [], standardInput: .pipe).status == 0)
     }
 
+    /// A FIFO nobody reads: refused at once, naming it (the child's open had held the parent in posix_spawn).
+    @Test func aFIFOWithNoReaderIsRefusedAtOnce() throws {
+        let fifo = FileManager.default.temporaryDirectory.appendingPathComponent("child-fifo-\(UUID().uuidString)").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        defer { unlink(fifo) }
+        do {
+            _ = try ChildProcess("/bin/true", [], standardOutput: .file(fifo))
+            Issue.record("output to a FIFO with no reader was accepted")
+        } catch {
+            #expect("\(error)".contains("\(fifo): No such device or address"), "\(error)")
+        }
+    }
+
     @Test func statusIfExitedDoesNotWaitForAnotherWaiter() async throws {
         let child = try ChildProcess("/bin/sleep", ["30"])
         let waiter = Task.detached { child.wait() }
@@ -111,15 +124,18 @@ import Testing
     @Test func outputAndErrorToOneFileKeepBoth() throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("child-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: file) }
+        // The same file spelled two ways.
         let child = try ChildProcess("/bin/sh", ["-c", "echo out1; echo err1 >&2; echo out2"],
-                                     standardOutput: .file(file), standardError: .file(file))
+                                     standardOutput: .file(file), standardError: .file(file.replacingOccurrences(of: "/child-", with: "/./child-")))
         #expect(child.wait() == 0)
         #expect(try String(contentsOfFile: file, encoding: .utf8) == "out1\nerr1\nout2\n")
-        do {
-            _ = try ChildProcess("/bin/true", [], standardOutput: .file("/nonexistent/folder/out"))
-            Issue.record("an output file in a missing folder was accepted")
-        } catch {
-            #expect("\(error)".contains("/nonexistent/folder/out: No such file or directory"), "\(error)")
+        for (path, reason) in [("/nonexistent/folder/out", "No such file or directory"), ("/tmp", "Is a directory")] {
+            do {
+                _ = try ChildProcess("/bin/true", [], standardOutput: .file(path))
+                Issue.record("output to \(path) was accepted")
+            } catch {
+                #expect("\(error)".contains("\(path): \(reason)"), "\(error)")
+            }
         }
     }
 }
