@@ -33,12 +33,8 @@ final class Daemon: @unchecked Sendable {
         let descriptor = process.standardError!
         Thread.detachNewThread { [self] in
             var partial = Data()
-            var buffer = [UInt8](repeating: 0, count: 65_536)
-            while true {
-                let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-                if count < 0 && errno == EINTR { continue }
-                if count <= 0 { break }
-                partial.append(contentsOf: buffer[0..<count])
+            ChildProcess.readChunks(of: descriptor) { chunk in
+                partial.append(contentsOf: chunk)
                 while let newline = partial.firstIndex(of: 10) {
                     let line = String(decoding: partial[partial.startIndex..<newline], as: UTF8.self)
                     partial.removeSubrange(partial.startIndex...newline)

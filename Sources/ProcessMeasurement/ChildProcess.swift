@@ -145,6 +145,18 @@ public final class ChildProcess: Sendable {
         return (standardOutput.flatMap { collected[$0] } ?? [], standardError.flatMap { collected[$0] } ?? [])
     }
 
+    /// Reads `descriptor` (one of the pipes) to its end, blocking, handing each chunk to `body` as it comes, then an
+    /// empty one at the end: for a thread of its own that follows a long-running child's output.
+    public static func readChunks(of descriptor: Int32, _ body: ([UInt8]) -> Void) {
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            body(Array(buffer[0..<max(count, 0)]))
+            if count <= 0 { return }
+        }
+    }
+
     /// Sends `number` unless the child has been reaped.
     public func signal(_ number: Int32) {
         reaped.withLock { status in

@@ -233,13 +233,7 @@ final class Subprocess: Sendable {
         // One blocking reader thread per pipe: each chunk as it comes, then an empty chunk at end of file.
         for (descriptor, collector) in [(process.standardOutput!, stdout), (process.standardError!, stderr)] {
             Thread.detachNewThread { [process] in
-                var buffer = [UInt8](repeating: 0, count: 65_536)
-                while true {
-                    let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-                    if count < 0 && errno == EINTR { continue }
-                    collector.append(Data(buffer[0..<max(count, 0)]))
-                    if count <= 0 { break }
-                }
+                ChildProcess.readChunks(of: descriptor) { collector.append(Data($0)) }
                 withExtendedLifetime(process) {}
             }
         }

@@ -11,19 +11,20 @@ import json
 import os
 import random
 import re
-import select
 import shutil
 import signal
 import socket
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 
 import aiohttp
 
 import template_differential
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "harness"))
+import preview_server  # noqa: E402  (Tests/harness)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CORE_TZ = "Europe/Berlin"
@@ -52,32 +53,10 @@ def stop_processes(daemon, preview):
 
 
 def start_preview_server():
-    """preview-server on a port it takes itself (port 0), and that port, from the line it prints first: a port found
-    free here could be taken before it listens. Bounded: a server that says nothing for 30 s is a failure."""
-    preview = subprocess.Popen([LIVEBRIDGE, "preview-server", "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    line = first_line(preview.stdout, 30)
-    match = re.search(r"http://127\.0\.0\.1:(\d+) ", line)
-    if not match:
-        preview.kill()
-        raise SystemExit(f"FAILED: preview-server did not say where it listens: {line!r}\n" + preview.stderr.read().decode(errors="replace"))
-    # Whatever else it prints is read, so that a full pipe never stops it.
-    threading.Thread(target=preview.stdout.read, daemon=True).start()
-    threading.Thread(target=preview.stderr.read, daemon=True).start()
-    return preview, int(match.group(1))
-
-
-def first_line(stream, seconds):
-    """The first line of a pipe, or what came of it within `seconds`."""
-    deadline, data = time.monotonic() + seconds, b""
-    while b"\n" not in data:
-        left = deadline - time.monotonic()
-        if left <= 0 or not select.select([stream], [], [], left)[0]:
-            break
-        chunk = os.read(stream.fileno(), 4096)
-        if not chunk:
-            break
-        data += chunk
-    return data.decode(errors="replace").split("\n", 1)[0]
+    try:
+        return preview_server.start_preview_server(LIVEBRIDGE)
+    except RuntimeError as error:
+        raise SystemExit(f"FAILED: {error}")
 
 
 def fixed_port():

@@ -87,39 +87,19 @@ def check(browser, html, png, expected):
     return problems
 
 
-def first_line(stream, seconds):
-    """The first line of a pipe, or what came of it within `seconds` (a server that says nothing does not hang the check)."""
-    import select
-    import time
-    deadline, data = time.monotonic() + seconds, b""
-    while b"\n" not in data:
-        left = deadline - time.monotonic()
-        if left <= 0 or not select.select([stream], [], [], left)[0]:
-            break
-        chunk = os.read(stream.fileno(), 4096)
-        if not chunk:
-            break
-        data += chunk
-    return data.decode(errors="replace").split("\n", 1)[0]
-
-
 def live_page_on_a_phone(browser):
     """The live preview page (preview-server) at a phone's 390 points: an ended activity drawn with its final content
     and an Ended mark, a long status cut to its column, the log with headings and the activity named, nothing
     clipped (the page says whether its width fits)."""
     import time
     import urllib.request
-    import re
-    import threading
-    # Port 0: the server takes a free port and says which (one found free here could be taken before it listens).
-    server = subprocess.Popen([LIVEBRIDGE, "preview-server", "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-    said = re.search(r"http://127\.0\.0\.1:(\d+) ", first_line(server.stdout, 30))
-    if not said:
-        server.kill()
-        server.wait(10)
+    sys.path.insert(0, os.path.join(ROOT, "Tests", "harness"))
+    from preview_server import start_preview_server
+    try:
+        server, port = start_preview_server(LIVEBRIDGE)
+    except RuntimeError:
         return ["live page: preview-server did not say where it listens"]
-    threading.Thread(target=server.stdout.read, daemon=True).start()
-    base = f"http://127.0.0.1:{said.group(1)}"
+    base = f"http://127.0.0.1:{port}"
     problems = []
     try:
         for _ in range(100):
