@@ -7,10 +7,10 @@ enum HomeAssistantOnly {
     static let registryNames: Set<String> = [
         "area_id", "area_name", "area_entities", "area_devices", "areas",
         "floors", "floor_id", "floor_name", "floor_areas", "floor_entities",
-        "labels", "label_id", "label_name", "label_areas", "label_devices", "label_entities",
+        "labels", "label_id", "label_name", "label_description", "label_areas", "label_devices", "label_entities",
         "device_attr", "device_entities", "device_id", "device_name", "is_device_attr",
         "integration_entities", "config_entry_attr", "config_entry_id",
-        "is_hidden_entity",
+        "is_hidden_entity", "entity_name",
     ]
 
     /// The others, and what they need.

@@ -167,8 +167,36 @@ enum NumberFilters {
             return .string(text + ((11...13).contains(lastTwo % 100) ? "th" : suffixes[last]))
         case .asin, .acos, .atan, .atan2:
             return try Self.trigonometry(filter, value, args, keywords)
+        case .filesizeformat:
+            guard let bytes = Conversions.float(value) else {
+                throw EvaluationError("filesizeformat needs a number, got \(value.typeName) \(value.repr)")
+            }
+            // Python's int() of a negative infinity overflows.
+            guard bytes != -.infinity else { throw EvaluationError("filesizeformat cannot convert float infinity to integer") }
+            return .string(Self.fileSize(bytes, binary: (args.first ?? keywords["binary"])?.isTruthy ?? false))
         default: return nil
         }
+    }
+
+    /// Jinja's filesizeformat: `1 Byte`, `999 Bytes`, then one decimal of kB, MB… (of KiB, MiB… when binary).
+    static func fileSize(_ bytes: Double, binary: Bool) -> String {
+        let base: Double = binary ? 1024 : 1000
+        if bytes == 1 { return "1 Byte" }
+        if bytes < base {
+            // Python's int(): toward zero, every digit of the whole number.
+            let whole = PythonFormat.floatBody(bytes.rounded(.towardZero) + 0, "f", precision: 0, alternate: false)
+            return (whole.negative ? "-" : "") + whole.body + " Bytes"
+        }
+        let prefixes = binary ? ["KiB", "MiB", "GiB", "TiB", "PiB", "EiB", "ZiB", "YiB"] : ["kB", "MB", "GB", "TB", "PB", "EB", "ZB", "YB"]
+        var unit = base
+        for prefix in prefixes {
+            unit *= base
+            if bytes < unit || prefix == prefixes.last {
+                let scaled = PythonFormat.floatBody(base * bytes / unit, "f", precision: 1, alternate: false)
+                return (scaled.negative ? "-" : "") + scaled.body + " " + prefix
+            }
+        }
+        return ""
     }
 }
 

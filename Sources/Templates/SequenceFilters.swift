@@ -28,6 +28,23 @@ enum SequenceFilters {
             // Any sequence; nothing in it is undefined, as Jinja's.
             let items = try TemplateRenderer.iterate(value)
             return (filter == .first ? items.first : items.last) ?? .undefined("No \(filter.rawValue) item, sequence was empty.")
+        case .items:
+            // Jinja's items: a mapping's (key, value) pairs in order (as lists: a template's pairs print as lists).
+            guard case .mapping(let members) = value else {
+                if case .undefined = value { return .list([]) }
+                throw EvaluationError("items can only get item pairs from a mapping, got \(value.typeName)")
+            }
+            return .list(members.map { .list([.string($0.key), $0.value]) })
+        case .random:
+            // Home Assistant's random: one item of a sequence, chosen anew at every render (Python's random.choice).
+            let items: [TemplateValue]
+            switch value {
+            case .list(let list): items = list
+            case .string(let text): items = PythonText.characters(text).map(TemplateValue.string)
+            default: throw EvaluationError("random needs a list or text, got \(value.typeName)")
+            }
+            guard let chosen = items.randomElement() else { throw EvaluationError("random of an empty sequence: cannot choose from it") }
+            return chosen
         case .map, .select, .reject, .selectattr, .rejectattr:
             let items = try TemplateRenderer.iterate(value)
             return .list(try Sequences.apply(filter, items, args, keywords, context: context))

@@ -21,6 +21,15 @@ struct TemplateParser {
         HomeAssistantOnly.reason(for: name).map { SyntaxError(offset: offset, message: $0, homeAssistantOnly: $0) }
     }
 
+    /// `name(…)` where `name` is no function, macro or Home Assistant-only name.
+    private func unknownFunction(_ name: String, at offset: Int) -> SyntaxError {
+        let callable = Function.allCases.map(\.rawValue) + Array(macros.keys) + ["apply"]
+        let suggestion = Suggestion.closest(to: name, in: callable + HomeAssistantOnly.registryNames + HomeAssistantOnly.otherNames.keys)
+            .map { "did you mean \($0)? " } ?? ""
+        return SyntaxError(offset: offset, message: "unknown function \"\(name)\"; \(suggestion)templates can call "
+            + callable.joined(separator: ", "))
+    }
+
     /// How deep an expression may nest: brackets, calls and signs inside one another, and chains such as
     /// `a + b + c…` (each operator a level). Evaluation recurses once per level, so a bound here is what keeps a
     /// hostile rules file (a thousand brackets, a thousand `+ 1`) from overflowing the stack at load or when a
@@ -562,7 +571,14 @@ struct TemplateParser {
                 return .allStates
             default: break
             }
-            if variables.contains(name) { return .variable(name) }
+            if variables.contains(name) {
+                // A template's values are never functions: a call of a name that is not one is a mistake (a function
+                // Home Assistant may have and LiveBridge does not, or a misspelling), said as such.
+                if current == .symbol("("), macros[name] == nil, Function(rawValue: name) == nil, name != "apply" {
+                    throw unknownFunction(name, at: start)
+                }
+                return .variable(name)
+            }
             if name == "apply", macros[name] == nil, accept("(") {
                 // apply(value, fn, *args, **kwargs): fn(value, *args, **kwargs), fn a macro or a function.
                 let value = try conditional()
@@ -579,6 +595,7 @@ struct TemplateParser {
             }
             guard let function = Function(rawValue: name) else {
                 if let remote = homeAssistantOnly(name, at: start) { throw remote }
+                if current == .symbol("(") { throw unknownFunction(name, at: start) }
                 let known = Function.allCases.map(\.rawValue) + Array(variables) + ["states", "pi", "e", "tau", "true", "false", "none"]
                     + HomeAssistantOnly.registryNames + HomeAssistantOnly.otherNames.keys
                 let suggestion = Suggestion.closest(to: name, in: known).map { "did you mean \($0)? " } ?? ""

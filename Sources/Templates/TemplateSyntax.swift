@@ -142,6 +142,8 @@ enum Filter: String, Sendable, CaseIterable {
     case md5, sha1, sha256, sha512, clamp, wrap, remap
     case bitwiseAnd = "bitwise_and", bitwiseOr = "bitwise_or", bitwiseXor = "bitwise_xor", combine
     case closest, shuffle
+    /// Jinja's `items` and `escape` (`e`, `forceescape`), `safe` and `filesizeformat`; Home Assistant's `random`.
+    case items, escape, e, forceescape, safe, filesizeformat, random
 }
 
 /// Methods of values that Home Assistant templates commonly call.

@@ -20,6 +20,14 @@ enum TextFilters {
             guard args.count >= 2 else { throw EvaluationError("replace needs two arguments: old and new") }
             return .string(try EvaluationLimits.replacing(args[0].text, with: args[1].text, in: value.text))
         case .string: return .string(value.text)
+        case .escape, .e, .forceescape:
+            // markupsafe's escape of the value's str(): & < > " ' as entities. The result is plain text here (Jinja's
+            // is markup, which a second escape leaves as it is).
+            return .string(Self.htmlEscaped(value.text))
+        case .safe:
+            // Jinja's safe marks str(value) as markup; with autoescape off (Home Assistant's), it prints as it is.
+            if case .string = value { return value }
+            return .string(value.text)
         case .ord:
             let text = value.text
             guard text.unicodeScalars.count == 1, let scalar = text.unicodeScalars.first else {
@@ -127,6 +135,27 @@ extension TextFilters {
         }
         let out = body.joined(separator: "\n")
         try EvaluationLimits.checkLength(out.count, "indent")
+        return out
+    }
+}
+
+extension TextFilters {
+    /// markupsafe's escape: `&`, `<`, `>`, `"` and `'` as `&amp;`, `&lt;`, `&gt;`, `&#34;` and `&#39;`.
+    static func htmlEscaped(_ text: String) -> String {
+        guard text.utf8.contains(where: { $0 == UInt8(ascii: "&") || $0 == UInt8(ascii: "<") || $0 == UInt8(ascii: ">")
+            || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "'") }) else { return text }
+        var out = ""
+        out.reserveCapacity(text.utf8.count + 16)
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&#34;"
+            case "'": out += "&#39;"
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
         return out
     }
 }

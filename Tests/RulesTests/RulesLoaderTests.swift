@@ -181,9 +181,9 @@ struct RulesLoaderTests {
     /// Inside a literal block the line and column of the mistake; a folded block joins its lines, so its start.
     @Test func aMistakeInsideABlockScalarPointsAtItsLine() throws {
         let literal = Self.washer + "    footer_right: |-\n      Washer\n        and {{ nosuch_fn(1) }}\n"
-        #expect(try errors(literal).first?.hasPrefix("16:16 activities.washer.footer_right: template error: unknown name \"nosuch_fn\"") == true)
+        #expect(try errors(literal).first?.hasPrefix("16:16 activities.washer.footer_right: template error: unknown function \"nosuch_fn\"") == true)
         let folded = Self.washer + "    footer_right: >-\n      A folded\n      line {{ nosuch2(2) }}\n"
-        #expect(try errors(folded).first?.hasPrefix("14:19 activities.washer.footer_right: template error: unknown name \"nosuch2\"") == true)
+        #expect(try errors(folded).first?.hasPrefix("14:19 activities.washer.footer_right: template error: unknown function \"nosuch2\"") == true)
     }
 
     @Test func unknownFilter() throws {

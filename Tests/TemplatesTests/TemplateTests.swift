@@ -180,8 +180,8 @@ struct TemplateTests {
         ("{% while true %}a{% endwhile %}", 2, "unknown statement \"while\"; supported: if, elif, else, for, set, macro, raw"),
         ("{{ 1 + }}", 7, "unexpected end of expression"),
         ("{{ 'open", 0, "\"{{\" is not closed"),
-        ("{{ stats('sensor.a') }}", 3, "unknown name \"stats\"; did you mean states?"),
-        ("{{ area_nme('kitchen') }}", 3, "unknown name \"area_nme\"; did you mean area_name?"),
+        ("{{ stats('sensor.a') }}", 3, "unknown function \"stats\"; did you mean states?"),
+        ("{{ area_nme('kitchen') }}", 3, "unknown function \"area_nme\"; did you mean area_name?"),
         ("{{ 'x' | slugfy }}", 9, "unknown filter \"slugfy\"; did you mean slugify?"),
     ])
     func syntaxErrorsSayWhatAndWhere(source: String, offset: Int, message: String) {
@@ -231,7 +231,7 @@ struct TemplateTests {
         ("{% for in x %}{% endfor %}", 6, "{% for %} needs a name, or names separated by commas, before \"in\""),
         ("{% set ns.x = 1 %}", 6, "ns is not set: make it with {% set ns = namespace() %} first"),
         ("{{ y }}{% set y = 1 %}", 3, "unknown name \"y\""),
-        ("{% macro m() %}{{ m() }}{% endmacro %}", 18, "unknown name \"m\""),
+        ("{% macro m() %}{{ m() }}{% endmacro %}", 18, "unknown function \"m\""),
         ("{% macro m(x) %}{{ x }}", 2, "{% macro m %} is not closed with {% endmacro %}"),
     ])
     func statementMistakesSayWhatAndWhere(source: String, offset: Int, message: String) {
