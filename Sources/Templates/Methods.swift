@@ -94,7 +94,57 @@ enum Methods {
         case (.title, .string(let s)): return .string(s.titleCased)
         case (.capitalize, .string(let s)): return .string(s.prefix(1).uppercased() + s.dropFirst().lowercased())
 
-        case (.isdigit, .string(let s)): return .bool(!s.isEmpty && s.allSatisfy { $0.isASCII && $0.isNumber })
+        case (.isdigit, .string(let s)), (.isalpha, .string(let s)), (.isnumeric, .string(let s)), (.isdecimal, .string(let s)),
+             (.isalnum, .string(let s)), (.isspace, .string(let s)), (.islower, .string(let s)), (.isupper, .string(let s)):
+            return .bool(PythonText.test(method.rawValue, s))
+        case (.swapcase, .string(let s)): return .string(PythonText.swapcase(s))
+        case (.ljust, .string(let s)), (.rjust, .string(let s)), (.center, .string(let s)):
+            // str.ljust/rjust/center(width, fillchar=' '): padded with one code point to `width` code points.
+            guard let width = args.first?.integer else { throw EvaluationError("\(method.rawValue)() needs a width") }
+            let fill = args.count > 1 ? args[1].text : " "
+            guard fill.unicodeScalars.count == 1 else { throw EvaluationError("The fill character must be exactly one character long") }
+            let length = PythonText.length(s)
+            guard width > length else { return .string(s) }
+            try EvaluationLimits.checkLength(width, "\(method.rawValue)(\(width))")
+            let margin = width - length
+            let left = switch method {
+            case .ljust: 0
+            case .rjust: margin
+            default: margin / 2 + (margin & width & 1)  // CPython's centring
+            }
+            return .string(String(repeating: fill, count: left) + s + String(repeating: fill, count: margin - left))
+        case (.removeprefix, .string(let s)), (.removesuffix, .string(let s)):
+            guard case .string(let part)? = args.first else { throw EvaluationError("\(method.rawValue)() needs text") }
+            if method == .removeprefix, PythonText.hasPrefix(s, part) { return .string(String(decoding: s.utf8.dropFirst(part.utf8.count), as: UTF8.self)) }
+            if method == .removesuffix, !part.isEmpty, PythonText.hasSuffix(s, part) { return .string(String(decoding: s.utf8.dropLast(part.utf8.count), as: UTF8.self)) }
+            return .string(s)
+        case (.rsplit, .string(let s)):
+            let separator = (args.first ?? keywords["sep"]).flatMap { $0 == .none ? nil : $0.text }
+            let limit = (args.count > 1 ? args[1] : keywords["maxsplit"])?.integer ?? -1
+            if let separator {
+                guard !separator.isEmpty else { throw EvaluationError("rsplit: empty separator") }
+                try EvaluationLimits.chargeSearch(separator, in: s, "rsplit")
+            }
+            return .list(PythonText.rsplit(s, separator: separator, limit: limit).map(TemplateValue.string))
+        case (.splitlines, .string(let s)):
+            let keep = (args.first ?? keywords["keepends"])?.isTruthy ?? false
+            return .list(PythonText.splitlines(s, keepEnds: keep).map(TemplateValue.string))
+        case (.rfind, .string(let s)), (.rindex, .string(let s)):
+            guard case .string(let needle)? = args.first else { throw EvaluationError("\(method.rawValue)() needs text to look for") }
+            try EvaluationLimits.chargeSearch(needle, in: s, method.rawValue)
+            if let at = PythonText.lastOffset(of: needle, in: s) { return .int(at) }
+            if method == .rfind { return .int(-1) }
+            throw EvaluationError("substring not found")
+        case (.partition, .string(let s)), (.rpartition, .string(let s)):
+            // Python gives a tuple; a template's tuples are lists here (indexing and unpacking read the same).
+            guard case .string(let separator)? = args.first, !separator.isEmpty else { throw EvaluationError("\(method.rawValue)() needs a non-empty separator") }
+            try EvaluationLimits.chargeSearch(separator, in: s, method.rawValue)
+            let found = method == .partition ? s.utf8.firstRange(of: separator.utf8) : PythonText.lastRange(of: separator, in: s)
+            guard let found else {
+                return .list(method == .partition ? [.string(s), .string(""), .string("")] : [.string(""), .string(""), .string(s)])
+            }
+            return .list([.string(String(decoding: s.utf8[..<found.lowerBound], as: UTF8.self)), .string(separator),
+                          .string(String(decoding: s.utf8[found.upperBound...], as: UTF8.self))])
         case (.zfill, .string(let s)):
             guard let width = args.first?.integer else { throw EvaluationError("zfill() needs a width") }
             guard width > s.count else { return .string(s) }

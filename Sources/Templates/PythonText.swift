@@ -79,4 +79,110 @@ enum PythonText {
         out.append(contentsOf: scalars)
         return String(out)
     }
+
+    /// The last place `needle` starts in `text` (overlaps allowed, as `str.rfind`), nil when nowhere.
+    static func lastRange(of needle: String, in text: String) -> Range<String.Index>? {
+        let bytes = text.utf8, wanted = needle.utf8
+        guard wanted.count <= bytes.count else { return nil }
+        var start = bytes.index(bytes.endIndex, offsetBy: -wanted.count)
+        while true {
+            if bytes[start...].starts(with: wanted) { return start..<bytes.index(start, offsetBy: wanted.count) }
+            guard start > bytes.startIndex else { return nil }
+            start = bytes.index(before: start)
+        }
+    }
+
+    /// `str.rfind`: the code point where `needle` last starts.
+    static func lastOffset(of needle: String, in text: String) -> Int? {
+        guard let range = lastRange(of: needle, in: text) else { return nil }
+        return text.utf8[..<range.lowerBound].reduce(0) { $1 & 0xC0 == 0x80 ? $0 : $0 + 1 }
+    }
+
+    /// Python's whitespace (`str.isspace`, `split()` without a separator): Unicode's White_Space and the
+    /// separators U+001C–U+001F.
+    static func isSpace(_ c: Unicode.Scalar) -> Bool { c.properties.isWhitespace || (0x1C...0x1F).contains(c.value) }
+
+    /// `str.rsplit(sep, maxsplit)`: split from the right, at most `limit` times (all when negative); without a
+    /// separator at runs of whitespace, none empty.
+    static func rsplit(_ s: String, separator: String?, limit: Int) -> [String] {
+        var parts: [String] = []
+        if let separator {
+            var rest = s
+            while limit < 0 || parts.count < limit, let range = lastRange(of: separator, in: rest) {
+                parts.append(String(decoding: rest.utf8[range.upperBound...], as: UTF8.self))
+                rest = String(decoding: rest.utf8[..<range.lowerBound], as: UTF8.self)
+            }
+            parts.append(rest)
+            return parts.reversed()
+        }
+        var text = scalars(s)[...]
+        while true {
+            while let c = text.last, isSpace(c) { text.removeLast() }
+            guard !text.isEmpty else { break }
+            if limit >= 0, parts.count == limit { parts.append(string(text)); break }
+            var start = text.endIndex
+            while start > text.startIndex, !isSpace(text[start - 1]) { start -= 1 }
+            parts.append(string(text[start...]))
+            text = text[..<start]
+        }
+        return parts.reversed()
+    }
+
+    /// `str.splitlines(keepends)`: at \n, \r, \r\n, \v, \f, U+001C–U+001E, U+0085, U+2028 and U+2029.
+    static func splitlines(_ s: String, keepEnds: Bool) -> [String] {
+        let text = scalars(s)
+        var lines: [String] = []
+        var start = 0, i = 0
+        while i < text.count {
+            let c = text[i].value
+            guard [0x0A, 0x0B, 0x0C, 0x0D, 0x1C, 0x1D, 0x1E, 0x85, 0x2028, 0x2029].contains(c) else { i += 1; continue }
+            let end = c == 0x0D && i + 1 < text.count && text[i + 1].value == 0x0A ? i + 2 : i + 1
+            lines.append(string(text[start..<(keepEnds ? end : i)]))
+            start = end
+            i = end
+        }
+        if start < text.count { lines.append(string(text[start...])) }
+        return lines
+    }
+
+    /// `str.isalpha()`, `isdigit`, `isnumeric`, `isdecimal`, `isalnum`, `isspace`, `islower`, `isupper`, by Python's
+    /// character classes.
+    static func test(_ name: String, _ s: String) -> Bool {
+        guard !s.isEmpty else { return false }
+        func alpha(_ c: Unicode.Scalar) -> Bool {
+            switch c.properties.generalCategory {
+            case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter: true
+            default: false
+            }
+        }
+        func decimal(_ c: Unicode.Scalar) -> Bool { c.properties.numericType == .decimal }
+        func digit(_ c: Unicode.Scalar) -> Bool { decimal(c) || c.properties.numericType == .digit }
+        func numeric(_ c: Unicode.Scalar) -> Bool { c.properties.numericType != nil }
+        func cased(_ c: Unicode.Scalar) -> Bool {
+            c.properties.isLowercase || c.properties.isUppercase || c.properties.generalCategory == .titlecaseLetter
+        }
+        let all = s.unicodeScalars
+        switch name {
+        case "isalpha": return all.allSatisfy(alpha)
+        case "isdigit": return all.allSatisfy(digit)
+        case "isnumeric": return all.allSatisfy(numeric)
+        case "isdecimal": return all.allSatisfy(decimal)
+        case "isalnum": return all.allSatisfy { alpha($0) || numeric($0) }
+        case "isspace": return all.allSatisfy(isSpace)
+        case "islower": return all.contains(where: cased) && !all.contains { $0.properties.isUppercase || $0.properties.generalCategory == .titlecaseLetter }
+        case "isupper": return all.contains(where: cased) && !all.contains { $0.properties.isLowercase || $0.properties.generalCategory == .titlecaseLetter }
+        default: return false
+        }
+    }
+
+    /// `str.swapcase()`: upper case to lower and lower to upper, code point by code point (ß becomes SS).
+    static func swapcase(_ s: String) -> String {
+        var out = ""
+        for c in s.unicodeScalars {
+            if c.properties.isUppercase { out += c.properties.lowercaseMapping }
+            else if c.properties.isLowercase { out += c.properties.uppercaseMapping }
+            else { out.unicodeScalars.append(c) }
+        }
+        return out
+    }
 }

@@ -152,4 +152,6 @@ enum Method: String, Sendable, CaseIterable {
     case lower, upper, strip, split, startswith, endswith, replace
     case items, keys, values, weekday, isoweekday, format, join, get, count, index, title, capitalize
     case lstrip, rstrip, isdigit, zfill, date, time, today, astimezone, find
+    case rsplit, splitlines, ljust, rjust, center, removeprefix, removesuffix, rfind, rindex, partition, rpartition
+    case isalpha, isnumeric, isdecimal, isalnum, isspace, islower, isupper, swapcase
 }

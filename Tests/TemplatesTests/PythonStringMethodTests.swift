@@ -1,0 +1,85 @@
+import Testing
+@testable import Templates
+
+/// Python's string methods templates call (`rsplit`, `ljust`/`rjust`/`center`, `removeprefix`/`removesuffix`,
+/// `splitlines`, `rfind`/`rindex`, `partition`/`rpartition`, the `is…` tests, `swapcase`), held to CPython 3.14's
+/// answers (recorded with the interpreter Home Assistant 2026.11 runs on), code point by code point.
+struct PythonStringMethodTests {
+    let context = EvaluationContext(states: [:], now: 1_795_348_800, timeZone: .utc)
+
+    @Test(arguments: [
+        ("{{ '[' ~ ('ab'.center(5,'*')) ~ ']' }}", "[**ab*]"),
+        ("{{ '[' ~ ('abc'.center(6,'*')) ~ ']' }}", "[*abc**]"),
+        ("{{ '[' ~ ('a'.center(4)) ~ ']' }}", "[ a  ]"),
+        ("{{ '[' ~ ('ab'.ljust(4,'-')) ~ ']' }}", "[ab--]"),
+        ("{{ '[' ~ ('ab'.rjust(4)) ~ ']' }}", "[  ab]"),
+        ("{{ '[' ~ ('abc'.ljust(2)) ~ ']' }}", "[abc]"),
+        ("{{ '[' ~ ('é'.rjust(3, 'ö')) ~ ']' }}", "[ööé]"),
+        ("{{ '[' ~ ('a.b.c'.rsplit('.', 1)) ~ ']' }}", "[['a.b', 'c']]"),
+        ("{{ '[' ~ ('a b  c '.rsplit(None, 1)) ~ ']' }}", "[['a b', 'c']]"),
+        ("{{ '[' ~ ('  a b  c '.rsplit()) ~ ']' }}", "[['a', 'b', 'c']]"),
+        ("{{ '[' ~ ('a,b,,c'.rsplit(',')) ~ ']' }}", "[['a', 'b', '', 'c']]"),
+        ("{{ '[' ~ ('aaa'.rsplit('aa')) ~ ']' }}", "[['a', '']]"),
+        ("{{ '[' ~ ('  a b c'.rsplit(None, 1)) ~ ']' }}", "[['  a b', 'c']]"),
+        ("{{ '[' ~ ('a b c'.rsplit(' ', 0)) ~ ']' }}", "[['a b c']]"),
+        ("{{ '[' ~ (''.rsplit()) ~ ']' }}", "[[]]"),
+        ("{{ '[' ~ (''.rsplit(',')) ~ ']' }}", "[['']]"),
+        ("{{ '[' ~ ('a\\nb\\r\\nc\\rd\\x0be\\x0cf\\x1cg\\x85h\\u2028i\\n'.splitlines()) ~ ']' }}", "[['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i']]"),
+        ("{{ '[' ~ (''.splitlines()) ~ ']' }}", "[[]]"),
+        ("{{ '[' ~ ('a\\n\\nb'.splitlines()) ~ ']' }}", "[['a', '', 'b']]"),
+        ("{{ '[' ~ ('a\\nb\\r\\n'.splitlines(True)) ~ ']' }}", "[['a\\n', 'b\\r\\n']]"),
+        ("{{ '[' ~ ('abcabc'.rfind('b')) ~ ']' }}", "[4]"),
+        ("{{ '[' ~ ('abc'.rfind('')) ~ ']' }}", "[3]"),
+        ("{{ '[' ~ ('abc'.rindex('c')) ~ ']' }}", "[2]"),
+        ("{{ '[' ~ ('aaa'.rfind('aa')) ~ ']' }}", "[1]"),
+        ("{{ '[' ~ ('éaé'.rfind('é')) ~ ']' }}", "[2]"),
+        ("{{ '[' ~ ('x_y'.removeprefix('x_')) ~ ']' }}", "[y]"),
+        ("{{ '[' ~ ('x_y'.removesuffix('_y')) ~ ']' }}", "[x]"),
+        ("{{ '[' ~ ('x'.removeprefix('')) ~ ']' }}", "[x]"),
+        ("{{ '[' ~ ('x'.removesuffix('')) ~ ']' }}", "[x]"),
+        ("{{ '[' ~ ('abc'.isalpha()) ~ ']' }}", "[True]"),
+        ("{{ '[' ~ (''.isalpha()) ~ ']' }}", "[False]"),
+        ("{{ '[' ~ ('ab1'.isalpha()) ~ ']' }}", "[False]"),
+        ("{{ '[' ~ ('é'.isalpha()) ~ ']' }}", "[True]"),
+        ("{{ '[' ~ ('12'.isnumeric()) ~ ']' }}", "[True]"),
+        ("{{ '[' ~ ('½'.isnumeric()) ~ ']' }}", "[True]"),
+        ("{{ '[' ~ ('²'.isdecimal()) ~ ']' }}", "[False]"),
+        ("{{ '[' ~ ('²'.isdigit()) ~ ']' }}", "[True]"),
+        ("{{ '[' ~ ('١'.isdecimal()) ~ ']' }}", "[True]"),
+        ("{{ '[' ~ ('a1'.isalnum()) ~ ']' }}", "[True]"),
+        ("{{ '[' ~ (' \\t\\n'.isspace()) ~ ']' }}", "[True]"),
+        ("{{ '[' ~ (''.isspace()) ~ ']' }}", "[False]"),
+        ("{{ '[' ~ ('\\x1c'.isspace()) ~ ']' }}", "[True]"),
+        ("{{ '[' ~ ('abc1'.islower()) ~ ']' }}", "[True]"),
+        ("{{ '[' ~ ('1'.islower()) ~ ']' }}", "[False]"),
+        ("{{ '[' ~ ('ABC'.isupper()) ~ ']' }}", "[True]"),
+        ("{{ '[' ~ ('Ab'.isupper()) ~ ']' }}", "[False]"),
+        ("{{ '[' ~ ('Ab'.swapcase()) ~ ']' }}", "[aB]"),
+        ("{{ '[' ~ ('ß'.swapcase()) ~ ']' }}", "[SS]"),
+        ("{{ '[' ~ ('ǅ'.islower()) ~ ']' }}", "[False]"),
+        ("{{ '[' ~ ('a-b-c'.partition('-')[2]) ~ ']' }}", "[b-c]"),
+        ("{{ '[' ~ ('a-b-c'.rpartition('-')[0]) ~ ']' }}", "[a-b]"),
+        ("{{ '[' ~ ('abc'.partition('x')[0]) ~ ']' }}", "[abc]"),
+        ("{{ '[' ~ ('abc'.rpartition('x')[2]) ~ ']' }}", "[abc]"),
+        ("{{ '[' ~ ('aaa'.rpartition('aa')[0]) ~ ']' }}", "[a]"),
+        ("{{ '[' ~ ('e\\u0301x'.partition('\\u0301')[0] | length) ~ ']' }}", "[1]"),
+    ])
+    func answersAsPython(source: String, expected: String) throws {
+        #expect(try Template(source).evaluate(in: context).text == expected)
+    }
+
+    @Test(arguments: [
+        ("{{ 'abc'.rindex('x') }}", "substring not found"),
+        ("{{ 'abc'.rsplit('') }}", "rsplit: empty separator"),
+        ("{{ 'abc'.partition('') }}", "partition() needs a non-empty separator"),
+        ("{{ 'ab'.ljust(4, '--') }}", "The fill character must be exactly one character long"),
+        ("{{ 'ab'.center(100000000) }}", "center(100000000)"),
+    ])
+    func refusesAsPythonDoes(source: String, reason: String) {
+        #expect {
+            _ = try Template(source).evaluate(in: context)
+        } throws: { error in
+            (error as? EvaluationError)?.message.contains(reason) == true
+        }
+    }
+}
