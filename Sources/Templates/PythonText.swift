@@ -82,7 +82,12 @@ enum PythonText {
 
     /// The last place `needle` starts in `text` (overlaps allowed, as `str.rfind`), nil when nowhere.
     static func lastRange(of needle: String, in text: String) -> Range<String.Index>? {
-        let bytes = text.utf8, wanted = needle.utf8
+        lastRange(of: needle, in: text, before: text.utf8.endIndex)
+    }
+
+    /// The last place `needle` starts in `text` and ends by `end`.
+    private static func lastRange(of needle: String, in text: String, before end: String.Index) -> Range<String.Index>? {
+        let bytes = text.utf8[..<end], wanted = needle.utf8
         guard wanted.count <= bytes.count else { return nil }
         var start = bytes.index(bytes.endIndex, offsetBy: -wanted.count)
         while true {
@@ -107,12 +112,13 @@ enum PythonText {
     static func rsplit(_ s: String, separator: String?, limit: Int) -> [String] {
         var parts: [String] = []
         if let separator {
-            var rest = s
-            while limit < 0 || parts.count < limit, let range = lastRange(of: separator, in: rest) {
-                parts.append(String(decoding: rest.utf8[range.upperBound...], as: UTF8.self))
-                rest = String(decoding: rest.utf8[..<range.lowerBound], as: UTF8.self)
+            // Right to left by index: each byte is looked at once, never copied again.
+            var end = s.utf8.endIndex
+            while limit < 0 || parts.count < limit, let range = lastRange(of: separator, in: s, before: end) {
+                parts.append(String(decoding: s.utf8[range.upperBound..<end], as: UTF8.self))
+                end = range.lowerBound
             }
-            parts.append(rest)
+            parts.append(String(decoding: s.utf8[..<end], as: UTF8.self))
             return parts.reversed()
         }
         var text = scalars(s)[...]
