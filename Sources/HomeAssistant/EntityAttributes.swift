@@ -1,11 +1,13 @@
 public import JSON
 
-/// An entity's attributes, read by name. Kept as one array of pairs sorted by name: an entity has a handful of
-/// attributes and LiveBridge keeps thousands of entities, and a dictionary costs two to three times the memory.
+/// An entity's attributes, read by name. Kept as one array of pairs in the order Home Assistant gave them (the order
+/// its templates iterate and print them in: `attributes.items()`, `{{ states.x.attributes }}`), searched member by
+/// member: an entity has a handful of attributes and LiveBridge keeps thousands of entities, and a dictionary costs two
+/// to three times the memory.
 public struct EntityAttributes: Sendable, Equatable, Sequence, ExpressibleByDictionaryLiteral {
     public typealias Element = (key: String, value: JSONValue)
 
-    /// Sorted by name, names unique.
+    /// In order, names unique.
     private(set) var members: [Member]
 
     struct Member: Sendable, Equatable {
@@ -15,26 +17,21 @@ public struct EntityAttributes: Sendable, Equatable, Sequence, ExpressibleByDict
 
     public init() { members = [] }
 
-    /// Members already sorted by name, names unique.
-    init(sortedMembers: [Member]) { members = sortedMembers }
+    /// Members already in order, names unique.
+    init(orderedMembers: [Member]) { members = orderedMembers }
 
+    /// From a dictionary, which has no order of its own: by name.
     public init(_ dictionary: [String: JSONValue]) {
         members = dictionary.map { Member(name: $0.key, value: $0.value) }.sorted { $0.name < $1.name }
     }
 
-    /// In the order an object gave them; a name given twice keeps its last value, as JSON objects do.
+    /// In the order an object gave them; a name given twice keeps its first place and its last value, as a Python
+    /// dict made from a JSON object does.
     public init(_ pairs: [Element]) {
-        // By name, equal names in the order given: the last of each run is the value that counts.
-        let order = pairs.indices.sorted { (pairs[$0].key, $0) < (pairs[$1].key, $1) }
         var members: [Member] = []
         members.reserveCapacity(pairs.count)
-        for index in order {
-            let (name, value) = pairs[index]
-            if members.last?.name == name {
-                members[members.count - 1].value = value
-            } else {
-                members.append(Member(name: name, value: value))
-            }
+        for (name, value) in pairs {
+            if let at = Self.position(of: name, in: members) { members[at].value = value } else { members.append(Member(name: name, value: value)) }
         }
         self.members = members
     }
@@ -46,17 +43,16 @@ public struct EntityAttributes: Sendable, Equatable, Sequence, ExpressibleByDict
     public var count: Int { members.count }
     public var isEmpty: Bool { members.isEmpty }
 
-    /// The value of an attribute; setting nil removes it.
+    /// The value of an attribute; setting nil removes it, setting a new name puts it last.
     public subscript(name: String) -> JSONValue? {
         get { Self.value(of: name, in: members) }
         set {
-            let index = members.sortedPosition(of: name) { $0.name }
-            let present = index < members.count && members[index].name == name
-            switch (newValue, present) {
-            case (let value?, true): members[index].value = value
-            case (let value?, false): members.insert(Member(name: name, value: value), at: index)
-            case (nil, true): members.remove(at: index)
-            case (nil, false): break
+            let index = Self.position(of: name, in: members)
+            switch (newValue, index) {
+            case (let value?, let at?): members[at].value = value
+            case (let value?, nil): members.append(Member(name: name, value: value))
+            case (nil, let at?): members.remove(at: at)
+            case (nil, nil): break
             }
         }
     }
@@ -66,16 +62,31 @@ public struct EntityAttributes: Sendable, Equatable, Sequence, ExpressibleByDict
         Dictionary(uniqueKeysWithValues: members.map { ($0.name, $0.value) })
     }
 
-    /// In name order.
+    /// In order.
     public func makeIterator() -> some IteratorProtocol<Element> {
         members.lazy.map { (key: $0.name, value: $0.value) }.makeIterator()
     }
 
-    /// The value of `name` among members sorted by name.
+    /// Python's dict equality: the same names with equal values, whatever their order.
+    public static func == (lhs: EntityAttributes, rhs: EntityAttributes) -> Bool {
+        sameMembers(lhs.members, rhs.members)
+    }
+
+    static func sameMembers<A: Collection<Member>, B: RandomAccessCollection<Member>>(_ lhs: A, _ rhs: B) -> Bool where B.Index == Int {
+        guard lhs.count == rhs.count else { return false }
+        if lhs.elementsEqual(rhs) { return true }
+        return lhs.allSatisfy { member in value(of: member.name, in: rhs) == member.value }
+    }
+
+    /// Where `name` stands among `members`.
+    static func position<Members: RandomAccessCollection<Member>>(of name: String, in members: Members) -> Int?
+    where Members.Index == Int {
+        members.firstIndex { $0.name == name }
+    }
+
+    /// The value of `name` among `members`.
     static func value<Members: RandomAccessCollection<Member>>(of name: String, in members: Members) -> JSONValue?
     where Members.Index == Int {
-        let index = members.sortedPosition(of: name) { $0.name }
-        guard index < members.endIndex, members[index].name == name else { return nil }
-        return members[index].value
+        position(of: name, in: members).map { members[$0].value }
     }
 }

@@ -20,7 +20,7 @@ public struct EntityState: @unchecked Sendable, Equatable, CustomDebugStringConv
     }
     /// All attributes, as a value. To read one, `attribute(_:)` does without the copy.
     public var attributes: EntityAttributes {
-        get { EntityAttributes(sortedMembers: storage.members { Array($0) }) }
+        get { EntityAttributes(orderedMembers: storage.members { Array($0) }) }
         set { storage = Storage.make(storage.header.fields, newValue.members) }
     }
     /// Seconds since 1970, as Home Assistant sends them.
@@ -52,14 +52,17 @@ public struct EntityState: @unchecked Sendable, Equatable, CustomDebugStringConv
 
     public static func == (lhs: EntityState, rhs: EntityState) -> Bool {
         if lhs.storage === rhs.storage { return true }
-        return lhs.storage.header.fields == rhs.storage.header.fields && lhs.storage.members { left in rhs.storage.members { left.elementsEqual($0) } }
+        // Attributes compare as Python's dicts do: whatever their order.
+        return lhs.storage.header.fields == rhs.storage.header.fields
+            && lhs.storage.members { left in rhs.storage.members { EntityAttributes.sameMembers(left, $0) } }
     }
 
     /// Applies a diff: fields given replaced, attributes set and removed by name. When no one else holds the state
     /// (the daemon's store is its only holder: the engine reads the store, changes carry ids) fields and the values
     /// of attributes already there change in place, without an allocation. Otherwise, when every set attribute is
     /// already there and none goes (a sensor's attributes change values, not names), the new state is built in one
-    /// allocation straight from this one's sorted attributes, not through a copy of them as a value.
+    /// allocation straight from this one's attributes, not through a copy of them as a value. Attributes already there
+    /// keep their place; new ones come last (as Home Assistant's frontend merges a diff).
     mutating func apply(state newState: String?, lastChanged: Double?, lastUpdated: Double?,
                         setting: [EntityAttributes.Element], removing: [String]) {
         func change(_ fields: inout Fields) {
@@ -82,8 +85,7 @@ public struct EntityState: @unchecked Sendable, Equatable, CustomDebugStringConv
                 // In the order given: the last value for a name wins, as in a JSON object.
                 let members = UnsafeMutableBufferPointer(start: elements, count: header.pointee.count)
                 for (name, value) in setting {
-                    let at = members.sortedPosition(of: name) { $0.name }
-                    if at < members.endIndex, members[at].name == name { members[at].value = value }
+                    if let at = EntityAttributes.position(of: name, in: members) { members[at].value = value }
                 }
             }
             return
@@ -131,7 +133,7 @@ public struct EntityState: @unchecked Sendable, Equatable, CustomDebugStringConv
         let count: Int
     }
 
-    /// The fields, then the attributes sorted by name, in one allocation. (A `ManagedBuffer` subclass keeps everything
+    /// The fields, then the attributes in order, in one allocation. (A `ManagedBuffer` subclass keeps everything
     /// in its header: stored properties of its own would overlap the elements.)
     private final class Storage: ManagedBuffer<Header, EntityAttributes.Member> {
         static func make<Members: Collection<EntityAttributes.Member>>(_ fields: Fields, _ members: Members) -> Storage {

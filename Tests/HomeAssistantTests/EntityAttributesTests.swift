@@ -3,16 +3,20 @@ import JSON
 import Testing
 
 struct EntityAttributesTests {
-    @Test func readByNameAndIteratedInNameOrder() {
+    /// In the order given, as Home Assistant's templates iterate and print them (a Python dict's order).
+    @Test func readByNameAndIteratedInTheOrderGiven() {
         let attributes = EntityAttributes([("unit", "%"), ("friendly_name", "Washer"), ("brightness", 128)])
         #expect(attributes["friendly_name"] == "Washer")
         #expect(attributes["brightness"] == 128)
         #expect(attributes["missing"] == nil)
-        #expect(attributes.map(\.key) == ["brightness", "friendly_name", "unit"])
+        #expect(attributes.map(\.key) == ["unit", "friendly_name", "brightness"])
         #expect(attributes.count == 3)
+        #expect(attributes == EntityAttributes([("brightness", 128), ("unit", "%"), ("friendly_name", "Washer")]),
+                "equal whatever the order, as Python's dicts")
+        #expect(attributes != EntityAttributes([("brightness", 127), ("unit", "%"), ("friendly_name", "Washer")]))
     }
 
-    /// As a JSON object: a name given twice keeps its last value.
+    /// As a JSON object read by Python: a name given twice keeps its first place and its last value.
     @Test func aNameGivenTwiceKeepsItsLastValue() {
         let attributes = EntityAttributes([("a", 1), ("b", 2), ("a", 3), ("a", 4), ("b", 5)])
         #expect(attributes.map(\.key) == ["a", "b"])
@@ -24,10 +28,10 @@ struct EntityAttributesTests {
         attributes["z"] = "last"
         attributes["a"] = "first"
         attributes["m"] = 2
-        #expect(attributes.map(\.key) == ["a", "m", "z"] && attributes["m"] == 2)
+        #expect(attributes.map(\.key) == ["m", "z", "a"] && attributes["m"] == 2, "a new name comes last, a set one keeps its place")
         attributes["m"] = nil
         attributes["missing"] = nil
-        #expect(attributes.map(\.key) == ["a", "z"])
+        #expect(attributes.map(\.key) == ["z", "a"])
         #expect(attributes["m"] == nil, "a removed attribute reads as absent, not as JSON null")
         attributes["n"] = .null
         #expect(attributes["n"] == .some(.null), "a null value is kept")

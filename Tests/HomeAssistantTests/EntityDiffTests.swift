@@ -18,7 +18,7 @@ struct EntityDiffTests {
     @Test func aNewNameSetTwiceWithExistingOnesLastWins() throws {
         let (before, after) = try applied(#"{"+":{"a":{"d":20,"e":5,"e":6,"d":21}}}"#)
         #expect(after.attributes == ["b": 1, "d": 21, "e": 6, "f": 3])
-        #expect(Array(after.attributes.map(\.key)) == ["b", "d", "e", "f"])
+        #expect(Array(after.attributes.map(\.key)) == ["b", "d", "f", "e"], "names there keep their place, a new one comes last")
         #expect(before.attributes == ["b": 1, "d": 2, "f": 3])
     }
 
@@ -45,5 +45,23 @@ struct EntityDiffTests {
         _ = store.apply(try JSONParser.parse(#"{"c":{"sensor.y":{"+":{"a":{"# + changed + "}}}}}"))
         let after = try #require(store["sensor.y"])
         #expect(after.attributes == EntityAttributes(Dictionary(uniqueKeysWithValues: (0..<20).map { ("m\($0)", JSONValue.int($0 * 10)) })))
+    }
+}
+
+/// Attributes keep the order Home Assistant sent them in, from a snapshot and through diffs: its templates iterate and
+/// print them in that order (`attributes.items()`, `{{ states.x.attributes }}`).
+struct AttributeOrderTests {
+    @Test func aSnapshotKeepsHomeAssistantsOrderAndADiffAppendsNewNames() throws {
+        var store = EntityStore()
+        _ = try store.replace(withSnapshot: JSONText(#"""
+            {"a":{"sensor.t":{"s":"21.5","a":{"unit_of_measurement":"°C","friendly_name":"Outdoor","device_class":"temperature"},"lc":1.0}}}
+            """#))
+        #expect(try #require(store["sensor.t"]).attributes.map(\.key) == ["unit_of_measurement", "friendly_name", "device_class"])
+        _ = store.apply(try JSONParser.parse(#"{"c":{"sensor.t":{"+":{"a":{"state_class":"measurement","friendly_name":"Out"}}}}}"#))
+        let after = try #require(store["sensor.t"])
+        #expect(after.attributes.map(\.key) == ["unit_of_measurement", "friendly_name", "device_class", "state_class"])
+        #expect(after.attribute("friendly_name") == "Out")
+        _ = store.apply(try JSONParser.parse(#"{"c":{"sensor.t":{"-":{"a":["friendly_name"]}}}}"#))
+        #expect(try #require(store["sensor.t"]).attributes.map(\.key) == ["unit_of_measurement", "device_class", "state_class"])
     }
 }

@@ -107,6 +107,18 @@ struct TemplateOrderAndCalendarTests {
         #expect(try Template("{{ states | map(attribute='entity_id') | join(',') }}").evaluate(in: context).text == "light.z,sensor.a,sensor.b")
     }
 
+    /// An entity's attributes print and iterate in the order Home Assistant gave them (its docs' "loop over a
+    /// dictionary" example prints friendly_name, unit_of_measurement, device_class, state_class as the sensor set them).
+    @Test func attributesIterateInTheOrderHomeAssistantGave() throws {
+        let attributes = EntityAttributes([("friendly_name", "Outdoor Temperature"), ("unit_of_measurement", "°C"),
+                                           ("device_class", "temperature"), ("state_class", "measurement")])
+        let states = [EntityState(entityID: "sensor.outdoor_temperature", state: "7", attributes: attributes, lastChanged: Self.noon)]
+        #expect(try render("{% for name, value in states.sensor.outdoor_temperature.attributes.items() %}{{ name }}: {{ value }};{% endfor %}",
+                           states: states) == "friendly_name: Outdoor Temperature;unit_of_measurement: °C;device_class: temperature;state_class: measurement;")
+        #expect(try render("{{ states.sensor.outdoor_temperature.attributes }}", states: states)
+            == "{'friendly_name': 'Outdoor Temperature', 'unit_of_measurement': '°C', 'device_class': 'temperature', 'state_class': 'measurement'}")
+    }
+
     /// Jinja's undefined: a lookup that finds nothing prints as nothing, is not defined, iterates as empty and takes
     /// `default`; arithmetic, a number made of it, or a lookup in it fails (as in Home Assistant).
     @Test func undefinedIsJinjas() throws {
