@@ -658,8 +658,9 @@ public final class HomeAssistantConnection: @unchecked Sendable {
             if id == session.followingID, let following = session.following {
                 took(following.take(event, into: &store), on: session)
             } else if let template = session.templateSubscriptions[id] {
-                guard let handlers = templateHandlers[template], let value = try? event.value(),
-                      let rendering = TemplateRendering(event: value)?.redacting(settings.token) else { return }
+                // Read from its text: a dict in the result keeps the order Home Assistant wrote its keys in.
+                guard let handlers = templateHandlers[template], let read = try? TemplateRendering(event: event) else { return }
+                let rendering = read.redacting(settings.token)
                 latestRenderings[template] = rendering
                 for continuation in handlers.values { continuation.yield(rendering) }
             } else if let type = session.eventSubscriptions[id] {

@@ -123,7 +123,7 @@ public struct ActivityEngine: Sendable {
     /// Takes in Home Assistant's new rendering of a template only it renders; returns the activities that use it.
     public mutating func apply(_ rendering: TemplateRendering, of template: String) -> [String] {
         switch rendering {
-        case .result(let value): rendered[template] = .success(TemplateValue(value))
+        case .result(let value, let text): rendered[template] = .success(TemplateValue(homeAssistantResult: value, text: text))
         case .failure(let message): rendered[template] = .failure(EvaluationError("Home Assistant could not render it: \(message)"))
         }
         return renderedReaders[template] ?? []

@@ -1,4 +1,4 @@
-import JSON
+public import JSON
 
 /// JSON in and out of templates with dicts in their own order: `from_json` keeps the text's order, `to_json` writes
 /// orjson's compact or indented form (Home Assistant's), `tojson` Python's json.dumps (Jinja's, keys sorted).
@@ -18,6 +18,11 @@ enum TemplateJSON {
     static func parse(_ text: String) throws -> TemplateValue {
         _ = try JSONParser.parse(text)  // checked whole first: the reader below trusts it
         return try JSONText(text).read { reader in try read(&reader) }
+    }
+
+    /// The value of a JSON text already checked, objects in the order the text gives their members.
+    static func value(of text: JSONText) throws -> TemplateValue {
+        try text.checked().read { reader in try read(&reader) }
     }
 
     private static func read(_ reader: inout JSONReader) throws -> TemplateValue {
@@ -100,5 +105,13 @@ enum TemplateJSON {
             }
         }
         return out
+    }
+}
+
+extension TemplateValue {
+    /// What Home Assistant rendered (`render_template`'s result): from its text when known, so a dict keeps the order
+    /// Home Assistant printed its keys in; else from the decoded value (keys by name).
+    public init(homeAssistantResult value: JSONValue, text: JSONText?) {
+        self = text.flatMap { try? TemplateJSON.value(of: $0) } ?? TemplateValue(value)
     }
 }

@@ -31,7 +31,7 @@ enum HomeAssistantRendering {
             return winner
         }
         switch first {
-        case .result(let value)?: return .success(TemplateValue(value))
+        case .result(let value, let text)?: return .success(TemplateValue(homeAssistantResult: value, text: text))
         case .failure(let message)?: return .failure(EvaluationError("Home Assistant could not render it: \(message)"))
         case nil: return .failure(EvaluationError("Home Assistant at \(url) gave no result within 15 seconds"))
         }
