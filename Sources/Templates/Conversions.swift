@@ -6,7 +6,9 @@ enum Conversions {
     static func number(_ value: TemplateValue, integer: Bool, fallback: TemplateValue?) throws(EvaluationError) -> TemplateValue {
         if integer, case .int = value { return value }
         // Python's int() reads a whole number's digits exactly; through a float, 2^63 - 1 would become 2^63.
-        if integer, case .string(let s) = value, let exact = Int(s) ?? Int(s.trimmingSpaces()) { return .int(exact) }
+        if integer, case .string(let s) = value, let exact = Int(s) ?? Int(s.trimmingSpaces()) ?? PythonText.asciiDigits(s).flatMap({ Int($0) }) {
+            return .int(exact)
+        }
         if let d = float(value) {
             guard integer else { return .double(d) }
             // int(nan) and int(inf) fail in Python; so does any number beyond 64 bits here (Python would grow the int).
@@ -24,6 +26,8 @@ enum Conversions {
         // same, and a word ("running", "unavailable") is no number.
         func isHex(_ b: UInt8) -> Bool { b == UInt8(ascii: "x") || b == UInt8(ascii: "X") }
         if let d = Double(raw) { return raw.utf8.contains(where: isHex) ? nil : d }
+        // Python reads any script's decimal digits ("١٢", "１２") and strips any whitespace around them.
+        if raw.utf8.contains(where: { $0 >= 0x80 }) { return PythonText.asciiDigits(raw).flatMap(pythonFloat) }
         var text = Substring(raw)
         if text.first?.isWhitespace == true || text.last?.isWhitespace == true { text = Substring(raw.trimmingSpaces()) }
         guard let lead = text.utf8.first(where: { $0 != UInt8(ascii: "+") && $0 != UInt8(ascii: "-") }),

@@ -46,19 +46,23 @@ enum Methods {
                                                  utcOffset: utcOffset, zoneName: context.timeZone.zoneName(at: t, utcOffset: utcOffset)))
         case (.weekday, .datetime(let t, let offset)): return .int(Timestamp.components(TemplateValue.wallTime(t, offset)).weekday)
         case (.isoweekday, .datetime(let t, let offset)): return .int(Timestamp.components(TemplateValue.wallTime(t, offset)).weekday + 1)
-        case (.lower, .string(let s)): return .string(s.lowercased())
+        case (.lower, .string(let s)): return .string(PythonText.lower(s))
         case (.upper, .string(let s)): return .string(s.uppercased())
         case (.strip, .string(let s)), (.lstrip, .string(let s)), (.rstrip, .string(let s)):
             return .string(PythonText.strip(s, args.first.flatMap { $0 == .none ? nil : $0.text }, leading: method != .rstrip, trailing: method != .lstrip))
-        case (.split, .string(let s)):
-            if let separator = args.first?.text {
-                guard !separator.isEmpty else { throw EvaluationError("split: empty separator") }
-                try EvaluationLimits.chargeSearch(separator, in: s, "split")
+        case (.split, .string(let s)), (.rsplit, .string(let s)):
+            // str.split(sep=None, maxsplit=-1), rsplit from the right.
+            let (separator, limit) = try Self.splitArguments(method.rawValue, args, keywords)
+            if let separator {
+                guard !separator.isEmpty else { throw EvaluationError("\(method.rawValue): empty separator") }
+                try EvaluationLimits.chargeSearch(separator, in: s, method.rawValue)
             }
-            let parts: [String] = if let separator = args.first?.text {
-                PythonText.split(s, separator: separator)
+            let parts: [String] = if method == .rsplit {
+                PythonText.rsplit(s, separator: separator, limit: limit)
+            } else if let separator {
+                PythonText.split(s, separator: separator, limit: limit)
             } else {
-                s.split(whereSeparator: \.isWhitespace).map(String.init)
+                PythonText.splitAtWhitespace(s, limit: limit)
             }
             return .list(parts.map(TemplateValue.string))
         case (.startswith, .string(let s)): return .bool(PythonText.hasPrefix(s, args.first?.text ?? ""))
@@ -78,12 +82,23 @@ enum Methods {
             try EvaluationLimits.chargeSearch(args.first?.text ?? "", in: s, "count")
             let needle = args.first?.text ?? ""
             return .int(needle.isEmpty ? PythonText.length(s) + 1 : PythonText.occurrences(of: needle, in: s).count)
-        case (.index, .string(let s)), (.find, .string(let s)):
-            // str.index / str.find: the first code point where the text starts; index raises, find gives -1.
-            guard case .string(let needle)? = args.first else { throw EvaluationError("\(method.rawValue)() needs text to look for") }
+        case (.index, .string(let s)), (.find, .string(let s)), (.rindex, .string(let s)), (.rfind, .string(let s)):
+            // str.find(sub, start, end) and kin: the first (last) code point where the text starts within [start:end];
+            // index and rindex raise, find and rfind give -1.
+            guard case .string(let needle)? = args.first, args.count <= 3 else { throw EvaluationError("\(method.rawValue)() needs text to look for, then start and end") }
+            func bound(_ position: Int) throws(EvaluationError) -> Int? {
+                guard args.count > position, args[position] != .none else { return nil }
+                guard case .int(let n) = args[position] else { throw EvaluationError("\(method.rawValue)(): slice indices must be integers or None") }
+                return n
+            }
             try EvaluationLimits.chargeSearch(needle, in: s, method.rawValue)
-            if let at = PythonText.firstOffset(of: needle, in: s) { return .int(at) }
-            if method == .find { return .int(-1) }
+            let fromRight = method == .rfind || method == .rindex
+            if let bounds = PythonText.searchBounds(s, start: try bound(1), end: try bound(2), needle: needle) {
+                let within = String(s.unicodeScalars[bounds.lower..<bounds.upper])
+                let at = fromRight ? PythonText.lastOffset(of: needle, in: within) : PythonText.firstOffset(of: needle, in: within)
+                if let at { return .int(bounds.offset + at) }
+            }
+            if method == .find || method == .rfind { return .int(-1) }
             throw EvaluationError("substring not found")
         case (.count, .list(let items)): return .int(items.filter { Arithmetic.equal($0, args.first ?? .none) }.count)
         case (.index, .list(let items)):
@@ -97,15 +112,22 @@ enum Methods {
         case (.isdigit, .string(let s)), (.isalpha, .string(let s)), (.isnumeric, .string(let s)), (.isdecimal, .string(let s)),
              (.isalnum, .string(let s)), (.isspace, .string(let s)), (.islower, .string(let s)), (.isupper, .string(let s)):
             return .bool(PythonText.test(method.rawValue, s))
-        case (.swapcase, .string(let s)): return .string(PythonText.swapcase(s))
+        case (.swapcase, .string(let s)):
+            try RenderBudget.spendBuilding(s.utf8.count * 3, "swapcase()")
+            return .string(PythonText.swapcase(s))
         case (.ljust, .string(let s)), (.rjust, .string(let s)), (.center, .string(let s)):
             // str.ljust/rjust/center(width, fillchar=' '): padded with one code point to `width` code points.
-            guard let width = args.first?.integer else { throw EvaluationError("\(method.rawValue)() needs a width") }
-            let fill = args.count > 1 ? args[1].text : " "
+            guard case .int(let width)? = args.first, args.count <= 2 else { throw EvaluationError("\(method.rawValue)() needs a whole number width, then a fill character") }
+            var fill = " "
+            if args.count > 1 {
+                guard case .string(let given) = args[1] else { throw EvaluationError("The fill character must be a unicode character, not \(args[1].pythonTypeName)") }
+                fill = given
+            }
             guard fill.unicodeScalars.count == 1 else { throw EvaluationError("The fill character must be exactly one character long") }
             let length = PythonText.length(s)
             guard width > length else { return .string(s) }
             try EvaluationLimits.checkLength(width, "\(method.rawValue)(\(width))")
+            try RenderBudget.spendBuilding(width * fill.utf8.count, "\(method.rawValue)()")
             let margin = width - length
             let left = switch method {
             case .ljust: 0
@@ -118,23 +140,9 @@ enum Methods {
             if method == .removeprefix, PythonText.hasPrefix(s, part) { return .string(String(decoding: s.utf8.dropFirst(part.utf8.count), as: UTF8.self)) }
             if method == .removesuffix, !part.isEmpty, PythonText.hasSuffix(s, part) { return .string(String(decoding: s.utf8.dropLast(part.utf8.count), as: UTF8.self)) }
             return .string(s)
-        case (.rsplit, .string(let s)):
-            let separator = (args.first ?? keywords["sep"]).flatMap { $0 == .none ? nil : $0.text }
-            let limit = (args.count > 1 ? args[1] : keywords["maxsplit"])?.integer ?? -1
-            if let separator {
-                guard !separator.isEmpty else { throw EvaluationError("rsplit: empty separator") }
-                try EvaluationLimits.chargeSearch(separator, in: s, "rsplit")
-            }
-            return .list(PythonText.rsplit(s, separator: separator, limit: limit).map(TemplateValue.string))
         case (.splitlines, .string(let s)):
             let keep = (args.first ?? keywords["keepends"])?.isTruthy ?? false
             return .list(PythonText.splitlines(s, keepEnds: keep).map(TemplateValue.string))
-        case (.rfind, .string(let s)), (.rindex, .string(let s)):
-            guard case .string(let needle)? = args.first else { throw EvaluationError("\(method.rawValue)() needs text to look for") }
-            try EvaluationLimits.chargeSearch(needle, in: s, method.rawValue)
-            if let at = PythonText.lastOffset(of: needle, in: s) { return .int(at) }
-            if method == .rfind { return .int(-1) }
-            throw EvaluationError("substring not found")
         case (.partition, .string(let s)), (.rpartition, .string(let s)):
             // Python gives a tuple; a template's tuples are lists here (indexing and unpacking read the same).
             guard case .string(let separator)? = args.first, !separator.isEmpty else { throw EvaluationError("\(method.rawValue)() needs a non-empty separator") }
@@ -158,5 +166,26 @@ enum Methods {
         default:
             throw EvaluationError("\(value.typeName) \(value.repr) has no method \(method.rawValue)()")
         }
+    }
+
+    /// `split`'s and `rsplit`'s (sep=None, maxsplit=-1), positional or by keyword.
+    private static func splitArguments(_ name: String, _ args: [TemplateValue], _ keywords: [String: TemplateValue]) throws(EvaluationError) -> (String?, Int) {
+        guard args.count <= 2, Set(keywords.keys).isSubset(of: ["sep", "maxsplit"]),
+              !(args.count >= 1 && keywords["sep"] != nil), !(args.count == 2 && keywords["maxsplit"] != nil) else {
+            throw EvaluationError("\(name)() takes sep and maxsplit")
+        }
+        var separator: String?
+        switch args.first ?? keywords["sep"] ?? .none {
+        case .none: separator = nil
+        case .string(let text): separator = text
+        case let other: throw EvaluationError("\(name)(): must be str or None, not \(other.pythonTypeName)")
+        }
+        var limit = -1
+        switch args.count > 1 ? args[1] : keywords["maxsplit"] ?? .int(-1) {
+        case .int(let n): limit = n
+        case .bool(let b): limit = b ? 1 : 0
+        case let other: throw EvaluationError("\(name)(): maxsplit must be an integer, not \(other.pythonTypeName)")
+        }
+        return (separator, limit)
     }
 }

@@ -189,9 +189,12 @@ enum NumberFilters {
         }
         let prefixes = binary ? ["KiB", "MiB", "GiB", "TiB", "PiB", "EiB", "ZiB", "YiB"] : ["kB", "MB", "GB", "TB", "PB", "EB", "ZB", "YB"]
         var unit = base
-        for prefix in prefixes {
+        for (i, prefix) in prefixes.enumerated() {
             unit *= base
-            if bytes < unit || prefix == prefixes.last {
+            // Python compares with the exact whole number base**(i + 2): 1000**8 (10**24) is just above the double
+            // nearest it, which 1e24 is; 10**27 just below its double. The others are exact doubles.
+            let below = bytes < unit || (!binary && i == 6 && bytes == unit)
+            if below || prefix == prefixes.last {
                 let scaled = PythonFormat.floatBody(base * bytes / unit, "f", precision: 1, alternate: false)
                 return (scaled.negative ? "-" : "") + scaled.body + " " + prefix
             }

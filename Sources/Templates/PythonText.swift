@@ -37,12 +37,14 @@ enum PythonText {
         return text.utf8[..<range.lowerBound].reduce(0) { $1 & 0xC0 == 0x80 ? $0 : $0 + 1 }
     }
 
-    /// `str.split(sep)`: the pieces between each occurrence of `separator` (not empty), left to right.
-    static func split(_ s: String, separator: String) -> [String] {
+    /// `str.split(sep, maxsplit)`: the pieces between each occurrence of `separator` (not empty), left to right, at
+    /// most `limit` splits (all when negative).
+    static func split(_ s: String, separator: String, limit: Int = -1) -> [String] {
         guard !separator.isEmpty else { return [s] }
         var parts: [String] = []
         var start = s.startIndex
-        for range in occurrences(of: separator, in: s) {
+        let found = occurrences(of: separator, in: s)
+        for range in limit < 0 ? found[...] : found.prefix(limit) {
             parts.append(String(decoding: s.utf8[start..<range.lowerBound], as: UTF8.self))
             start = range.upperBound
         }
@@ -80,21 +82,26 @@ enum PythonText {
         return String(out)
     }
 
-    /// The last place `needle` starts in `text` (overlaps allowed, as `str.rfind`), nil when nowhere.
+    /// The last place `needle` starts in `text` (overlaps allowed, as `str.rfind`), nil when nowhere: the first place
+    /// the reversed needle starts in the reversed text, found by the same search as `firstRange` (a byte-by-byte
+    /// search from the right took seconds on 60,000 bytes).
     static func lastRange(of needle: String, in text: String) -> Range<String.Index>? {
-        lastRange(of: needle, in: text, before: text.utf8.endIndex)
+        lastRanges(of: needle, in: text, limit: 1).first
     }
 
-    /// The last place `needle` starts in `text` and ends by `end`.
-    private static func lastRange(of needle: String, in text: String, before end: String.Index) -> Range<String.Index>? {
-        let bytes = text.utf8[..<end], wanted = needle.utf8
-        guard wanted.count <= bytes.count else { return nil }
-        var start = bytes.index(bytes.endIndex, offsetBy: -wanted.count)
-        while true {
-            if bytes[start...].starts(with: wanted) { return start..<bytes.index(start, offsetBy: wanted.count) }
-            guard start > bytes.startIndex else { return nil }
-            start = bytes.index(before: start)
+    /// Up to `limit` places `needle` occurs in `text` from the right, not overlapping (as `rsplit` takes them).
+    static func lastRanges(of needle: String, in text: String, limit: Int) -> [Range<String.Index>] {
+        let reversedText = Array(text.utf8.reversed()), reversedNeedle = Array(needle.utf8.reversed())
+        let utf8 = text.utf8, count = reversedText.count
+        var found: [Range<String.Index>] = []
+        var from = 0
+        while limit < 0 || found.count < limit, from <= count, let range = reversedText[from...].firstRange(of: reversedNeedle) {
+            let lower = utf8.index(utf8.startIndex, offsetBy: count - range.upperBound)
+            found.append(lower..<utf8.index(lower, offsetBy: reversedNeedle.count))
+            guard !reversedNeedle.isEmpty else { break }
+            from = range.upperBound
         }
+        return found
     }
 
     /// `str.rfind`: the code point where `needle` last starts.
@@ -112,9 +119,8 @@ enum PythonText {
     static func rsplit(_ s: String, separator: String?, limit: Int) -> [String] {
         var parts: [String] = []
         if let separator {
-            // Right to left by index: each byte is looked at once, never copied again.
             var end = s.utf8.endIndex
-            while limit < 0 || parts.count < limit, let range = lastRange(of: separator, in: s, before: end) {
+            for range in lastRanges(of: separator, in: s, limit: limit) {
                 parts.append(String(decoding: s.utf8[range.upperBound..<end], as: UTF8.self))
                 end = range.lowerBound
             }
@@ -132,6 +138,72 @@ enum PythonText {
             text = text[..<start]
         }
         return parts.reversed()
+    }
+
+    /// `str.split(None, maxsplit)`: the runs of text between Python's whitespace, left to right; once `limit` splits
+    /// are made (when not negative), the rest whole, its leading whitespace gone.
+    static func splitAtWhitespace(_ s: String, limit: Int = -1) -> [String] {
+        var parts: [String] = []
+        var text = scalars(s)[...]
+        while true {
+            while let c = text.first, isSpace(c) { text.removeFirst() }
+            guard !text.isEmpty else { break }
+            if limit >= 0, parts.count == limit { parts.append(string(text)); break }
+            var end = text.startIndex
+            while end < text.endIndex, !isSpace(text[end]) { end += 1 }
+            parts.append(string(text[..<end]))
+            text = text[end...]
+        }
+        return parts
+    }
+
+    /// The code point range `[start:end]` of `str.find(sub, start, end)` and its kin, as CPython adjusts it: negative
+    /// counts from the end; nil for a start past the end or past `end` by more than the needle allows.
+    static func searchBounds(_ s: String, start: Int?, end: Int?, needle: String) -> (lower: String.Index, upper: String.Index, offset: Int)? {
+        let length = length(s)
+        var lower = start ?? 0, upper = end ?? length
+        if upper > length { upper = length } else if upper < 0 { upper = max(0, upper + length) }
+        if lower < 0 { lower = max(0, lower + length) }
+        guard upper - lower >= PythonText.length(needle) else { return nil }
+        let scalars = s.unicodeScalars
+        let from = scalars.index(scalars.startIndex, offsetBy: lower), to = scalars.index(scalars.startIndex, offsetBy: upper)
+        return (from, to, lower)
+    }
+
+    /// Python's `str.lower()`: Unicode's full lower case, with capital sigma final (ς) after a cased letter and not
+    /// before one (case-ignorable marks skipped), as CPython's `handle_capital_sigma`.
+    static func lower(_ s: String) -> String {
+        guard s.unicodeScalars.contains("\u{3A3}") else { return s.lowercased() }
+        let text = scalars(s)
+        var out = ""
+        for (i, c) in text.enumerated() {
+            if c == "\u{3A3}" { out.unicodeScalars.append(finalSigma(text, at: i) ? "\u{3C2}" : "\u{3C3}") } else { out += c.properties.lowercaseMapping }
+        }
+        return out
+    }
+
+    private static func finalSigma(_ text: [Unicode.Scalar], at i: Int) -> Bool {
+        var j = i - 1
+        while j >= 0, text[j].properties.isCaseIgnorable { j -= 1 }
+        guard j >= 0, text[j].properties.isCased else { return false }
+        j = i + 1
+        while j < text.count, text[j].properties.isCaseIgnorable { j += 1 }
+        return j == text.count || !text[j].properties.isCased
+    }
+
+    /// The text with any script's decimal digits as ASCII digits and Python's whitespace taken off its ends, for
+    /// Python's `int()` and `float()`; nil when it holds another character outside ASCII.
+    static func asciiDigits(_ s: String) -> String? {
+        var text = scalars(s)[...]
+        while let c = text.first, isSpace(c) { text.removeFirst() }
+        while let c = text.last, isSpace(c) { text.removeLast() }
+        var out = ""
+        for c in text {
+            if c.isASCII { out.unicodeScalars.append(c); continue }
+            guard c.properties.numericType == .decimal, let digit = c.properties.numericValue, let ascii = Unicode.Scalar(48 + Int(digit)) else { return nil }
+            out.unicodeScalars.append(ascii)
+        }
+        return out
     }
 
     /// `str.splitlines(keepends)`: at \n, \r, \r\n, \v, \f, U+001C–U+001E, U+0085, U+2028 and U+2029.
@@ -181,11 +253,14 @@ enum PythonText {
         }
     }
 
-    /// `str.swapcase()`: upper case to lower and lower to upper, code point by code point (ß becomes SS).
+    /// `str.swapcase()`: upper case to lower and lower to upper, code point by code point (ß becomes SS, a final
+    /// capital sigma ς).
     static func swapcase(_ s: String) -> String {
         var out = ""
-        for c in s.unicodeScalars {
-            if c.properties.isUppercase { out += c.properties.lowercaseMapping }
+        let text = scalars(s)
+        for (i, c) in text.enumerated() {
+            if c == "\u{3A3}" { out.unicodeScalars.append(finalSigma(text, at: i) ? "\u{3C2}" : "\u{3C3}") }
+            else if c.properties.isUppercase { out += c.properties.lowercaseMapping }
             else if c.properties.isLowercase { out += c.properties.uppercaseMapping }
             else { out.unicodeScalars.append(c) }
         }

@@ -10,7 +10,7 @@ enum TextFilters {
                       fallback: TemplateValue?, context: EvaluationContext) throws(EvaluationError) -> TemplateValue? {
         switch filter {
         case .upper: return .string(value.text.uppercased())
-        case .lower: return .string(value.text.lowercased())
+        case .lower: return .string(PythonText.lower(value.text))
         case .title: return .string(value.text.titleCased)
         case .capitalize:
             let s = value.text.lowercased()
@@ -23,8 +23,12 @@ enum TextFilters {
         case .escape, .e, .forceescape:
             // markupsafe's escape of the value's str(): & < > " ' as entities. The result is plain text here (Jinja's
             // is markup, which a second escape leaves as it is).
-            return .string(Self.htmlEscaped(value.text))
+            guard args.isEmpty, keywords.isEmpty else { throw EvaluationError("\(filter.rawValue) takes no arguments") }
+            let text = value.text
+            try RenderBudget.spendBuilding(text.utf8.count * 5, "the \(filter.rawValue) filter")
+            return .string(Self.htmlEscaped(text))
         case .safe:
+            guard args.isEmpty, keywords.isEmpty else { throw EvaluationError("safe takes no arguments") }
             // Jinja's safe marks str(value) as markup; with autoescape off (Home Assistant's), it prints as it is.
             if case .string = value { return value }
             return .string(value.text)

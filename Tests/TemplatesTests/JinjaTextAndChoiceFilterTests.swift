@@ -88,3 +88,16 @@ struct JinjaTextAndChoiceFilterTests {
         #expect(template.renderedByHomeAssistant?.contains("reads Home Assistant's registries") == true)
     }
 }
+
+/// Python compares a size with the exact whole number 1000**k: 1e24 is a zettabyte short of a yottabyte.
+struct FileSizeAtTheTopTests {
+    let context = EvaluationContext(states: [:], now: 1_795_348_800, timeZone: .utc)
+
+    @Test(arguments: [
+        ("{{ 1e24 | filesizeformat }}", "1000.0 ZB"), ("{{ 999999999999999999999999 | filesizeformat }}", "1000.0 ZB"),
+        ("{{ 1e27 | filesizeformat }}", "1000.0 YB"), ("{{ 1e23 | filesizeformat }}", "100.0 ZB"), ("{{ 1e21 | filesizeformat }}", "1.0 ZB"),
+    ])
+    func answersAsJinja(source: String, expected: String) throws {
+        #expect(try Template(source).evaluate(in: context).text == expected)
+    }
+}
