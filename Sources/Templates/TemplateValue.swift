@@ -152,11 +152,26 @@ public enum TemplateValue: Sendable, Equatable {
             case _ where Character(scalar) == quote: out += "\\" + String(quote)
             case _ where scalar.value < 0x20 || scalar.value == 0x7F:
                 out += "\\x" + String(repeating: "0", count: scalar.value < 16 ? 1 : 0) + String(scalar.value, radix: 16)
+            case _ where scalar.value >= 0x80 && !Self.isPrintable(scalar):
+                // Python's repr: \xhh, \uhhhh or \Uhhhhhhhh for what str.isprintable() refuses (U+0085, U+2028, U+00A0…).
+                let hex = String(scalar.value, radix: 16)
+                let (prefix, width) = scalar.value < 0x100 ? ("\\x", 2) : scalar.value < 0x10000 ? ("\\u", 4) : ("\\U", 8)
+                out += prefix + String(repeating: "0", count: width - hex.count) + hex
             default: out.unicodeScalars.append(scalar)
             }
         }
         out.append(quote)
         return out
+    }
+
+    /// Python's `str.isprintable()` of one code point: not a control, format, surrogate, private-use or unassigned
+    /// code point, nor a line, paragraph or space separator other than the space itself.
+    static func isPrintable(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.properties.generalCategory {
+        case .control, .format, .surrogate, .privateUse, .unassigned, .lineSeparator, .paragraphSeparator: false
+        case .spaceSeparator: scalar == " "
+        default: true
+        }
     }
 
     var typeName: String {

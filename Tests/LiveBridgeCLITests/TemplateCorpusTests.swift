@@ -15,7 +15,7 @@ struct TemplateCorpusTests {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     /// How many of the user corpus's templates LiveBridge renders as Home Assistant did (both refusing counts), offline;
     /// raise it when the engine renders more the same, never lower it.
-    static let userFloor = 606
+    static let userFloor = 610
     /// The same for the corpus's templates from Home Assistant core's own template tests.
     static let coreTestsFloor = 154
 

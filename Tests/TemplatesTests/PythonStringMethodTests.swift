@@ -128,3 +128,13 @@ struct PythonStringMethodTests {
         #expect(try Template("{{ ('a' * 60000).rsplit(\(needle)) | length }}").evaluate(in: context) == .int(1))
     }
 }
+
+/// A list prints its text items as Python's repr: what str.isprintable() refuses escaped (\x85, \u2028, \xa0, \u200b),
+/// the rest as it is.
+struct PythonReprTests {
+    @Test func unprintableCodePointsAreEscapedAsPythonDoes() throws {
+        let context = EvaluationContext(states: [:], now: 1_795_348_800, timeZone: .utc)
+        let source = "{{ ['x\\x85', 'y\\u2028', 'n\\u00a0b', 'e\\u00e9', 'z\\U0001F600', 's\\u200b', 'c\\x7f\\x01'] }}"
+        #expect(try Template(source).evaluate(in: context).text == #"['x\x85', 'y\u2028', 'n\xa0b', 'eé', 'z😀', 's\u200b', 'c\x7f\x01']"#)
+    }
+}
