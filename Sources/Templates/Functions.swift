@@ -157,7 +157,7 @@ enum Functions {
             guard args.count > 1 else { throw EvaluationError("\(function.rawValue) needs a list or at least two values") }
             return try Filters.apply(filter, .list(args), [], keywords, context: context)
         case .expand:
-            return .list(Self.expand(args, states: context.states))
+            return .list(Self.expand(args, states: context.states, zone: context.timeZone))
         case .distance: return try Locations.distance(args, context: context)
         case .closest: return try Locations.closest(args, context: context)
         case .shuffle: return try Shuffle.shuffle(args, seed: keywords["seed"])
@@ -213,7 +213,7 @@ extension Functions {
     /// Home Assistant's `expand(…)`: entity ids, entity objects and lists of them, groups (and any entity with an
     /// `entity_id` list) replaced by their members, zones by their persons; each entity once, missing ones left out,
     /// in the order Home Assistant's search finds them (it takes the last pending one first).
-    static func expand(_ args: [TemplateValue], states: [String: EntityState]) -> [TemplateValue] {
+    static func expand(_ args: [TemplateValue], states: [String: EntityState], zone: LocalTimeZone) -> [TemplateValue] {
         var search = args
         var found: [String] = []
         var seen: Set<String> = []
@@ -239,7 +239,7 @@ extension Functions {
                 found.append(id)
             }
         }
-        return found.map { TemplateEvaluator.entityObject(states[$0]!) }
+        return found.map { TemplateEvaluator.entityObject(states[$0]!, zone: zone) }
     }
 }
 

@@ -77,7 +77,7 @@ enum Locations {
             throw EvaluationError("closest needs the entities to choose from")
         }
         var best: (TemplateValue, Double)?
-        for entity in Functions.expand([entities], states: context.states) {
+        for entity in Functions.expand([entities], states: context.states, zone: context.timeZone) {
             guard case .mapping(let state) = entity, let location = coordinates(state) else { continue }
             let metres = distance(location.0, location.1, latitude, longitude) ?? 0
             if best == nil || metres < best!.1 { best = (entity, metres) }
@@ -94,7 +94,7 @@ enum Locations {
     static func resolve(_ value: TemplateValue, context: EvaluationContext) -> TemplateMapping? {
         switch value {
         case .string(let id):
-            guard let state = context.state(id), case .mapping(let object) = TemplateEvaluator.entityObject(state) else { return nil }
+            guard let state = context.state(id), case .mapping(let object) = TemplateEvaluator.entityObject(state, zone: context.timeZone) else { return nil }
             return object
         case .mapping(let object) where object["entity_id"] != nil && object["attributes"] != nil:
             return object
@@ -122,7 +122,7 @@ enum Locations {
     /// Home Assistant keeps at the configured location (shown in kilometres then, the metric system's length).
     static func home(_ context: EvaluationContext) throws(EvaluationError) -> Home {
         if let home = context.home { return home }
-        if let zone = context.state("zone.home"), case .mapping(let object) = TemplateEvaluator.entityObject(zone),
+        if let zone = context.state("zone.home"), case .mapping(let object) = TemplateEvaluator.entityObject(zone, zone: context.timeZone),
            let location = coordinates(object) {
             return Home(latitude: location.0, longitude: location.1, miles: false)
         }

@@ -59,13 +59,13 @@ struct TemplateEvaluator {
             return .list(values)
         case .entity(let id):
             guard let state = context.state(id) else { return .none }
-            return Self.entityObject(state)
+            return Self.entityObject(state, zone: context.timeZone)
         case .domainStates(let domain):
             // In the state machine's order, as Home Assistant 2026's templates iterate (no longer sorted by id).
             let prefix = domain + "."
-            return .list(context.inStateMachineOrder(prefix: prefix).map { Self.entityObject(context.states[$0]!) })
+            return .list(context.inStateMachineOrder(prefix: prefix).map { Self.entityObject(context.states[$0]!, zone: context.timeZone) })
         case .allStates:
-            return .list(context.inStateMachineOrder().map { Self.entityObject(context.states[$0]!) })
+            return .list(context.inStateMachineOrder().map { Self.entityObject(context.states[$0]!, zone: context.timeZone) })
         case .unary(let op, let operand):
             let value = try evaluate(operand)
             switch op {
@@ -287,8 +287,8 @@ struct TemplateEvaluator {
     /// `states[name]`: the entity (None when it is not there) for an entity id, the domain's states for a domain.
     static func states(named key: TemplateValue, in context: EvaluationContext) -> TemplateValue {
         guard case .string(let name) = key else { return .undefined("states has no item \(key.repr)") }
-        if name.contains(".") { return context.state(name).map(entityObject) ?? .none }
-        return .list(context.inStateMachineOrder(prefix: name + ".").map { entityObject(context.states[$0]!) })
+        if name.contains(".") { return context.state(name).map { entityObject($0, zone: context.timeZone) } ?? .none }
+        return .list(context.inStateMachineOrder(prefix: name + ".").map { entityObject(context.states[$0]!, zone: context.timeZone) })
     }
 
     /// In a domain's states (`states[domain]`, `states.light`), the entity whose object id is `name`; nil when
@@ -302,18 +302,20 @@ struct TemplateEvaluator {
         return TemplateValue.none
     }
 
-    static func entityObject(_ state: EntityState) -> TemplateValue {
+    static func entityObject(_ state: EntityState, zone: LocalTimeZone) -> TemplateValue {
         var attributes = TemplateMapping()
         for (key, value) in state.attributes { attributes[key] = TemplateValue(value) }
         let objectID = state.entityID.split(separator: ".").last.map(String.init) ?? state.entityID
         let name = state.attribute("friendly_name")?.stringValue ?? objectID.replacingAll("_", with: " ")
-        return .mapping([
+        var object: TemplateMapping = [
             "entity_id": .string(state.entityID), "state": .string(state.state), "attributes": .mapping(attributes),
             "last_changed": .datetime(state.lastChanged), "last_updated": .datetime(state.lastUpdated),
             // Not kept apart: Home Assistant's last_reported is last_updated until an unchanged report comes.
             "last_reported": .datetime(state.lastUpdated),
             "name": .string(name), "domain": .string(String(state.entityID.split(separator: ".").first ?? "")),
             "object_id": .string(objectID),
-        ])
+        ]
+        object.entity = (state, zone)
+        return .mapping(object)
     }
 }

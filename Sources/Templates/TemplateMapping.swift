@@ -1,3 +1,5 @@
+import HomeAssistant
+
 /// A template's dict: Python's, which keeps its keys in the order they were first set. Printing, iterating, `items()`,
 /// `to_json` and `urlencode` all walk that order (`{'b': 1, 'a': 2}` prints as written); equality ignores it.
 ///
@@ -7,6 +9,9 @@ public struct TemplateMapping: Sendable, Equatable, Sequence, ExpressibleByDicti
     public typealias Element = (key: String, value: TemplateValue)
 
     private var pairs: [Element] = []
+    /// Set on an entity's state object (`states.sensor.x`, `expand()`'s items): the state and the zone its time prints
+    /// in. Such a mapping prints as Home Assistant's TemplateState does, not as a dict; it is read and compared as one.
+    var entity: (state: EntityState, zone: LocalTimeZone)?
     /// Position of each key, once there are more than `directLimit`.
     private var index: [String: Int]?
     private static let directLimit = 16

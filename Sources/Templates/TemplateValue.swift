@@ -1,4 +1,5 @@
 public import JSON
+import HomeAssistant
 import Platform
 
 /// A value inside a template expression: Jinja's types as Home Assistant templates use them.
@@ -121,6 +122,8 @@ public enum TemplateValue: Sendable, Equatable {
                 if case .string = item { out += item.repr } else { item.write(into: &out) }
             }
             out += "]"
+        case .mapping(let m) where m.entity != nil:
+            out += TemplateValue.stateText(m.entity!.state, zone: m.entity!.zone)
         case .mapping(let m):
             out += "{"
             for (i, key) in m.keys.enumerated() {
@@ -135,6 +138,25 @@ public enum TemplateValue: Sendable, Equatable {
         case .undefined: out += "Undefined"  // Jinja's repr, inside a list or dict
         default: out += text
         }
+    }
+
+    /// How Home Assistant prints a state object (TemplateState's repr, which is also its str()): the id, the state,
+    /// the attributes in order as `name=value` (a mapping's members the same way, without braces), and when the state
+    /// last changed, in the local zone.
+    static func stateText(_ state: EntityState, zone: LocalTimeZone) -> String {
+        func helper(_ value: JSONValue) -> String {
+            if case .object(let members) = value {
+                return members.keys.sorted().map { "\($0)=\(helper(members[$0]!))" }.joined(separator: ", ")
+            }
+            return TemplateValue(value).text
+        }
+        var out = "<template TemplateState(<state " + state.entityID + "=" + state.state
+        if !state.attributes.isEmpty {
+            out += "; " + state.attributes.map { "\($0.key)=\(helper($0.value))" }.joined(separator: ", ")
+        }
+        let changed = state.lastChanged
+        out += " @ " + isoformat(changed, zone.secondsFromGMT(at: changed)) + ">)>"
+        return out
     }
 
     /// Python's repr(): a string in single quotes, or double when it holds a single quote and no double one, with

@@ -119,6 +119,25 @@ struct TemplateOrderAndCalendarTests {
             == "{'friendly_name': 'Outdoor Temperature', 'unit_of_measurement': '°C', 'device_class': 'temperature', 'state_class': 'measurement'}")
     }
 
+    /// A state object prints as Home Assistant's TemplateState (its repr, also its str()), in a list, joined, alone:
+    /// the texts below are Home Assistant 2026.11's State repr for the same state in Europe/Berlin (+01:00).
+    @Test func aStateObjectPrintsAsHomeAssistantsTemplateState() throws {
+        let attributes = EntityAttributes([("device_class", "energy"), ("unit_of_measurement", "kWh"), ("friendly_name", "TV energy"),
+                                           ("nested", ["b": 1]), ("flag", true), ("none", .null)])
+        let changed = 1_795_738_333.469551  // 2026-11-27T00:12:13.469551Z
+        let states = [EntityState(entityID: "sensor.tv_energy", state: "0.33", attributes: attributes, lastChanged: changed),
+                      EntityState(entityID: "sensor.bare", state: "x", lastChanged: 1_795_738_333)]
+        let context = EvaluationContext(states: Dictionary(uniqueKeysWithValues: states.map { ($0.entityID, $0) }),
+                                        order: states.map(\.entityID), now: Self.noon, timeZone: .fixed(secondsFromGMT: 3600))
+        let energy = "<template TemplateState(<state sensor.tv_energy=0.33; device_class=energy, unit_of_measurement=kWh, "
+            + "friendly_name=TV energy, nested=b=1, flag=True, none=None @ 2026-11-27T01:12:13.469551+01:00>)>"
+        let bare = "<template TemplateState(<state sensor.bare=x @ 2026-11-27T01:12:13+01:00>)>"
+        #expect(try Template("{{ states.sensor.tv_energy }}").evaluate(in: context).text == energy)
+        #expect(try Template("{{ states.sensor | join(', ') }}").evaluate(in: context).text == energy + ", " + bare)
+        #expect(try Template("{{ [states['sensor.bare']] }}").evaluate(in: context).text == "[" + bare + "]")
+        #expect(try Template("{{ states.sensor.bare.state }} {{ states.sensor.bare == states.sensor.bare }}").evaluate(in: context).text == "x True")
+    }
+
     /// Jinja's undefined: a lookup that finds nothing prints as nothing, is not defined, iterates as empty and takes
     /// `default`; arithmetic, a number made of it, or a lookup in it fails (as in Home Assistant).
     @Test func undefinedIsJinjas() throws {
