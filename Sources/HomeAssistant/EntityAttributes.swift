@@ -28,13 +28,37 @@ public struct EntityAttributes: Sendable, Equatable, Sequence, ExpressibleByDict
     /// In the order an object gave them; a name given twice keeps its first place and its last value, as a Python
     /// dict made from a JSON object does.
     public init(_ pairs: [Element]) {
-        var members: [Member] = []
+        members = []
         members.reserveCapacity(pairs.count)
-        for (name, value) in pairs {
-            if let at = Self.position(of: name, in: members) { members[at].value = value } else { members.append(Member(name: name, value: value)) }
-        }
-        self.members = members
+        apply(setting: pairs, removing: [])
     }
+
+    /// Sets (a name there keeps its place, a new one comes last), then removes. Past a handful of names, through an
+    /// index of names: a hostile Home Assistant's entity of 20,000 attributes costs linear time, not quadratic.
+    mutating func apply(setting: [Element], removing: [String]) {
+        if members.count + setting.count <= Self.directLimit && removing.count <= Self.directLimit {
+            for (name, value) in setting { self[name] = value }
+            for name in removing { self[name] = nil }
+            return
+        }
+        var index: [String: Int] = [:]
+        index.reserveCapacity(members.count + setting.count)
+        for (at, member) in members.enumerated() { index[member.name] = at }
+        for (name, value) in setting {
+            if let at = index[name] {
+                members[at].value = value
+            } else {
+                index[name] = members.count
+                members.append(Member(name: name, value: value))
+            }
+        }
+        guard !removing.isEmpty else { return }
+        let gone = Set(removing)
+        members.removeAll { gone.contains($0.name) }
+    }
+
+    /// How many names are searched member by member; more go through an index.
+    static let directLimit = 16
 
     public init(dictionaryLiteral elements: (String, JSONValue)...) {
         self.init(elements.map { (key: $0.0, value: $0.1) })
@@ -75,7 +99,11 @@ public struct EntityAttributes: Sendable, Equatable, Sequence, ExpressibleByDict
     static func sameMembers<A: Collection<Member>, B: RandomAccessCollection<Member>>(_ lhs: A, _ rhs: B) -> Bool where B.Index == Int {
         guard lhs.count == rhs.count else { return false }
         if lhs.elementsEqual(rhs) { return true }
-        return lhs.allSatisfy { member in value(of: member.name, in: rhs) == member.value }
+        guard rhs.count > directLimit else { return lhs.allSatisfy { member in value(of: member.name, in: rhs) == member.value } }
+        var values: [String: JSONValue] = [:]
+        values.reserveCapacity(rhs.count)
+        for member in rhs { values[member.name] = member.value }
+        return lhs.allSatisfy { values[$0.name] == $0.value }
     }
 
     /// Where `name` stands among `members`.

@@ -102,8 +102,7 @@ public struct EntityState: @unchecked Sendable, Equatable, CustomDebugStringConv
             }
         } else {
             var attributes = self.attributes
-            for (name, value) in setting { attributes[name] = value }
-            for key in removing { attributes[key] = nil }
+            attributes.apply(setting: setting, removing: removing)
             storage = Storage.make(fields, attributes.members)
         }
     }

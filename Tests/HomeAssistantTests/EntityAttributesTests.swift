@@ -1,4 +1,4 @@
-import HomeAssistant
+@testable import HomeAssistant
 import JSON
 import Testing
 
@@ -21,6 +21,23 @@ struct EntityAttributesTests {
         let attributes = EntityAttributes([("a", 1), ("b", 2), ("a", 3), ("a", 4), ("b", 5)])
         #expect(attributes.map(\.key) == ["a", "b"])
         #expect(attributes["a"] == 4 && attributes["b"] == 5)
+    }
+
+    /// Past a handful of names the same rules hold through an index: order given, a name again at its first place
+    /// with its last value, new names last, removals gone (an entity with thousands of attributes stays linear).
+    @Test func manyNamesKeepTheSameRules() {
+        let names = (0..<40).map { "n\(($0 * 7) % 40)" }
+        var attributes = EntityAttributes(names.map { ($0, JSONValue.int(1)) } + [("n7", 2), ("n0", 3)])
+        #expect(attributes.map(\.key) == names)
+        #expect(attributes["n7"] == 2 && attributes["n0"] == 3 && attributes.count == 40)
+        attributes.apply(setting: [("new", 4), ("n3", 5)] + (0..<20).map { ("x\($0)", JSONValue.int($0)) }, removing: ["n0", "missing", "x3"])
+        #expect(attributes.map(\.key) == Array(names.dropFirst()) + ["new"] + (0..<20).filter { $0 != 3 }.map { "x\($0)" })
+        #expect(attributes["n3"] == 5 && attributes["n0"] == nil && attributes.count == 40 - 1 + 1 + 19)
+        let reversed = EntityAttributes(Array(attributes.reversed()))
+        #expect(reversed == attributes, "equal whatever the order")
+        var changed = attributes
+        changed["x19"] = 0
+        #expect(changed != attributes)
     }
 
     @Test func settingInsertsReplacesAndNilRemoves() {
