@@ -315,7 +315,7 @@ struct TemplateEvaluator {
             "name": .string(name), "domain": .string(String(state.entityID.split(separator: ".").first ?? "")),
             "object_id": .string(objectID),
         ]
-        object.entity = (state, zone)
+        object.entity = TemplateMapping.EntityObject(state: state, zone: zone)
         return .mapping(object)
     }
 }

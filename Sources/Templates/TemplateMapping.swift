@@ -9,12 +9,35 @@ public struct TemplateMapping: Sendable, Equatable, Sequence, ExpressibleByDicti
     public typealias Element = (key: String, value: TemplateValue)
 
     private var pairs: [Element] = []
-    /// Set on an entity's state object (`states.sensor.x`, `expand()`'s items): the state and the zone its time prints
-    /// in. Such a mapping prints as Home Assistant's TemplateState does, not as a dict; it is read and compared as one.
-    var entity: (state: EntityState, zone: LocalTimeZone)?
-    /// Position of each key, once there are more than `directLimit`.
-    private var index: [String: Int]?
+    /// The index of a large mapping, or the entity a state object is of: one word beside the pairs, so a template value
+    /// stays as small as it was (a mapping of more than `directLimit` keys is never a state object).
+    private var side: Side?
     private static let directLimit = 16
+
+    private enum Side: Sendable {
+        /// Position of each key, once there are more than `directLimit`.
+        case index([String: Int])
+        case entity(EntityObject)
+    }
+
+    /// What makes a mapping an entity's state object (`states.sensor.x`, `expand()`'s items): the state and the zone
+    /// its time prints in. Such a mapping prints as Home Assistant's TemplateState does, not as a dict; it is read and
+    /// compared as one.
+    final class EntityObject: Sendable {
+        let state: EntityState
+        let zone: LocalTimeZone
+        init(state: EntityState, zone: LocalTimeZone) { self.state = state; self.zone = zone }
+    }
+
+    /// Set on a state object of at most `directLimit` keys (an entity's has nine); a larger mapping keeps its index.
+    var entity: EntityObject? {
+        get { if case .entity(let object)? = side { object } else { nil } }
+        set { if pairs.count <= Self.directLimit { side = newValue.map(Side.entity) } }
+    }
+
+    private var index: [String: Int]? {
+        if case .index(let index)? = side { index } else { nil }
+    }
 
     public init() {}
 
@@ -51,7 +74,7 @@ public struct TemplateMapping: Sendable, Equatable, Sequence, ExpressibleByDicti
         var built: [String: Int] = [:]
         built.reserveCapacity(pairs.count)
         for (i, pair) in pairs.enumerated() { built[pair.key] = i }
-        index = built
+        side = .index(built)
     }
 
     /// A key's value; setting a new key puts it last, setting nil removes it.
@@ -63,7 +86,13 @@ public struct TemplateMapping: Sendable, Equatable, Sequence, ExpressibleByDicti
                     pairs[at].value = newValue
                 } else {
                     pairs.append((key, newValue))
-                    if index != nil { index![key] = pairs.count - 1 } else if pairs.count > Self.directLimit { reindex() }
+                    if case .index(var built)? = side {
+                        side = nil  // the index alone holds it now: added to in place
+                        built[key] = pairs.count - 1
+                        side = .index(built)
+                    } else if pairs.count > Self.directLimit {
+                        reindex()
+                    }
                 }
             } else if let at = position(of: key) {
                 pairs.remove(at: at)

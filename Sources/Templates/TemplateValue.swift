@@ -123,7 +123,7 @@ public enum TemplateValue: Sendable, Equatable {
             }
             out += "]"
         case .mapping(let m) where m.entity != nil:
-            out += TemplateValue.stateText(m.entity!.state, zone: m.entity!.zone)
+            out += TemplateValue.stateText(m.entity!.state, zone: m.entity!.zone)  // a state object
         case .mapping(let m):
             out += "{"
             for (i, key) in m.keys.enumerated() {
