@@ -169,8 +169,15 @@ public struct EntityState: @unchecked Sendable, Equatable, CustomDebugStringConv
         JSONValue.writeString(entityID, to: &out)
         out += ",\"state\":"
         JSONValue.writeString(state, to: &out)
-        out += ",\"attributes\":"
-        JSONValue.object(attributes.dictionary).write(to: &out)
+        out += ",\"attributes\":{"
+        // In Home Assistant's order, as it sent them.
+        for (position, (name, value)) in attributes.enumerated() {
+            if position > 0 { out += "," }
+            JSONValue.writeString(name, to: &out)
+            out += ":"
+            value.write(to: &out)
+        }
+        out += "}"
         out += ",\"last_changed\":\"" + Timestamp.iso8601(lastChanged) + "\",\"last_updated\":\""
         out += Timestamp.iso8601(lastUpdated) + "\"}"
         return out

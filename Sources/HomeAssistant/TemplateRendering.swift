@@ -28,7 +28,8 @@ public enum TemplateRendering: Sendable, Equatable {
             }
         }
         if let resultBytes {
-            let resultText = JSONText(checked: resultBytes)
+            // Copied out of the frame: kept as the latest rendering, a slice would hold the whole frame (up to 64 MiB).
+            let resultText = JSONText(checked: ArraySlice(Array(resultBytes)))
             self = .result(try resultText.value(), text: resultText)
             return
         }

@@ -56,7 +56,8 @@ enum Arithmetic {
             guard a.count == b.count, RenderBudget.charge(a.count + 1) else { return false }
             return zip(a, b).allSatisfy { equal($0, $1) }
         case (.mapping(let a), .mapping(let b)):
-            guard a.count == b.count, RenderBudget.charge(a.count + 1) else { return false }
+            // A state object equals no dict, only a state object (Home Assistant compares TemplateStates by their state).
+            guard a.count == b.count, (a.entity == nil) == (b.entity == nil), RenderBudget.charge(a.count + 1) else { return false }
             return a.allSatisfy { pair in b[pair.key].map { equal(pair.value, $0) } ?? false }
         case (.datetime(let a, let x), .datetime(let b, let y)):
             // Python: a naive datetime never equals an aware one.

@@ -157,7 +157,7 @@ enum Functions {
             guard args.count > 1 else { throw EvaluationError("\(function.rawValue) needs a list or at least two values") }
             return try Filters.apply(filter, .list(args), [], keywords, context: context)
         case .expand:
-            return .list(Self.expand(args, states: context.states, zone: context.timeZone))
+            return .list(try Self.expand(args, states: context.states, zone: context.timeZone))
         case .distance: return try Locations.distance(args, context: context)
         case .closest: return try Locations.closest(args, context: context)
         case .shuffle: return try Shuffle.shuffle(args, seed: keywords["seed"])
@@ -166,7 +166,7 @@ enum Functions {
             var members = TemplateMapping()
             if let first = args.first {
                 switch first {
-                case .mapping(let m): members = m
+                case .mapping(let m): members = m.asDict
                 case .list(let pairs):
                     // dict([['a', 1], ['b', 2]]): key-value pairs.
                     for pair in pairs {
@@ -213,7 +213,7 @@ extension Functions {
     /// Home Assistant's `expand(…)`: entity ids, entity objects and lists of them, groups (and any entity with an
     /// `entity_id` list) replaced by their members, zones by their persons; each entity once, missing ones left out,
     /// in the order Home Assistant's search finds them (it takes the last pending one first).
-    static func expand(_ args: [TemplateValue], states: [String: EntityState], zone: LocalTimeZone) -> [TemplateValue] {
+    static func expand(_ args: [TemplateValue], states: [String: EntityState], zone: LocalTimeZone) throws(EvaluationError) -> [TemplateValue] {
         var search = args
         var found: [String] = []
         var seen: Set<String> = []
@@ -239,7 +239,7 @@ extension Functions {
                 found.append(id)
             }
         }
-        return found.map { TemplateEvaluator.entityObject(states[$0]!, zone: zone) }
+        return try found.map { id throws(EvaluationError) in try TemplateEvaluator.entityObject(states[id]!, zone: zone) }
     }
 }
 

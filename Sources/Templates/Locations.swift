@@ -36,7 +36,7 @@ enum Locations {
         var points: [(Double, Double)] = []
         while let value = pending.popFirst() {
             let state: TemplateMapping?
-            if case .string(let text) = value, !EntityID.isValid(text) { state = nil } else { state = resolve(value, context: context) }
+            if case .string(let text) = value, !EntityID.isValid(text) { state = nil } else { state = try resolve(value, context: context) }
             if let state {
                 guard let point = coordinates(state) else { return .none }
                 points.append(point)
@@ -68,7 +68,7 @@ enum Locations {
             let home = try home(context)
             (latitude, longitude, entities) = (home.latitude, home.longitude, args[0])
         case 2:
-            guard let point = resolve(args[0], context: context), let location = coordinates(point) else { return .none }
+            guard let point = try resolve(args[0], context: context), let location = coordinates(point) else { return .none }
             (latitude, longitude, entities) = (location.0, location.1, args[1])
         case 3...:
             guard let lat = Conversions.float(args[0]), let lon = Conversions.float(args[1]) else { return .none }
@@ -77,7 +77,7 @@ enum Locations {
             throw EvaluationError("closest needs the entities to choose from")
         }
         var best: (TemplateValue, Double)?
-        for entity in Functions.expand([entities], states: context.states, zone: context.timeZone) {
+        for entity in try Functions.expand([entities], states: context.states, zone: context.timeZone) {
             guard case .mapping(let state) = entity, let location = coordinates(state) else { continue }
             let metres = distance(location.0, location.1, latitude, longitude) ?? 0
             if best == nil || metres < best!.1 { best = (entity, metres) }
@@ -91,10 +91,10 @@ enum Locations {
     }
 
     /// An entity id or state object as a state object (nil for anything else or an id with no state).
-    static func resolve(_ value: TemplateValue, context: EvaluationContext) -> TemplateMapping? {
+    static func resolve(_ value: TemplateValue, context: EvaluationContext) throws(EvaluationError) -> TemplateMapping? {
         switch value {
         case .string(let id):
-            guard let state = context.state(id), case .mapping(let object) = TemplateEvaluator.entityObject(state, zone: context.timeZone) else { return nil }
+            guard let state = context.state(id), case .mapping(let object) = try TemplateEvaluator.entityObject(state, zone: context.timeZone) else { return nil }
             return object
         case .mapping(let object) where object["entity_id"] != nil && object["attributes"] != nil:
             return object
@@ -122,7 +122,7 @@ enum Locations {
     /// Home Assistant keeps at the configured location (shown in kilometres then, the metric system's length).
     static func home(_ context: EvaluationContext) throws(EvaluationError) -> Home {
         if let home = context.home { return home }
-        if let zone = context.state("zone.home"), case .mapping(let object) = TemplateEvaluator.entityObject(zone, zone: context.timeZone),
+        if let zone = context.state("zone.home"), case .mapping(let object) = try TemplateEvaluator.entityObject(zone, zone: context.timeZone),
            let location = coordinates(object) {
             return Home(latitude: location.0, longitude: location.1, miles: false)
         }

@@ -194,9 +194,10 @@ enum PythonText {
     /// The text with any script's decimal digits as ASCII digits and Python's whitespace taken off its ends, for
     /// Python's `int()` and `float()`; nil when it holds another character outside ASCII.
     static func asciiDigits(_ s: String) -> String? {
+        // int() and float() strip Unicode's White_Space, not the separators U+001C–U+001F that split() also takes.
         var text = scalars(s)[...]
-        while let c = text.first, isSpace(c) { text.removeFirst() }
-        while let c = text.last, isSpace(c) { text.removeLast() }
+        while let c = text.first, c.properties.isWhitespace { text.removeFirst() }
+        while let c = text.last, c.properties.isWhitespace { text.removeLast() }
         var out = ""
         for c in text {
             if c.isASCII { out.unicodeScalars.append(c); continue }

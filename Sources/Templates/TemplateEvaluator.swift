@@ -59,13 +59,13 @@ struct TemplateEvaluator {
             return .list(values)
         case .entity(let id):
             guard let state = context.state(id) else { return .none }
-            return Self.entityObject(state, zone: context.timeZone)
+            return try Self.entityObject(state, zone: context.timeZone)
         case .domainStates(let domain):
             // In the state machine's order, as Home Assistant 2026's templates iterate (no longer sorted by id).
             let prefix = domain + "."
-            return .list(context.inStateMachineOrder(prefix: prefix).map { Self.entityObject(context.states[$0]!, zone: context.timeZone) })
+            return .list(try context.inStateMachineOrder(prefix: prefix).map { id throws(EvaluationError) in try Self.entityObject(context.states[id]!, zone: context.timeZone) })
         case .allStates:
-            return .list(context.inStateMachineOrder().map { Self.entityObject(context.states[$0]!, zone: context.timeZone) })
+            return .list(try context.inStateMachineOrder().map { id throws(EvaluationError) in try Self.entityObject(context.states[id]!, zone: context.timeZone) })
         case .unary(let op, let operand):
             let value = try evaluate(operand)
             switch op {
@@ -154,7 +154,7 @@ struct TemplateEvaluator {
             return try Self.bounded(try Methods.call(method, on: value, args, named, context: context))
         case .item(let base, let key):
             // states[name]: an entity by its id, or a domain's states, named when the template runs.
-            if case .allStates = base { return Self.states(named: try evaluate(key), in: context) }
+            if case .allStates = base { return try Self.states(named: try evaluate(key), in: context) }
             let container = try evaluate(base)
             let index = try evaluate(key)
             if case .undefined(let why) = container { throw EvaluationError("\(why): it has no item \(index.repr)") }
@@ -285,10 +285,10 @@ struct TemplateEvaluator {
     }
 
     /// `states[name]`: the entity (None when it is not there) for an entity id, the domain's states for a domain.
-    static func states(named key: TemplateValue, in context: EvaluationContext) -> TemplateValue {
+    static func states(named key: TemplateValue, in context: EvaluationContext) throws(EvaluationError) -> TemplateValue {
         guard case .string(let name) = key else { return .undefined("states has no item \(key.repr)") }
-        if name.contains(".") { return context.state(name).map { entityObject($0, zone: context.timeZone) } ?? .none }
-        return .list(context.inStateMachineOrder(prefix: name + ".").map { entityObject(context.states[$0]!, zone: context.timeZone) })
+        if name.contains(".") { return try context.state(name).map { state throws(EvaluationError) in try entityObject(state, zone: context.timeZone) } ?? .none }
+        return .list(try context.inStateMachineOrder(prefix: name + ".").map { id throws(EvaluationError) in try entityObject(context.states[id]!, zone: context.timeZone) })
     }
 
     /// In a domain's states (`states[domain]`, `states.light`), the entity whose object id is `name`; nil when
@@ -302,7 +302,9 @@ struct TemplateEvaluator {
         return TemplateValue.none
     }
 
-    static func entityObject(_ state: EntityState, zone: LocalTimeZone) -> TemplateValue {
+    static func entityObject(_ state: EntityState, zone: LocalTimeZone) throws(EvaluationError) -> TemplateValue {
+        // Charged by its attributes: a hostile entity of 20,000 attributes built in a loop stops at the render's budget.
+        try RenderBudget.spend(state.attributes.count + 1, "a state object")
         var attributes = TemplateMapping()
         for (key, value) in state.attributes { attributes[key] = TemplateValue(value) }
         let objectID = state.entityID.split(separator: ".").last.map(String.init) ?? state.entityID

@@ -35,6 +35,13 @@ public struct TemplateMapping: Sendable, Equatable, Sequence, ExpressibleByDicti
         set { if pairs.count <= Self.directLimit { side = newValue.map(Side.entity) } }
     }
 
+    /// The same members as a plain dict (a state object's marker gone).
+    var asDict: TemplateMapping {
+        var out = self
+        if case .entity? = out.side { out.side = nil }
+        return out
+    }
+
     private var index: [String: Int]? {
         if case .index(let index)? = side { index } else { nil }
     }
@@ -81,6 +88,8 @@ public struct TemplateMapping: Sendable, Equatable, Sequence, ExpressibleByDicti
     public subscript(key: String) -> TemplateValue? {
         get { position(of: key).map { pairs[$0].value } }
         set {
+            // A state object changed is a dict (`dict(states.sensor.x, q=1)`): it prints as one.
+            if case .entity? = side { side = nil }
             if let newValue {
                 if let at = position(of: key) {
                     pairs[at].value = newValue
@@ -103,6 +112,7 @@ public struct TemplateMapping: Sendable, Equatable, Sequence, ExpressibleByDicti
 
     public func mapValues(_ transform: (TemplateValue) throws -> TemplateValue) rethrows -> TemplateMapping {
         var out = self
+        if case .entity? = out.side { out.side = nil }  // changed values: a dict now
         for i in out.pairs.indices { out.pairs[i].value = try transform(out.pairs[i].value) }
         return out
     }
@@ -116,7 +126,8 @@ public struct TemplateMapping: Sendable, Equatable, Sequence, ExpressibleByDicti
 
     /// Python's dict equality: the same keys with equal values, whatever their order.
     public static func == (a: TemplateMapping, b: TemplateMapping) -> Bool {
-        guard a.count == b.count else { return false }
+        // A state object is no dict: equal only to a state object (of the same fields).
+        guard a.count == b.count, (a.entity == nil) == (b.entity == nil) else { return false }
         return a.pairs.allSatisfy { b[$0.key] == $0.value }
     }
 }

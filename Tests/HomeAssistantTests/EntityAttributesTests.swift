@@ -90,4 +90,10 @@ struct EntityAttributesTests {
         let empty = EntityState(entityID: "sensor.none", state: "", lastChanged: 0)
         #expect(empty.attributes.isEmpty && empty.attribute("x") == nil)
     }
+
+    /// `livebridge watch` writes attributes in Home Assistant's order.
+    @Test func theWatchLineKeepsTheOrder() {
+        let state = EntityState(entityID: "sensor.t", state: "7", attributes: EntityAttributes([("unit", "°C"), ("friendly_name", "T")]), lastChanged: 0)
+        #expect(state.jsonLine.contains(#""attributes":{"unit":"°C","friendly_name":"T"}"#))
+    }
 }

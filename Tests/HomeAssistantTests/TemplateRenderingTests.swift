@@ -12,6 +12,7 @@ struct TemplateRenderingTests {
         #expect(value == [["entity_id": "sensor.b", "name": "B", "area_name": ""]])
         #expect(String(decoding: text.bytes, as: UTF8.self) == #"[{"entity_id": "sensor.b", "name": "B", "area_name": ""}]"#)
         #expect(rendering == .result([["area_name": "", "name": "B", "entity_id": "sensor.b"]]), "equal by value")
+        #expect(text.bytes.startIndex == 0, "copied out of the event: a slice would keep the whole frame")
     }
 
     @Test func anErrorFailsAndAWarningIsNoRendering() throws {

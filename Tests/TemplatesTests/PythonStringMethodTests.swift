@@ -138,3 +138,16 @@ struct PythonReprTests {
         #expect(try Template(source).evaluate(in: context).text == #"['x\x85', 'y\u2028', 'n\xa0b', 'eé', 'z😀', 's\u200b', 'c\x7f\x01']"#)
     }
 }
+
+/// Python's int() and float() strip Unicode's White_Space around any script's digits, not U+001C–U+001F (which
+/// split() takes as whitespace): those fall back to the default, as in Home Assistant 2026.11.
+struct UnicodeNumberTests {
+    @Test(arguments: [
+        ("{{ '\\x1c1' | int('D') }}", "D"), ("{{ '\\x1c١' | float('D') }}", "D"), ("{{ '١\\x1f' | int('D') }}", "D"),
+        ("{{ '\\u2003١٢' | int }}", "12"), ("{{ '\\xa0١' | float }}", "1.0"), ("{{ ' ١ ' | int }}", "1"), ("{{ '１２' | int + 1 }}", "13"),
+    ])
+    func readAsPython(source: String, expected: String) throws {
+        let context = EvaluationContext(states: [:], now: 1_795_348_800, timeZone: .utc)
+        #expect(try Template(source).evaluate(in: context).text == expected)
+    }
+}

@@ -138,6 +138,22 @@ struct TemplateOrderAndCalendarTests {
         #expect(try Template("{{ states.sensor.bare.state }} {{ states.sensor.bare == states.sensor.bare }}").evaluate(in: context).text == "x True")
     }
 
+    /// A state object changed or copied into a dict is a dict (prints as one, equals no state object); building one is
+    /// charged by its attributes, so a hostile entity of 20,000 attributes in a loop stops at the render's budget.
+    @Test func aStateObjectIsNoDictAndIsChargedByItsAttributes() throws {
+        let big = EntityAttributes((0..<20_000).map { ("a\($0)", JSONValue.int($0)) })
+        let states = [EntityState(entityID: "sensor.bare", state: "x", lastChanged: Self.noon),
+                      EntityState(entityID: "sensor.big", state: "1", attributes: big, lastChanged: Self.noon)]
+        #expect(try render("{{ dict(states.sensor.bare, q=1).q }} {{ 'TemplateState' in (dict(states.sensor.bare, q=1) | string) }}", states: states) == "1 False")
+        #expect(try render("{{ states.sensor.bare == dict(states.sensor.bare) }} {{ states.sensor.bare == states.sensor.bare }}", states: states) == "False True")
+        #expect(try render("{{ states.sensor.big.attributes.a19999 }}", states: states) == "19999")
+        #expect {
+            _ = try render("{% for i in range(100) %}{% if states.sensor.big is string %}{% endif %}{% endfor %}", states: states)
+        } throws: { error in
+            (error as? EvaluationError)?.message.contains("too much work") == true
+        }
+    }
+
     /// Jinja's undefined: a lookup that finds nothing prints as nothing, is not defined, iterates as empty and takes
     /// `default`; arithmetic, a number made of it, or a lookup in it fails (as in Home Assistant).
     @Test func undefinedIsJinjas() throws {
