@@ -77,7 +77,7 @@ public struct EntityState: @unchecked Sendable, Equatable, CustomDebugStringConv
             change(&unique().header.fields)
             return
         }
-        // A few set names are looked up member by member; many go through the general path's binary searches.
+        // A few set names are looked up member by member; many go through the general path's index of names.
         let sameNames = removing.isEmpty && setting.count <= 8 && setting.allSatisfy { set in storage.members { EntityAttributes.value(of: set.key, in: $0) != nil } }
         if sameNames, isKnownUniquelyReferenced(&storage) {
             storage.withUnsafeMutablePointers { header, elements in

@@ -6,7 +6,9 @@ enum Conversions {
     static func number(_ value: TemplateValue, integer: Bool, fallback: TemplateValue?) throws(EvaluationError) -> TemplateValue {
         if integer, case .int = value { return value }
         // Python's int() reads a whole number's digits exactly; through a float, 2^63 - 1 would become 2^63.
-        if integer, case .string(let s) = value, let exact = Int(s) ?? Int(s.trimmingSpaces()) ?? PythonText.asciiDigits(s).flatMap({ Int($0) }) {
+        // Another script's digits only when the text has a byte outside ASCII: "unavailable" costs no scan and copy.
+        if integer, case .string(let s) = value, let exact = Int(s) ?? Int(s.trimmingSpaces())
+            ?? (s.utf8.contains { $0 >= 0x80 } ? PythonText.asciiDigits(s).flatMap({ Int($0) }) : nil) {
             return .int(exact)
         }
         if let d = float(value) {
