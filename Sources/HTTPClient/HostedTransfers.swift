@@ -160,7 +160,9 @@ final class HostedTransfers: TransferDriver, @unchecked Sendable {
             guard timer.at > due else { return }
             loop.cancel(timer.token)
         }
-        timer = (loop.schedule(at: due) { [weak self] in self?.timerWentOff() }, due)
+        // Held, not weakly: a weak reference would move this object's reference count to a side table, and every
+        // retain of it on the push path would take the slow way. The timer is cancelled when the transfers end.
+        timer = (loop.schedule(at: due) { [self] in timerWentOff() }, due)
     }
 
     private func timerWentOff() {

@@ -386,8 +386,11 @@ public final class HomeAssistantConnection: @unchecked Sendable {
 
     /// Runs `work` after `delay` if `session` is still the current one; cancelled with the session's timers.
     private func addTimer(after delay: Duration, on session: ConnectionSession, _ work: @escaping () -> Void) {
-        session.timers.append(loop.schedule(after: delay) { [self, weak session] in
-            guard let session, self.session === session else { return }
+        // The session is held, not weakly: a weak reference would move its reference count to a side table, which
+        // makes every retain of it on the message path take the slow way (retains were 13 % of a flood's CPU samples
+        // with this side table and the connection's, 7.5 % without).
+        session.timers.append(loop.schedule(after: delay) { [self, session] in
+            guard self.session === session else { return }
             work()
         })
     }
@@ -611,8 +614,8 @@ public final class HomeAssistantConnection: @unchecked Sendable {
     /// was busy (`Heartbeat.late`): it gets another look once the socket has been read, as the pong may wait in it.
     private func awaitPong(_ id: Int, on session: ConnectionSession, for wait: Duration, looksLeft: Int) {
         let due = ContinuousClock.now.advanced(by: wait)
-        let timer = loop.schedule(after: wait) { [self, weak session] in
-            guard let session, self.session === session, session.heartbeat.isAwaiting(id) else { return }
+        let timer = loop.schedule(after: wait) { [self, session] in
+            guard self.session === session, session.heartbeat.isAwaiting(id) else { return }
             if looksLeft > 0, ContinuousClock.now - due > Heartbeat.late {
                 awaitPong(id, on: session, for: Heartbeat.secondLook, looksLeft: looksLeft - 1)
                 return
