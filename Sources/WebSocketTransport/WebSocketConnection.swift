@@ -383,6 +383,8 @@ public final class WebSocketConnection: @unchecked Sendable {
 private final class Unheard: WebSocketConnectionDelegate, Sendable {
     static let shared = Unheard()
     func connectionDidOpen(_ connection: WebSocketConnection) {}
+    /// Taken where it stands, so it is not copied to be dropped.
+    func connection(_ connection: WebSocketConnection, takeInPlace message: UnsafeBufferPointer<UInt8>, isText: Bool) -> Bool { true }
     func connection(_ connection: WebSocketConnection, didReceive message: [UInt8]) {}
     func connection(_ connection: WebSocketConnection, didCloseWith reason: CloseReason) {}
 }

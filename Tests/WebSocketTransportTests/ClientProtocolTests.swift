@@ -216,6 +216,26 @@ import Testing
         #expect(answered.frames == ["8 \([UInt8(code >> 8), UInt8(code & 0xFF)])"])
     }
 
+    /// A connection whose owner has gone (its weak delegate is nil) still reads and checks what arrives: a message is
+    /// dropped, invalid UTF-8 still fails the connection with 1007.
+    @Test func aConnectionWhoseOwnerHasGoneStillChecksWhatArrives() throws {
+        let server = try ScriptedServer()
+        let recorder = Recorder()
+        recorder.onOpen = { $0.delegate = nil }
+        let seen = Locked<[String]>([])
+        let loop = try run(server, recorder: recorder) { server in
+            server.accept()
+            guard let request = server.readRequest() else { return }
+            server.upgrade(request)
+            server.send(WebSocketFrameReaderTests.frame(0x1, Array("fine".utf8)) + WebSocketFrameReaderTests.frame(0x1, [0xC0, 0x80]))
+            while let frame = server.readFrame() { seen.withLock { $0.append("\(frame.opcode) \(frame.payload)") } }
+        }
+        defer { loop.shutdown() }
+        #expect(recorder.opened.load(ordering: .relaxed) == 1)
+        #expect(recorder.messages.withLock { $0 }.isEmpty)
+        #expect(seen.withLock { $0 } == ["8 [3, 239]"])
+    }
+
     @Test func nothingIsReadOrAnsweredAfterTheServersClose() throws {
         let answered = try framesAnswering(WebSocketFrameReaderTests.frame(0x8, [0x03, 0xE8] + Array("bye".utf8))
                                            + WebSocketFrameReaderTests.frame(0x1, Array("late".utf8)) + WebSocketFrameReaderTests.frame(0x9, Array("late".utf8)))
