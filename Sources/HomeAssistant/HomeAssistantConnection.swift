@@ -384,15 +384,29 @@ public final class HomeAssistantConnection: @unchecked Sendable {
         }
     }
 
-    /// Runs `work` after `delay` if `session` is still the current one; cancelled with the session's timers.
+    /// Runs `work` after `delay` if `session` is still the current one; cancelled with the session's timers. One that
+    /// went off leaves the session's list: a ping's timer, one an interval, would otherwise pile up there for as long
+    /// as the socket lives.
     private func addTimer(after delay: Duration, on session: ConnectionSession, _ work: @escaping () -> Void) {
+        var scheduled: WebSocketEventLoop.TimerToken?
         // The session is held, not weakly: a weak reference would move its reference count to a side table, which
         // makes every retain of it on the message path take the slow way (retains were 13 % of a flood's CPU samples
         // with this side table and the connection's, 7.5 % without).
-        session.timers.append(loop.schedule(after: delay) { [self, session] in
+        let token = loop.schedule(after: delay) { [self, session] in
+            if let scheduled { session.timers.removeAll { $0 == scheduled } }
             guard self.session === session else { return }
             work()
-        })
+        }
+        scheduled = token
+        session.timers.append(token)
+    }
+
+    /// How many timers the current socket holds (nil: no socket). For tests.
+    package func socketTimerCount() async -> Int? {
+        await withCheckedContinuation { continuation in
+            let accepted = loop.perform { [self] in continuation.resume(returning: session?.timers.count) }
+            if !accepted { continuation.resume(returning: nil) }
+        }
     }
 
     private func abortSocket(reason: String) {

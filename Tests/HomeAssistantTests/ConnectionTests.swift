@@ -279,6 +279,21 @@ struct ConnectionTests {
         }
     }
 
+    /// A timer that went off leaves the socket's list: a ping's, one every interval, piled up there for as long as the
+    /// socket lived (cancelled one by one only when it closed).
+    @Test func pingTimersDoNotPileUpOnALongLivedSocket() async throws {
+        let simulator = try HomeAssistantSimulator(token: simulatorToken)
+        defer { simulator.stop() }
+        let log = EventLog()
+        let connection = try heartbeatConnection(to: simulator, log: log)
+        let connectionRun = await connection.started(entityIDs: nil)
+        #expect(await simulator.wait { $0.commands(ofType: "ping").count >= 12 })
+        let held = await connection.socketTimerCount()
+        #expect(held != nil && held! <= 3, "\(String(describing: held)) timers held after 12 pings")
+        #expect(log.count { $0.isDisconnected } == 0)
+        await connectionRun.stop()
+    }
+
     @Test func noPongInTimeMeansDeadAndReconnects() async throws {
         let simulator = try HomeAssistantSimulator(token: simulatorToken)
         defer { simulator.stop() }
