@@ -178,6 +178,46 @@ enum EvaluationLimits {
         }
     }
 
+    /// Refuses `value` kept in a namespace when it nests deeper than `maximumNesting` (the namespace is one level): a
+    /// namespace is the one place a loop keeps a value from one pass to the next, so the one place a value can nest a
+    /// level deeper each pass (`dict(a=ns.x)`, `namespace(a=ns.x)`, `batch`, `items()`). Walks every list and dict
+    /// in it (a loop appending dicts to a list walks them all each pass): recursively, to at most the bound, without
+    /// copying keys, and charged a step per 64.
+    static func checkKeptNesting(_ value: TemplateValue, _ what: @autoclosure () -> String) throws(EvaluationError) {
+        var visited = 0
+        guard try nests(value, below: 2, visited: &visited, what()) else { return }
+        throw EvaluationError("\(what()) would nest lists and dicts more than \(maximumNesting) deep")
+    }
+
+    /// Whether `value`, standing at `depth`, holds lists and dicts past `maximumNesting`.
+    private static func nests(_ value: TemplateValue, below depth: Int, visited: inout Int, _ what: String) throws(EvaluationError) -> Bool {
+        switch value {
+        case .list(let items):
+            guard depth <= maximumNesting else { return true }
+            try count(&visited, what)
+            for item in items where isContainer(item) { if try nests(item, below: depth + 1, visited: &visited, what) { return true } }
+        case .mapping(let members):
+            guard depth <= maximumNesting else { return true }
+            try count(&visited, what)
+            var deeper = false
+            try members.forEachValue { item throws(EvaluationError) in
+                if !deeper, isContainer(item), try nests(item, below: depth + 1, visited: &visited, what) { deeper = true }
+            }
+            return deeper
+        default: break
+        }
+        return false
+    }
+
+    private static func isContainer(_ value: TemplateValue) -> Bool {
+        switch value { case .list, .mapping: true; default: false }
+    }
+
+    private static func count(_ visited: inout Int, _ what: String) throws(EvaluationError) {
+        visited += 1
+        if visited & 63 == 0 { try RenderBudget.spend(1, what) }
+    }
+
     /// Refuses a value whose printed form (or JSON) would pass `maximumTextLength`, without building it: a walk that
     /// stops at the bound, so a list nested into itself forty times is refused at once.
     static func checkPrintable(_ value: TemplateValue, _ what: @autoclosure () -> String) throws(EvaluationError) {

@@ -72,6 +72,11 @@ public struct TemplateMapping: Sendable, Equatable, Sequence, ExpressibleByDicti
     /// The values, in key order.
     public var orderedValues: [TemplateValue] { pairs.map(\.value) }
 
+    /// Each value in order, without copying the keys or the pairs.
+    func forEachValue<E: Error>(_ body: (TemplateValue) throws(E) -> Void) throws(E) {
+        for index in pairs.indices { try body(pairs[index].value) }
+    }
+
     private func position(of key: String) -> Int? {
         if let index { return index[key] }
         return pairs.firstIndex { $0.key == key }

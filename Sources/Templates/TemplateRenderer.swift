@@ -95,7 +95,13 @@ struct TemplateRenderer {
                 scope.set(name, .string(text))
             case .assignment(let name, let attribute, let expression):
                 let value = try evaluator.evaluate(expression)
-                if let attribute { try scope.setAttribute(name, attribute, value) } else { scope.set(name, value) }
+                if let attribute {
+                    // Past what freeing, printing or comparing it can recurse through, a loop could nest it deeper.
+                    try EvaluationLimits.checkKeptNesting(value, "{% set \(name).\(attribute) %}")
+                    try scope.setAttribute(name, attribute, value)
+                } else {
+                    scope.set(name, value)
+                }
             }
         }
         return .normal

@@ -47,6 +47,31 @@ struct TemplateDepthTests {
         #expect(error.offset == 13 * 100 + 2)
     }
 
+    func rendered(_ source: String) throws -> String {
+        try Template(source).evaluate(in: EvaluationContext(states: [:], now: 0, timeZone: .utc)).text
+    }
+
+    /// A namespace keeps a value from one loop pass to the next: wrapped a level deeper each pass, however it is
+    /// wrapped, it is refused at the bound (freed at 60,000 levels deep, it overflowed the stack).
+    @Test(arguments: ["dict(a=ns.x)", "namespace(a=ns.x)", "ns.x|batch(1)|list", "ns.x|slice(1)|list",
+                      "dict(a=ns.x).items()|list", "[ns.x]", "{'a': ns.x}", "[[[[ns.x]]]]"])
+    func aValueWrappedDeeperEachPassIsRefusedAtTheBound(_ wrap: String) throws {
+        let error = #expect(throws: EvaluationError.self) {
+            try rendered("{% set ns = namespace(x=[1]) %}{% for i in range(60000) %}{% set ns.x = \(wrap) %}{% endfor %}{{ 1 }}")
+        }
+        #expect(error?.message.hasSuffix("would nest lists and dicts more than 128 deep") == true, "\(String(describing: error))")
+    }
+
+    @Test func aNamespaceHoldsValuesUpToTheBoundAndLongListsOfDicts() throws {
+        // The namespace is one level: 127 dicts below it reach the bound, 128 pass it.
+        #expect(try rendered("{% set ns = namespace(x=1) %}{% for i in range(127) %}{% set ns.x = dict(a=ns.x) %}{% endfor %}{{ ns.x|string|length }}") == "890")
+        #expect(throws: EvaluationError.self) {
+            try rendered("{% set ns = namespace(x=1) %}{% for i in range(128) %}{% set ns.x = dict(a=ns.x) %}{% endfor %}{{ 1 }}")
+        }
+        // Each pass walks the dicts already held: 2,000 of them stay well inside the render's budget.
+        #expect(try rendered("{% set ns = namespace(items=[]) %}{% for i in range(2000) %}{% set ns.items = ns.items + [{'n': i, 'l': [i]}] %}{% endfor %}{{ ns.items|count }}") == "2000")
+    }
+
     @Test func nestedLoopsOverLargeRangesStopWithAReason() throws {
         let template = try Template("{% for i in range(60000) %}{% for j in range(60000) %}{% endfor %}{% endfor %}")
         let error = #expect(throws: EvaluationError.self) {
