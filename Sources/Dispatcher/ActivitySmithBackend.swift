@@ -32,7 +32,7 @@ public struct ActivitySmithBackend: PushBackend, HTTPExchanges {
         if let refused = DeliveryReport.invalidTarget(request) { return refused }
         let result: Result<HTTPResponse, HTTPTransportError>
         do { result = .success(try await http.sender.send(http.httpRequest(for: request))) } catch { result = .failure(error) }
-        var report = HTTPOutcome.classify(result, kind: kind, service: ActivitySmithSchema.definition)
+        var report = HTTPOutcome.classify(result, kind: kind, service: ActivitySmithSchema.definition, secrets: [http.token])
         // Its fifth Live Activity at once: 429 {"error": "Live Activity limit reached", "limit": 4, "active": 4}. Not a
         // rate: retrying soon cannot help, so the start waits like a locked job — until one of ours ends, or long.
         if case .success(let response) = result, response.status == 429,

@@ -49,14 +49,15 @@ public struct DeliveryReport: Sendable, Equatable {
 /// the service's own codes (`service.codes`: already running, one at a time, not registered).
 public enum HTTPOutcome {
     /// `service`: whose codes the answer may carry (nil: none known). `wallNow`: seconds since 1970, against which a
-    /// lock's expiry is read.
+    /// lock's expiry is read. `secrets`: the backend's own (its token), masked in the service's words, which go into
+    /// logs, metrics and the unauthenticated `/healthz` (a service may quote the token it refused).
     public static func classify(_ result: Result<HTTPResponse, HTTPTransportError>, kind: PushKind, service: BackendDefinition? = nil,
-                                wallNow: Double = Date().timeIntervalSince1970) -> DeliveryReport {
+                                secrets: [String] = [], wallNow: Double = Date().timeIntervalSince1970) -> DeliveryReport {
         switch result {
         case .failure(let error):
             return DeliveryReport(.retry(after: nil), code: error.isTimeout ? .timeout : .transport(Int32(error.code)))
         case .success(let response):
-            var report = classify(response, kind: kind, service: service, wallNow: wallNow)
+            var report = classify(response, kind: kind, service: service, secrets: secrets, wallNow: wallNow)
             report.connectionsOpened = response.connectionsOpened
             return report
         }
@@ -77,14 +78,16 @@ public enum HTTPOutcome {
         return .milliseconds(Int64((wait * 1000).rounded()))
     }
 
-    private static func classify(_ response: HTTPResponse, kind: PushKind, service: BackendDefinition?, wallNow: Double) -> DeliveryReport {
+    private static func classify(_ response: HTTPResponse, kind: PushKind, service: BackendDefinition?, secrets: [String],
+                                 wallNow: Double) -> DeliveryReport {
         // Delivered: a 2xx says all there is (its body is not read; reading it was ~1 % of a push's CPU).
         if (200..<300).contains(response.status) { return DeliveryReport(.delivered, status: response.status) }
         // A service's error body says `error` (Aivi, Island Pulse) or `code` (RFC 9457 problems, PushWard).
         let problem = try? JSONParser.parse(response.body)
-        // The service's words: cut short, they go into logs, metrics and /healthz.
+        // The service's words: secrets masked, then cut short (a cut could leave part of one), they go into logs,
+        // metrics and /healthz.
         let code = (problem?["error"]?.stringValue ?? problem?["code"]?.stringValue)
-            .map { DeliveryCode(service: OutsideText.bounded($0, limit: DeliveryReport.codeLimit), of: service) }
+            .map { DeliveryCode(service: OutsideText.bounded(SecretMasking.masking(secrets, in: $0), limit: DeliveryReport.codeLimit), of: service) }
         if let code, case .known(let known) = code, known.status == nil || known.status == response.status {
             switch known.meaning {
             case .alreadyRunning where kind == .start:
@@ -157,6 +160,6 @@ public struct HTTPPushBackend: PushBackend {
         if let refused = DeliveryReport.invalidTarget(request) { return refused }
         let result: Result<HTTPResponse, HTTPTransportError>
         do { result = .success(try await sender.send(httpRequest(for: request))) } catch { result = .failure(error) }
-        return HTTPOutcome.classify(result, kind: kind, service: service)
+        return HTTPOutcome.classify(result, kind: kind, service: service, secrets: [token])
     }
 }

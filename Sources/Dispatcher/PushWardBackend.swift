@@ -165,7 +165,7 @@ public struct PushWardBackend: PushBackend, HTTPExchanges {
     private func sendReading(_ http: HTTPRequest, kind: PushKind) async -> (report: DeliveryReport, body: [UInt8]?) {
         let result: Result<HTTPResponse, HTTPTransportError>
         do { result = .success(try await sender.send(http)) } catch { result = .failure(error) }
-        return (HTTPOutcome.classify(result, kind: kind, service: PushWardSchema.definition), try? result.get().body)
+        return (HTTPOutcome.classify(result, kind: kind, service: PushWardSchema.definition, secrets: [token]), try? result.get().body)
     }
 }
 
