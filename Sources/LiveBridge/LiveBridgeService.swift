@@ -576,9 +576,16 @@ public actor LiveBridgeService: Service {
         }
     }
 
-    /// An event's problem: logged, and shown in Home Assistant as a persistent notification.
+    private var tellingLimit = TellingLimit()
+
+    /// An event's problem: logged, and shown in Home Assistant as a persistent notification; at most ten a minute.
     private func tell(_ action: BlueprintEvents.Action) async {
         guard case .notify(let activity, let problem, let id, let title, let message) = action else { return }
+        let (admitted, heldBack) = tellingLimit.admit(at: Date().timeIntervalSince1970)
+        if heldBack > 0 {
+            logger.warning("\(heldBack) more invalid \(engine.rules.eventType) events were not told (at most \(tellingLimit.perWindow) a minute)")
+        }
+        guard admitted else { return }
         logger.warning("invalid \(engine.rules.eventType) event", ["activity": activity, "problem": problem])
         _ = try? await connection.callService(domain: "persistent_notification", service: "create", data: [
             "notification_id": .string(id), "title": .string(title), "message": .string(message),
