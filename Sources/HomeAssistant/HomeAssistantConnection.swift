@@ -879,7 +879,10 @@ extension HomeAssistantConnection: WebSocketConnectionDelegate {
             request.finish(.failure(.disconnected))
         }
         switch reason {
-        case .messageTooLarge: emit(.warning("Home Assistant sent a \(reason); raise the message size limit if this repeats"))
+        case .messageTooLarge(let size, let limit):
+            // `run` has no knob for the limit: 64 MiB is far beyond the snapshot of the entities any rules read.
+            emit(.warning("Home Assistant sent a message of at least \(size) bytes, over the \(limit)-byte limit; the link is dropped "
+                          + "and made again (`livebridge watch --max-message-size` shows what it holds)"))
         case .invalidUTF8: emit(.warning("Home Assistant sent \(reason); reconnecting"))
         case .protocolViolation: emit(.warning("Home Assistant broke the WebSocket protocol (\(reason)); reconnecting"))
         default: break
