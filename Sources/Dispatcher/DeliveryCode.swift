@@ -14,8 +14,9 @@ public enum DeliveryCode: Sendable, Equatable, CustomStringConvertible {
     case homeAssistant(String)
     /// The link to Home Assistant dropped after a start or an update went: core may have run it, so it is taken as sent.
     case disconnectedTakenAsSent
-    /// The transport: no answer in time, or curl's error number.
-    case timeout, transport(Int32)
+    /// The transport: no answer in time, or curl's error number and what it means (an answer's headers over their
+    /// bound, a connection refused).
+    case timeout, transport(Int32, why: String = "")
     /// Any other code a service sent (bounded), as sent.
     case service(String)
 
@@ -44,7 +45,7 @@ public enum DeliveryCode: Sendable, Equatable, CustomStringConvertible {
         case .homeAssistant(let code): return code
         case .disconnectedTakenAsSent: return "disconnected: taken as sent"
         case .timeout: return "timeout"
-        case .transport(let code): return "curl \(code)"
+        case .transport(let code, _): return "curl \(code)"
         case .service(let text): return text
         }
     }
@@ -54,12 +55,18 @@ public enum DeliveryCode: Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .known(let code): return code.explanation
         case .invalidTarget: return "the target is no path under the service's address; nothing was sent"
+        case .transport(_, let why) where !why.isEmpty: return why
         default: return nil
         }
     }
 
     /// The code and what to do about it, as the log says a refusal.
     public var explained: String { explanation.map { "\(description): \($0)" } ?? description }
+
+    /// The code as a push's log line gives it: a transport's failure with its reason, any other code as spelt.
+    public var logged: String {
+        if case .transport = self { explained } else { description }
+    }
 
     /// Refused for good: the credentials are wrong, no push to this backend will go until the rules change.
     public var isPermanent: Bool { meaning == .credentialsRefused }

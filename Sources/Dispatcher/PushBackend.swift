@@ -55,7 +55,7 @@ public enum HTTPOutcome {
                                 secrets: [String] = [], wallNow: Double = Date().timeIntervalSince1970) -> DeliveryReport {
         switch result {
         case .failure(let error):
-            return DeliveryReport(.retry(after: nil), code: error.isTimeout ? .timeout : .transport(Int32(error.code)))
+            return DeliveryReport(.retry(after: nil), code: error.isTimeout ? .timeout : .transport(Int32(error.code), why: error.message))
         case .success(let response):
             var report = classify(response, kind: kind, service: service, secrets: secrets, wallNow: wallNow)
             report.connectionsOpened = response.connectionsOpened

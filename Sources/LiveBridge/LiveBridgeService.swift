@@ -128,7 +128,7 @@ public actor LiveBridgeService: Service {
                                  kind: record.kind.rawValue, outcome: logged, status: status))
             logger.info("push", ["activity": record.activity, "target": record.target, "kind": record.kind.rawValue,
                                  "status": status, "outcome": outcome,
-                                 "code": record.report.code?.description ?? "-"])
+                                 "code": record.report.code?.logged ?? "-"])
         }, log: { logger.warning($0) }, info: { logger.info($0) }, decision: { [onBudgetDecision = options.onBudgetDecision] decision in
             pushLog.append(.init(at: Date().timeIntervalSince1970, activity: decision.activity, backend: decision.target, kind: "budget",
                                  outcome: decision.what, status: "-"))

@@ -1,3 +1,4 @@
+@testable import HTTPClient
 import LiveActivity
 import Testing
 @testable import Dispatcher
@@ -31,5 +32,15 @@ struct DeliveryCodeTests {
         #expect(DeliveryCode(service: "integration_key.slug_invalid", of: PushWardSchema.definition).explained
                     .hasPrefix("integration_key.slug_invalid: the key is restricted"))
         #expect(DeliveryCode.transport(7).explained == "curl 7")
+    }
+
+    /// A transport failure keeps curl's number as its code (a metric's label) and says why in the push's log line:
+    /// "curl 23" alone did not say the answer's headers were over their bound.
+    @Test func aTransportFailureSaysWhyInTheLog() {
+        let failure = HTTPTransportError(code: 23, message: "the answer's headers are over 65536 bytes; connection dropped", isTimeout: false)
+        let code = HTTPOutcome.classify(.failure(failure), kind: .update).code
+        #expect(code?.description == "curl 23")
+        #expect(code?.logged == "curl 23: the answer's headers are over 65536 bytes; connection dropped")
+        #expect(DeliveryCode.service("UNAUTHORIZED_ISH").logged == "UNAUTHORIZED_ISH")
     }
 }
