@@ -43,6 +43,9 @@ public final class FakePushService: Sendable {
         var waiters: [(predicate: @Sendable ([Recorded]) -> Bool, continuation: CheckedContinuation<Void, Never>)] = []
         /// The latest payload per activity (`kind/id`: `aivi/slug`), for the preview page.
         var shown: [String: JSONValue] = [:]
+        /// When each was shown last, counted (times can tie): the one shown longest ago goes first.
+        var shownTurns: [String: Int] = [:]
+        var shownTurn = 0
         var log: [JSONValue] = []
         var down = false
         var refusedWhileDown = 0
@@ -190,6 +193,9 @@ public final class FakePushService: Sendable {
         respond(contract(request, body))
     }
 
+    /// How many activities the preview page keeps: more than any phone shows at once.
+    static let shownLimit = 100
+
     /// Keeps a delivered body for the preview page, if the daemon's schemas accept it (nothing else is drawn).
     func show(_ key: String, _ body: JSONValue, ended: Bool) {
         let kind = key.split(separator: "/").first.flatMap { BackendKind(rawValue: String($0)) }
@@ -197,6 +203,14 @@ public final class FakePushService: Sendable {
         let time = Date().timeIntervalSince1970
         state.withLock { s in
             s.shown[key] = ["payload": body, "ended": .bool(ended), "at": .double(time)]
+            // The page draws every one on each look: past `shownLimit`, the one shown longest ago goes (a client
+            // inventing slugs made each look take seconds, then the page nothing at all).
+            s.shownTurn += 1
+            s.shownTurns[key] = s.shownTurn
+            if s.shown.count > Self.shownLimit, let oldest = s.shownTurns.min(by: { $0.value < $1.value })?.key {
+                s.shown[oldest] = nil
+                s.shownTurns[oldest] = nil
+            }
             s.log.append(["at": .double(time), "activity": .string(key), "decision": "sent", "ended": .bool(ended)])
             if s.log.count > 200 { s.log.removeFirst(s.log.count - 200) }
         }
