@@ -160,48 +160,45 @@ enum EvaluationLimits {
     /// followed, each charged to the render, and the walk stops at the bound (values that share parts are not
     /// walked once per path past the budget).
     static func checkNesting(_ items: some Collection<TemplateValue>, _ what: @autoclosure () -> String) throws(EvaluationError) {
-        // The usual literal holds no list or dict: nothing to walk, nothing allocated.
-        guard items.contains(where: { if case .list = $0 { true } else if case .mapping = $0 { true } else { false } }) else { return }
-        var stack: [(value: TemplateValue, depth: Int)] = items.compactMap { item in
-            switch item { case .list, .mapping: (item, 2); default: nil }
-        }
-        while let (value, depth) = stack.popLast() {
-            guard depth <= maximumNesting else {
-                throw EvaluationError("\(what()) would nest lists and dicts more than \(maximumNesting) deep")
-            }
-            try RenderBudget.spend(1, what())
-            switch value {
-            case .list(let inner): for item in inner { if case .list = item { stack.append((item, depth + 1)) } else if case .mapping = item { stack.append((item, depth + 1)) } }
-            case .mapping(let inner): for (_, item) in inner { if case .list = item { stack.append((item, depth + 1)) } else if case .mapping = item { stack.append((item, depth + 1)) } }
-            default: break
-            }
-        }
+        // The usual literal holds no list or dict: nothing to walk.
+        guard items.contains(where: isContainer) else { return }
+        try checkNesting(items, charging: 1, what())
     }
 
     /// Refuses `value` kept in a namespace when it nests deeper than `maximumNesting` (the namespace is one level): a
     /// namespace is the one place a loop keeps a value from one pass to the next, so the one place a value can nest a
-    /// level deeper each pass (`dict(a=ns.x)`, `namespace(a=ns.x)`, `batch`, `items()`). Walks every list and dict
-    /// in it (a loop appending dicts to a list walks them all each pass): recursively, to at most the bound, without
-    /// copying keys, and charged a step per 64.
+    /// level deeper each pass (`dict(a=ns.x)`, `namespace(a=ns.x)`, `batch`, `items()`). A loop appending dicts to a
+    /// list walks them all each pass, so the walk is charged a step per 64 containers.
     static func checkKeptNesting(_ value: TemplateValue, _ what: @autoclosure () -> String) throws(EvaluationError) {
+        guard isContainer(value) else { return }
+        try checkNesting(CollectionOfOne(value), charging: 64, what())
+    }
+
+    /// The one walk of both: each container in `items` stands at depth 2 (inside the new one); recursive, to at most
+    /// the bound, copying no keys, a step charged per `every` containers.
+    private static func checkNesting(_ items: some Collection<TemplateValue>, charging every: Int, _ what: String) throws(EvaluationError) {
         var visited = 0
-        guard try nests(value, below: 2, visited: &visited, what()) else { return }
-        throw EvaluationError("\(what()) would nest lists and dicts more than \(maximumNesting) deep")
+        for item in items where isContainer(item) {
+            if try nests(item, below: 2, visited: &visited, every: every, what) {
+                throw EvaluationError("\(what) would nest lists and dicts more than \(maximumNesting) deep")
+            }
+        }
     }
 
     /// Whether `value`, standing at `depth`, holds lists and dicts past `maximumNesting`.
-    private static func nests(_ value: TemplateValue, below depth: Int, visited: inout Int, _ what: String) throws(EvaluationError) -> Bool {
+    private static func nests(_ value: TemplateValue, below depth: Int, visited: inout Int, every: Int, _ what: String) throws(EvaluationError) -> Bool {
+        guard depth <= maximumNesting else { return true }
+        visited += 1
+        if visited % every == 0 { try RenderBudget.spend(1, what) }
         switch value {
         case .list(let items):
-            guard depth <= maximumNesting else { return true }
-            try count(&visited, what)
-            for item in items where isContainer(item) { if try nests(item, below: depth + 1, visited: &visited, what) { return true } }
+            for item in items where isContainer(item) {
+                if try nests(item, below: depth + 1, visited: &visited, every: every, what) { return true }
+            }
         case .mapping(let members):
-            guard depth <= maximumNesting else { return true }
-            try count(&visited, what)
             var deeper = false
             try members.forEachValue { item throws(EvaluationError) in
-                if !deeper, isContainer(item), try nests(item, below: depth + 1, visited: &visited, what) { deeper = true }
+                if !deeper, isContainer(item), try nests(item, below: depth + 1, visited: &visited, every: every, what) { deeper = true }
             }
             return deeper
         default: break
@@ -211,11 +208,6 @@ enum EvaluationLimits {
 
     private static func isContainer(_ value: TemplateValue) -> Bool {
         switch value { case .list, .mapping: true; default: false }
-    }
-
-    private static func count(_ visited: inout Int, _ what: String) throws(EvaluationError) {
-        visited += 1
-        if visited & 63 == 0 { try RenderBudget.spend(1, what) }
     }
 
     /// Refuses a value whose printed form (or JSON) would pass `maximumTextLength`, without building it: a walk that
