@@ -1,3 +1,4 @@
+public import Platform
 public import LiveActivity
 
 /// One activity at one target: its lifecycle (idle → starting → running → ending → idle) and its update budget.
@@ -18,7 +19,7 @@ public import LiveActivity
 /// the update go, `next` answers `.render`; the caller renders the payload then, once, and hands it to `rendered`.
 /// However many changes a debounce window holds, one payload is rendered for it.
 public struct ActivityLane: Sendable {
-    public typealias Instant = ContinuousClock.Instant
+    public typealias Instant = Moment
     /// The span of `max_per_hour`.
     static let hour = Duration.seconds(3600)
 

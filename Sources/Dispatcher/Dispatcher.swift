@@ -94,7 +94,7 @@ public actor Dispatcher {
         var device: String?
         var inFlight = false
         /// When the dispatcher's timer pumps the lane; a lane due to wake at or before a new deadline keeps it.
-        var wake: ContinuousClock.Instant?
+        var wake: Moment?
         var lockLogged = false
         /// The lane's counters when last reported (`onDecision` says what changed since).
         var reported = ActivityLane.Counters()
@@ -238,18 +238,18 @@ public actor Dispatcher {
     private func runTimer() async {
         while !Task.isCancelled {
             let (next, rearm) = armTimer()
-            if let next { _ = await rearm.sleep(until: next, on: sleeper) } else { await rearm.wait() }
+            if let next { _ = await rearm.sleep(until: next.instant, on: sleeper) } else { await rearm.wait() }
             guard !Task.isCancelled else { return }
             wakeDueLanes()
         }
     }
 
     /// When the timer goes off next, and the latch a nearer wake triggers to re-arm it.
-    private var timer: (at: ContinuousClock.Instant?, rearm: Latch) = (nil, Latch())
+    private var timer: (at: Moment?, rearm: Latch) = (nil, Latch())
 
-    private func armTimer() -> (ContinuousClock.Instant?, Latch) {
+    private func armTimer() -> (Moment?, Latch) {
         // By position, reading two fields in place: a lane is large, and a copy of each per wake was 2 % of the flood.
-        var next: ContinuousClock.Instant?
+        var next: Moment?
         for i in slots.indices where !slots[i].vacant {
             if let wake = slots[i].wake, next.map({ wake < $0 }) ?? true { next = wake }
         }
@@ -258,7 +258,7 @@ public actor Dispatcher {
     }
 
     private func wakeDueLanes() {
-        let now = ContinuousClock.now
+        let now = Moment.now
         for i in slots.indices where !slots[i].vacant {
             guard let wake = slots[i].wake, wake <= now else { continue }
             slots[i].wake = nil
@@ -306,7 +306,7 @@ public actor Dispatcher {
     private static func dismissals(in state: DeliveryState, backends: [String: any PushBackend], retry: RetryPolicy)
         -> ([Slot], [String: Int]) {
         var slots: [Slot] = [], slotIndex: [String: Int] = [:]
-        let now = ContinuousClock.now, epoch = Date().timeIntervalSince1970
+        let now = Moment.now, epoch = Date().timeIntervalSince1970
         for (key, entry) in state.entries.sorted(by: { $0.key < $1.key }) {
             guard let saved = entry.dismissal, let (activity, target) = DeliveryState.split(key) else { continue }
             let name = DeliveryState.backend(ofTarget: target)
@@ -422,7 +422,7 @@ public actor Dispatcher {
         }
         if item.eventBorn { slots[i].eventBorn = true }
         if let device = item.device, slots[i].device == nil { slots[i].device = device }
-        let now = ContinuousClock.now
+        let now = Moment.now
         switch event {
         case .start(let request): slots[i].lane.start(Push(.start, body: request.bodyBytes, isUrgent: true, request: request), at: now)
         case .change(let request, let urgent):
@@ -489,7 +489,7 @@ public actor Dispatcher {
     }
 
     public var lanes: [LaneSummary] {
-        let now = ContinuousClock.now, relays = relayRemaining
+        let now = Moment.now, relays = relayRemaining
         return slots.filter { !$0.vacant }.map { slot in
             LaneSummary(activity: slot.activity, target: slot.target, phase: slot.lane.phase, lastDelivered: slot.lastDelivered,
                         updatesLeftThisHour: slot.lane.updatesLeft(at: now), relayRemaining: slot.device.flatMap { relays[$0] })
@@ -603,7 +603,7 @@ public actor Dispatcher {
 
     /// What the lane does next: render, send or wait.
     private func decide(_ i: Int) {
-        let now = ContinuousClock.now
+        let now = Moment.now
         if let device = slots[i].device { slots[i].lane.relay = relayAllowance(device) }
         switch slots[i].lane.next(at: now) {
         case .renew:
@@ -642,14 +642,14 @@ public actor Dispatcher {
                 record(slots[i].key, DeliveryState.Entry(running: true, digest: nil))
             }
             perform { [push] dispatcher in
-                let started = ContinuousClock.now
+                let started = Moment.now
                 let report: DeliveryReport
                 if let request = push.request {
                     report = await backend.deliver(request, kind: push.kind)
                 } else {
                     report = DeliveryReport(.rejected(.noRequest), code: .noRequest)
                 }
-                let duration = ContinuousClock.now - started
+                let duration = Moment.now - started
                 dispatcher.lastStep { dispatcher.completed(i, push, report, duration: duration) }
             }
         case .wait(let until):
@@ -680,14 +680,14 @@ public actor Dispatcher {
 
     /// A wall-clock time as an instant of the continuous clock (for times saved across restarts).
     /// Clamped to a year either way, so no saved time can trap the conversion.
-    static func instant(fromEpoch epoch: Double) -> ContinuousClock.Instant {
+    static func instant(fromEpoch epoch: Double) -> Moment {
         let year = 366 * 86_400.0
         let delta = min(max(epoch - Date().timeIntervalSince1970, -year), year)
-        return ContinuousClock.now.advanced(by: .milliseconds(Int64(((delta.isNaN ? 0 : delta) * 1000).rounded())))
+        return Moment.now.advanced(by: .milliseconds(Int64(((delta.isNaN ? 0 : delta) * 1000).rounded())))
     }
 
-    static func epoch(of instant: ContinuousClock.Instant) -> Double {
-        Date().timeIntervalSince1970 + (instant - ContinuousClock.now).secondsValue
+    static func epoch(of instant: Moment) -> Double {
+        Date().timeIntervalSince1970 + (instant - Moment.now).secondsValue
     }
 
     private func rendered(_ i: Int, _ kind: PushKind, _ request: BackendRequest?) {
@@ -809,9 +809,9 @@ public actor Dispatcher {
         savePending = true
         guard !saveScheduled else { return }
         saveScheduled = true
-        let due = ContinuousClock.now.advanced(by: .seconds(1)), sleeper = self.sleeper
+        let due = Moment.now.advanced(by: .seconds(1)), sleeper = self.sleeper
         perform { dispatcher in
-            try? await sleeper.sleep(until: due)
+            try? await sleeper.sleep(until: due.instant)
             dispatcher.saveIfPending()
         }
     }

@@ -1,9 +1,10 @@
+import Platform
 import LiveActivity
 
 /// A lane's failed push going again: when, after how many attempts, and whether it waits for a place at the backend
 /// (a free tier's one job, ActivitySmith's four at once) that an end elsewhere frees.
 struct LaneRetry: Sendable {
-    typealias Instant = ContinuousClock.Instant
+    typealias Instant = Moment
 
     /// Not before then (nil: now).
     var at: Instant?

@@ -1,10 +1,11 @@
+import Platform
 import LiveActivity
 
 /// A lane's update waiting for the budget: its rendered push, or a change not rendered yet (rendered when it may go,
 /// once however many changes came), whether it skips the budget, and when its changes came (for the debounce and
 /// `max_wait`). At most one: a newer change replaces it.
 struct PendingUpdate: Sendable {
-    typealias Instant = ContinuousClock.Instant
+    typealias Instant = Moment
 
     /// The rendered update (nil: none, or only marked).
     var push: Push?

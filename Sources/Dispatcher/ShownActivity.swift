@@ -1,10 +1,11 @@
+import Platform
 import LiveActivity
 
 /// What a lane knows of the activity on the phone, for the budget: what it shows (a digest, to drop duplicates, and
 /// its measure, to judge a small move), when it was started (settle, renewal), when the last push went
 /// (`min_interval`) and the updates of the last hour (`max_per_hour`).
 struct ShownActivity: Sendable {
-    typealias Instant = ContinuousClock.Instant
+    typealias Instant = Moment
 
     /// A digest of the body the phone shows now, as far as we know (nil: unknown).
     var digest: String?

@@ -1,3 +1,4 @@
+import Platform
 import LiveActivity
 
 /// May a lane's waiting update go now: the budget's one decision, pure. In order: Home Assistant's settle after a
@@ -6,7 +7,7 @@ import LiveActivity
 /// and a small move under `min_change` (or while the budget is tight) waits for a quiet. Urgent updates skip the
 /// budget. The lane keeps the counts and acts on the verdict.
 enum UpdateGate {
-    typealias Instant = ContinuousClock.Instant
+    typealias Instant = Moment
 
     /// What the lane knows beside the update: the rule's budget, the relay, when it renews, and what the phone shows
     /// (with the activity's times and the hour's updates).

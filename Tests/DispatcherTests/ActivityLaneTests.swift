@@ -1,11 +1,12 @@
+import Platform
 import Dispatcher
 import Testing
 import LiveActivity
 
 /// The lifecycle and budget arithmetic under a test clock: minutes of time in microseconds, no sleeping.
 struct ActivityLaneTests {
-    typealias Instant = ContinuousClock.Instant
-    let zero = ContinuousClock.now
+    typealias Instant = Moment
+    let zero = Moment.now
 
     func at(_ seconds: Double) -> Instant { zero.advanced(by: .milliseconds(Int64(seconds * 1000))) }
     func body(_ text: String) -> [UInt8] { Array(text.utf8) }

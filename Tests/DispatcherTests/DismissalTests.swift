@@ -10,8 +10,8 @@ import Testing
 /// restart. Home Assistant's own end is one push since core 2026.7 (`LiveUpdateSchema.endData`) and leaves none.
 @Suite(.timeLimit(.minutes(1)))
 struct DismissalTests {
-    let zero = ContinuousClock.now
-    func at(_ seconds: Int64) -> ContinuousClock.Instant { zero.advanced(by: .seconds(seconds)) }
+    let zero = Moment.now
+    func at(_ seconds: Int64) -> Moment { zero.advanced(by: .seconds(seconds)) }
 
     static func push(_ kind: PushKind, message: String, dismissAfter: Duration = .seconds(300)) -> Push {
         let target = "notify.mobile_app_phone"

@@ -7,8 +7,8 @@ import Platform
 /// The budget beyond timing, under a test clock: settle after a start, the hourly cap and what matters when it is
 /// tight, min_change, renewal before eight hours, a swipe-away, the device's relay. Hours in microseconds.
 struct LaneBudgetTests {
-    typealias Instant = ContinuousClock.Instant
-    let zero = ContinuousClock.now
+    typealias Instant = Moment
+    let zero = Moment.now
     func at(_ seconds: Double) -> Instant { zero.advanced(by: .milliseconds(Int64(seconds * 1000))) }
 
     /// What an Aivi progress activity shows: a status, a bar, and a finish time the phone counts down to.

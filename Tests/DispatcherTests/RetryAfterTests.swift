@@ -1,4 +1,5 @@
 @testable import Dispatcher
+import Platform
 import HTTPClient
 import Testing
 import LiveActivity
@@ -44,7 +45,7 @@ struct RetryAfterTests {
     /// Ten 429s with `Retry-After: 0` through a lane: ten tries spread over more than a minute, not ten at once.
     @Test func aLaneAnsweredRetryAfterZeroBacksOff() {
         var lane = ActivityLane(retry: RetryPolicy())
-        let start = ContinuousClock.now
+        let start = Moment.now
         lane.start(Push(.start, body: Array("s".utf8), isUrgent: true), at: start)
         var now = start
         var tries: [Duration] = []
@@ -63,7 +64,7 @@ struct RetryAfterTests {
     /// evaluates its `random` for a 429, not for a delivery.
     @Test func theJitterIsDrawnOnlyForARetry() {
         var lane = ActivityLane(retry: RetryPolicy())
-        let now = ContinuousClock.now
+        let now = Moment.now
         lane.start(Push(.start, body: Array("s".utf8), isUrgent: true), at: now)
         var draws = 0
         func draw() -> Double { draws += 1; return 0.5 }

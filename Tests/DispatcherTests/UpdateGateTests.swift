@@ -1,3 +1,4 @@
+import Platform
 import JSON
 import LiveActivity
 import Testing
@@ -5,8 +6,8 @@ import Testing
 
 /// The one decision whether a lane's waiting update may go, as a pure function of the update and the lane's situation.
 struct UpdateGateTests {
-    typealias Instant = ContinuousClock.Instant
-    let zero = ContinuousClock.now
+    typealias Instant = Moment
+    let zero = Moment.now
     func at(_ seconds: Double) -> Instant { zero.advanced(by: .milliseconds(Int64(seconds * 1000))) }
 
     func update(_ progress: Double, urgent: Bool = false) -> Push {
@@ -63,8 +64,8 @@ struct UpdateGateTests {
 
 /// What the lane does around the gate with its waiting update.
 struct PendingUpdateLaneTests {
-    typealias Instant = ContinuousClock.Instant
-    let zero = ContinuousClock.now
+    typealias Instant = Moment
+    let zero = Moment.now
     func at(_ seconds: Double) -> Instant { zero.advanced(by: .milliseconds(Int64(seconds * 1000))) }
 
     func push(_ kind: PushKind, _ progress: Double) -> Push {
