@@ -65,6 +65,40 @@ public struct ActivityLane: Sendable {
         case notWorthAPush = "min_change"
     }
 
+    /// A count for each `Hold`. Five integers, not a dictionary: the dispatcher compares a lane's counts on every pump,
+    /// and a dictionary keyed by a String-backed enum hashed the raw value's text on each lookup.
+    public struct HoldCounts: Sendable, Equatable {
+        private var startSettle = 0, minInterval = 0, hourlyBudget = 0, relayBudget = 0, notWorthAPush = 0
+
+        public init() {}
+
+        public subscript(reason: Hold) -> Int {
+            get {
+                switch reason {
+                case .startSettle: startSettle
+                case .minInterval: minInterval
+                case .hourlyBudget: hourlyBudget
+                case .relayBudget: relayBudget
+                case .notWorthAPush: notWorthAPush
+                }
+            }
+            set {
+                switch reason {
+                case .startSettle: startSettle = newValue
+                case .minInterval: minInterval = newValue
+                case .hourlyBudget: hourlyBudget = newValue
+                case .relayBudget: relayBudget = newValue
+                case .notWorthAPush: notWorthAPush = newValue
+                }
+            }
+        }
+
+        /// The reasons counted at least once, by their rules-file names.
+        public var byName: [String: Int] {
+            Dictionary(uniqueKeysWithValues: Hold.allCases.filter { self[$0] > 0 }.map { ($0.rawValue, self[$0]) })
+        }
+    }
+
     public struct Counters: Sendable, Equatable {
         /// Updates replaced by a newer one before they went out.
         public var debounced = 0
@@ -77,7 +111,7 @@ public struct ActivityLane: Sendable {
         /// Activities ended and started again before iOS's eight hours.
         public var renewals = 0
         /// Times an update began to be held, by why (each change of reason once).
-        public var holds: [Hold: Int] = [:]
+        public var holds = HoldCounts()
 
         /// Another lane's counts added to these (the dispatcher's totals).
         mutating func add(_ other: Counters) {
@@ -87,7 +121,7 @@ public struct ActivityLane: Sendable {
             dropped += other.dropped
             held += other.held
             renewals += other.renewals
-            holds.merge(other.holds, uniquingKeysWith: +)
+            for reason in Hold.allCases { holds[reason] += other.holds[reason] }
         }
     }
 
@@ -363,7 +397,7 @@ public struct ActivityLane: Sendable {
     private mutating func holding(_ reason: Hold?, _ decision: Decision) -> Decision {
         if reason != hold {
             hold = reason
-            if let reason { counters.holds[reason, default: 0] += 1 }
+            if let reason { counters.holds[reason] += 1 }
         }
         return decision
     }

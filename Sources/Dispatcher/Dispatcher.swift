@@ -112,6 +112,8 @@ public actor Dispatcher {
         /// Holds one of its backend's places: from when it was let in, through its render, until its send is answered
         /// or it has nothing to send now.
         var holdsPlace = false
+        /// Its backend's position in `placesTaken` and `sendQueue` (found by name once: a pump reads it several times).
+        var placeIndex: Int?
 
         init(lane: ActivityLane, key: String, activity: String, target: String, backend: any PushBackend, device: String? = nil,
              vacant: Bool = false) {
@@ -138,9 +140,25 @@ public actor Dispatcher {
     /// waits here as a number in `sendQueue`, not as a suspended task holding its frames in the HTTP client's queue
     /// (1.2 MiB of task memory for 200 under the flood). A lane let in keeps its place through its render, so a
     /// rendered update is not sent to the back of the queue to be rendered again.
-    private var placesTaken: [String: Int] = [:]
-    /// Lanes waiting for a place, by backend name, in the order they asked.
-    private var sendQueue: [String: [Int]] = [:]
+    private var placesTaken: [Int] = []
+    /// Lanes waiting for a place, by backend, in the order they asked.
+    private var sendQueue: [[Int]] = []
+    /// Each backend name's position in `placesTaken` and `sendQueue`.
+    private var placeIndexes: [String: Int] = [:]
+
+    /// The position of slot `i`'s backend in `placesTaken` and `sendQueue`, given on first asking.
+    private func placeIndex(_ i: Int) -> Int {
+        if let known = slots[i].placeIndex { return known }
+        let name = slots[i].backendName
+        let index = placeIndexes[name] ?? {
+            placesTaken.append(0)
+            sendQueue.append([])
+            placeIndexes[name] = placesTaken.count - 1
+            return placesTaken.count - 1
+        }()
+        slots[i].placeIndex = index
+        return index
+    }
 
     /// Renders an activity's payload when its update is due (pulled, not rendered per change).
     private var payloads: (any PayloadSource)?
@@ -447,7 +465,7 @@ public actor Dispatcher {
               !slot.rendering else { return }
         cancelWake(i)
         // Its place in its backend's queue goes too: the position may be reused by a lane of another backend.
-        if slot.queuedToSend { sendQueue[slot.backendName]?.removeAll { $0 == i } }
+        if slot.queuedToSend { sendQueue[placeIndex(i)].removeAll { $0 == i } }
         forgottenCounters.add(slot.lane.counters)
         slotIndex[slot.key] = nil
         if state.entries[slot.key] != nil { record(slot.key, DeliveryState.Entry(running: false, digest: nil)) }
@@ -556,7 +574,7 @@ public actor Dispatcher {
         if now.held > before.held { say("held \(updates(now.held - before.held)) (not worth a push)") }
         if now.renewals > before.renewals { say("renewed (ended and started again before eight hours)") }
         // Each time the budget starts to hold the next update, and why: the phone lags Home Assistant on purpose.
-        for reason in ActivityLane.Hold.allCases where now.holds[reason, default: 0] > before.holds[reason, default: 0] {
+        for reason in ActivityLane.Hold.allCases where now.holds[reason] > before.holds[reason] {
             let what = switch reason {
             case .startSettle: "holding the next update: start_settle (Home Assistant's activity token is not there yet)"
             case .minInterval: "holding the next update: min_interval since the last push"
@@ -575,16 +593,16 @@ public actor Dispatcher {
         defer { reportDecisions(i, afterPush: false) }
         guard !slots[i].inFlight, !slots[i].rendering else { return }
         if let places = slots[i].places, !slots[i].holdsPlace {
-            let name = slots[i].backendName
-            guard !slots[i].queuedToSend, placesTaken[name, default: 0] < places, letIn || sendQueue[name]?.isEmpty ?? true else {
+            let place = placeIndex(i)
+            guard !slots[i].queuedToSend, placesTaken[place] < places, letIn || sendQueue[place].isEmpty else {
                 // The backend's places are taken, or others asked first: the lane is let in when a place frees.
                 if !slots[i].queuedToSend {
                     slots[i].queuedToSend = true
-                    sendQueue[name, default: []].append(i)
+                    sendQueue[place].append(i)
                 }
                 return
             }
-            placesTaken[name, default: 0] += 1
+            placesTaken[place] += 1
             slots[i].holdsPlace = true
         }
         decide(i)
@@ -592,13 +610,13 @@ public actor Dispatcher {
         // unless the lane was let in by `admitWaiting`, whose loop goes on.
         if slots[i].holdsPlace, !slots[i].inFlight, !slots[i].rendering {
             releasePlace(i)
-            if !letIn { admitWaiting(on: slots[i].backendName) }
+            if !letIn { admitWaiting(on: placeIndex(i)) }
         }
     }
 
     private func releasePlace(_ i: Int) {
         slots[i].holdsPlace = false
-        placesTaken[slots[i].backendName, default: 1] -= 1
+        placesTaken[placeIndex(i)] -= 1
     }
 
     /// What the lane does next: render, send or wait.
@@ -741,7 +759,7 @@ public actor Dispatcher {
         // The place goes back before the lane asks again: others waiting for it go first.
         if slots[i].holdsPlace {
             releasePlace(i)
-            admitWaiting(on: backendName)
+            admitWaiting(on: placeIndex(i))
         }
         pump(i)
         forgetIfEnded(i)
@@ -750,10 +768,9 @@ public actor Dispatcher {
 
     /// Gives the backend's free places to the lanes waiting for one, first come first served. A lane let in that has
     /// nothing to send now gives its place back at once, and the next one is let in.
-    private func admitWaiting(on name: String) {
-        while let j = sendQueue[name]?.first, placesTaken[name, default: 0] < slots[j].places ?? .max {
-            sendQueue[name]!.removeFirst()
-            if sendQueue[name]!.isEmpty { sendQueue[name] = nil }
+    private func admitWaiting(on place: Int) {
+        while let j = sendQueue[place].first, placesTaken[place] < slots[j].places ?? .max {
+            sendQueue[place].removeFirst()
             slots[j].queuedToSend = false
             pump(j, letIn: true)
         }

@@ -209,7 +209,7 @@ public actor LiveBridgeService: Service {
                                     stateChanges: connection.receivedChangeCount,
                                     framesReadInPlace: connection.framesReadInPlaceCount, held: counters.held, renewals: counters.renewals,
                                     relayRemaining: relays,
-                                    holds: Dictionary(uniqueKeysWithValues: counters.holds.map { ($0.key.rawValue, $0.value) }))
+                                    holds: counters.holds.byName)
             },
             lanes: { await dispatcher.lanes },
             pushLog: { pushLog.recent }))
