@@ -2,12 +2,18 @@ import Foundation
 import Rules
 import Testing
 
+/// The test process's folders live under one parent, removed when the process exits: a folder value's lifetime may
+/// end at its last use while paths made from it are still read, so it cannot remove itself.
+private let configFolderParent = FileManager.default.temporaryDirectory.appendingPathComponent("livebridge-yaml-\(UUID().uuidString)").path
+private let configFolderCleanup: Void = { atexit { try? FileManager.default.removeItem(atPath: configFolderParent) } }()
+
 /// Files written to a fresh folder, so `!include` and `secrets.yaml` resolve as on a real system.
 struct ConfigFolder {
     let path: String
 
     init(_ files: [String: String]) throws {
-        path = FileManager.default.temporaryDirectory.appendingPathComponent("livebridge-yaml-\(UUID().uuidString)").path
+        _ = configFolderCleanup
+        path = configFolderParent + "/" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         for (name, text) in files { try text.write(toFile: path + "/" + name, atomically: true, encoding: .utf8) }
     }
