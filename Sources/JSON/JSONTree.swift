@@ -63,15 +63,25 @@ extension JSONReader {
                 case UInt8(ascii: "t"): scalars.append(0x09)
                 case UInt8(ascii: "u"):
                     var code = try hex4()
+                    // A surrogate without its pair is read as U+FFFD, as Swift reads invalid UTF-8: text holding one
+                    // is valid JSON (RFC 8259 §8.2 leaves its meaning open; Python's json reads it), and one bad
+                    // attribute must not refuse a whole message (Home Assistant's snapshot of every entity).
                     if (0xD800..<0xDC00).contains(code) {
-                        guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u")
-                        else { throw error("unpaired surrogate") }
-                        index += 2
-                        let low = try hex4()
-                        guard (0xDC00..<0xE000).contains(low) else { throw error("unpaired surrogate") }
-                        code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
+                        let mark = index
+                        if index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") {
+                            index += 2
+                            let low = try hex4()
+                            if (0xDC00..<0xE000).contains(low) {
+                                code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
+                            } else {
+                                code = 0xFFFD
+                                index = mark  // the next escape is read on its own
+                            }
+                        } else {
+                            code = 0xFFFD
+                        }
                     } else if (0xDC00..<0xE000).contains(code) {
-                        throw error("unpaired surrogate")
+                        code = 0xFFFD
                     }
                     guard let scalar = Unicode.Scalar(code) else { throw error("invalid escape") }
                     scalars.append(contentsOf: Array(String(Character(scalar)).utf8))

@@ -17,8 +17,21 @@ struct JSONParserTests {
         #expect(try JSONParser.parse(#""a\"b\\c\/\n\t\u00e9\ud83d\ude00""#) == .string("a\"b\\c/\n\té😀"))
     }
 
+    /// A surrogate escape without its pair is U+FFFD (text from outside: one attribute must not refuse a message);
+    /// a pair is its scalar, and the escape after a lone high surrogate is read on its own.
+    @Test func readsASurrogateWithoutItsPairAsTheReplacementCharacter() throws {
+        #expect(try JSONParser.parse(#""\ud800""#) == .string("\u{FFFD}"))
+        #expect(try JSONParser.parse(#""a\udc00b""#) == .string("a\u{FFFD}b"))
+        #expect(try JSONParser.parse(#""\ud800\u0041""#) == .string("\u{FFFD}A"))
+        #expect(try JSONParser.parse(#""\ud800\ud83d\ude00""#) == .string("\u{FFFD}😀"))
+        #expect(try JSONParser.parse(#""\udbff\udfff""#) == .string("\u{10FFFF}"))
+        #expect(try JSONParser.parse(#"{"\ud800": "\udfff"}"#) == .object(["\u{FFFD}": .string("\u{FFFD}")]))
+        #expect(throws: JSONParser.SyntaxError.self) { try JSONParser.parse(#""\ud800\u12g4""#) }
+        #expect(throws: JSONParser.SyntaxError.self) { try JSONParser.parse(#""\ud800\u""#) }
+    }
+
     @Test func rejectsMalformedInputWithTheOffset() {
-        let cases: [(String, Int)] = [("{\"a\":", 5), ("[1,]", 3), ("tru", 0), ("01", 1), ("\"\\ud800\"", 7), ("{\"a\" 1}", 5), ("1 2", 2)]
+        let cases: [(String, Int)] = [("{\"a\":", 5), ("[1,]", 3), ("tru", 0), ("01", 1), ("\"\\u12g4\"", 5), ("{\"a\" 1}", 5), ("1 2", 2)]
         for (text, offset) in cases {
             #expect(throws: JSONParser.SyntaxError.self, "\(text)") { try JSONParser.parse(text) }
             do { _ = try JSONParser.parse(text) } catch let error as JSONParser.SyntaxError {
