@@ -23,8 +23,9 @@ protocol EntityFollowing: AnyObject {
 
 /// What an event or a snapshot did to the store.
 enum EntityFollowingOutcome: Equatable {
-    /// The snapshot is in: these changes, and the ids Home Assistant has when the snapshot names them all.
-    case snapshot([EntityChange], knownIDs: [String]?)
+    /// The snapshot is in: these changes, the ids Home Assistant has when the snapshot names them all, and what to
+    /// warn of in it (entities it could not take).
+    case snapshot([EntityChange], knownIDs: [String]?, warnings: [String] = [])
     case changes([EntityChange])
     /// Nothing to take (an event before the snapshot, an entity not watched).
     case nothing

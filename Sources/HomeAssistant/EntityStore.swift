@@ -63,30 +63,69 @@ public struct EntityStore: Sendable {
     public subscript(entityID: String) -> EntityState? { states[entityID] }
     public var count: Int { states.count }
 
+    /// What a snapshot held that could not be taken, for a warning: no entities object at all, or watched entities
+    /// whose entry has no state (not an object, or no `s`).
+    public struct SnapshotProblems: Equatable, Sendable {
+        /// The event had no `a` object (a diff or nothing where the snapshot belongs).
+        public var noEntities = false
+        /// How many watched entries had no state, and the first few ids.
+        public var unreadableCount = 0
+        public var unreadable: [String] = []
+
+        public init() {}
+
+        mutating func skipped(_ id: String) {
+            unreadableCount += 1
+            if unreadable.count < 5 { unreadable.append(id) }
+        }
+
+        /// The ids as a warning names them: the first five, then how many more.
+        public var unreadableList: String {
+            unreadable.joined(separator: ", ") + (unreadableCount > unreadable.count ? " and \(unreadableCount - unreadable.count) more" : "")
+        }
+    }
+
     /// Replaces everything with a snapshot's `a` object. Unchanged entities are not reported.
     public mutating func replace(withSnapshot event: JSONText) throws -> [EntityChange] {
+        var problems = SnapshotProblems()
+        return try replace(withSnapshot: event, problems: &problems)
+    }
+
+    /// As `replace(withSnapshot:)`, saying in `problems` what could not be taken.
+    public mutating func replace(withSnapshot event: JSONText, problems: inout SnapshotProblems) throws -> [EntityChange] {
         var fresh: [(id: String, state: EntityState)] = []
+        var found = SnapshotProblems()
         // Checked once first: the entities not kept (most of a large home) are then skipped without checking again.
         try event.checked().read { reader in
             let parts = try Parts(&reader)
-            guard let added = parts.added else { return }
+            guard let added = parts.added else { found.noEntities = true; return }
             var entities = reader.subreader(added)
             try entities.readObject { reader, id in
                 guard isWatched(id) else { try reader.skipValue(); return }
                 let id = names.entityID(id)
-                if let state = try Self.readFull(id: id, &reader, names: &names) { fresh.append((id, state)) }
+                if let state = try Self.readFull(id: id, &reader, names: &names) { fresh.append((id, state)) } else { found.skipped(id) }
             }
         }
+        problems = found
         return replace(with: fresh)
     }
 
     /// Replaces everything with the entities of `get_states` that are in `watched`.
     public mutating func replace(withFullStates fullStates: [JSONValue], keeping watched: EntitySelection) -> [EntityChange] {
+        var problems = SnapshotProblems()
+        return replace(withFullStates: fullStates, keeping: watched, problems: &problems)
+    }
+
+    /// As `replace(withFullStates:keeping:)`, saying in `problems` which watched entries had no state (an entry
+    /// without a text `entity_id` cannot be watched, and is not named).
+    public mutating func replace(withFullStates fullStates: [JSONValue], keeping watched: EntitySelection,
+                                 problems: inout SnapshotProblems) -> [EntityChange] {
         var fresh: [(id: String, state: EntityState)] = []
+        problems = SnapshotProblems()
         for fullState in fullStates {
             guard let id = fullState["entity_id"]?.stringValue, watched.contains(id) else { continue }
             let shared = names.entityID(id)
-            if let state = EntityState(entityID: shared, fullState: fullState) { fresh.append((shared, state)) }
+            if let state = EntityState(entityID: shared, fullState: fullState) { fresh.append((shared, state)) } else { problems.skipped(id) }
         }
         return replace(with: fresh)
     }

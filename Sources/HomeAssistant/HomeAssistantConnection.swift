@@ -575,7 +575,9 @@ public final class HomeAssistantConnection: @unchecked Sendable {
     private func took(_ outcome: EntityFollowingOutcome, on session: ConnectionSession) {
         switch outcome {
         case .changes(let changes): changesArrived(changes)
-        case .snapshot(let changes, let knownIDs): snapshotArrived(changes, knownIDs: knownIDs, on: session)
+        case .snapshot(let changes, let knownIDs, let warnings):
+            for warning in warnings { emit(.warning(warning)) }
+            snapshotArrived(changes, knownIDs: knownIDs, on: session)
         case .nothing: break
         case .skipped(let warning): emit(.warning(warning))
         case .unusable(let reason, let warning):

@@ -33,7 +33,11 @@ final class StateChangedFollowing: EntityFollowing {
             return .unusable("could not read the states", warning: "get_states failed")
         }
         awaitingSnapshot = false
-        return .snapshot(store.replace(withFullStates: states, keeping: selection),
-                         knownIDs: states.compactMap { $0["entity_id"]?.stringValue })
+        var problems = EntityStore.SnapshotProblems()
+        let changes = store.replace(withFullStates: states, keeping: selection, problems: &problems)
+        let warnings = problems.unreadableCount == 0 ? [] : [
+            "skipped \(problems.unreadableCount) \(problems.unreadableCount == 1 ? "entity" : "entities") of get_states with no text state: \(problems.unreadableList)",
+        ]
+        return .snapshot(changes, knownIDs: states.compactMap { $0["entity_id"]?.stringValue }, warnings: warnings)
     }
 }

@@ -115,7 +115,7 @@ struct ConnectionPartsTests {
         var store = EntityStore()
         store.share(entityIDs: ["sensor.a", "sensor.b"])
         let snapshot = following.take(JSONText(#"{"a":{"sensor.a":{"s":"1","lc":1.0}}}"#), into: &store)
-        guard case .snapshot(let changes, let known) = snapshot else { Issue.record("\(snapshot)"); return }
+        guard case .snapshot(let changes, let known, _) = snapshot else { Issue.record("\(snapshot)"); return }
         #expect(changes.map(\.entityID) == ["sensor.a"] && known == nil)
         let change = following.take(JSONText(#"{"c":{"sensor.a":{"+":{"s":"2"}}}}"#), into: &store)
         guard case .changes(let changed) = change else { Issue.record("\(change)"); return }
@@ -146,8 +146,8 @@ struct ConnectionPartsTests {
         #expect(following.takeSnapshot(.success("not a list"), into: &store) == noSnapshot)
         #expect(following.takeSnapshot(.failure(.timeout("get_states")), into: &store) == noSnapshot)
         let states: JSONValue = [["entity_id": "sensor.a", "state": "1", "attributes": [:]], ["entity_id": "sensor.z", "state": "9", "attributes": [:]]]
-        guard case .snapshot(let changes, let known) = following.takeSnapshot(.success(states), into: &store) else { Issue.record("no snapshot"); return }
-        #expect(changes.map(\.entityID) == ["sensor.a"] && known == ["sensor.a", "sensor.z"])
+        guard case .snapshot(let changes, let known, let warnings) = following.takeSnapshot(.success(states), into: &store) else { Issue.record("no snapshot"); return }
+        #expect(changes.map(\.entityID) == ["sensor.a"] && known == ["sensor.a", "sensor.z"] && warnings.isEmpty)
         #expect(following.take(event("sensor.z", "10"), into: &store) == .nothing)
         guard case .changes(let changed) = following.take(event("sensor.a", "2"), into: &store) else { Issue.record("no change"); return }
         #expect(changed.map(\.entityID) == ["sensor.a"] && store["sensor.a"]?.state == "2")
