@@ -83,6 +83,16 @@ public struct EntityStore: Sendable {
         public var unreadableList: String {
             unreadable.joined(separator: ", ") + (unreadableCount > unreadable.count ? " and \(unreadableCount - unreadable.count) more" : "")
         }
+
+        /// The warnings for `source` (`subscribe_entities`' first event, `get_states`): none when all was taken.
+        public func warnings(in source: String) -> [String] {
+            var said: [String] = []
+            if noEntities { said.append("\(source) held no snapshot (no \"a\" object): entities are known only once they change") }
+            if unreadableCount > 0 {
+                said.append("skipped \(unreadableCount) \(unreadableCount == 1 ? "entity" : "entities") of \(source) with no state: \(unreadableList)")
+            }
+            return said
+        }
     }
 
     /// Replaces everything with a snapshot's `a` object. Unchanged entities are not reported.
@@ -94,19 +104,18 @@ public struct EntityStore: Sendable {
     /// As `replace(withSnapshot:)`, saying in `problems` what could not be taken.
     public mutating func replace(withSnapshot event: JSONText, problems: inout SnapshotProblems) throws -> [EntityChange] {
         var fresh: [(id: String, state: EntityState)] = []
-        var found = SnapshotProblems()
+        problems = SnapshotProblems()
         // Checked once first: the entities not kept (most of a large home) are then skipped without checking again.
         try event.checked().read { reader in
             let parts = try Parts(&reader)
-            guard let added = parts.added else { found.noEntities = true; return }
+            guard let added = parts.added else { problems.noEntities = true; return }
             var entities = reader.subreader(added)
             try entities.readObject { reader, id in
                 guard isWatched(id) else { try reader.skipValue(); return }
                 let id = names.entityID(id)
-                if let state = try Self.readFull(id: id, &reader, names: &names) { fresh.append((id, state)) } else { found.skipped(id) }
+                if let state = try Self.readFull(id: id, &reader, names: &names) { fresh.append((id, state)) } else { problems.skipped(id) }
             }
         }
-        problems = found
         return replace(with: fresh)
     }
 

@@ -21,14 +21,7 @@ final class EntitySubscription: EntityFollowing {
             do {
                 var problems = EntityStore.SnapshotProblems()
                 let changes = try store.replace(withSnapshot: event, problems: &problems)
-                var warnings: [String] = []
-                if problems.noEntities {
-                    warnings.append("the first subscribe_entities event held no snapshot (no \"a\" object): entities are known only once they change")
-                }
-                if problems.unreadableCount > 0 {
-                    warnings.append("skipped \(problems.unreadableCount) \(problems.unreadableCount == 1 ? "entity" : "entities") of the snapshot with no state (\"s\"): \(problems.unreadableList)")
-                }
-                return .snapshot(changes, knownIDs: nil, warnings: warnings)
+                return .snapshot(changes, knownIDs: nil, warnings: problems.warnings(in: "the first subscribe_entities event"))
             } catch {
                 // Cannot happen for a frame that parsed; if it does, a fresh connection brings a fresh snapshot.
                 return .unusable("malformed entities snapshot: \(error)", warning: nil)

@@ -35,9 +35,6 @@ final class StateChangedFollowing: EntityFollowing {
         awaitingSnapshot = false
         var problems = EntityStore.SnapshotProblems()
         let changes = store.replace(withFullStates: states, keeping: selection, problems: &problems)
-        let warnings = problems.unreadableCount == 0 ? [] : [
-            "skipped \(problems.unreadableCount) \(problems.unreadableCount == 1 ? "entity" : "entities") of get_states with no text state: \(problems.unreadableList)",
-        ]
-        return .snapshot(changes, knownIDs: states.compactMap { $0["entity_id"]?.stringValue }, warnings: warnings)
+        return .snapshot(changes, knownIDs: states.compactMap { $0["entity_id"]?.stringValue }, warnings: problems.warnings(in: "get_states"))
     }
 }

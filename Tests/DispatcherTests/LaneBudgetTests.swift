@@ -1,4 +1,4 @@
-import Dispatcher
+@testable import Dispatcher
 import JSON
 import LiveActivity
 import Testing
@@ -248,5 +248,21 @@ struct RelayBudgetTests {
         #expect(relay.remaining(at: day + RelayBudget.day) == 500, "a new UTC day starts afresh")
         relay.prune(day + RelayBudget.day)
         #expect(relay.pushes.isEmpty)
+    }
+}
+
+/// A lane's hold counts, five integers since session 56: added up across lanes, and named as the metrics name them
+/// (only reasons counted at least once, as the dictionary they replaced held).
+struct HoldCountsTests {
+    @Test func countsAddUpAndAreNamedByTheirRulesFileNames() {
+        var a = ActivityLane.Counters(), b = ActivityLane.Counters()
+        a.holds[.minInterval] = 2
+        b.holds[.minInterval] = 3
+        b.holds[.notWorthAPush] = 1
+        a.add(b)
+        #expect(a.holds[.minInterval] == 5 && a.holds[.notWorthAPush] == 1 && a.holds[.startSettle] == 0)
+        #expect(a.holds.byName == ["min_interval": 5, "min_change": 1])
+        #expect(ActivityLane.HoldCounts().byName.isEmpty)
+        #expect(a.holds != b.holds)
     }
 }
